@@ -1,0 +1,64 @@
+// Subcommand registry of the `ftroute` command. A subcommand file does:
+//
+//   static int run_gen(ftroute::cli::Args& a) { ... return 0; }
+//   FTROUTE_SUBCOMMAND(gen, "generate ibsim .net topologies", R"(usage: ftroute gen ...)", run_gen);
+//
+// Args gives the arguments after the subcommand name. Errors: throw ftroute::Error (or
+// subclasses); main() prints "ftroute <cmd>: <what>" and exits 1. Usage errors: throw
+// cli::UsageError, which also prints the subcommand's help and exits 2.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ftroute/error.hpp"
+
+namespace ftroute::cli {
+
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Simple GNU-style option parser over the subcommand's argv.
+class Args {
+ public:
+  explicit Args(std::vector<std::string> argv) : argv_(std::move(argv)), used_(argv_.size(), false) {}
+  // --name VALUE or --name=VALUE (also a short alias like -o). Throws UsageError if the value is missing.
+  std::optional<std::string> value(const std::string& name, const std::string& alias = "");
+  std::string value_or(const std::string& name, const std::string& def, const std::string& alias = "");
+  long int_or(const std::string& name, long def, const std::string& alias = "");
+  double double_or(const std::string& name, double def, const std::string& alias = "");
+  std::vector<std::string> values(const std::string& name, const std::string& alias = "");  // repeated
+  bool flag(const std::string& name, const std::string& alias = "");                         // --name present
+  // Remaining positional arguments; throws UsageError for any unconsumed "--option".
+  // Call after all value()/flag() calls.
+  std::vector<std::string> positionals();
+
+ private:
+  std::vector<std::string> argv_;
+  std::vector<bool> used_;
+};
+
+struct Subcommand {
+  std::string name, summary, help;
+  std::function<int(Args&)> run;
+};
+
+std::vector<Subcommand>& registry();
+struct Registrar {
+  Registrar(const char* name, const char* summary, const char* help, std::function<int(Args&)> run) {
+    registry().push_back({name, summary, help, std::move(run)});
+  }
+};
+
+// Writes `content` to `path` atomically (temp file + rename): a failed command leaves no
+// partial output behind. "-" writes to stdout.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+}  // namespace ftroute::cli
+
+#define FTROUTE_SUBCOMMAND(name, summary, help, fn) \
+  static ::ftroute::cli::Registrar ftroute_subcommand_##name(#name, summary, help, fn)

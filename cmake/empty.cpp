@@ -1,0 +1,1 @@
+// Keeps libraries with no sources yet linkable.

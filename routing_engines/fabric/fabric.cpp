@@ -1,0 +1,274 @@
+#include "ftroute/fabric.hpp"
+
+#include <algorithm>
+#include <deque>
+
+#include "ftroute/error.hpp"
+
+namespace ftroute {
+
+const char* node_type_name(NodeType t) {
+  switch (t) {
+    case NodeType::Switch: return "Switch";
+    case NodeType::Ca: return "Ca";
+    case NodeType::Router: return "Rt";
+  }
+  return "?";
+}
+
+int Fabric::add_node(NodeType type, std::string id, int num_ports, uint64_t guid) {
+  if (id.empty()) throw FabricError("node with an empty id");
+  if (num_ports < 1 || num_ports > kMaxPorts)
+    throw FabricError("node \"" + id + "\": " + std::to_string(num_ports) +
+                      " ports (must be 1.." + std::to_string(kMaxPorts) + ")");
+  if (by_id_.count(id)) throw FabricError("duplicate node id \"" + id + "\"");
+  Node n;
+  n.type = type;
+  n.id = id;
+  n.desc = id;
+  n.guid = guid;
+  n.num_ports = num_ports;
+  n.ports.resize(static_cast<size_t>(num_ports) + 1);
+  if (type == NodeType::Switch)
+    for (auto& p : n.ports) p.guid = guid;
+  int idx = static_cast<int>(nodes_.size());
+  nodes_.push_back(std::move(n));
+  by_id_.emplace(nodes_.back().id, idx);
+  if (type == NodeType::Switch) switches_.push_back(idx);
+  return idx;
+}
+
+std::string Fabric::port_name(int node, int port) const {
+  if (node < 0 || node >= size()) return "<node " + std::to_string(node) + ">[" + std::to_string(port) + "]";
+  return "\"" + nodes_[static_cast<size_t>(node)].id + "\"[" + std::to_string(port) + "]";
+}
+
+void Fabric::connect(int a, int pa, int b, int pb) {
+  auto check = [&](int n, int p) {
+    if (n < 0 || n >= size()) throw FabricError("link to unknown node index " + std::to_string(n));
+    if (p < 1 || p > nodes_[static_cast<size_t>(n)].num_ports)
+      throw FabricError("port " + port_name(n, p) + " out of range (node has " +
+                        std::to_string(nodes_[static_cast<size_t>(n)].num_ports) + " ports)");
+  };
+  check(a, pa);
+  check(b, pb);
+  if (a == b && pa == pb) throw FabricError("port " + port_name(a, pa) + " linked to itself");
+  Port& x = node(a).port(pa);
+  Port& y = node(b).port(pb);
+  if (x.peer_node == b && x.peer_port == pb && y.peer_node == a && y.peer_port == pa) return;
+  if (x.connected())
+    throw FabricError("port " + port_name(a, pa) + " is already linked to " + port_name(x.peer_node, x.peer_port) +
+                      ", cannot link it to " + port_name(b, pb));
+  if (y.connected())
+    throw FabricError("port " + port_name(b, pb) + " is already linked to " + port_name(y.peer_node, y.peer_port) +
+                      ", cannot link it to " + port_name(a, pa));
+  x.peer_node = b;
+  x.peer_port = static_cast<uint8_t>(pb);
+  y.peer_node = a;
+  y.peer_port = static_cast<uint8_t>(pa);
+}
+
+void Fabric::disconnect(int a, int pa) {
+  Port& x = node(a).port(pa);
+  if (!x.connected()) return;
+  Port& y = node(x.peer_node).port(x.peer_port);
+  y.peer_node = -1;
+  y.peer_port = 0;
+  x.peer_node = -1;
+  x.peer_port = 0;
+}
+
+void Fabric::set_lid(int n, int p, Lid base, uint8_t lmc) {
+  Node& nd = node(n);
+  if (nd.is_switch() && p != 0)
+    throw FabricError("LID on switch port " + port_name(n, p) + ": switches own LIDs on port 0 only");
+  if (!nd.is_switch() && (p < 1 || p > nd.num_ports))
+    throw FabricError("LID on " + port_name(n, p) + ": no such port");
+  if (lmc > 7) throw FabricError("LMC " + std::to_string(lmc) + " on " + port_name(n, p) + " (max 7)");
+  nd.port(p).base_lid = base;
+  nd.port(p).lmc = lmc;
+  reindex_lids();
+}
+
+void Fabric::assign_lids(uint8_t lmc, bool switches_first, bool lmc_esp0) {
+  if (lmc > 7) throw FabricError("LMC " + std::to_string(lmc) + " (max 7)");
+  for (auto& n : nodes_)
+    for (auto& p : n.ports) p.base_lid = 0, p.lmc = 0;
+  uint32_t next = 1;
+  auto give = [&](Node& n, int p, uint8_t l) {
+    uint32_t block = 1u << l;
+    next = (next + block - 1) / block * block;  // align like OpenSM
+    if (next + block - 1 > kMaxUnicastLid)
+      throw FabricError("out of unicast LIDs while assigning " + n.id + " (LMC " + std::to_string(l) + ")");
+    n.port(p).base_lid = static_cast<Lid>(next);
+    n.port(p).lmc = l;
+    next += block;
+  };
+  auto do_switches = [&] {
+    for (int s : switches_) give(nodes_[static_cast<size_t>(s)], 0, lmc_esp0 ? lmc : 0);
+  };
+  auto do_cas = [&] {
+    for (auto& n : nodes_) {
+      if (n.is_switch()) continue;
+      for (int p = 1; p <= n.num_ports; p++)
+        if (n.port(p).connected()) give(n, p, lmc);
+    }
+  };
+  if (switches_first) {
+    do_switches();
+    do_cas();
+  } else {
+    do_cas();
+    do_switches();
+  }
+  reindex_lids();
+}
+
+void Fabric::assign_default_guids() {
+  uint64_t sw_next = 0x200000, ca_next = 0x100000;
+  for (auto& n : nodes_) {  // do not collide with GUIDs given explicitly
+    if (n.is_switch()) sw_next = std::max(sw_next, n.guid + 1);
+    else if (n.guid) ca_next = std::max(ca_next, n.guid + static_cast<uint64_t>(n.num_ports) + 1);
+  }
+  for (auto& n : nodes_) {
+    if (n.guid) continue;
+    if (n.is_switch()) {
+      n.guid = sw_next++;
+      for (auto& p : n.ports) p.guid = n.guid;
+    } else {
+      n.guid = ca_next;
+      for (int p = 1; p <= n.num_ports; p++) n.port(p).guid = n.guid + static_cast<uint64_t>(p);
+      ca_next += static_cast<uint64_t>(n.num_ports) + 1;
+    }
+  }
+}
+
+std::optional<int> Fabric::find(std::string_view id) const {
+  auto it = by_id_.find(std::string(id));
+  if (it == by_id_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<int> Fabric::find_guid(uint64_t g) const {
+  for (size_t i = 0; i < nodes_.size(); i++)
+    if (nodes_[i].guid == g) return static_cast<int>(i);
+  return std::nullopt;
+}
+
+std::vector<int> Fabric::cas() const {
+  std::vector<int> r;
+  for (size_t i = 0; i < nodes_.size(); i++)
+    if (!nodes_[i].is_switch()) r.push_back(static_cast<int>(i));
+  return r;
+}
+
+int Fabric::num_links() const {
+  int n = 0;
+  for (size_t i = 0; i < nodes_.size(); i++)
+    for (int p = 1; p <= nodes_[i].num_ports; p++) {
+      const Port& x = nodes_[i].port(p);
+      if (x.connected() && (x.peer_node > static_cast<int>(i) ||
+                            (x.peer_node == static_cast<int>(i) && x.peer_port > p)))
+        n++;
+    }
+  return n;
+}
+
+void Fabric::reindex_lids() {
+  lid_ports_.clear();
+  max_lid_ = 0;
+  for (size_t i = 0; i < nodes_.size(); i++) {
+    const Node& n = nodes_[i];
+    for (int p = n.is_switch() ? 0 : 1; p <= (n.is_switch() ? 0 : n.num_ports); p++) {
+      const Port& x = n.port(p);
+      if (!x.base_lid) continue;
+      EndPort e{static_cast<int>(i), static_cast<uint8_t>(p), x.base_lid, x.lmc};
+      lid_ports_.push_back(e);
+      max_lid_ = std::max<Lid>(max_lid_, e.last_lid());
+    }
+  }
+  std::sort(lid_ports_.begin(), lid_ports_.end(),
+            [](const EndPort& a, const EndPort& b) { return a.base_lid < b.base_lid; });
+  lid_owner_.assign(static_cast<size_t>(max_lid_) + 1, -1);
+  for (size_t k = 0; k < lid_ports_.size(); k++)
+    for (uint32_t l = lid_ports_[k].base_lid; l <= lid_ports_[k].last_lid(); l++)
+      if (lid_owner_[l] < 0) lid_owner_[l] = static_cast<int32_t>(k);  // overlaps reported by validate()
+}
+
+std::vector<EndPort> Fabric::end_ports() const { return lid_ports_; }
+
+std::optional<EndPort> Fabric::owner(Lid lid) const {
+  if (lid >= lid_owner_.size() || lid_owner_[lid] < 0) return std::nullopt;
+  return lid_ports_[static_cast<size_t>(lid_owner_[lid])];
+}
+
+Attach Fabric::attach(Lid lid) const {
+  auto e = owner(lid);
+  if (!e) return {};
+  const Node& n = node(e->node);
+  if (n.is_switch()) return {e->node, 0};
+  const Port& p = n.port(e->port);
+  if (!p.connected() || !node(p.peer_node).is_switch()) return {};
+  return {p.peer_node, p.peer_port};
+}
+
+void Fabric::validate() const {
+  for (size_t i = 0; i < nodes_.size(); i++) {
+    const Node& n = nodes_[i];
+    for (int p = 1; p <= n.num_ports; p++) {
+      const Port& x = n.port(p);
+      if (!x.connected()) continue;
+      if (x.peer_node >= size())
+        throw FabricError("port " + port_name(static_cast<int>(i), p) + " links to a missing node");
+      const Node& m = node(x.peer_node);
+      if (x.peer_port < 1 || x.peer_port > m.num_ports)
+        throw FabricError("port " + port_name(static_cast<int>(i), p) + " links to " +
+                          port_name(x.peer_node, x.peer_port) + ", which does not exist");
+      const Port& y = m.port(x.peer_port);
+      if (y.peer_node != static_cast<int>(i) || y.peer_port != p)
+        throw FabricError("link " + port_name(static_cast<int>(i), p) + " -> " + port_name(x.peer_node, x.peer_port) +
+                          " is not symmetric");
+    }
+  }
+  std::vector<int32_t> seen(static_cast<size_t>(max_lid_) + 1, -1);
+  for (size_t k = 0; k < lid_ports_.size(); k++) {
+    const EndPort& e = lid_ports_[k];
+    if (e.last_lid() > kMaxUnicastLid)
+      throw FabricError("LID range of " + port_name(e.node, e.port) + " exceeds the unicast range");
+    for (uint32_t l = e.base_lid; l <= e.last_lid(); l++) {
+      if (seen[l] >= 0) {
+        const EndPort& o = lid_ports_[static_cast<size_t>(seen[l])];
+        throw FabricError("LID " + std::to_string(l) + " used by both " + port_name(o.node, o.port) + " and " +
+                          port_name(e.node, e.port));
+      }
+      seen[l] = static_cast<int32_t>(k);
+    }
+  }
+}
+
+bool Fabric::connected() const {
+  if (nodes_.empty()) return true;
+  std::vector<char> vis(nodes_.size(), 0);
+  const int start = switches_.empty() ? 0 : switches_.front();
+  std::deque<int> q{start};
+  vis[static_cast<size_t>(start)] = 1;
+  size_t count = 1;
+  while (!q.empty()) {
+    int u = q.front();
+    q.pop_front();
+    const Node& n = nodes_[static_cast<size_t>(u)];
+    // traffic can only transit switches; a CA with two ports does not forward
+    if (!n.is_switch() && u != start) continue;
+    for (int p = 1; p <= n.num_ports; p++) {
+      int v = n.port(p).peer_node;
+      if (v >= 0 && !vis[static_cast<size_t>(v)]) {
+        vis[static_cast<size_t>(v)] = 1;
+        count++;
+        q.push_back(v);
+      }
+    }
+  }
+  return count == nodes_.size();
+}
+
+}  // namespace ftroute

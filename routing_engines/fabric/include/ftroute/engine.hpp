@@ -1,0 +1,72 @@
+// Routing engine interface and registry. An engine turns a Fabric into a Routing, or throws
+// EngineError with the reason it cannot serve that fabric (the plugin turns that into a
+// negative return code so OpenSM falls back).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ftroute/error.hpp"
+#include "ftroute/fabric.hpp"
+#include "ftroute/routing.hpp"
+
+namespace ftroute {
+
+// key=value options. Parsed from "k1=v1,k2=v2" (CLI --opt, OpenSM event_plugin_options).
+// Engines declare the keys they accept; an unknown key is an OptionError naming it.
+class EngineOptions {
+ public:
+  EngineOptions() = default;
+  static EngineOptions parse(const std::string& text);  // throws OptionError on "k" without '='
+  void set(const std::string& key, const std::string& value) { kv_[key] = value; }
+  bool has(const std::string& key) const { return kv_.count(key) != 0; }
+  std::string get(const std::string& key, const std::string& def) const;
+  long get_int(const std::string& key, long def) const;        // throws OptionError if not a number
+  double get_double(const std::string& key, double def) const;
+  bool get_bool(const std::string& key, bool def) const;       // 1/0, true/false, yes/no, on/off
+  // Throws OptionError("unknown option 'x' for engine 'e' (known: a, b)") for keys not in known.
+  void check_known(const std::string& engine, const std::vector<std::string>& known) const;
+  const std::map<std::string, std::string>& all() const { return kv_; }
+
+ private:
+  std::map<std::string, std::string> kv_;
+};
+
+// Information from the previous routing pass, for engines that patch instead of recompute (DQR)
+// or keep state across sweeps (FT-DRB keeps multipath).
+struct PreviousRouting {
+  const Fabric* fabric = nullptr;   // fabric the previous routing was computed for
+  const Routing* routing = nullptr;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual std::string name() const = 0;
+  // Option keys this engine accepts (documented in docs/engines.md).
+  virtual std::vector<std::string> option_keys() const { return {}; }
+  // Compute a routing. Throws EngineError when the fabric does not fit.
+  // `previous` is empty on the first sweep.
+  virtual Routing route(const Fabric& fabric, const EngineOptions& options,
+                        const PreviousRouting& previous) = 0;
+  Routing route(const Fabric& fabric, const EngineOptions& options = {}) {
+    return route(fabric, options, PreviousRouting{});
+  }
+};
+
+struct EngineInfo {
+  std::string name;
+  std::string summary;   // one line for --help / docs
+  std::function<std::unique_ptr<Engine>()> create;
+};
+
+// All engines compiled into ftroute (routing_engines/registry.cpp lists them).
+const std::vector<EngineInfo>& engines();
+// Throws OptionError("unknown engine 'x' (known: ...)").
+std::unique_ptr<Engine> make_engine(const std::string& name);
+
+}  // namespace ftroute

@@ -1,0 +1,129 @@
+// The fabric model: nodes (switches, channel adapters, routers), their physical ports,
+// the links between ports, GUIDs, and LIDs with LMC. No OpenSM types here; the plugin
+// adapts osm_subn_t into this model, the .net reader builds it from ibsim/ibnetdiscover files.
+//
+// Conventions (same as InfiniBand / OpenSM):
+//  * physical ports are numbered 1..num_ports; port 0 of a switch is its management port
+//    (the switch's own LID lives there); a CA has no port 0.
+//  * LIDs are 16-bit, unicast LIDs are 1..0xBFFF; a LID range of an end port is
+//    [base_lid, base_lid + 2^lmc - 1].
+//  * an "end port" is a port that owns LIDs: switch port 0 or a CA/router port.
+//  * LFTs are indexed by LID and hold an output port; 0 means "this switch", 255 (kNoPath)
+//    means no route (OSM_NO_PATH).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace ftroute {
+
+using Lid = uint16_t;
+constexpr Lid kMaxUnicastLid = 0xBFFF;
+constexpr uint8_t kNoPath = 0xFF;
+constexpr int kMaxPorts = 254;  // ports 1..254 usable; 255 is kNoPath
+
+enum class NodeType : uint8_t { Switch, Ca, Router };
+const char* node_type_name(NodeType t);  // "Switch", "Ca", "Rt" (ibsim/ibnetdiscover keywords)
+
+struct Port {
+  int peer_node = -1;      // node index at the other end, -1 = not connected
+  uint8_t peer_port = 0;   // port number at the other end
+  uint8_t width = 4;       // link width (1, 4, 8, 12) as in .net "w="
+  uint8_t speed = 0;       // ibsim speed code as in .net "s=" (0 = default)
+  uint64_t guid = 0;       // port GUID (switch: every port carries the node GUID)
+  Lid base_lid = 0;        // only for end ports (switch port 0, CA/router ports); 0 = none
+  uint8_t lmc = 0;
+  bool connected() const { return peer_node >= 0; }
+};
+
+struct Node {
+  NodeType type = NodeType::Switch;
+  std::string id;          // ibsim node id (the quoted name in .net files), unique
+  std::string desc;        // node description (ibsim uses the id)
+  uint64_t guid = 0;       // node GUID
+  int num_ports = 0;
+  std::vector<Port> ports; // size num_ports + 1, index = port number (index 0 unused for CAs)
+  bool is_switch() const { return type == NodeType::Switch; }
+  const Port& port(int p) const { return ports.at(static_cast<size_t>(p)); }
+  Port& port(int p) { return ports.at(static_cast<size_t>(p)); }
+};
+
+// A port that owns a LID range.
+struct EndPort {
+  int node = -1;
+  uint8_t port = 0;        // 0 for a switch
+  Lid base_lid = 0;
+  uint8_t lmc = 0;
+  Lid last_lid() const { return static_cast<Lid>(base_lid + (1u << lmc) - 1); }
+};
+
+// Where a LID enters the switch fabric: the switch that delivers it and the output port on that
+// switch (0 when the LID is the switch's own). A CA attached to nothing has no attach point.
+struct Attach {
+  int sw = -1;
+  uint8_t port = 0;
+  bool valid() const { return sw >= 0; }
+};
+
+class Fabric {
+ public:
+  // ---- construction (throws FabricError with node/port names on misuse) ----
+  int add_node(NodeType type, std::string id, int num_ports, uint64_t guid = 0);
+  // Links port pa of node a with port pb of node b (both directions). Throws if either port is
+  // out of range or already linked to a different peer. Linking the same pair twice is a no-op.
+  void connect(int a, int pa, int b, int pb);
+  void disconnect(int a, int pa);  // removes the link at (a, pa) and its reverse; no-op if none
+  void set_lid(int node, int port, Lid base, uint8_t lmc = 0);
+
+  // Assigns LIDs 1, 2, ... to every end port in node order (switches first if
+  // switches_first), each CA/router port getting a block of 2^lmc LIDs aligned to 2^lmc as
+  // OpenSM does; switch port 0 gets lmc 0 (or lmc when lmc_esp0). Replaces existing LIDs.
+  void assign_lids(uint8_t lmc = 0, bool switches_first = true, bool lmc_esp0 = false);
+
+  // Gives every node/port without a GUID one, following ibsim's defaults (switch node GUIDs
+  // from 0x200000, CA node GUIDs from 0x100000 with port GUID = node GUID + port).
+  void assign_default_guids();
+
+  // ---- queries ----
+  int size() const { return static_cast<int>(nodes_.size()); }
+  const Node& node(int i) const { return nodes_.at(static_cast<size_t>(i)); }
+  Node& node(int i) { return nodes_.at(static_cast<size_t>(i)); }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  std::optional<int> find(std::string_view id) const;          // by node id
+  std::optional<int> find_guid(uint64_t node_guid) const;       // by node GUID
+  const std::vector<int>& switches() const { return switches_; } // node indices, in order added
+  std::vector<int> cas() const;                                  // CA and router nodes
+  int num_links() const;                                         // physical links (each counted once)
+
+  // Rebuilds the LID index after set_lid/assign_lids (called automatically by them).
+  std::vector<EndPort> end_ports() const;       // sorted by base LID, only those with a LID
+  Lid max_lid() const { return max_lid_; }      // highest LID in use (0 if none)
+  // End port owning the LID, if any.
+  std::optional<EndPort> owner(Lid lid) const;
+  Attach attach(Lid lid) const;
+
+  // "name[port]" for messages, e.g. "Switch1"[3] -> "\"Switch1\"[3]" (ibsim console syntax).
+  std::string port_name(int node, int port) const;
+
+  // Sanity checks: every link symmetric, LIDs unique and not overlapping, at most
+  // kMaxUnicastLid. Throws FabricError naming the first offending node/port.
+  void validate() const;
+
+  // True when every switch and end port can reach every other through working links.
+  bool connected() const;
+
+ private:
+  void reindex_lids();
+  std::vector<Node> nodes_;
+  std::vector<int> switches_;
+  std::unordered_map<std::string, int> by_id_;
+  std::vector<int32_t> lid_owner_;   // LID -> index into lid_ports_, -1 = free
+  std::vector<EndPort> lid_ports_;
+  Lid max_lid_ = 0;
+};
+
+}  // namespace ftroute

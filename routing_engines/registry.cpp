@@ -1,0 +1,26 @@
+// The list of every routing engine compiled into ftroute. Each paper's algorithm lives in
+// its own folder under routing_engines/engines/ (DQR under channel_list/); this file only
+// names them so the CLI and the OpenSM plugin can offer them.
+#include <string>
+
+#include "ftroute/engine.hpp"
+
+namespace ftroute {
+
+const std::vector<EngineInfo>& engines() {
+  static const std::vector<EngineInfo> list = {
+      // {"name", "summary", [] { return std::make_unique<SomeEngine>(); }},
+  };
+  return list;
+}
+
+std::unique_ptr<Engine> make_engine(const std::string& name) {
+  std::string known;
+  for (const auto& e : engines()) {
+    if (e.name == name) return e.create();
+    known += (known.empty() ? "" : ", ") + e.name;
+  }
+  throw OptionError("unknown engine '" + name + "' (known: " + (known.empty() ? "none" : known) + ")");
+}
+
+}  // namespace ftroute

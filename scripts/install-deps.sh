@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Install every Debian package ftroute needs (idempotent). Run as root (or with sudo).
+# Packages: OpenSM + headers (plugin), ibsim (simulated fabrics), infiniband-diags (dump_fts/ibroute),
+# ibutils (ibdmchk cross-check), build tools and GoogleTest.
+set -euo pipefail
+PKGS=(opensm libopensm-dev libibumad-dev libibverbs-dev ibsim-utils libumad2sim0 infiniband-diags
+      libibmad-dev libibnetdisc-dev ibutils libgtest-dev cmake g++ make python3)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PKGS[@]} packages already installed"
+  exit 0
+fi
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing: ${missing[*]}"
+$SUDO apt-get update -qq
+# policy-rc.d may deny starting the opensm service; that is expected and harmless.
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+  || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "install-deps: done"
