@@ -4,12 +4,15 @@
 #include <string>
 
 #include "ftroute/engine.hpp"
+#include "minhop/minhop.hpp"
 
 namespace ftroute {
 
 const std::vector<EngineInfo>& engines() {
   static const std::vector<EngineInfo> list = {
       // {"name", "summary", [] { return std::make_unique<SomeEngine>(); }},
+      {"ft-minhop", "min-hop routing balanced by per-port route counters (reference engine)",
+       [] { return std::make_unique<MinHopEngine>(); }},
   };
   return list;
 }
