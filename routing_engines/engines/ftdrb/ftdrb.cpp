@@ -1,0 +1,380 @@
+#include "ftdrb/ftdrb.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+
+#include "ftdrb/incremental_dag.hpp"
+
+namespace ftroute {
+
+namespace {
+
+// Switch-only view of the fabric: CAs do not forward.
+struct SwitchGraph {
+  struct Edge {
+    uint8_t port;
+    int nbr;  // switch id (sid)
+  };
+  std::vector<int> node_of;            // sid -> node index
+  std::vector<int> sid_of;             // node index -> sid, -1 for CAs
+  std::vector<std::vector<Edge>> adj;  // per sid
+  std::vector<int> chan_base;          // channel id = chan_base[sid] + port
+  int num_channels = 0;
+
+  explicit SwitchGraph(const Fabric& f) : sid_of(static_cast<size_t>(f.size()), -1) {
+    for (int n : f.switches()) {
+      sid_of[static_cast<size_t>(n)] = static_cast<int>(node_of.size());
+      node_of.push_back(n);
+    }
+    adj.resize(node_of.size());
+    chan_base.resize(node_of.size());
+    for (size_t s = 0; s < node_of.size(); s++) {
+      const Node& nd = f.node(node_of[s]);
+      chan_base[s] = num_channels;
+      num_channels += nd.num_ports + 1;
+      for (int p = 1; p <= nd.num_ports; p++) {
+        const Port& x = nd.port(p);
+        if (x.connected() && sid_of[static_cast<size_t>(x.peer_node)] >= 0)
+          adj[s].push_back({static_cast<uint8_t>(p), sid_of[static_cast<size_t>(x.peer_node)]});
+      }
+    }
+  }
+  int size() const { return static_cast<int>(node_of.size()); }
+
+  std::vector<int> bfs(int target) const {
+    std::vector<int> d(node_of.size(), -1);
+    std::deque<int> q{target};
+    d[static_cast<size_t>(target)] = 0;
+    while (!q.empty()) {
+      int u = q.front();
+      q.pop_front();
+      for (const Edge& e : adj[static_cast<size_t>(u)])
+        if (d[static_cast<size_t>(e.nbr)] < 0) {
+          d[static_cast<size_t>(e.nbr)] = d[static_cast<size_t>(u)] + 1;
+          q.push_back(e.nbr);
+        }
+    }
+    return d;
+  }
+};
+
+struct Dest {
+  EndPort ep;
+  int dsw = -1;          // sid of the delivering switch
+  uint8_t dport = 0;     // port on dsw towards the end port (0 = dsw itself)
+};
+
+class Router {
+ public:
+  Router(const Fabric& f, const SwitchGraph& g, Lfts& lfts)
+      : f_(f), g_(g), lfts_(lfts), load_(static_cast<size_t>(g.size())) {
+    for (int s = 0; s < g.size(); s++) load_[static_cast<size_t>(s)].assign(static_cast<size_t>(f.node(g.node_of[static_cast<size_t>(s)]).num_ports) + 1, 0);
+  }
+
+  const std::vector<int>& dist(int target) {
+    auto it = dist_.find(target);
+    if (it == dist_.end()) it = dist_.emplace(target, g_.bfs(target)).first;
+    return it->second;
+  }
+
+  // Among the minimal-hop ports of `s` towards `target`, the least loaded (ties: lowest port).
+  uint8_t pick(int s, const std::vector<int>& d) {
+    int best = -1;
+    uint32_t best_load = 0;
+    for (const auto& e : g_.adj[static_cast<size_t>(s)]) {
+      if (d[static_cast<size_t>(e.nbr)] != d[static_cast<size_t>(s)] - 1) continue;
+      uint32_t l = load_[static_cast<size_t>(s)][e.port];
+      if (best < 0 || l < best_load) best = e.port, best_load = l;
+    }
+    return best < 0 ? kNoPath : static_cast<uint8_t>(best);
+  }
+
+  void set(int s, Lid lid, uint8_t port) {
+    lfts_.set(g_.node_of[static_cast<size_t>(s)], lid, port);
+    if (port != kNoPath && port != 0) load_[static_cast<size_t>(s)][port]++;
+  }
+  uint8_t get(int s, Lid lid) const { return lfts_.get(g_.node_of[static_cast<size_t>(s)], lid); }
+  int next(int s, uint8_t port) const {
+    int peer = f_.node(g_.node_of[static_cast<size_t>(s)]).port(port).peer_node;
+    return peer < 0 ? -1 : g_.sid_of[static_cast<size_t>(peer)];
+  }
+  void count(int s, uint8_t port) {
+    if (port != kNoPath && port != 0) load_[static_cast<size_t>(s)][port]++;
+  }
+
+  // Base in-tree for `lid`: minimal, balanced.
+  void route_base(const Dest& d, Lid lid) {
+    const auto& dd = dist(d.dsw);
+    for (int s = 0; s < g_.size(); s++) {
+      if (s == d.dsw) set(s, lid, d.dport);
+      else if (dd[static_cast<size_t>(s)] > 0) set(s, lid, pick(s, dd));
+      else set(s, lid, kNoPath);
+    }
+  }
+
+  // In-tree for `lid` through intermediate switch `in`: the I->Dsw leg follows the base tree of
+  // `base`, every other switch goes minimally towards `in`.
+  void route_via(const Dest& d, Lid base, Lid lid, int in) {
+    std::vector<char> on_leg(static_cast<size_t>(g_.size()), 0);
+    for (int s = in; s != d.dsw && s >= 0 && !on_leg[static_cast<size_t>(s)];) {
+      on_leg[static_cast<size_t>(s)] = 1;
+      uint8_t p = get(s, base);
+      if (p == kNoPath || p == 0) break;
+      set(s, lid, p);
+      s = next(s, p);
+    }
+    const auto& di = dist(in);
+    for (int s = 0; s < g_.size(); s++) {
+      if (s == d.dsw) set(s, lid, d.dport);
+      else if (on_leg[static_cast<size_t>(s)]) continue;
+      else if (di[static_cast<size_t>(s)] > 0) set(s, lid, pick(s, di));
+      else set(s, lid, kNoPath);
+    }
+  }
+
+  // Intermediates for a destination: rings around Dsw, distinct entry ports at Dsw first.
+  std::vector<int> intermediates(const Dest& d, Lid base, size_t want, size_t rotate) {
+    std::vector<int> chosen;
+    if (want == 0) return chosen;
+    const auto& dd = dist(d.dsw);
+    int maxd = 0;
+    for (int x : dd) maxd = std::max(maxd, x);
+    std::vector<std::vector<int>> rings(static_cast<size_t>(maxd) + 1);
+    for (int s = 0; s < g_.size(); s++)
+      if (dd[static_cast<size_t>(s)] > 0) rings[static_cast<size_t>(dd[static_cast<size_t>(s)])].push_back(s);
+    auto entry_port = [&](int s) -> int {  // port of Dsw where the leg from s arrives
+      int prev = s;
+      for (int hops = 0; s != d.dsw && s >= 0 && hops <= g_.size(); hops++) {
+        uint8_t p = get(s, base);
+        if (p == kNoPath || p == 0) return -1;
+        prev = s;
+        s = next(s, p);
+      }
+      if (s != d.dsw) return -1;
+      const Node& pn = f_.node(g_.node_of[static_cast<size_t>(prev)]);
+      return pn.port(get(prev, base)).peer_port;
+    };
+    std::vector<char> used_entry(256, 0), taken(static_cast<size_t>(g_.size()), 0);
+    for (int pass = 0; pass < 2 && chosen.size() < want; pass++) {
+      for (size_t r = 1; r < rings.size() && chosen.size() < want; r++) {
+        const auto& ring = rings[r];
+        for (size_t k = 0; k < ring.size() && chosen.size() < want; k++) {
+          int s = ring[(k + rotate) % ring.size()];
+          if (taken[static_cast<size_t>(s)]) continue;
+          int ep = entry_port(s);
+          if (ep < 0) continue;
+          if (pass == 0 && used_entry[static_cast<size_t>(ep)]) continue;
+          used_entry[static_cast<size_t>(ep)] = 1;
+          taken[static_cast<size_t>(s)] = 1;
+          chosen.push_back(s);
+        }
+      }
+    }
+    return chosen;
+  }
+
+ private:
+  const Fabric& f_;
+  const SwitchGraph& g_;
+  Lfts& lfts_;
+  std::vector<std::vector<uint32_t>> load_;
+  std::unordered_map<int, std::vector<int>> dist_;
+};
+
+// Is the previous routing's in-tree for `lid` still intact in the new fabric?
+bool tree_intact(const Fabric& now, const SwitchGraph& g, const Fabric& before, const Routing& prev,
+                 const std::vector<int>& prev_node_of_sid, Lid lid, Lfts& out) {
+  for (int s = 0; s < g.size(); s++) {
+    int pn = prev_node_of_sid[static_cast<size_t>(s)];
+    uint8_t p = prev.lfts.get(pn, lid);
+    if (p == kNoPath) return false;
+    if (p == 0) continue;
+    const Node& nd = now.node(g.node_of[static_cast<size_t>(s)]);
+    if (p > nd.num_ports) return false;
+    const Port& x = nd.port(p);
+    const Port& y = before.node(pn).port(p);
+    if (!x.connected() || !y.connected()) return false;
+    if (now.node(x.peer_node).guid != before.node(y.peer_node).guid || x.peer_port != y.peer_port) return false;
+  }
+  for (int s = 0; s < g.size(); s++)
+    out.set(g.node_of[static_cast<size_t>(s)], lid, prev.lfts.get(prev_node_of_sid[static_cast<size_t>(s)], lid));
+  return true;
+}
+
+}  // namespace
+
+Routing FtDrbEngine::route(const Fabric& f, const EngineOptions& opt, const PreviousRouting& previous) {
+  opt.check_known(name(), option_keys());
+  const long max_alt = opt.get_int("max_alternatives", 4);
+  const long max_vls = opt.get_int("max_vls", 8);
+  const bool switch_sources = opt.get_bool("switch_sources", false);
+  if (max_alt < 0 || max_alt > 127) throw OptionError("ftdrb: max_alternatives must be 0..127");
+  if (max_vls < 1 || max_vls > 15) throw OptionError("ftdrb: max_vls must be 1..15");
+
+  SwitchGraph g(f);
+  if (g.size() == 0) throw EngineError(name(), "fabric has no switches");
+  Routing r;
+  r.engine = name();
+  r.lfts = Lfts(f);
+  Router router(f, g, r.lfts);
+
+  std::vector<Dest> dests;
+  for (const EndPort& e : f.end_ports()) {
+    Attach a = f.attach(e.base_lid);
+    if (!a.valid()) continue;  // CA port attached to nothing: nothing to route
+    dests.push_back({e, g.sid_of[static_cast<size_t>(a.sw)], a.port});
+  }
+
+  // ---- keep intact trees of the previous routing (after a fault) ----
+  std::vector<char> kept(static_cast<size_t>(f.max_lid()) + 1, 0);
+  size_t kept_count = 0, lid_count = 0;
+  const bool can_keep = previous.fabric && previous.routing && previous.routing->engine == name();
+  std::vector<int> prev_node_of_sid;
+  if (can_keep) {
+    const Fabric& pf = *previous.fabric;
+    bool same = static_cast<int>(pf.switches().size()) == g.size();
+    for (int s = 0; same && s < g.size(); s++) {
+      auto pn = pf.find_guid(f.node(g.node_of[static_cast<size_t>(s)]).guid);
+      if (!pn || !pf.node(*pn).is_switch()) same = false;
+      else prev_node_of_sid.push_back(*pn);
+    }
+    for (const Dest& d : dests) {
+      if (!same) break;
+      auto o = pf.owner(d.ep.base_lid);
+      const Node& nn = f.node(d.ep.node);
+      if (!o || pf.node(o->node).guid != nn.guid || o->port != d.ep.port || o->lmc != d.ep.lmc) same = false;
+    }
+    if (same) {
+      for (const Dest& d : dests)
+        for (uint32_t l = d.ep.base_lid; l <= d.ep.last_lid(); l++)
+          if (tree_intact(f, g, pf, *previous.routing, prev_node_of_sid, static_cast<Lid>(l), r.lfts)) {
+            kept[l] = 1;
+            kept_count++;
+            for (int s = 0; s < g.size(); s++) router.count(s, router.get(s, static_cast<Lid>(l)));
+          }
+    }
+  }
+
+  // ---- route: base paths first (balanced), then the alternatives ----
+  std::vector<std::vector<int>> inter(dests.size());
+  for (const Dest& d : dests)
+    if (!kept[d.ep.base_lid]) router.route_base(d, d.ep.base_lid);
+  size_t alt_paths = 0;
+  for (size_t k = 0; k < dests.size(); k++) {
+    const Dest& d = dests[k];
+    const size_t extra = (1u << d.ep.lmc) - 1;
+    lid_count += extra + 1;
+    if (extra == 0) continue;
+    inter[k] = router.intermediates(d, d.ep.base_lid, std::min<size_t>(extra, static_cast<size_t>(max_alt)), k);
+    for (size_t i = 1; i <= extra; i++) {
+      Lid lid = static_cast<Lid>(d.ep.base_lid + i);
+      if (kept[lid]) continue;
+      if (inter[k].empty()) router.route_base(d, lid);  // no intermediate exists: replicate base
+      else router.route_via(d, d.ep.base_lid, lid, inter[k][(i - 1) % inter[k].size()]);
+    }
+    alt_paths += std::min(extra, inter[k].size());
+  }
+
+  // ---- place every (source switch, DLID) path on a layer ----
+  std::vector<char> is_source(static_cast<size_t>(g.size()), static_cast<char>(switch_sources));
+  for (int c : f.cas()) {
+    const Node& n = f.node(c);
+    for (int p = 1; p <= n.num_ports; p++) {
+      const Port& x = n.port(p);
+      if (x.connected() && g.sid_of[static_cast<size_t>(x.peer_node)] >= 0)
+        is_source[static_cast<size_t>(g.sid_of[static_cast<size_t>(x.peer_node)])] = 1;
+    }
+  }
+  const size_t stride = static_cast<size_t>(f.max_lid()) + 1;
+  auto layer = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(g.size()) * stride, 0);
+  auto src_sid = std::make_shared<std::vector<int>>(stride, -1);
+  for (const EndPort& e : f.end_ports()) {
+    Attach a = f.attach(e.base_lid);
+    if (!a.valid()) continue;
+    for (uint32_t l = e.base_lid; l <= e.last_lid(); l++) (*src_sid)[l] = g.sid_of[static_cast<size_t>(a.sw)];
+  }
+
+  struct Unit {
+    int src;
+    Lid lid;
+    int offset;
+    int preferred;  // previous layer or -1
+  };
+  std::vector<Unit> units;
+  for (const Dest& d : dests)
+    for (uint32_t l = d.ep.base_lid; l <= d.ep.last_lid(); l++)
+      for (int s = 0; s < g.size(); s++)
+        if (is_source[static_cast<size_t>(s)] && s != d.dsw) units.push_back({s, static_cast<Lid>(l), static_cast<int>(l - d.ep.base_lid), -1});
+  if (can_keep && previous.routing->path_sl) {
+    // previous SL of a path from this source switch: ask with a LID attached to that switch
+    std::vector<int> some_lid(static_cast<size_t>(g.size()), 0);
+    for (size_t l = 1; l < stride; l++)
+      if ((*src_sid)[l] >= 0 && !some_lid[static_cast<size_t>((*src_sid)[l])]) some_lid[static_cast<size_t>((*src_sid)[l])] = static_cast<int>(l);
+    for (Unit& u : units)
+      if (kept[u.lid] && some_lid[static_cast<size_t>(u.src)])
+        u.preferred = previous.routing->path_sl(static_cast<Lid>(some_lid[static_cast<size_t>(u.src)]), u.lid);
+  }
+  std::stable_sort(units.begin(), units.end(), [](const Unit& a, const Unit& b) {
+    if ((a.preferred >= 0) != (b.preferred >= 0)) return a.preferred >= 0;  // keep stable SLs first
+    return a.offset < b.offset;                                             // base paths next
+  });
+
+  std::vector<std::unique_ptr<ftdrb::IncrementalDag>> layers;
+  std::vector<int> chans;
+  int layers_used = 1;
+  for (const Unit& u : units) {
+    chans.clear();
+    int s = u.src;
+    for (int hops = 0;; hops++) {
+      uint8_t p = router.get(s, u.lid);
+      if (p == 0) break;
+      if (p == kNoPath)
+        throw EngineError(name(), "LID " + std::to_string(u.lid) + " is unreachable from switch \"" +
+                                      f.node(g.node_of[static_cast<size_t>(s)]).id + "\" (fabric is disconnected)");
+      if (hops > g.size())
+        throw EngineError(name(), "internal error: forwarding loop for LID " + std::to_string(u.lid));
+      int nx = router.next(s, p);
+      if (nx < 0) break;  // delivered to the CA
+      chans.push_back(g.chan_base[static_cast<size_t>(s)] + p);
+      s = nx;
+    }
+    int placed = -1;
+    auto try_layer = [&](int L) {
+      while (static_cast<int>(layers.size()) <= L) layers.push_back(std::make_unique<ftdrb::IncrementalDag>(g.num_channels));
+      auto& dag = *layers[static_cast<size_t>(L)];
+      size_t k = 0;
+      for (; k + 1 < chans.size(); k++)
+        if (!dag.add_edge(chans[k], chans[k + 1])) break;
+      if (k + 1 >= chans.size()) return true;
+      for (size_t j = 0; j < k; j++) dag.remove_edge(chans[j], chans[j + 1]);
+      return false;
+    };
+    if (u.preferred >= 0 && u.preferred < max_vls && try_layer(u.preferred)) placed = u.preferred;
+    for (int L = 0; placed < 0 && L < max_vls; L++)
+      if (try_layer(L)) placed = L;
+    if (placed < 0)
+      throw EngineError(name(), "needs more than " + std::to_string(max_vls) +
+                                    " virtual layers to stay deadlock free (raise max_vls or lower LMC)");
+    (*layer)[static_cast<size_t>(u.src) * stride + u.lid] = static_cast<uint8_t>(placed);
+    layers_used = std::max(layers_used, placed + 1);
+  }
+
+  r.num_vls = layers_used;
+  r.path_sl = [layer, src_sid, stride](Lid slid, Lid dlid) -> uint8_t {
+    if (slid >= stride || dlid >= stride) return 0;
+    int s = (*src_sid)[slid];
+    if (s < 0) return 0;
+    return (*layer)[static_cast<size_t>(s) * stride + dlid];
+  };
+  r.notes.push_back("ftdrb: " + std::to_string(dests.size()) + " destinations, " + std::to_string(lid_count) +
+                    " LIDs, " + std::to_string(alt_paths) + " alternative paths, " + std::to_string(layers_used) +
+                    " layer(s)/VL(s)");
+  if (can_keep)
+    r.notes.push_back("ftdrb: kept " + std::to_string(kept_count) + " of " + std::to_string(lid_count) +
+                      " LID trees from the previous routing, recomputed " + std::to_string(lid_count - kept_count));
+  return r;
+}
+
+}  // namespace ftroute

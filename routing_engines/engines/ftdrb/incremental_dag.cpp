@@ -1,0 +1,97 @@
+#include "ftdrb/incremental_dag.hpp"
+
+#include <algorithm>
+
+namespace ftroute::ftdrb {
+
+IncrementalDag::IncrementalDag(int n)
+    : out_(static_cast<size_t>(n)), in_(static_cast<size_t>(n)), ord_(static_cast<size_t>(n)),
+      node_at_(static_cast<size_t>(n)), mark_(static_cast<size_t>(n), 0) {
+  for (int i = 0; i < n; i++) ord_[static_cast<size_t>(i)] = node_at_[static_cast<size_t>(i)] = i;
+}
+
+bool IncrementalDag::add_edge(int u, int v) {
+  if (u == v) return false;
+  auto it = refs_.find(key(u, v));
+  if (it != refs_.end()) {
+    it->second++;
+    return true;
+  }
+  if (ord_[static_cast<size_t>(u)] > ord_[static_cast<size_t>(v)] && !reorder(u, v)) return false;
+  refs_.emplace(key(u, v), 1);
+  out_[static_cast<size_t>(u)].push_back(v);
+  in_[static_cast<size_t>(v)].push_back(u);
+  return true;
+}
+
+void IncrementalDag::remove_edge(int u, int v) {
+  auto it = refs_.find(key(u, v));
+  if (it == refs_.end()) return;
+  if (--it->second > 0) return;
+  refs_.erase(it);
+  auto drop = [](std::vector<int>& l, int x) {
+    auto p = std::find(l.begin(), l.end(), x);
+    if (p != l.end()) {
+      *p = l.back();
+      l.pop_back();
+    }
+  };
+  drop(out_[static_cast<size_t>(u)], v);
+  drop(in_[static_cast<size_t>(v)], u);
+}
+
+// Inserting u->v with ord[u] > ord[v]: the affected region is the order interval [ord v, ord u].
+// Forward search from v inside it; reaching u means a cycle. Otherwise move the backward set of
+// u (nodes that reach u) before the forward set of v, reusing their positions.
+bool IncrementalDag::reorder(int u, int v) {
+  const int lb = ord_[static_cast<size_t>(v)], ub = ord_[static_cast<size_t>(u)];
+  ++stamp_;
+  std::vector<int> fwd, bwd, stack{v};
+  mark_[static_cast<size_t>(v)] = stamp_;
+  while (!stack.empty()) {
+    int x = stack.back();
+    stack.pop_back();
+    fwd.push_back(x);
+    for (int y : out_[static_cast<size_t>(x)]) {
+      if (y == u) return false;  // cycle
+      if (mark_[static_cast<size_t>(y)] != stamp_ && ord_[static_cast<size_t>(y)] < ub) {
+        mark_[static_cast<size_t>(y)] = stamp_;
+        stack.push_back(y);
+      }
+    }
+  }
+  ++stamp_;
+  stack = {u};
+  mark_[static_cast<size_t>(u)] = stamp_;
+  while (!stack.empty()) {
+    int x = stack.back();
+    stack.pop_back();
+    bwd.push_back(x);
+    for (int y : in_[static_cast<size_t>(x)]) {
+      if (mark_[static_cast<size_t>(y)] != stamp_ && ord_[static_cast<size_t>(y)] > lb) {
+        mark_[static_cast<size_t>(y)] = stamp_;
+        stack.push_back(y);
+      }
+    }
+  }
+  auto by_ord = [&](int a, int b) { return ord_[static_cast<size_t>(a)] < ord_[static_cast<size_t>(b)]; };
+  std::sort(fwd.begin(), fwd.end(), by_ord);
+  std::sort(bwd.begin(), bwd.end(), by_ord);
+  std::vector<int> slots;
+  slots.reserve(fwd.size() + bwd.size());
+  for (int x : bwd) slots.push_back(ord_[static_cast<size_t>(x)]);
+  for (int x : fwd) slots.push_back(ord_[static_cast<size_t>(x)]);
+  std::sort(slots.begin(), slots.end());
+  size_t k = 0;
+  for (int x : bwd) {
+    ord_[static_cast<size_t>(x)] = slots[k];
+    node_at_[static_cast<size_t>(slots[k++])] = x;
+  }
+  for (int x : fwd) {
+    ord_[static_cast<size_t>(x)] = slots[k];
+    node_at_[static_cast<size_t>(slots[k++])] = x;
+  }
+  return true;
+}
+
+}  // namespace ftroute::ftdrb

@@ -1,0 +1,40 @@
+// Incremental acyclicity for one virtual layer: a directed graph over channel ids whose edges
+// can be added (rejected if they would close a cycle) and removed, keeping a topological order
+// all the time (Pearce & Kelly, "A dynamic topological sort algorithm for directed acyclic
+// graphs", JEA 2007). Used by FT-DRB to place paths onto VL layers LASH-style: a path goes to
+// the first layer whose dependency graph stays acyclic with it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace ftroute::ftdrb {
+
+class IncrementalDag {
+ public:
+  explicit IncrementalDag(int num_nodes);
+
+  // Adds u->v (reference counted). Returns false, leaving the graph unchanged, if the edge
+  // would close a cycle. Self loops are rejected.
+  bool add_edge(int u, int v);
+  // Drops one reference of u->v; the edge disappears at zero. No-op when absent.
+  void remove_edge(int u, int v);
+  bool has_edge(int u, int v) const { return refs_.count(key(u, v)) != 0; }
+  int num_edges() const { return static_cast<int>(refs_.size()); }
+  // Position of a node in the maintained topological order (for tests).
+  int order(int v) const { return ord_[static_cast<size_t>(v)]; }
+
+ private:
+  static uint64_t key(int u, int v) { return (static_cast<uint64_t>(static_cast<uint32_t>(u)) << 32) | static_cast<uint32_t>(v); }
+  bool reorder(int u, int v);  // restores the order after inserting u->v with ord[u] > ord[v]
+
+  std::vector<std::vector<int>> out_, in_;
+  std::vector<int> ord_, node_at_;
+  std::unordered_map<uint64_t, int> refs_;
+  std::vector<int> mark_;     // visit stamps
+  int stamp_ = 0;
+};
+
+}  // namespace ftroute::ftdrb
