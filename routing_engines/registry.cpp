@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ftroute/engine.hpp"
+#include "ftdrb/ftdrb.hpp"
 #include "minhop/minhop.hpp"
 
 namespace ftroute {
@@ -11,6 +12,8 @@ namespace ftroute {
 const std::vector<EngineInfo>& engines() {
   static const std::vector<EngineInfo> list = {
       // {"name", "summary", [] { return std::make_unique<SomeEngine>(); }},
+      {"ftdrb", "FT-DRB multipath: one LID per path through intermediate switches (LMC), VL layers (seed 000)",
+       [] { return std::make_unique<FtDrbEngine>(); }},
       {"ft-minhop", "min-hop routing balanced by per-port route counters (reference engine)",
        [] { return std::make_unique<MinHopEngine>(); }},
   };
