@@ -1,0 +1,241 @@
+#include "adapter.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <sstream>
+
+namespace ftroute::plugin {
+
+// ---------------------------------------------------------------- options
+
+PluginOptions PluginOptions::parse(const std::string& text, const std::vector<EngineInfo>& known_engines) {
+  PluginOptions po;
+  std::istringstream in(text);
+  std::string tok;
+  auto engine_known = [&](const std::string& n) -> const EngineInfo* {
+    for (const auto& e : known_engines)
+      if (e.name == n) return &e;
+    return nullptr;
+  };
+  while (in >> tok) {
+    const size_t eq = tok.find('='), colon = tok.find(':');
+    if (colon != std::string::npos && (eq == std::string::npos || colon < eq)) {
+      const std::string name = tok.substr(0, colon), rest = tok.substr(colon + 1);
+      const EngineInfo* info = engine_known(name);
+      if (!info) {
+        std::string list;
+        for (const auto& e : known_engines) list += (list.empty() ? "" : ", ") + e.name;
+        po.errors.push_back("option '" + tok + "': unknown engine '" + name + "' (known: " + list + ")");
+        continue;
+      }
+      try {
+        EngineOptions parsed = EngineOptions::parse(rest);
+        if (parsed.all().empty()) throw OptionError("option '" + tok + "' sets nothing (use " + name + ":key=value)");
+        EngineOptions& dst = po.engine[name];
+        for (const auto& [k, v] : parsed.all()) dst.set(k, v);
+        // early warning for misspelt keys; the engine fails on them when it runs
+        try {
+          dst.check_known(name, info->create()->option_keys());
+        } catch (const OptionError& e) {
+          po.errors.push_back(e.what());
+        }
+      } catch (const Error& e) {
+        po.errors.push_back(e.what());
+      }
+      continue;
+    }
+    if (eq == std::string::npos || eq == 0) {
+      po.errors.push_back("option '" + tok + "' is neither ENGINE:key=value nor key=value");
+      continue;
+    }
+    const std::string key = tok.substr(0, eq), value = tok.substr(eq + 1);
+    if (key == "log") {
+      po.log_path = value;
+    } else {
+      po.errors.push_back("unknown plugin option '" + key + "' (known: log; engine options are ENGINE:key=value)");
+    }
+  }
+  return po;
+}
+
+EngineOptions PluginOptions::for_engine(const std::string& name) const {
+  auto it = engine.find(name);
+  return it == engine.end() ? EngineOptions{} : it->second;
+}
+
+// ---------------------------------------------------------------- validation
+
+int route_hops(const Fabric& f, const Lfts& lfts, int sw, Lid lid) {
+  auto owner = f.owner(lid);
+  if (!owner) return -1;
+  int cur = sw;
+  for (int hops = 0; hops <= f.size(); hops++) {
+    uint8_t p = lfts.get(cur, lid);
+    if (p == kNoPath) return -1;
+    if (p == 0) return owner->node == cur ? hops : -1;
+    const Node& n = f.node(cur);
+    if (p > n.num_ports) return -1;
+    const Port& x = n.port(p);
+    if (!x.connected()) return -1;
+    if (!f.node(x.peer_node).is_switch())
+      return (x.peer_node == owner->node && x.peer_port == owner->port) ? hops : -1;
+    cur = x.peer_node;
+  }
+  return -1;
+}
+
+void check_routing(const Fabric& f, const Routing& r, const std::string& engine) {
+  const auto& sws = f.switches();
+  for (int s : sws)
+    if (s >= r.lfts.num_nodes())
+      throw EngineError(engine, "routing has no LFT for switch \"" + f.node(s).id + "\"");
+  // switch components over working switch-switch links
+  std::vector<int> comp(static_cast<size_t>(f.size()), -1);
+  int ncomp = 0;
+  for (int s : sws) {
+    if (comp[static_cast<size_t>(s)] >= 0) continue;
+    std::deque<int> q{s};
+    comp[static_cast<size_t>(s)] = ncomp;
+    while (!q.empty()) {
+      int u = q.front();
+      q.pop_front();
+      const Node& n = f.node(u);
+      for (int p = 1; p <= n.num_ports; p++) {
+        int v = n.port(p).peer_node;
+        if (v >= 0 && f.node(v).is_switch() && comp[static_cast<size_t>(v)] < 0) {
+          comp[static_cast<size_t>(v)] = ncomp;
+          q.push_back(v);
+        }
+      }
+    }
+    ncomp++;
+  }
+  // entry sanity
+  for (int s : sws) {
+    const Node& n = f.node(s);
+    const size_t top = std::min<size_t>(r.lfts.table(s).size(), size_t{kMaxUnicastLid} + 1);
+    for (size_t lid = 1; lid < top; lid++) {
+      uint8_t p = r.lfts.get(s, static_cast<Lid>(lid));
+      if (p == kNoPath) continue;
+      if (p == 0) {
+        auto o = f.owner(static_cast<Lid>(lid));
+        if (!o || o->node != s)
+          throw EngineError(engine, "switch \"" + n.id + "\" delivers LID " + std::to_string(lid) +
+                                        " to itself (port 0) but does not own it");
+        continue;
+      }
+      if (p > n.num_ports)
+        throw EngineError(engine, "switch \"" + n.id + "\" routes LID " + std::to_string(lid) + " to port " +
+                                      std::to_string(p) + " (switch has " + std::to_string(n.num_ports) + " ports)");
+      if (!n.port(p).connected())
+        throw EngineError(engine, "switch \"" + n.id + "\" routes LID " + std::to_string(lid) + " to port " +
+                                      f.port_name(s, p) + ", which has no working link");
+    }
+  }
+  // every LID routed on every switch of its component, loop-free, ending at its owner
+  std::vector<int> state(static_cast<size_t>(f.size()), 0);  // stamp: 2*k+1 visiting, 2*k+2 ok
+  int stamp = 0;
+  for (const EndPort& e : f.end_ports()) {
+    Attach a = f.attach(e.base_lid);
+    if (!a.valid()) continue;
+    const int c = comp[static_cast<size_t>(a.sw)];
+    for (uint32_t lid = e.base_lid; lid <= e.last_lid(); lid++) {
+      stamp++;
+      const int visiting = 2 * stamp + 1, ok = 2 * stamp + 2;
+      for (int s : sws) {
+        if (comp[static_cast<size_t>(s)] != c || state[static_cast<size_t>(s)] == ok) continue;
+        std::vector<int> chain;
+        int cur = s;
+        for (;;) {
+          int& st = state[static_cast<size_t>(cur)];
+          if (st == ok) break;
+          if (st == visiting)
+            throw EngineError(engine, "LID " + std::to_string(lid) + " loops through switch \"" + f.node(cur).id + "\"");
+          st = visiting;
+          chain.push_back(cur);
+          uint8_t p = r.lfts.get(cur, static_cast<Lid>(lid));
+          if (p == kNoPath)
+            throw EngineError(engine, "switch \"" + f.node(cur).id + "\" has no route to LID " + std::to_string(lid) +
+                                          " (" + f.port_name(e.node, e.port) + ")");
+          if (p == 0) break;  // owner checked above
+          const Port& x = f.node(cur).port(p);
+          if (!f.node(x.peer_node).is_switch()) {
+            if (x.peer_node != e.node || x.peer_port != e.port)
+              throw EngineError(engine, "switch \"" + f.node(cur).id + "\" sends LID " + std::to_string(lid) +
+                                            " out of " + f.port_name(cur, p) + " to " +
+                                            f.port_name(x.peer_node, x.peer_port) + ", which does not own it");
+            break;
+          }
+          cur = x.peer_node;
+        }
+        for (int u : chain) state[static_cast<size_t>(u)] = ok;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- engine slot
+
+EngineSlot::EngineSlot(std::string name, std::unique_ptr<Engine> engine, EngineOptions options)
+    : name_(std::move(name)), engine_(std::move(engine)), options_(std::move(options)) {}
+
+std::shared_ptr<const Snapshot> EngineSlot::run(Fabric fabric) {
+  runs_++;
+  try {
+    const auto t0 = std::chrono::steady_clock::now();
+    options_.check_known(name_, engine_->option_keys());
+    std::shared_ptr<const Snapshot> prev = last();
+    PreviousRouting pr;
+    if (prev) pr = PreviousRouting{&prev->fabric, &prev->routing};
+    auto snap = std::make_shared<Snapshot>();
+    snap->fabric = std::move(fabric);
+    snap->routing = engine_->route(snap->fabric, options_, pr);
+    check_routing(snap->fabric, snap->routing, name_);
+    snap->switches = static_cast<int>(snap->fabric.switches().size());
+    for (const EndPort& e : snap->fabric.end_ports())
+      for (uint32_t lid = e.base_lid; lid <= e.last_lid(); lid++) {
+        bool any = false;
+        for (int s : snap->fabric.switches())
+          if (snap->routing.lfts.get(s, static_cast<Lid>(lid)) != kNoPath) {
+            any = true;
+            snap->entries++;
+          }
+        if (any) snap->lids++;
+      }
+    snap->millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::lock_guard<std::mutex> lk(mu_);
+    last_ = snap;
+    return snap;
+  } catch (...) {
+    failures_++;
+    throw;
+  }
+}
+
+std::shared_ptr<const Snapshot> EngineSlot::last() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return last_;
+}
+
+uint8_t EngineSlot::path_sl(uint8_t hint, Lid slid, Lid dlid) const {
+  auto s = last();
+  if (!s || !s->routing.path_sl) return hint;
+  try {
+    return static_cast<uint8_t>(s->routing.sl(slid, dlid) & 0x0f);
+  } catch (...) {
+    return hint;
+  }
+}
+
+std::string describe(const std::string& engine, const Snapshot& s, const EventCounters& c) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "ftroute: %s routed %d switches, %d LIDs, %ld LFT entries in %.2f ms (VLs %d, heavy sweep %llu, traps %llu)",
+                engine.c_str(), s.switches, s.lids, s.entries, s.millis, s.routing.num_vls,
+                static_cast<unsigned long long>(c.heavy_sweeps.load()), static_cast<unsigned long long>(c.traps.load()));
+  return buf;
+}
+
+}  // namespace ftroute::plugin

@@ -1,0 +1,97 @@
+// OpenSM-independent half of libftroute.so: option syntax, per-engine state kept across sweeps,
+// validation of an engine's result before it touches OpenSM, hop counts, event counters.
+// Everything here is plain C++ on ftroute types, so tests/unit/plugin_adapter_test.cpp can test it
+// without OpenSM; plugin/osm_plugin.cpp only converts osm_subn_t <-> ftroute types around it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ftroute/engine.hpp"
+
+namespace ftroute::plugin {
+
+// event_plugin_options syntax (one string, whitespace-separated tokens):
+//   ENGINE:key=value[,key=value...]   option for one engine, e.g. "ft-minhop:balance=0,lmc_spread=1"
+//   key=value                         plugin-wide option; known keys: log=/path (trace file)
+// A token is an engine option when it has a ':' before its first '='. Errors (token without '=',
+// unknown engine, unknown plugin-wide key) are collected in `errors` (the plugin logs each one);
+// unknown keys of a known engine are reported when that engine runs (it then fails cleanly so
+// OpenSM falls back), and also listed in `errors` at load time.
+struct PluginOptions {
+  std::map<std::string, EngineOptions> engine;  // engine name -> its options
+  std::string log_path;                         // "" = no trace file
+  std::vector<std::string> errors;
+
+  static PluginOptions parse(const std::string& text, const std::vector<EngineInfo>& known_engines);
+  EngineOptions for_engine(const std::string& name) const;
+};
+
+// The fabric and routing of one successful pass.
+struct Snapshot {
+  Fabric fabric;
+  Routing routing;
+  int switches = 0;        // switches routed
+  int lids = 0;            // LIDs with a route on at least one switch
+  long entries = 0;        // LFT entries that are not kNoPath
+  double millis = 0;       // engine + validation time
+};
+
+// Checks an engine's result before anything is written to OpenSM: every switch has a table,
+// every entry is kNoPath, 0 on the switch that owns the LID, or a port number of that switch
+// whose link is up; port 0 for a LID the switch does not own is an error. Every LID owned by an
+// end port must be routed on every switch of its connected component. Throws EngineError naming
+// the switch/port/LID.
+void check_routing(const Fabric& fabric, const Routing& routing, const std::string& engine);
+
+// Switch-to-switch links a packet for `lid` crosses from switch `sw` following `lfts` (0 when
+// sw delivers it itself); -1 on kNoPath, a loop or a dead end. This is what OpenSM's hop matrix
+// holds for switch LIDs; the plugin writes it with osm_switch_set_hops when an engine's route is
+// longer than minimal, so the SA/multicast code sees the hops actually used.
+int route_hops(const Fabric& fabric, const Lfts& lfts, int sw, Lid lid);
+
+// One registered engine: its instance, options, the last successful Fabric+Routing (handed to
+// the next run as PreviousRouting) and counters. run() and the readers may be called from
+// different OpenSM threads; the snapshot is swapped under a mutex.
+class EngineSlot {
+ public:
+  EngineSlot(std::string name, std::unique_ptr<Engine> engine, EngineOptions options);
+  const std::string& name() const { return name_; }
+  const EngineOptions& options() const { return options_; }
+
+  // Runs the engine (unknown option keys -> OptionError), validates the result with
+  // check_routing, and on success makes it the new snapshot. On any exception the previous
+  // snapshot stays and the exception propagates (the caller logs it and returns < 0).
+  std::shared_ptr<const Snapshot> run(Fabric fabric);
+  std::shared_ptr<const Snapshot> last() const;
+
+  // SL for a path (OpenSM path_sl). Returns the hint when no routing is known or the engine
+  // sets no SLs, so QoS-assigned SLs pass through single-VL engines unchanged.
+  uint8_t path_sl(uint8_t hint, Lid slid, Lid dlid) const;
+
+  uint64_t runs() const { return runs_; }
+  uint64_t failures() const { return failures_; }
+
+ private:
+  std::string name_;
+  std::unique_ptr<Engine> engine_;
+  EngineOptions options_;
+  mutable std::mutex mu_;
+  std::shared_ptr<const Snapshot> last_;
+  std::atomic<uint64_t> runs_{0}, failures_{0};
+};
+
+// Counters fed by the event plugin's report() callback (any thread).
+struct EventCounters {
+  std::atomic<uint64_t> heavy_sweeps{0}, traps{0}, subnet_up{0}, lft_changes{0}, routing_done{0};
+};
+
+// One-line summary for the per-sweep log line.
+std::string describe(const std::string& engine, const Snapshot& s, const EventCounters& c);
+
+}  // namespace ftroute::plugin

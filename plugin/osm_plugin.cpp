@@ -1,0 +1,424 @@
+// libftroute.so - OpenSM 3.3.23 event plugin that registers every ftroute engine as an OpenSM
+// routing engine (osm_register_external_routing_engine, called from create(), which OpenSM runs
+// before it sets up the engines named by `routing_engine`).
+//
+// Per routing pass (ucast_build_fwd_tables):
+//   osm_subn_t --(fabric_from_subn)--> ftroute::Fabric --(EngineSlot::run)--> Routing, validated
+//   --(apply_lfts)--> p_sw->new_lft[] + osm_switch_count_path + hop matrix fix-ups.
+// Anything that goes wrong (EngineError, OptionError, FabricError, bad_alloc, ...) is logged as an
+// OSM_LOG_ERROR line and the callback returns -1 before a single LFT byte is written, so OpenSM
+// tries the next engine in `routing_engine` or falls back to its built-in minhop.
+//
+// Hop matrix: build_lid_matrices runs OpenSM's own osm_ucast_mgr_build_lid_matrices() (minimal hop
+// counts for switch LIDs, used by SA and multicast). After writing the LFTs, every (switch,
+// switch LID) whose chosen port has a different hop count than the actual route (non-minimal
+// engines, e.g. misrouting around faults) is corrected with osm_switch_set_hops. For ft-minhop
+// nothing changes.
+//
+// See docs/PLUGIN.md for configuration, options and troubleshooting.
+
+#define FILE_ID OSM_FILE_UCAST_MGR_C  // borrow a file id for per-module log levels
+#include <opensm/osm_config.h>        // FIRST: ENABLE_OSM_PERF_MGR etc. change struct layouts
+
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "adapter.hpp"
+#include "ftroute/engine.hpp"
+
+// osm_event_plugin.h names a struct member `delete` (a C++ keyword).
+#define delete delete_cb
+#include <opensm/osm_file_ids.h>
+#include <opensm/osm_event_plugin.h>
+#include <opensm/osm_node.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_port.h>
+#include <opensm/osm_switch.h>
+#include <opensm/osm_ucast_mgr.h>
+#include <opensm/osm_version.h>
+#undef delete
+
+namespace {
+
+using ftroute::Fabric;
+using ftroute::Lid;
+using ftroute::NodeType;
+namespace fp = ftroute::plugin;
+
+struct PluginCtx;
+
+struct EngineCtx {
+  PluginCtx* plugin = nullptr;
+  std::unique_ptr<fp::EngineSlot> slot;
+  std::mutex mu;                                   // guards guid_index
+  std::unordered_map<uint64_t, int> guid_index;    // node GUID -> node index of the last snapshot
+};
+
+struct PluginCtx {
+  osm_opensm_t* osm = nullptr;
+  fp::PluginOptions opts;
+  std::vector<std::unique_ptr<EngineCtx>> engines;
+  fp::EventCounters counters;
+  std::mutex trace_mu;
+  FILE* trace = nullptr;
+};
+
+void vlog(PluginCtx* c, osm_log_level_t level, const char* fmt, va_list ap) {
+  char buf[2048];
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  if (c->osm) osm_log_v2(&c->osm->log, level, FILE_ID, "%s\n", buf);
+  if (c->trace) {
+    std::lock_guard<std::mutex> lk(c->trace_mu);
+    std::fprintf(c->trace, "%s\n", buf);
+    std::fflush(c->trace);
+  }
+}
+
+__attribute__((format(printf, 3, 4))) void plog(PluginCtx* c, osm_log_level_t level, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vlog(c, level, fmt, ap);
+  va_end(ap);
+}
+
+std::string node_label(osm_node_t* n) {
+  if (n->print_desc && *n->print_desc) return n->print_desc;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(cl_ntoh64(osm_node_get_node_guid(n))));
+  return buf;
+}
+
+// ---- osm_subn_t -> ftroute::Fabric ---------------------------------------------------------
+// Nodes: every osm_node_t (switches, CAs, routers), id = node description (made unique with the
+// GUID when two nodes share one), node GUID, port GUIDs. Links: only between two valid physical
+// ports that know each other as remote and are not DOWN. LIDs+LMC: osm_port_get_lid_range_ho of
+// every osm_port_t (switch LIDs on port 0).
+Fabric fabric_from_subn(osm_subn_t* subn, std::unordered_map<const osm_node_t*, int>& index) {
+  Fabric f;
+  std::unordered_map<std::string, int> desc_count;
+  for (cl_map_item_t* it = cl_qmap_head(&subn->node_guid_tbl); it != cl_qmap_end(&subn->node_guid_tbl);
+       it = cl_qmap_next(it))
+    desc_count[node_label(reinterpret_cast<osm_node_t*>(it))]++;
+  for (cl_map_item_t* it = cl_qmap_head(&subn->node_guid_tbl); it != cl_qmap_end(&subn->node_guid_tbl);
+       it = cl_qmap_next(it)) {
+    osm_node_t* n = reinterpret_cast<osm_node_t*>(it);
+    NodeType t;
+    switch (osm_node_get_type(n)) {
+      case IB_NODE_TYPE_SWITCH: t = NodeType::Switch; break;
+      case IB_NODE_TYPE_CA: t = NodeType::Ca; break;
+      case IB_NODE_TYPE_ROUTER: t = NodeType::Router; break;
+      default: continue;
+    }
+    const uint64_t guid = cl_ntoh64(osm_node_get_node_guid(n));
+    std::string id = node_label(n);
+    if (desc_count[id] > 1 || f.find(id)) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, " (0x%016llx)", static_cast<unsigned long long>(guid));
+      id += buf;
+    }
+    int nports = n->node_info.num_ports;
+    if (nports < 1) nports = 1;
+    const int idx = f.add_node(t, id, nports, guid);
+    f.node(idx).desc = node_label(n);
+    for (int p = 1; p <= nports && static_cast<uint32_t>(p) < n->physp_tbl_size; p++) {
+      osm_physp_t* pp = osm_node_get_physp_ptr(n, static_cast<uint32_t>(p));
+      if (pp) f.node(idx).port(p).guid = cl_ntoh64(osm_physp_get_port_guid(pp));
+    }
+    index[n] = idx;
+  }
+  for (const auto& [n, idx] : index) {
+    osm_node_t* node = const_cast<osm_node_t*>(n);
+    const int nports = f.node(idx).num_ports;
+    for (int p = 1; p <= nports && static_cast<uint32_t>(p) < node->physp_tbl_size; p++) {
+      osm_physp_t* pp = osm_node_get_physp_ptr(node, static_cast<uint32_t>(p));
+      if (!pp) continue;
+      osm_physp_t* rp = osm_physp_get_remote(pp);
+      if (!rp || !osm_physp_is_valid(rp)) continue;
+      if (osm_physp_get_port_state(pp) == IB_LINK_DOWN) continue;
+      auto r = index.find(osm_physp_get_node_ptr(rp));
+      if (r == index.end()) continue;
+      const int rport = osm_physp_get_port_num(rp);
+      if (rport < 1 || rport > f.node(r->second).num_ports) continue;
+      if (osm_physp_get_remote(rp) != pp) continue;  // one-sided: not a working link
+      f.connect(idx, p, r->second, rport);
+    }
+  }
+  for (cl_map_item_t* it = cl_qmap_head(&subn->port_guid_tbl); it != cl_qmap_end(&subn->port_guid_tbl);
+       it = cl_qmap_next(it)) {
+    osm_port_t* port = reinterpret_cast<osm_port_t*>(it);
+    auto r = index.find(port->p_node);
+    if (r == index.end() || !port->p_physp) continue;
+    uint16_t lo = 0, hi = 0;
+    osm_port_get_lid_range_ho(port, &lo, &hi);
+    if (!lo || hi < lo) continue;
+    uint8_t lmc = 0;
+    while ((1u << lmc) < static_cast<unsigned>(hi - lo + 1) && lmc < 7) lmc++;
+    const int pnum = f.node(r->second).is_switch() ? 0 : osm_physp_get_port_num(port->p_physp);
+    f.set_lid(r->second, pnum, lo, lmc);
+  }
+  f.validate();
+  return f;
+}
+
+// ---- Routing -> new_lft ----------------------------------------------------------------------
+struct ApplyStats {
+  long entries = 0;
+  long hop_fixes = 0;
+};
+
+ApplyStats apply_lfts(osm_subn_t* subn, const fp::Snapshot& s, const std::unordered_map<const osm_node_t*, int>& index,
+                      const std::string& engine) {
+  struct Target {
+    osm_switch_t* sw;
+    int idx;
+    uint16_t top;  // highest LID written
+  };
+  std::vector<Target> targets;
+  // Pass 1: check everything; nothing is written if any check fails.
+  for (cl_map_item_t* it = cl_qmap_head(&subn->sw_guid_tbl); it != cl_qmap_end(&subn->sw_guid_tbl); it = cl_qmap_next(it)) {
+    osm_switch_t* sw = reinterpret_cast<osm_switch_t*>(it);
+    auto r = index.find(sw->p_node);
+    if (r == index.end() || !s.fabric.node(r->second).is_switch())
+      throw ftroute::EngineError(engine, "switch " + node_label(sw->p_node) + " is missing from the adapted fabric");
+    if (!sw->new_lft || sw->lft_size == 0)
+      throw ftroute::EngineError(engine, "OpenSM has no LFT buffer for switch " + node_label(sw->p_node));
+    const uint16_t top = static_cast<uint16_t>(std::min<unsigned>(sw->max_lid_ho, sw->lft_size - 1u));
+    const auto& table = s.routing.lfts.table(r->second);
+    for (size_t lid = static_cast<size_t>(top) + 1; lid < table.size(); lid++)
+      if (table[lid] != ftroute::kNoPath)
+        throw ftroute::EngineError(engine, "switch " + node_label(sw->p_node) + " routes LID " + std::to_string(lid) +
+                                               " above OpenSM's max LID " + std::to_string(top));
+    for (size_t lid = 1; lid <= top && lid < table.size(); lid++)
+      if (table[lid] != ftroute::kNoPath && table[lid] >= sw->num_ports)
+        throw ftroute::EngineError(engine, "switch " + node_label(sw->p_node) + " routes LID " + std::to_string(lid) +
+                                               " to nonexistent port " + std::to_string(table[lid]));
+    targets.push_back({sw, r->second, top});
+  }
+  // Pass 2: write.
+  ApplyStats st;
+  for (const Target& t : targets) {
+    std::memset(t.sw->new_lft, OSM_NO_PATH, t.sw->lft_size);
+    for (unsigned lid = 1; lid <= t.top; lid++) {
+      const uint8_t p = s.routing.lfts.get(t.idx, static_cast<Lid>(lid));
+      t.sw->new_lft[lid] = p;
+      if (p == ftroute::kNoPath) continue;
+      st.entries++;
+      if (p != 0) osm_switch_count_path(t.sw, p);
+    }
+  }
+  // Pass 3: hop matrix rows of switch LIDs follow the routes actually taken.
+  for (const Target& t : targets) {
+    for (const ftroute::EndPort& e : s.fabric.end_ports()) {
+      if (!s.fabric.node(e.node).is_switch()) continue;
+      for (unsigned lid = e.base_lid; lid <= e.last_lid() && lid <= t.top; lid++) {
+        const uint8_t p = t.sw->new_lft[lid];
+        if (p == OSM_NO_PATH) continue;
+        const int h = fp::route_hops(s.fabric, s.routing.lfts, t.idx, static_cast<Lid>(lid));
+        if (h < 0 || h > 0xfe) continue;
+        if (osm_switch_get_hop_count(t.sw, static_cast<uint16_t>(lid), p) != h) {
+          osm_switch_set_hops(t.sw, static_cast<uint16_t>(lid), p, static_cast<uint8_t>(h));
+          st.hop_fixes++;
+        }
+      }
+    }
+  }
+  return st;
+}
+
+// ---- routing engine callbacks (state-manager thread, plock held) ------------------------------
+int cb_build_lid_matrices(void* context) {
+  auto* e = static_cast<EngineCtx*>(context);
+  try {
+    return osm_ucast_mgr_build_lid_matrices(&e->plugin->osm->sm.ucast_mgr);
+  } catch (...) {
+    return -1;
+  }
+}
+
+int cb_ucast_build_fwd_tables(void* context) {
+  auto* e = static_cast<EngineCtx*>(context);
+  PluginCtx* c = e->plugin;
+  const std::string& name = e->slot->name();
+  try {
+    std::unordered_map<const osm_node_t*, int> index;
+    Fabric f = fabric_from_subn(&c->osm->subn, index);
+    std::shared_ptr<const fp::Snapshot> snap = e->slot->run(std::move(f));
+    ApplyStats st = apply_lfts(&c->osm->subn, *snap, index, name);
+    {
+      std::lock_guard<std::mutex> lk(e->mu);
+      e->guid_index.clear();
+      for (int i = 0; i < snap->fabric.size(); i++) e->guid_index[snap->fabric.node(i).guid] = i;
+    }
+    std::string line = fp::describe(name, *snap, c->counters);
+    if (st.hop_fixes) line += ", " + std::to_string(st.hop_fixes) + " non-minimal hop entries set";
+    plog(c, OSM_LOG_INFO, "%s", line.c_str());
+    for (const auto& n : snap->routing.notes) plog(c, OSM_LOG_INFO, "ftroute: %s: %s", name.c_str(), n.c_str());
+    if (snap->routing.num_vls > 1 && !c->osm->subn.opt.qos)
+      plog(c, OSM_LOG_ERROR,
+           "ERR FT02: ftroute: engine '%s' needs %d VLs but QoS is off: SL-to-VL tables are not programmed "
+           "(set 'qos TRUE' in opensm.conf); traffic may deadlock",
+           name.c_str(), snap->routing.num_vls);
+    return 0;
+  } catch (const std::bad_alloc&) {
+    plog(c, OSM_LOG_ERROR, "ERR FT01: ftroute: engine '%s' failed: out of memory; OpenSM falls back to the next engine",
+         name.c_str());
+  } catch (const std::exception& ex) {
+    plog(c, OSM_LOG_ERROR, "ERR FT01: ftroute: engine '%s' failed: %s; OpenSM falls back to the next engine",
+         name.c_str(), ex.what());
+  } catch (...) {
+    plog(c, OSM_LOG_ERROR, "ERR FT01: ftroute: engine '%s' failed: unknown exception; OpenSM falls back to the next engine",
+         name.c_str());
+  }
+  return -1;
+}
+
+uint8_t cb_path_sl(void* context, uint8_t hint, const ib_net16_t slid, const ib_net16_t dlid) {
+  auto* e = static_cast<EngineCtx*>(context);
+  try {
+    return e->slot->path_sl(hint, cl_ntoh16(slid), cl_ntoh16(dlid));
+  } catch (...) {
+    return hint;
+  }
+}
+
+// Called only with `qos TRUE`: fills the SL2VL table of (port's node, in_port -> out_port) from
+// Routing::sl2vl. Engines that set no SL2VL leave OpenSM's QoS tables untouched.
+void cb_update_sl2vl(void* context, osm_physp_t* port, uint8_t in_port, uint8_t out_port, ib_slvl_table_t* t) {
+  auto* e = static_cast<EngineCtx*>(context);
+  try {
+    auto snap = e->slot->last();
+    if (!snap || snap->routing.sl2vl.empty() || !port || !t) return;
+    osm_node_t* n = osm_physp_get_node_ptr(port);
+    int idx;
+    {
+      std::lock_guard<std::mutex> lk(e->mu);
+      auto it = e->guid_index.find(cl_ntoh64(osm_node_get_node_guid(n)));
+      if (it == e->guid_index.end()) return;
+      idx = it->second;
+    }
+    for (int sl = 0; sl < 16; sl++) {
+      uint8_t vl = snap->routing.sl2vl.vl(idx, in_port, out_port, sl);
+      ib_slvl_table_set(t, static_cast<uint8_t>(sl), static_cast<uint8_t>(vl & 0x0f));
+    }
+  } catch (...) {
+  }
+}
+
+void cb_destroy(void* context) {
+  auto* e = static_cast<EngineCtx*>(context);
+  plog(e->plugin, OSM_LOG_VERBOSE, "ftroute: engine '%s' destroyed after %llu runs (%llu failed)",
+       e->slot->name().c_str(), static_cast<unsigned long long>(e->slot->runs()),
+       static_cast<unsigned long long>(e->slot->failures()));
+}
+
+int cb_setup(osm_routing_engine* re, osm_opensm* osm) {
+  re->build_lid_matrices = cb_build_lid_matrices;
+  re->ucast_build_fwd_tables = cb_ucast_build_fwd_tables;
+  re->path_sl = cb_path_sl;
+  re->update_sl2vl = cb_update_sl2vl;
+  re->destroy = cb_destroy;
+  return 0;
+}
+
+// ---- event plugin interface ------------------------------------------------------------------
+void* ft_create(osm_opensm* osm) {
+  if (!osm || !osm->osm_version || std::strcmp(osm->osm_version, OSM_VERSION) != 0) {
+    std::fprintf(stderr, "ftroute: OpenSM version mismatch: built for '%s', running '%s'; no engines registered\n",
+                 OSM_VERSION, osm && osm->osm_version ? osm->osm_version : "(null)");
+    if (osm)
+      osm_log_v2(&osm->log, OSM_LOG_ERROR,
+                 FILE_ID, "ERR FT00: ftroute: OpenSM version mismatch (built for '%s'); no engines registered\n",
+                 OSM_VERSION);
+    return nullptr;
+  }
+  // Layout sanity check: if osm_subn_opt_t were laid out differently from what OpenSM uses (e.g.
+  // osm_config.h not included first), this field would not hold our own plugin name.
+  const char* epn = osm->subn.opt.event_plugin_name;
+  if (!epn || !std::strstr(epn, "ftroute")) {
+    osm_log_v2(&osm->log, OSM_LOG_ERROR, FILE_ID,
+               "ERR FT00: ftroute: struct layout check failed (event_plugin_name does not contain 'ftroute'): "
+               "plugin built against different OpenSM headers; no engines registered\n");
+    return nullptr;
+  }
+  PluginCtx* c = nullptr;
+  try {
+    c = new PluginCtx();
+    c->osm = osm;
+    const char* o = osm->subn.opt.event_plugin_options;
+    c->opts = fp::PluginOptions::parse(o ? o : "", ftroute::engines());
+    if (!c->opts.log_path.empty()) {
+      c->trace = std::fopen(c->opts.log_path.c_str(), "a");
+      if (!c->trace)
+        plog(c, OSM_LOG_ERROR, "ERR FT03: ftroute: cannot open trace file '%s': %s", c->opts.log_path.c_str(),
+             std::strerror(errno));
+    }
+    for (const auto& err : c->opts.errors) plog(c, OSM_LOG_ERROR, "ERR FT03: ftroute: event_plugin_options: %s", err.c_str());
+    std::string names;
+    for (const auto& info : ftroute::engines()) {
+      auto e = std::make_unique<EngineCtx>();
+      e->plugin = c;
+      e->slot = std::make_unique<fp::EngineSlot>(info.name, info.create(), c->opts.for_engine(info.name));
+      external_routing_engine_module_t mod;
+      mod.name = e->slot->name().c_str();  // OpenSM strdup's it
+      mod.setup = cb_setup;
+      mod.context = nullptr;
+      cl_status_t st = osm_register_external_routing_engine(osm, &mod, e.get());
+      if (st != CL_SUCCESS) {
+        plog(c, OSM_LOG_ERROR, "ERR FT04: ftroute: cannot register routing engine '%s' (%s)", info.name.c_str(),
+             st == CL_DUPLICATE ? "name already taken" : "registration failed");
+        continue;
+      }
+      names += (names.empty() ? "" : " ") + info.name;
+      c->engines.push_back(std::move(e));
+    }
+    plog(c, OSM_LOG_INFO, "ftroute: plugin loaded, engines registered: %s (routing_engine '%s')",
+         names.empty() ? "(none)" : names.c_str(),
+         osm->subn.opt.routing_engine_names ? osm->subn.opt.routing_engine_names : "(default)");
+    return c;
+  } catch (const std::exception& ex) {
+    osm_log_v2(&osm->log, OSM_LOG_ERROR, FILE_ID, "ERR FT00: ftroute: plugin initialisation failed: %s\n", ex.what());
+  }
+  // Engines registered before the failure keep a pointer to their context, so keep it alive.
+  return c;
+}
+
+void ft_delete(void* data) {
+  auto* c = static_cast<PluginCtx*>(data);
+  if (!c) return;
+  plog(c, OSM_LOG_VERBOSE, "ftroute: unloading (heavy sweeps %llu, traps %llu, subnet up %llu)",
+       static_cast<unsigned long long>(c->counters.heavy_sweeps.load()),
+       static_cast<unsigned long long>(c->counters.traps.load()),
+       static_cast<unsigned long long>(c->counters.subnet_up.load()));
+  if (c->trace) std::fclose(c->trace);
+  c->trace = nullptr;
+  delete c;
+}
+
+void ft_report(void* data, osm_epi_event_id_t ev, void* ev_data) {
+  auto* c = static_cast<PluginCtx*>(data);
+  if (!c) return;
+  switch (ev) {
+    case OSM_EVENT_ID_HEAVY_SWEEP_START: c->counters.heavy_sweeps++; break;
+    case OSM_EVENT_ID_TRAP: c->counters.traps++; break;
+    case OSM_EVENT_ID_SUBNET_UP: c->counters.subnet_up++; break;
+    case OSM_EVENT_ID_LFT_CHANGE: c->counters.lft_changes++; break;
+    case OSM_EVENT_ID_UCAST_ROUTING_DONE: c->counters.routing_done++; break;
+    default: break;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+__attribute__((visibility("default"))) osm_event_plugin_t osm_event_plugin = {OSM_VERSION, ft_create, ft_delete,
+                                                                                ft_report};
+}
