@@ -1,0 +1,100 @@
+// ibsim / ibnetdiscover ".net" topology files: reader and writer.
+//
+// The reader accepts what ibsim 0.10 (sim_net.c) loads, both the hand-written format of
+// /usr/share/doc/ibsim-utils/net-examples and `ibnetdiscover` output, and gives every node
+// and port the GUID ibsim assigns for the same file, so an offline Fabric and the simulated
+// one can be matched by GUID.
+//
+// Format (one node record after another, a record ends at a blank line):
+//
+//   switchguid=0x200000(200000)                 # optional GUID base, see below
+//   Switch  8 "S1"   # "desc" base port 0 lid 3 lmc 0
+//   [1]     "H1"[1](100001)   # "H1" lid 1 4xQDR   ibnetdiscover style
+//   [2]     "S2"[5]   w=3 s=7                    hand-written style, ibsim options
+//
+//   caguid=0x100000
+//   Hca     2 "H1"    # "host one"               ("Ca" is a synonym, "Rt" is a router)
+//   [1](100001)  "S1"[1]   # lid 1 lmc 0 "S1" lid 3 4xQDR
+//
+// Node header: `Switch|Hca|Ca|Rt <nports> "id" [# "desc" | # desc] [... lid N lmc M]`.
+//   The desc defaults to the id. For switches "lid N lmc M" after the desc gives the LID of
+//   port 0. Node ids may not contain '#' or '@' and are at most 64 characters (ibsim limits).
+// Port line: `[p] "remote"[rp]` with optional `(guid)` after `[p]` or `[rp]` (ignored, as in
+//   ibsim: port GUIDs are derived from the node GUID), optional options `w=` (enabled-width
+//   mask 1..31), `s=` (enabled-speed mask 1..7), `e=` (extended speed 0..7, read and ignored),
+//   and an optional comment. A missing `[rp]` means remote port 1 (ibsim's default).
+//   Comments in ibnetdiscover form are understood: on a CA/router port line the first
+//   `lid N lmc M` is that port's LID/LMC; the trailing `lid N <W>x<SPEED>` sets width/speed.
+// Directives (at the start of a line, matched by prefix like ibsim does):
+//   switchguid= / caguid= / hcaguids= / rtguid=   GUID base for the following nodes of that
+//     type ("=X" absolute, "+N" relative to the last absolute base; "0x..(..)" accepted);
+//   vendid= devid= sysimgguid= extspeed= pdebug=  read, checked, ignored;
+//   width= speed=   default enabled width/speed for the ports of the following nodes;
+//   include "file"  relative names are looked up next to the including file, then in the
+//                   current directory (ibsim itself only uses the current directory);
+//   do <command>    ibsim console command at load time: `do Guid "node"[p] 0x..` is applied
+//                   (CA/router port GUID with [p], node GUID otherwise, exactly as ibsim);
+//                   commands that change the topology or LIDs (Link, Unlink, ReLink, Clear,
+//                   Baselid), Quit and `!file` are rejected; the others (Dump, Verbose, ...)
+//                   are ignored.
+//   Lines starting with '#' or whitespace are comments.
+//
+// GUIDs (as ibsim 0.10 assigns them, in file order): switches from 0x200000, one GUID each,
+// every switch port carries the node GUID; CAs from 0x100000, node GUID G, port p gets G+p,
+// the next CA starts at G+nports+1; routers like CAs but their counter starts at 0 (so the
+// first router of a file without `rtguid=` gets node GUID 0 - ibsim really does this).
+//
+// Where this reader is deliberately different from ibsim (all documented choices):
+//  * Links listed on one end only are ACCEPTED (hand-written files often list a cable once).
+//    ibsim 0.10 itself rejects them at start-up ("remote port N in node X is not connected to
+//    node Y port M"); write_net() always writes both ends.
+//  * Mistakes ibsim silently ignores or misreads are errors here: a record not ended by a blank
+//    line (ibsim swallows the next line), a port line outside a record, `"X" [3]` with a blank
+//    before the remote port (ibsim reads port 1), a port listed twice, unknown keywords,
+//    "Ca NN"/"Rt NN" with NN >= 10 (ibsim reads the count from the 4th character, i.e. only the
+//    last digit), lines longer than 255 characters (ibsim splits them), port aliases ('@'),
+//    `module=` prefixes.
+//  * LIDs: switch LIDs (header) and CA port LIDs (port-line comment) are set on the Fabric with
+//    their LMC; a stated LID 0 means "none". Overlapping LID ranges are errors.
+//
+// Every error is a ParseError "<file>:<line>: <message>"; nothing is returned half-built.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "ftroute/fabric.hpp"
+
+namespace ftroute {
+
+// Reads a .net file (ibsim or ibnetdiscover format). Throws ParseError (file:line) for
+// malformed input and for files that cannot be opened (line 0).
+Fabric read_net_file(const std::string& path);
+
+// Parses .net text; `filename` is used in error messages and to resolve relative includes.
+Fabric parse_net(std::string_view text, const std::string& filename);
+
+struct NetWriteOptions {
+  std::string comment;      // written as '#' lines at the top (may contain newlines)
+  bool write_lids = true;   // write LIDs/LMC of switches (header) and CA ports (port comment)
+};
+
+// Writes an ibsim-loadable .net text: a comment header, then switches (in the order of
+// Fabric::switches()), then CAs and routers (node order), each port listed on both ends.
+// GUID directives (switchguid=/caguid=/rtguid=) are written only where ibsim's own counters
+// would give a different node GUID, and `do Guid "id"[p] 0x..` lines (at the end) for CA/router
+// port GUIDs other than node GUID + p, so ibsim reproduces every GUID of the Fabric. Nodes
+// whose GUID is 0 get whatever ibsim assigns (call Fabric::assign_default_guids() first for a
+// faithful round trip). If some port's width is not 4x a `width=3` directive (1x|4x enabled)
+// is written so every link has a common width in ibsim. read(write(f)) equals f (fabric_diff).
+// Throws FabricError if the fabric cannot be expressed (id with '"', '#', '@' or longer than 64
+// characters, desc with '"', a switch port GUID different from the node GUID, an unsupported
+// width, a line longer than 255 characters).
+std::string write_net(const Fabric& f, const NetWriteOptions& opt = {});
+
+// Structural comparison: node order, types, ids, descs, GUIDs (node and port), port counts,
+// links, LIDs/LMC, width/speed of connected ports. Returns "" when equal, else a description of
+// the first difference (e.g. "node 3 \"H1\": port 1 links to \"S1\"[2] vs \"S1\"[3]").
+std::string fabric_diff(const Fabric& a, const Fabric& b);
+
+}  // namespace ftroute

@@ -1,0 +1,785 @@
+// .net reader/writer. See netfile.hpp for the format and the documented differences from ibsim.
+// Written from the format description and from observing ibsim 0.10 / ibnetdiscover; the
+// behaviour mirrored from ibsim's sim_net.c is noted where it matters (GUID counters, record
+// structure, where LIDs and widths are taken from).
+#include "ftroute/netfile.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ftroute/error.hpp"
+
+namespace ftroute {
+namespace {
+
+constexpr size_t kMaxIdLen = 64;     // ibsim NODEIDLEN - 1
+constexpr size_t kMaxLineLen = 254;  // ibsim reads at most 255 bytes per line, '\n' included
+constexpr int kMaxIncludeDepth = 8;  // ibsim MAX_INCLUDE is 9 levels including the top file
+
+enum TypeIdx { kCa = 0, kSw = 1, kRt = 2 };
+
+NodeType type_of(TypeIdx t) { return t == kSw ? NodeType::Switch : t == kCa ? NodeType::Ca : NodeType::Router; }
+TypeIdx idx_of(NodeType t) { return t == NodeType::Switch ? kSw : t == NodeType::Ca ? kCa : kRt; }
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n'; }
+bool is_blank(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return is_space(c); });
+}
+void skip_ws(std::string_view s, size_t& pos) {
+  while (pos < s.size() && is_space(s[pos])) pos++;
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// Width in lanes -> ibsim enabled-width mask bit, and the mask -> widest width in it.
+int lanes_of_mask(unsigned mask) {
+  if (mask & 8) return 12;
+  if (mask & 4) return 8;
+  if (mask & 2) return 4;
+  if (mask & 16) return 2;
+  return 1;
+}
+
+struct Decl {  // one port line
+  int node;
+  int port;
+  std::string remote;
+  int rport;
+  const std::string* file;
+  int line;
+};
+
+struct LidDecl {
+  int node;
+  int port;
+  uint64_t lid;
+  uint64_t lmc;
+  const std::string* file;
+  int line;
+};
+
+class Parser {
+ public:
+  Fabric build(std::string_view text, const std::string& filename) {
+    std::error_code ec;
+    auto canon = std::filesystem::weakly_canonical(filename, ec);
+    stack_.push_back(ec ? filename : canon.string());
+    parse_text(text, filename);
+    finish();
+    return std::move(f_);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& file, int line, const std::string& msg) const {
+    throw ParseError(file, line, msg);
+  }
+
+  // Unsigned number as strtoull(base 0) reads it; `pos` advances past it. Throws if no digits.
+  uint64_t number(std::string_view s, size_t& pos, const std::string& file, int line, const char* what) const {
+    size_t start = pos;
+    std::string tmp(s.substr(pos));
+    if (tmp.empty() || !std::isdigit(static_cast<unsigned char>(tmp[0])))
+      fail(file, line, std::string("bad ") + what + ": expected a number, got '" + std::string(s.substr(start)) + "'");
+    errno = 0;
+    char* end = nullptr;
+    unsigned long long v = std::strtoull(tmp.c_str(), &end, 0);
+    if (errno == ERANGE) fail(file, line, std::string("bad ") + what + ": number too large");
+    pos += static_cast<size_t>(end - tmp.c_str());
+    if (pos < s.size() && std::isalnum(static_cast<unsigned char>(s[pos])))
+      fail(file, line, std::string("bad ") + what + ": '" + std::string(s.substr(start)) + "' is not a number");
+    return v;
+  }
+
+  // Allows only blanks, an optional "(hex)" and an optional '#' comment after a value.
+  void trailer(std::string_view s, size_t pos, const std::string& file, int line, bool allow_paren) const {
+    skip_ws(s, pos);
+    if (allow_paren && pos < s.size() && s[pos] == '(') {
+      size_t close = s.find(')', pos);
+      if (close == std::string_view::npos) fail(file, line, "unterminated '(' in '" + std::string(s) + "'");
+      pos = close + 1;
+      skip_ws(s, pos);
+    }
+    if (pos < s.size() && s[pos] != '#')
+      fail(file, line, "unexpected text '" + std::string(s.substr(pos)) + "'");
+  }
+
+  std::string quoted(std::string_view s, size_t& pos, const std::string& file, int line, const char* what) const {
+    if (pos >= s.size() || s[pos] != '"') fail(file, line, std::string("expected a quoted ") + what);
+    size_t close = s.find('"', pos + 1);
+    if (close == std::string_view::npos) fail(file, line, std::string("unterminated quoted ") + what);
+    std::string r(s.substr(pos + 1, close - pos - 1));
+    pos = close + 1;
+    return r;
+  }
+
+  void check_id(const std::string& id, const std::string& file, int line) const {
+    if (id.empty()) fail(file, line, "empty node id");
+    if (id.find_first_of("#@") != std::string::npos)
+      fail(file, line, "bad node id \"" + id + "\": '#' and '@' are reserved by ibsim");
+    if (id.size() > kMaxIdLen)
+      fail(file, line, "node id \"" + id + "\" is longer than " + std::to_string(kMaxIdLen) + " characters (ibsim truncates it)");
+  }
+
+  void parse_text(std::string_view text, const std::string& file) {
+    files_.push_back(std::make_unique<std::string>(file));
+    const std::string& fname = *files_.back();
+    std::vector<std::string_view> lines;
+    size_t start = 0;
+    while (start <= text.size()) {
+      size_t nl = text.find('\n', start);
+      if (nl == std::string_view::npos) {
+        if (start < text.size()) lines.push_back(text.substr(start));
+        break;
+      }
+      lines.push_back(text.substr(start, nl - start));
+      start = nl + 1;
+    }
+    for (auto& l : lines)
+      if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+
+    size_t i = 0;
+    while (i < lines.size()) {
+      std::string_view l = lines[i];
+      const int ln = static_cast<int>(i) + 1;
+      check_len(l, fname, ln);
+      if (starts_with(l, "Switch")) {
+        i = record(lines, i, kSw, 6, fname);
+        continue;
+      }
+      if (starts_with(l, "Hca")) {
+        i = record(lines, i, kCa, 3, fname);
+        continue;
+      }
+      if (starts_with(l, "Ca")) {
+        i = record(lines, i, kCa, 2, fname);
+        continue;
+      }
+      if (starts_with(l, "Rt")) {
+        i = record(lines, i, kRt, 2, fname);
+        continue;
+      }
+      if (starts_with(l, "switchguid")) guid_base(l, kSw, fname, ln);
+      else if (starts_with(l, "hcaguids") || starts_with(l, "caguid")) guid_base(l, kCa, fname, ln);
+      else if (starts_with(l, "rtguid")) guid_base(l, kRt, fname, ln);
+      else if (starts_with(l, "vendid") || starts_with(l, "devid") || starts_with(l, "sysimgguid") ||
+               starts_with(l, "pdebug"))
+        assignment(l, fname, ln, "value");
+      else if (starts_with(l, "width")) {
+        uint64_t w = assignment(l, fname, ln, "width");
+        if (w < 1 || w > 31) fail(fname, ln, "bad width mask " + std::to_string(w) + " (1..31)");
+        def_width_ = static_cast<uint8_t>(lanes_of_mask(static_cast<unsigned>(w)));
+      } else if (starts_with(l, "speed")) {
+        uint64_t s = assignment(l, fname, ln, "speed");
+        if (s < 1 || s > 7) fail(fname, ln, "bad speed mask " + std::to_string(s) + " (1..7)");
+        def_speed_ = static_cast<uint8_t>(s);
+      } else if (starts_with(l, "extspeed")) {
+        uint64_t s = assignment(l, fname, ln, "extended speed");
+        if (s > 7) fail(fname, ln, "bad extended speed " + std::to_string(s) + " (0..7)");
+      } else if (starts_with(l, "module")) {
+        fail(fname, ln, "'module=' node id prefixes are not supported");
+      } else if (starts_with(l, "include")) {
+        include(l, fname, ln);
+      } else if (starts_with(l, "do")) {
+        do_command(l.substr(2), fname, ln);
+      } else if (l.empty() || l[0] == '#' || is_space(l[0])) {
+        // comment or blank (ibsim ignores every line starting with a blank)
+      } else if (l[0] == '[') {
+        fail(fname, ln, "port line outside a node record (a blank line ends a record; ibsim would ignore this line)");
+      } else if (l[0] == '@') {
+        fail(fname, ln, "port aliases ('@') are not supported");
+      } else {
+        fail(fname, ln, "unrecognised line '" + std::string(l) +
+                            "' (expected Switch/Hca/Ca/Rt, a directive, or a '#' comment)");
+      }
+      i++;
+    }
+  }
+
+  void check_len(std::string_view l, const std::string& file, int ln) const {
+    if (l.size() > kMaxLineLen)
+      fail(file, ln, "line longer than " + std::to_string(kMaxLineLen) + " characters (ibsim would split it)");
+  }
+
+  uint64_t assignment(std::string_view l, const std::string& file, int ln, const char* what) {
+    size_t eq = l.find('=');
+    if (eq == std::string_view::npos) fail(file, ln, "bad assignment: missing '=' in '" + std::string(l) + "'");
+    size_t pos = eq + 1;
+    skip_ws(l, pos);
+    uint64_t v = number(l, pos, file, ln, what);
+    trailer(l, pos, file, ln, false);
+    return v;
+  }
+
+  void guid_base(std::string_view l, TypeIdx t, const std::string& file, int ln) {
+    size_t op = l.find('=');
+    if (op == std::string_view::npos) op = l.find('+');
+    if (op == std::string_view::npos) fail(file, ln, "bad GUID base: missing '=' or '+' in '" + std::string(l) + "'");
+    size_t pos = op + 1;
+    skip_ws(l, pos);
+    uint64_t v = number(l, pos, file, ln, "GUID");
+    trailer(l, pos, file, ln, true);  // ibnetdiscover prints switchguid=0x..(portguid)
+    if (l[op] == '+') {
+      next_[t] = abs_[t] + v;
+    } else {
+      abs_[t] = v;
+      next_[t] = v;
+    }
+  }
+
+  void include(std::string_view l, const std::string& file, int ln) {
+    size_t q = l.find('"');
+    if (q == std::string_view::npos) fail(file, ln, "bad include: expected include \"file\"");
+    std::string name = quoted(l, q, file, ln, "include file name");
+    namespace fs = std::filesystem;
+    fs::path p(name);
+    if (p.is_relative()) {
+      fs::path beside = fs::path(file).parent_path() / p;
+      if (fs::exists(beside)) p = beside;
+    }
+    if (depth_ >= kMaxIncludeDepth) fail(file, ln, "includes nested too deeply (max " + std::to_string(kMaxIncludeDepth) + ")");
+    std::error_code ec;
+    fs::path canon = fs::weakly_canonical(p, ec);
+    std::string key = ec ? p.string() : canon.string();
+    if (std::find(stack_.begin(), stack_.end(), key) != stack_.end())
+      fail(file, ln, "include cycle: \"" + name + "\" is already being read");
+    std::ifstream in(p, std::ios::binary);
+    if (!in) fail(file, ln, "cannot open include file \"" + p.string() + "\"");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    texts_.push_back(std::make_unique<std::string>(std::move(text)));
+    stack_.push_back(key);
+    depth_++;
+    parse_text(*texts_.back(), p.string());
+    depth_--;
+    stack_.pop_back();
+  }
+
+  void do_command(std::string_view cmd, const std::string& file, int ln) {
+    size_t pos = 0;
+    skip_ws(cmd, pos);
+    cmd = cmd.substr(pos);
+    if (cmd.empty() || cmd[0] == '#') return;
+    if (cmd[0] == '!') fail(file, ln, "'do !file' (console command files) is not supported");
+    size_t e = 0;
+    while (e < cmd.size() && !is_space(cmd[e])) e++;
+    std::string word(cmd.substr(0, e));
+    std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (word == "link" || word == "unlink" || word == "relink" || word == "clear" || word == "baselid" ||
+        word == "quit")
+      fail(file, ln, "'do " + std::string(cmd.substr(0, e)) +
+                         "' changes the fabric while it is loaded; not supported by the .net reader");
+    if (word != "guid") return;  // Dump, Route, Verbose, Wait, Error, ... do not change the fabric
+    size_t p = e;
+    skip_ws(cmd, p);
+    std::string id = quoted(cmd, p, file, ln, "node id in 'do Guid'");
+    auto n = f_.find(id);
+    if (!n) fail(file, ln, "'do Guid': unknown node \"" + id + "\" (it must be defined above)");
+    Node& nd = f_.node(*n);
+    int port = -1;
+    if (p < cmd.size() && cmd[p] == '[') {
+      p++;
+      port = static_cast<int>(number(cmd, p, file, ln, "port number"));
+      if (p >= cmd.size() || cmd[p] != ']') fail(file, ln, "'do Guid': expected ']'");
+      p++;
+      if ((!nd.is_switch() && port < 1) || port > nd.num_ports)
+        fail(file, ln, "'do Guid': no port " + std::to_string(port) + " on \"" + id + "\"");
+    }
+    skip_ws(cmd, p);
+    uint64_t g = number(cmd, p, file, ln, "GUID");
+    trailer(cmd, p, file, ln, false);
+    if (port >= 1 && !nd.is_switch()) {
+      nd.port(port).guid = g;
+    } else {  // ibsim changes only the node GUID (a switch's port GUIDs stay)
+      auto it = guids_.find(g);
+      if (it != guids_.end() && it->second != *n)
+        fail(file, ln, "'do Guid': node GUID " + hex(g) + " already used by \"" + f_.node(it->second).id + "\"");
+      guids_.erase(nd.guid);
+      nd.guid = g;
+      guids_[g] = *n;
+    }
+  }
+
+  // Node header at lines[i] plus its port lines; returns the index of the next line to read.
+  size_t record(const std::vector<std::string_view>& lines, size_t i, TypeIdx t, size_t kwlen,
+                const std::string& file) {
+    std::string_view l = lines[i];
+    const int ln = static_cast<int>(i) + 1;
+    const char* kw = t == kSw ? "Switch" : t == kRt ? "Rt" : (kwlen == 3 ? "Hca" : "Ca");
+    size_t pos = kwlen;
+    if (pos >= l.size() || !is_space(l[pos]))
+      fail(file, ln, std::string("expected the port count after '") + kw + "'");
+    skip_ws(l, pos);
+    uint64_t nports = number(l, pos, file, ln, "port count");
+    {  // what ibsim reads: the first digits at or after offset 6 (Switch) or 3 (Hca/Ca/Rt)
+      size_t ip = t == kSw ? 6 : 3;
+      while (ip < l.size() && !std::isdigit(static_cast<unsigned char>(l[ip]))) ip++;
+      uint64_t ibsim_n = std::strtoull(std::string(l.substr(ip)).c_str(), nullptr, 0);
+      if (ibsim_n != nports)
+        fail(file, ln, std::string("ibsim 0.10 would read ") + std::to_string(ibsim_n) + " ports here, not " +
+                           std::to_string(nports) + " (it reads '" + kw + "' counts from the 4th character); write " +
+                           (t == kRt ? "'Rt  N' with two blanks" : "'Hca N'"));
+    }
+    if (nports < 1 || nports > static_cast<uint64_t>(kMaxPorts))
+      fail(file, ln, "bad port count " + std::to_string(nports) + " (1.." + std::to_string(kMaxPorts) + ")");
+    skip_ws(l, pos);
+    std::string id = quoted(l, pos, file, ln, "node id");
+    check_id(id, file, ln);
+    skip_ws(l, pos);
+    std::string desc;
+    std::string_view rest;
+    if (pos < l.size()) {
+      if (l[pos] != '#') fail(file, ln, "unexpected text '" + std::string(l.substr(pos)) + "' after the node id");
+      pos++;
+      skip_ws(l, pos);
+      if (pos < l.size() && l[pos] == '"') {
+        desc = quoted(l, pos, file, ln, "node description");
+        rest = l.substr(pos);
+      } else {
+        std::string_view s = l.substr(pos);
+        size_t cut = std::string_view::npos;
+        for (const char* pat : {" enhanced port ", " base port ", " lid ", " lmc "})
+          if ((cut = s.find(pat)) != std::string_view::npos) break;
+        desc = std::string(s.substr(0, cut));
+        rest = cut == std::string_view::npos ? std::string_view() : s.substr(cut + 1);
+      }
+    }
+    if (desc.empty()) desc = id;
+
+    // create the node with ibsim's GUID
+    const uint64_t guid = next_[t];
+    if (auto it = guids_.find(guid); it != guids_.end())
+      fail(file, ln, "node GUID " + hex(guid) + " of \"" + id + "\" is already used by \"" + f_.node(it->second).id + "\"");
+    int n;
+    try {
+      n = f_.add_node(type_of(t), id, static_cast<int>(nports), guid);
+    } catch (const FabricError& e) {
+      fail(file, ln, e.what());
+    }
+    guids_[guid] = n;
+    Node& nd = f_.node(n);
+    nd.desc = desc;
+    for (int p = 0; p <= nd.num_ports; p++) {
+      Port& pt = nd.port(p);
+      pt.width = def_width_;
+      pt.speed = def_speed_;
+      pt.guid = t == kSw ? guid : (p ? guid + static_cast<uint64_t>(p) : 0);
+    }
+    next_[t] += t == kSw ? 1 : nports + 1;
+
+    if (t == kSw && !rest.empty()) {  // switch LID/LMC on the header line (ibnetdiscover)
+      uint64_t lid = 0, lmc = 0;
+      bool has = field(rest, "lid ", lid, file, ln);
+      field(rest, "lmc ", lmc, file, ln);
+      if (has && lid) lids_.push_back({n, 0, lid, lmc, &file, ln});
+    }
+
+    // port lines
+    std::unordered_map<int, int> seen;  // port -> line
+    size_t j = i + 1;
+    uint64_t count = 0;
+    while (j < lines.size() && count < nports) {
+      std::string_view pl = lines[j];
+      const int pln = static_cast<int>(j) + 1;
+      check_len(pl, file, pln);
+      if (!pl.empty() && pl[0] == '#') {
+        j++;
+        continue;
+      }
+      if (!pl.empty() && pl[0] == '[') {
+        int port = port_line(pl, n, t, file, pln);
+        if (auto it = seen.find(port); it != seen.end())
+          fail(file, pln, "port " + f_.port_name(n, port) + " listed twice (first on line " +
+                              std::to_string(it->second) + ")");
+        seen[port] = pln;
+        count++;
+        j++;
+        continue;
+      }
+      if (!pl.empty() && pl[0] == '@') fail(file, pln, "port aliases ('@') are not supported");
+      if (is_blank(pl)) return j + 1;
+      fail(file, pln, "the record of \"" + id + "\" (line " + std::to_string(ln) +
+                          ") must end with a blank line before this line (ibsim would skip it)");
+    }
+    if (count == nports && j < lines.size() && !lines[j].empty() && lines[j][0] == '[')
+      fail(file, static_cast<int>(j) + 1,
+           "\"" + id + "\" has " + std::to_string(nports) + " ports but more port lines follow");
+    return j;
+  }
+
+  // "key N" somewhere in s -> v; returns whether key was present.
+  bool field(std::string_view s, const char* key, uint64_t& v, const std::string& file, int ln) const {
+    size_t k = s.find(key);
+    if (k == std::string_view::npos) return false;
+    size_t pos = k + std::char_traits<char>::length(key);
+    skip_ws(s, pos);
+    v = number(s, pos, file, ln, key[1] == 'i' ? "LID" : "LMC");
+    return true;
+  }
+
+  int port_line(std::string_view l, int n, TypeIdx t, const std::string& file, int ln) {
+    Node& nd = f_.node(n);
+    size_t pos = 1;
+    skip_ws(l, pos);
+    uint64_t p = number(l, pos, file, ln, "port number");
+    skip_ws(l, pos);
+    if (pos >= l.size() || l[pos] != ']') fail(file, ln, "expected ']' after the port number");
+    pos++;
+    if (p < 1 || p > static_cast<uint64_t>(nd.num_ports))
+      fail(file, ln, "port " + std::to_string(p) + " out of range: \"" + nd.id + "\" has ports 1.." +
+                         std::to_string(nd.num_ports));
+    const int port = static_cast<int>(p);
+    skip_guid(l, pos, file, ln);
+    skip_ws(l, pos);
+    if (pos >= l.size() || l[pos] != '"') fail(file, ln, "expected the quoted remote node id after [" + std::to_string(p) + "]");
+    std::string remote = quoted(l, pos, file, ln, "remote node id");
+    if (remote.find('@') != std::string::npos) fail(file, ln, "port aliases ('@') are not supported");
+    check_id(remote, file, ln);
+    int rport = 1;  // ibsim's default when no [port] follows the remote id
+    if (pos < l.size() && l[pos] == '[') {
+      pos++;
+      skip_ws(l, pos);
+      uint64_t rp = number(l, pos, file, ln, "remote port number");
+      skip_ws(l, pos);
+      if (pos >= l.size() || l[pos] != ']') fail(file, ln, "expected ']' after the remote port number");
+      pos++;
+      if (rp < 1 || rp > static_cast<uint64_t>(kMaxPorts))
+        fail(file, ln, "invalid remote port " + std::to_string(rp));
+      rport = static_cast<int>(rp);
+    } else {
+      size_t q = pos;
+      skip_ws(l, q);
+      if (q < l.size() && l[q] == '[')
+        fail(file, ln, "write the remote port right after the id (\"" + remote +
+                           "\"[N]); ibsim reads '\"" + remote + "\" [N]' as port 1");
+    }
+    skip_guid(l, pos, file, ln);
+    std::string_view rest = l.substr(pos);
+    size_t hash = rest.find('#');
+    std::string_view opts = rest.substr(0, hash);
+    std::string_view comment = hash == std::string_view::npos ? std::string_view() : rest.substr(hash + 1);
+    Port& pt = nd.port(port);
+    // options w=/s=/e=
+    size_t o = 0;
+    while (true) {
+      skip_ws(opts, o);
+      if (o >= opts.size()) break;
+      size_t e = o;
+      while (e < opts.size() && !is_space(opts[e])) e++;
+      std::string_view tok = opts.substr(o, e - o);
+      if (tok.size() < 3 || tok[1] != '=' || (tok[0] != 'w' && tok[0] != 's' && tok[0] != 'e'))
+        fail(file, ln, "unknown port option '" + std::string(tok) + "' (expected w=, s= or e=)");
+      size_t vp = 2;
+      uint64_t v = number(tok, vp, file, ln, "port option value");
+      if (vp != tok.size()) fail(file, ln, "bad port option '" + std::string(tok) + "'");
+      if (tok[0] == 'w') {
+        if (v < 1 || v > 31) fail(file, ln, "bad width mask w=" + std::to_string(v) + " (1..31)");
+        pt.width = static_cast<uint8_t>(lanes_of_mask(static_cast<unsigned>(v)));
+      } else if (tok[0] == 's') {
+        if (v < 1 || v > 7) fail(file, ln, "bad speed mask s=" + std::to_string(v) + " (1..7)");
+        pt.speed = static_cast<uint8_t>(v);
+      } else if (v > 7) {
+        fail(file, ln, "bad extended speed e=" + std::to_string(v) + " (0..7)");
+      }
+      o = e;
+    }
+    // ibnetdiscover comment: [lid N lmc M (CA ports)] "desc" lid N <W>x<SPEED>
+    if (!comment.empty()) {
+      size_t lastq = comment.rfind('"');
+      std::string_view tail = lastq == std::string_view::npos ? comment : comment.substr(lastq + 1);
+      size_t lidpos = tail.find("lid");
+      if (lidpos != std::string_view::npos) {  // ibsim only looks at lines whose tail has "lid"
+        if (t != kSw) {
+          std::string_view head = lastq == std::string_view::npos ? comment : comment.substr(0, comment.find('"'));
+          uint64_t lid = 0, lmc = 0;
+          bool has = field(head, "lid ", lid, file, ln);
+          field(head, "lmc ", lmc, file, ln);
+          if (has && lid) lids_.push_back({n, port, lid, lmc, &file, ln});
+        }
+        int rl = 0, w = 0;
+        char sp[16] = {0};
+        if (std::sscanf(std::string(tail.substr(lidpos)).c_str(), "lid %d %dx%9s", &rl, &w, sp) == 3) {
+          if (w == 1 || w == 2 || w == 4 || w == 8 || w == 12) pt.width = static_cast<uint8_t>(w);
+          std::string s(sp);
+          if (s == "SDR") pt.speed = 1;
+          else if (s == "DDR") pt.speed = 3;
+          else if (s == "QDR" || s == "FDR" || s == "FDR10" || s == "EDR" || s == "HDR") pt.speed = 7;
+        }
+      }
+    }
+    decls_.push_back({n, port, std::move(remote), rport, &file, ln});
+    return port;
+  }
+
+  void skip_guid(std::string_view l, size_t& pos, const std::string& file, int ln) const {
+    if (pos < l.size() && l[pos] == '(') {
+      size_t close = l.find(')', pos);
+      if (close == std::string_view::npos) fail(file, ln, "unterminated '(guid)'");
+      for (size_t k = pos + 1; k < close; k++)
+        if (!std::isxdigit(static_cast<unsigned char>(l[k])) && l[k] != 'x' && l[k] != 'X')
+          fail(file, ln, "bad GUID '" + std::string(l.substr(pos, close - pos + 1)) + "'");
+      pos = close + 1;
+    }
+  }
+
+  void finish() {
+    std::unordered_map<int64_t, size_t> at;  // (node, port) -> decl index
+    auto key = [](int n, int p) { return static_cast<int64_t>(n) * 256 + p; };
+    for (size_t k = 0; k < decls_.size(); k++) at[key(decls_[k].node, decls_[k].port)] = k;
+    for (const Decl& d : decls_) {
+      const std::string& file = *d.file;
+      auto r = f_.find(d.remote);
+      if (!r)
+        fail(file, d.line, "unknown node \"" + d.remote + "\" in the link from " + f_.port_name(d.node, d.port));
+      const Node& rn = f_.node(*r);
+      if (d.rport > rn.num_ports)
+        fail(file, d.line, "port " + f_.port_name(*r, d.rport) + " out of range: \"" + rn.id + "\" has ports 1.." +
+                               std::to_string(rn.num_ports) + " (link from " + f_.port_name(d.node, d.port) + ")");
+      if (*r == d.node && d.rport == d.port) fail(file, d.line, "port " + f_.port_name(d.node, d.port) + " linked to itself");
+      if (auto it = at.find(key(*r, d.rport)); it != at.end()) {
+        const Decl& o = decls_[it->second];
+        if (o.remote != f_.node(d.node).id || o.rport != d.port)
+          fail(file, d.line, "asymmetric link: " + f_.port_name(d.node, d.port) + " -> " + f_.port_name(*r, d.rport) +
+                                 ", but " + f_.port_name(*r, d.rport) + " -> \"" + o.remote + "\"[" +
+                                 std::to_string(o.rport) + "] (" + *o.file + ":" + std::to_string(o.line) + ")");
+      }
+      try {
+        f_.connect(d.node, d.port, *r, d.rport);
+      } catch (const FabricError& e) {
+        fail(file, d.line, e.what());
+      }
+    }
+    // LIDs
+    std::vector<const LidDecl*> order;
+    for (const LidDecl& l : lids_) {
+      if (l.lmc > 7) fail(*l.file, l.line, "LMC " + std::to_string(l.lmc) + " (max 7)");
+      if (l.lid + (1ull << l.lmc) - 1 > kMaxUnicastLid)
+        fail(*l.file, l.line, "LID " + std::to_string(l.lid) + " (LMC " + std::to_string(l.lmc) +
+                                  ") is outside the unicast range 1..0xbfff");
+      order.push_back(&l);
+    }
+    std::sort(order.begin(), order.end(), [](const LidDecl* a, const LidDecl* b) { return a->lid < b->lid; });
+    const LidDecl* widest = nullptr;  // earlier range reaching furthest
+    for (const LidDecl* l : order) {
+      if (widest && l->lid <= widest->lid + (1ull << widest->lmc) - 1)
+        fail(*l->file, l->line, "LID " + std::to_string(l->lid) + " of " + f_.port_name(l->node, l->port) +
+                                    " overlaps the LIDs of " + f_.port_name(widest->node, widest->port) + " (" +
+                                    *widest->file + ":" + std::to_string(widest->line) + ")");
+      if (!widest || l->lid + (1ull << l->lmc) > widest->lid + (1ull << widest->lmc)) widest = l;
+    }
+    for (const LidDecl& l : lids_) {
+      Port& p = f_.node(l.node).port(l.port);
+      p.base_lid = static_cast<Lid>(l.lid);
+      p.lmc = static_cast<uint8_t>(l.lmc);
+    }
+    if (!lids_.empty()) {  // rebuild the LID index
+      const LidDecl& l = lids_.back();
+      f_.set_lid(l.node, l.port, static_cast<Lid>(l.lid), static_cast<uint8_t>(l.lmc));
+    }
+    try {
+      f_.validate();
+    } catch (const FabricError& e) {
+      fail(files_.empty() ? std::string() : *files_.front(), 0, e.what());
+    }
+  }
+
+  Fabric f_;
+  uint64_t abs_[3] = {0x100000, 0x200000, 0};   // ibsim's GUID bases (CA, switch, router)
+  uint64_t next_[3] = {0x100000, 0x200000, 0};
+  uint8_t def_width_ = 4;  // lanes
+  uint8_t def_speed_ = 0;  // 0 = ibsim default (SDR)
+  std::vector<Decl> decls_;
+  std::vector<LidDecl> lids_;
+  std::unordered_map<uint64_t, int> guids_;  // node GUID -> node
+  std::vector<std::unique_ptr<std::string>> files_, texts_;
+  std::vector<std::string> stack_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+Fabric parse_net(std::string_view text, const std::string& filename) {
+  Parser p;
+  return p.build(text, filename);
+}
+
+Fabric read_net_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ParseError(path, 0, "cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw ParseError(path, 0, "read error");
+  std::string text = ss.str();
+  return parse_net(text, path);
+}
+
+// ------------------------------------------------------------------------------------------
+// writer
+
+namespace {
+
+void check_writable_id(const Fabric& f, int n) {
+  const Node& nd = f.node(n);
+  if (nd.id.empty() || nd.id.find_first_of("\"#@\n") != std::string::npos)
+    throw FabricError("node id \"" + nd.id + "\" cannot be written to a .net file ('\"', '#', '@' are reserved)");
+  if (nd.id.size() > kMaxIdLen)
+    throw FabricError("node id \"" + nd.id + "\" is longer than " + std::to_string(kMaxIdLen) + " characters");
+  if (nd.desc.find_first_of("\"\n") != std::string::npos)
+    throw FabricError("description of \"" + nd.id + "\" contains '\"' or a newline");
+}
+
+int width_mask(const Fabric& f, int n, int p) {
+  switch (f.node(n).port(p).width) {
+    case 1: return 1;
+    case 2: return 17;   // 1x|2x
+    case 4: return 3;    // 1x|4x
+    case 8: return 5;    // 1x|8x
+    case 12: return 9;   // 1x|12x
+  }
+  throw FabricError("port " + f.port_name(n, p) + ": width " + std::to_string(f.node(n).port(p).width) +
+                    " cannot be written (1, 2, 4, 8 or 12)");
+}
+
+}  // namespace
+
+std::string write_net(const Fabric& f, const NetWriteOptions& opt) {
+  std::string out;
+  auto line = [&](const std::string& s) {
+    if (s.size() > kMaxLineLen)
+      throw FabricError("line too long for ibsim (" + std::to_string(s.size()) + " > " + std::to_string(kMaxLineLen) +
+                        " characters): " + s.substr(0, 60) + "...");
+    out += s;
+    out += '\n';
+  };
+  if (!opt.comment.empty()) {
+    std::istringstream cs(opt.comment);
+    std::string c;
+    while (std::getline(cs, c)) line(c.empty() ? "#" : "# " + c);
+  }
+  int ncas = 0, nrts = 0;
+  bool narrow = false;
+  std::unordered_map<uint64_t, int> guids;
+  for (int n = 0; n < f.size(); n++) {
+    check_writable_id(f, n);
+    const Node& nd = f.node(n);
+    if (nd.type == NodeType::Ca) ncas++;
+    if (nd.type == NodeType::Router) nrts++;
+    if (nd.guid) {
+      auto [it, fresh] = guids.emplace(nd.guid, n);
+      if (!fresh)
+        throw FabricError("nodes \"" + f.node(it->second).id + "\" and \"" + nd.id + "\" share GUID " + hex(nd.guid) +
+                          "; ibsim refuses that");
+    }
+    for (int p = 1; p <= nd.num_ports; p++)
+      if (nd.port(p).connected() && nd.port(p).width != 4) narrow = true;
+  }
+  line("# " + std::to_string(f.switches().size()) + " switches, " + std::to_string(ncas) + " CAs" +
+       (nrts ? ", " + std::to_string(nrts) + " routers" : std::string()) + ", " + std::to_string(f.num_links()) +
+       " links. Load with: ibsim -s <file>");
+  line("");
+  if (narrow) {
+    line("width=3");  // 1x|4x on every port not given w=, so each link has a common width
+    line("");
+  }
+  uint64_t next[3] = {0x100000, 0x200000, 0};
+  std::vector<int> order(f.switches().begin(), f.switches().end());
+  for (int n = 0; n < f.size(); n++)
+    if (!f.node(n).is_switch()) order.push_back(n);
+  std::vector<std::string> do_lines;
+  for (int n : order) {
+    const Node& nd = f.node(n);
+    const TypeIdx t = idx_of(nd.type);
+    if (nd.guid && nd.guid != next[t]) {
+      line(std::string(t == kSw ? "switchguid=" : t == kCa ? "caguid=" : "rtguid=") + hex(nd.guid));
+      next[t] = nd.guid;
+    }
+    const uint64_t g = next[t];
+    next[t] += t == kSw ? 1 : static_cast<uint64_t>(nd.num_ports) + 1;
+    std::string h = std::string(t == kSw ? "Switch\t" : t == kCa ? "Hca\t" : "Rt  ") + std::to_string(nd.num_ports) +
+                    " \"" + nd.id + "\"";
+    const Port& p0 = nd.port(0);
+    const bool sw_lid = t == kSw && opt.write_lids && p0.base_lid;
+    if (nd.desc != nd.id || sw_lid) h += "\t# \"" + nd.desc + "\"";
+    if (sw_lid) h += " lid " + std::to_string(p0.base_lid) + " lmc " + std::to_string(p0.lmc);
+    line(h);
+    for (int p = t == kSw ? 0 : 1; p <= nd.num_ports; p++) {
+      const Port& pt = nd.port(p);
+      if (t == kSw) {
+        if (pt.guid && pt.guid != nd.guid)
+          throw FabricError("port " + f.port_name(n, p) + " has GUID " + hex(pt.guid) + ", not the switch GUID " +
+                            hex(nd.guid) + "; ibsim cannot reproduce that");
+        if (p == 0) continue;
+      } else if (pt.guid && pt.guid != g + static_cast<uint64_t>(p)) {
+        do_lines.push_back("do Guid \"" + nd.id + "\"[" + std::to_string(p) + "] " + hex(pt.guid));
+      }
+      if (!pt.connected()) continue;
+      std::string s = "[" + std::to_string(p) + "]\t\"" + f.node(pt.peer_node).id + "\"[" +
+                      std::to_string(pt.peer_port) + "]";
+      if (pt.width != 4) s += "\tw=" + std::to_string(width_mask(f, n, p));
+      if (pt.speed) s += "\ts=" + std::to_string(pt.speed);
+      if (t != kSw && opt.write_lids && pt.base_lid)
+        s += "\t# lid " + std::to_string(pt.base_lid) + " lmc " + std::to_string(pt.lmc);
+      line(s);
+    }
+    line("");
+  }
+  if (!do_lines.empty()) {
+    line("# port GUIDs that differ from node GUID + port number");
+    for (const auto& d : do_lines) line(d);
+  }
+  return out;
+}
+
+std::string fabric_diff(const Fabric& a, const Fabric& b) {
+  if (a.size() != b.size())
+    return "node count " + std::to_string(a.size()) + " vs " + std::to_string(b.size());
+  auto peer = [](const Fabric& f, const Port& p) {
+    return p.connected() ? f.port_name(p.peer_node, p.peer_port) : std::string("nothing");
+  };
+  for (int n = 0; n < a.size(); n++) {
+    const Node& x = a.node(n);
+    const Node& y = b.node(n);
+    std::string where = "node " + std::to_string(n) + " \"" + x.id + "\": ";
+    if (x.id != y.id) return where + "id vs \"" + y.id + "\"";
+    if (x.type != y.type) return where + "type " + node_type_name(x.type) + " vs " + node_type_name(y.type);
+    if (x.desc != y.desc) return where + "desc \"" + x.desc + "\" vs \"" + y.desc + "\"";
+    if (x.guid != y.guid) return where + "GUID " + hex(x.guid) + " vs " + hex(y.guid);
+    if (x.num_ports != y.num_ports)
+      return where + std::to_string(x.num_ports) + " ports vs " + std::to_string(y.num_ports);
+    for (int p = 0; p <= x.num_ports; p++) {
+      const Port& u = x.port(p);
+      const Port& v = y.port(p);
+      std::string pw = where + "port " + std::to_string(p) + " ";
+      if (p > 0 || x.is_switch()) {
+        if (u.guid != v.guid) return pw + "GUID " + hex(u.guid) + " vs " + hex(v.guid);
+        if (u.base_lid != v.base_lid || u.lmc != v.lmc)
+          return pw + "LID " + std::to_string(u.base_lid) + "/" + std::to_string(u.lmc) + " vs " +
+                 std::to_string(v.base_lid) + "/" + std::to_string(v.lmc);
+      }
+      if (p == 0) continue;
+      if (u.connected() != v.connected() || (u.connected() && (a.node(u.peer_node).id != b.node(v.peer_node).id ||
+                                                               u.peer_port != v.peer_port)))
+        return pw + "links to " + peer(a, u) + " vs " + peer(b, v);
+      if (u.connected() && (u.width != v.width || u.speed != v.speed))
+        return pw + "width/speed " + std::to_string(u.width) + "/" + std::to_string(u.speed) + " vs " +
+               std::to_string(v.width) + "/" + std::to_string(v.speed);
+    }
+  }
+  return "";
+}
+
+}  // namespace ftroute
