@@ -1,0 +1,524 @@
+#include "ftroute/cdg.hpp"
+
+#include <algorithm>
+#include <deque>
+
+#include "ftroute/error.hpp"
+
+namespace ftroute {
+
+// ---------------------------------------------------------------- Cdg
+
+Cdg::Cdg(const Fabric& f) : fabric_(&f) {
+  port_base_.resize(static_cast<size_t>(f.size()));
+  int next = 0;
+  for (int i = 0; i < f.size(); i++) {
+    port_base_[static_cast<size_t>(i)] = next;
+    const int np = f.node(i).num_ports;
+    for (int p = 0; p <= np; p++) {
+      link_node_.push_back(i);
+      link_port_.push_back(p);
+    }
+    next += np + 1;
+  }
+  used_.assign(num_ids(), 0);
+}
+
+Channel Cdg::channel(Id c) const {
+  const int link = static_cast<int>(c / kNumVlSlots);
+  return Channel{link_node(link), static_cast<uint8_t>(link_port(link)), static_cast<uint8_t>(c % kNumVlSlots)};
+}
+
+std::string Cdg::name(const Channel& c) const {
+  return fabric_->port_name(c.node, c.port) + " vl" + std::to_string(c.vl);
+}
+
+std::string Cdg::format_cycle(const std::vector<Channel>& cycle) const {
+  std::string s;
+  for (const auto& c : cycle) s += name(c) + " -> ";
+  if (!cycle.empty()) s += name(cycle.front());
+  return s;
+}
+
+void Cdg::mark_used(Id c) {
+  if (c >= used_.size()) throw Error("Cdg: channel id " + std::to_string(c) + " out of range");
+  used_[c] = 1;
+}
+
+void Cdg::add_dependency(Id from, Id to) {
+  mark_used(from);
+  mark_used(to);
+  edge_list_.push_back((static_cast<uint64_t>(from) << 32) | to);
+  dirty_ = true;
+}
+
+void Cdg::finalize() const {
+  if (!dirty_ && off_.size() == static_cast<size_t>(num_ids()) + 1) return;
+  std::sort(edge_list_.begin(), edge_list_.end());
+  edge_list_.erase(std::unique(edge_list_.begin(), edge_list_.end()), edge_list_.end());
+  off_.assign(static_cast<size_t>(num_ids()) + 1, 0);
+  adj_.resize(edge_list_.size());
+  for (uint64_t e : edge_list_) off_[(e >> 32) + 1]++;
+  for (size_t i = 1; i < off_.size(); i++) off_[i] += off_[i - 1];
+  for (size_t k = 0; k < edge_list_.size(); k++) adj_[k] = static_cast<Id>(edge_list_[k] & 0xffffffffu);
+  dirty_ = false;
+}
+
+size_t Cdg::num_edges() const {
+  finalize();
+  return edge_list_.size();
+}
+
+std::vector<Cdg::Id> Cdg::used_channels(int vl) const {
+  std::vector<Id> r;
+  for (Id c = 0; c < used_.size(); c++)
+    if (used_[c] && (vl < 0 || vl_of(c) == vl)) r.push_back(c);
+  return r;
+}
+
+std::vector<int> Cdg::vls_used() const {
+  uint32_t mask = 0;
+  for (Id c = 0; c < used_.size(); c++)
+    if (used_[c]) mask |= 1u << vl_of(c);
+  std::vector<int> r;
+  for (int v = 0; v < kNumVlSlots; v++)
+    if (mask & (1u << v)) r.push_back(v);
+  return r;
+}
+
+bool Cdg::has_edge(Id from, Id to) const {
+  finalize();
+  if (from >= num_ids()) return false;
+  return std::binary_search(adj_.begin() + off_[from], adj_.begin() + off_[from + 1], to);
+}
+
+std::pair<const Cdg::Id*, const Cdg::Id*> Cdg::successors(Id c) const {
+  finalize();
+  if (c >= num_ids() || adj_.empty()) return {nullptr, nullptr};
+  return {adj_.data() + off_[c], adj_.data() + off_[c + 1]};
+}
+
+std::vector<std::pair<Cdg::Id, Cdg::Id>> Cdg::edges(int vl) const {
+  finalize();
+  std::vector<std::pair<Id, Id>> r;
+  for (uint64_t e : edge_list_) {
+    Id a = static_cast<Id>(e >> 32), b = static_cast<Id>(e & 0xffffffffu);
+    if (vl < 0 || (vl_of(a) == vl && vl_of(b) == vl)) r.emplace_back(a, b);
+  }
+  return r;
+}
+
+size_t Cdg::num_vl_changing_edges() const {
+  finalize();
+  size_t n = 0;
+  for (uint64_t e : edge_list_)
+    if (vl_of(static_cast<Id>(e >> 32)) != vl_of(static_cast<Id>(e & 0xffffffffu))) n++;
+  return n;
+}
+
+std::optional<std::vector<Channel>> Cdg::find_cycle(int vl) const {
+  finalize();
+  const Id n = num_ids();
+  std::vector<uint8_t> color(n, 0);  // 0 white, 1 on stack, 2 done
+  std::vector<std::pair<Id, uint32_t>> stack;  // (channel, next edge offset)
+  auto ok = [&](Id c) { return vl < 0 || vl_of(c) == vl; };
+  for (Id root = 0; root < n; root++) {
+    if (color[root] || off_[root] == off_[root + 1] || !ok(root)) continue;
+    stack.clear();
+    stack.emplace_back(root, off_[root]);
+    color[root] = 1;
+    while (!stack.empty()) {
+      auto& [c, k] = stack.back();
+      if (k == off_[c + 1]) {
+        color[c] = 2;
+        stack.pop_back();
+        continue;
+      }
+      const Id s = adj_[k++];
+      if (!ok(s) || color[s] == 2) continue;
+      if (color[s] == 1) {  // back edge: the cycle is the stack from s to the top
+        std::vector<Channel> cyc;
+        size_t i = stack.size();
+        while (i > 0 && stack[i - 1].first != s) i--;
+        for (size_t j = i - 1; j < stack.size(); j++) cyc.push_back(channel(stack[j].first));
+        return cyc;
+      }
+      color[s] = 1;
+      stack.emplace_back(s, off_[s]);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<Cdg::Id>> Cdg::topological_order(int vl, bool include_unused) const {
+  finalize();
+  const Id n = num_ids();
+  std::vector<uint8_t> in_set(n, 0);
+  std::vector<int> vls;
+  if (vl >= 0) vls.push_back(vl);
+  else vls = vls_used();
+  for (Id c = 0; c < n; c++)
+    if (used_[c] && (vl < 0 || vl_of(c) == vl)) in_set[c] = 1;
+  if (include_unused) {
+    for (int link = 0; link < num_links(); link++) {
+      const int nd = link_node(link), p = link_port(link);
+      if (p == 0 || !fabric_->node(nd).port(p).connected()) continue;
+      for (int v : vls) in_set[static_cast<Id>(link) * kNumVlSlots + static_cast<Id>(v)] = 1;
+    }
+  }
+  std::vector<uint32_t> indeg(n, 0);
+  size_t count = 0;
+  for (Id c = 0; c < n; c++) {
+    if (!in_set[c]) continue;
+    count++;
+    for (uint32_t k = off_[c]; k < off_[c + 1]; k++)
+      if (in_set[adj_[k]]) indeg[adj_[k]]++;
+  }
+  // Kahn with a FIFO seeded in id order: deterministic.
+  std::deque<Id> q;
+  for (Id c = 0; c < n; c++)
+    if (in_set[c] && indeg[c] == 0) q.push_back(c);
+  std::vector<Id> order;
+  order.reserve(count);
+  while (!q.empty()) {
+    Id c = q.front();
+    q.pop_front();
+    order.push_back(c);
+    for (uint32_t k = off_[c]; k < off_[c + 1]; k++) {
+      Id s = adj_[k];
+      if (in_set[s] && --indeg[s] == 0) q.push_back(s);
+    }
+  }
+  if (order.size() != count) return std::nullopt;
+  return order;
+}
+
+const char* drop_kind_text(DropKind k) {
+  switch (k) {
+    case DropKind::NoRoute: return "no route (LFT entry 255)";
+    case DropKind::BadPort: return "LFT names a port the switch does not have";
+    case DropKind::DownPort: return "LFT names a port with no link";
+    case DropKind::NotLocal: return "LFT entry 0 (local) but the switch does not own the LID";
+    case DropKind::WrongEndpoint: return "delivered to a node that does not own the LID";
+    case DropKind::Loop: return "forwarding loop";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------- build_cdg
+
+namespace {
+
+struct Source {
+  Lid lid;
+  int node;           // source node (CA or switch)
+  int port;           // source end port (0 for a switch)
+  int sw;             // first switch
+  int in_port;        // input port on that switch (0 for a switch source)
+  int inj_link;       // CA injection link id, -1 for a switch source
+};
+
+struct Drop {
+  DropKind kind;
+  int node;
+  int port;
+};
+
+}  // namespace
+
+CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt) {
+  CdgBuild out{Cdg(f), {}};
+  Cdg& cdg = out.cdg;
+  RouteWalkStats& st = out.stats;
+  const int nlinks = cdg.num_links();
+  const int nnodes = f.size();
+
+  // Flat copies of the topology.
+  std::vector<int> peer_node(static_cast<size_t>(nlinks), -1), peer_port(static_cast<size_t>(nlinks), 0);
+  std::vector<int> nports(static_cast<size_t>(nnodes));
+  std::vector<uint8_t> is_sw(static_cast<size_t>(nnodes));
+  for (int i = 0; i < nnodes; i++) {
+    const Node& n = f.node(i);
+    nports[static_cast<size_t>(i)] = n.num_ports;
+    is_sw[static_cast<size_t>(i)] = n.is_switch();
+    for (int p = 1; p <= n.num_ports; p++) {
+      const Port& x = n.port(p);
+      peer_node[static_cast<size_t>(cdg.link_id(i, p))] = x.peer_node;
+      peer_port[static_cast<size_t>(cdg.link_id(i, p))] = x.peer_port;
+    }
+  }
+
+  // Dense SL2VL tables: switch (s, in, out) -> 16 VLs; CA port -> 16 VLs. Empty => identity.
+  const bool identity_vl = r.sl2vl.empty();
+  std::vector<size_t> pair_base(static_cast<size_t>(nnodes), 0);  // (s, in, out) index base
+  size_t npairs = 0;
+  for (int i = 0; i < nnodes; i++) {
+    pair_base[static_cast<size_t>(i)] = npairs;
+    if (is_sw[static_cast<size_t>(i)]) npairs += static_cast<size_t>(nports[static_cast<size_t>(i)] + 1) * (nports[static_cast<size_t>(i)] + 1);
+  }
+  auto pair_index = [&](int s, int in, int o) {
+    return pair_base[static_cast<size_t>(s)] + static_cast<size_t>(in) * (nports[static_cast<size_t>(s)] + 1) + static_cast<size_t>(o);
+  };
+  std::vector<uint8_t> sw_vl, ca_vl;
+  if (!identity_vl) {
+    sw_vl.assign(npairs * kNumVlSlots, 0);
+    ca_vl.assign(static_cast<size_t>(nlinks) * kNumVlSlots, 0);
+    for (int i = 0; i < nnodes; i++) {
+      const int np = nports[static_cast<size_t>(i)];
+      if (is_sw[static_cast<size_t>(i)]) {
+        for (int in = 0; in <= np; in++)
+          for (int o = 1; o <= np; o++)
+            for (int sl = 0; sl < kNumVlSlots; sl++)
+              sw_vl[pair_index(i, in, o) * kNumVlSlots + static_cast<size_t>(sl)] = r.sl2vl.vl(i, in, o, sl) & 15;
+      } else {
+        for (int p = 1; p <= np; p++)
+          for (int sl = 0; sl < kNumVlSlots; sl++)
+            ca_vl[static_cast<size_t>(cdg.link_id(i, p)) * kNumVlSlots + static_cast<size_t>(sl)] = r.sl2vl.vl(i, 0, p, sl) & 15;
+      }
+    }
+  }
+
+  // Sources.
+  std::vector<Source> sources;
+  for (const EndPort& e : f.end_ports()) {
+    const Node& n = f.node(e.node);
+    const Lid last = opt.all_source_lids ? e.last_lid() : e.base_lid;
+    if (n.is_switch()) {
+      if (!opt.switch_sources) continue;
+      sources.push_back({e.base_lid, e.node, 0, e.node, 0, -1});
+    } else {
+      if (!opt.ca_sources) continue;
+      const Port& p = n.port(e.port);
+      if (!p.connected() || !f.node(p.peer_node).is_switch()) continue;  // cannot inject
+      for (uint32_t l = e.base_lid; l <= last; l++)
+        sources.push_back({static_cast<Lid>(l), e.node, e.port, p.peer_node, p.peer_port, cdg.link_id(e.node, e.port)});
+    }
+  }
+  st.sources = static_cast<int>(sources.size());
+
+  // Per-state arrays; a state is (node, in_port, sl), index (link_id(node, in_port)) * 16 + sl.
+  const size_t nstates = static_cast<size_t>(nlinks) * kNumVlSlots;
+  std::vector<uint32_t> stamp(nstates, 0);
+  std::vector<int32_t> next(nstates, -1), res(nstates, -1), outch(nstates, -1);
+  std::vector<uint16_t> hops(nstates, 0);
+  std::vector<uint32_t> cnt(opt.collect_loads ? nstates : 0, 0);
+  std::vector<uint16_t> edge_cache(npairs, 0);  // (s,in,out) -> last (vin*16+vout)+1 inserted
+  if (opt.collect_loads) st.link_load.assign(static_cast<size_t>(nlinks), 0);
+  std::vector<uint8_t> used_local(static_cast<size_t>(nlinks) * kNumVlSlots, 0);
+
+  static const std::vector<uint8_t> kEmpty;
+  std::vector<const std::vector<uint8_t>*> tabs(static_cast<size_t>(nnodes), &kEmpty);
+  for (int i = 0; i < nnodes && i < r.lfts.num_nodes(); i++)
+    if (is_sw[static_cast<size_t>(i)]) tabs[static_cast<size_t>(i)] = &r.lfts.table(i);
+
+  uint32_t walk_id = 0;
+  std::vector<int32_t> walk;      // states of the current walk
+  std::vector<int32_t> touched;   // states visited for the current destination
+  std::vector<Drop> drops;        // per destination
+  std::vector<std::vector<int32_t>> buckets;
+
+  auto state_of = [&](int node, int in, int sl) {
+    return static_cast<int32_t>(static_cast<size_t>(cdg.link_id(node, in)) * kNumVlSlots + static_cast<size_t>(sl));
+  };
+  auto vl_at = [&](int s, int in, int o, int sl) -> int {
+    if (identity_vl) return sl;
+    return sw_vl[pair_index(s, in, o) * kNumVlSlots + static_cast<size_t>(sl)];
+  };
+  auto record_edge = [&](int s, int in, int o, Cdg::Id cin, Cdg::Id cout) {
+    const uint16_t v = static_cast<uint16_t>(Cdg::vl_of(cin) * kNumVlSlots + Cdg::vl_of(cout) + 1);
+    uint16_t& slot = edge_cache[pair_index(s, in, o)];
+    if (slot == v) return;
+    slot = v;
+    cdg.add_dependency(cin, cout);
+  };
+
+  for (const EndPort& de : f.end_ports()) {
+    const bool dst_sw = f.node(de.node).is_switch();
+    if (dst_sw && !opt.switch_destinations) continue;
+    for (uint32_t dl = de.base_lid; dl <= de.last_lid(); dl++) {
+      const Lid d = static_cast<Lid>(dl);
+      st.destinations++;
+      const uint32_t dest_base = walk_id + 1;
+      touched.clear();
+      drops.clear();
+      int max_hops = 0;
+      for (const Source& src : sources) {
+        if (src.node == de.node && src.port == de.port) continue;  // same end port
+        const int sl = r.path_sl ? (r.path_sl(src.lid, d) & 15) : 0;
+        st.pairs++;
+        ++walk_id;
+        walk.clear();
+        int s = src.sw, in = src.in_port;
+        int32_t cin = -1;
+        if (src.inj_link >= 0) {
+          const int v = identity_vl ? sl : ca_vl[static_cast<size_t>(src.inj_link) * kNumVlSlots + static_cast<size_t>(sl)];
+          cin = static_cast<int32_t>(static_cast<Cdg::Id>(src.inj_link) * kNumVlSlots + static_cast<Cdg::Id>(v));
+        }
+        const int32_t start = state_of(s, in, sl);
+        int32_t result = -1;
+        int32_t cur = start;
+        for (;;) {
+          const size_t cu = static_cast<size_t>(cur);
+          if (stamp[cu] >= dest_base) {
+            if (stamp[cu] == walk_id) {  // revisited within this walk: loop
+              drops.push_back({DropKind::Loop, s, in});
+              result = static_cast<int32_t>(drops.size() - 1);
+              if (static_cast<int>(st.loop_examples.size()) < opt.max_examples) {
+                std::string txt;
+                size_t i = walk.size();
+                while (i > 0 && walk[i - 1] != cur) i--;
+                for (size_t j = i - 1; j < walk.size(); j++) {
+                  const int link = static_cast<int>(static_cast<size_t>(walk[j]) / kNumVlSlots);
+                  const int sw = cdg.link_node(link);
+                  const int32_t oc = outch[static_cast<size_t>(walk[j])];
+                  txt += f.port_name(sw, oc >= 0 ? cdg.link_port(static_cast<int>(oc / kNumVlSlots)) : 0) + " -> ";
+                }
+                txt += "\"" + f.node(s).id + "\" (DLID " + std::to_string(d) + ")";
+                st.loop_examples.push_back(txt);
+              }
+            } else {
+              if (cin >= 0 && outch[cu] >= 0)
+                record_edge(s, in, cdg.link_port(static_cast<int>(outch[cu] / kNumVlSlots)),
+                            static_cast<Cdg::Id>(cin), static_cast<Cdg::Id>(outch[cu]));
+              result = res[cu];
+            }
+            break;
+          }
+          stamp[cu] = walk_id;
+          walk.push_back(cur);
+          touched.push_back(cur);
+          next[cu] = -1;
+          outch[cu] = -1;
+          const std::vector<uint8_t>& tab = *tabs[static_cast<size_t>(s)];
+          const int o = d < tab.size() ? tab[d] : kNoPath;
+          DropKind dk{};
+          bool drop = false, done = false;
+          if (o == 0) {
+            if (de.node == s) {
+              hops[cu] = 0;
+              done = true;
+            } else {
+              dk = DropKind::NotLocal, drop = true;
+            }
+          } else if (o == kNoPath) {
+            dk = DropKind::NoRoute, drop = true;
+          } else if (o > nports[static_cast<size_t>(s)]) {
+            dk = DropKind::BadPort, drop = true;
+          } else {
+            const int link = cdg.link_id(s, o);
+            const int pn = peer_node[static_cast<size_t>(link)];
+            if (pn < 0) {
+              dk = DropKind::DownPort, drop = true;
+            } else {
+              const int v = vl_at(s, in, o, sl);
+              const Cdg::Id oc = static_cast<Cdg::Id>(link) * kNumVlSlots + static_cast<Cdg::Id>(v);
+              outch[cu] = static_cast<int32_t>(oc);
+              used_local[oc] = 1;
+              if (cin >= 0) record_edge(s, in, o, static_cast<Cdg::Id>(cin), oc);
+              const int pp = peer_port[static_cast<size_t>(link)];
+              if (!is_sw[static_cast<size_t>(pn)]) {
+                if (pn == de.node && pp == de.port) {
+                  hops[cu] = 1;
+                  done = true;
+                } else {
+                  dk = DropKind::WrongEndpoint, drop = true;
+                  s = pn, in = pp;  // name the endpoint in the message
+                }
+              } else {
+                cin = static_cast<int32_t>(oc);
+                s = pn;
+                in = pp;
+                const int32_t nx = state_of(s, in, sl);
+                next[cu] = nx;
+                cur = nx;
+                continue;
+              }
+            }
+          }
+          if (drop) {
+            drops.push_back({dk, s, dk == DropKind::WrongEndpoint ? in : o});
+            result = static_cast<int32_t>(drops.size() - 1);
+          } else if (done) {
+            result = -1;
+          }
+          break;
+        }
+        // Propagate the outcome (and hop counts) back along the walk.
+        if (result < 0) {
+          for (size_t j = walk.size(); j-- > 0;) {
+            const size_t w = static_cast<size_t>(walk[j]);
+            res[w] = -1;
+            if (next[w] >= 0) hops[w] = static_cast<uint16_t>(hops[static_cast<size_t>(next[w])] + 1);
+          }
+        } else {
+          for (int32_t w : walk) res[static_cast<size_t>(w)] = result;
+        }
+        if (src.inj_link >= 0) {
+          const int v = identity_vl ? sl : ca_vl[static_cast<size_t>(src.inj_link) * kNumVlSlots + static_cast<size_t>(sl)];
+          used_local[static_cast<size_t>(src.inj_link) * kNumVlSlots + static_cast<size_t>(v)] = 1;
+        }
+        const int32_t rs = res[static_cast<size_t>(start)];
+        if (rs < 0) {
+          st.delivered++;
+          const int h = hops[static_cast<size_t>(start)] + (src.inj_link >= 0 ? 1 : 0);
+          if (static_cast<size_t>(h) >= st.hop_histogram.size()) st.hop_histogram.resize(static_cast<size_t>(h) + 1, 0);
+          st.hop_histogram[static_cast<size_t>(h)]++;
+          max_hops = std::max(max_hops, h);
+          if (opt.collect_loads) {
+            cnt[static_cast<size_t>(start)]++;
+            if (src.inj_link >= 0) st.link_load[static_cast<size_t>(src.inj_link)]++;
+          }
+        } else {
+          const Drop& dr = drops[static_cast<size_t>(rs)];
+          st.per_kind[static_cast<int>(dr.kind)]++;
+          if (dr.kind == DropKind::Loop) {
+            st.looping++;
+          } else {
+            st.dropped++;
+            if (static_cast<int>(st.unreachable_examples.size()) < opt.max_examples)
+              st.unreachable_examples.push_back(
+                  f.node(src.node).id + "(" + std::to_string(src.lid) + ") -> " + f.node(de.node).id + "(" +
+                  std::to_string(d) + ") stops at " +
+                  (dr.kind == DropKind::NoRoute || dr.kind == DropKind::NotLocal ? "\"" + f.node(dr.node).id + "\""
+                                                                                   : f.port_name(dr.node, dr.port)) +
+                  ": " + drop_kind_text(dr.kind));
+          }
+        }
+      }
+      // Routes per link: push the per-state counts down the in-tree (decreasing hops).
+      if (opt.collect_loads) {
+        if (buckets.size() < static_cast<size_t>(max_hops) + 2) buckets.resize(static_cast<size_t>(max_hops) + 2);
+        for (auto& b : buckets) b.clear();
+        for (int32_t t : touched) {
+          const size_t w = static_cast<size_t>(t);
+          if (res[w] >= 0) continue;
+          buckets[std::min<size_t>(hops[w], buckets.size() - 1)].push_back(t);
+        }
+        for (size_t h = buckets.size(); h-- > 0;) {
+          for (int32_t t : buckets[h]) {
+            const size_t w = static_cast<size_t>(t);
+            const uint32_t c = cnt[w];
+            if (c == 0) continue;
+            if (outch[w] >= 0) st.link_load[static_cast<size_t>(outch[w]) / kNumVlSlots] += c;
+            if (next[w] >= 0) cnt[static_cast<size_t>(next[w])] += c;
+            cnt[w] = 0;
+          }
+        }
+      }
+      // stamps are only compared against dest_base; guard against wrap-around
+      if (walk_id > 0xF0000000u) {
+        std::fill(stamp.begin(), stamp.end(), 0);
+        walk_id = 0;
+      }
+    }
+  }
+  for (size_t c = 0; c < used_local.size(); c++)
+    if (used_local[c]) {
+      cdg.mark_used(static_cast<Cdg::Id>(c));
+      st.vl_mask = static_cast<uint16_t>(st.vl_mask | (1u << (c % kNumVlSlots)));
+    }
+  cdg.finalize();
+  return out;
+}
+
+}  // namespace ftroute

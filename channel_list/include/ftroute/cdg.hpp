@@ -1,0 +1,159 @@
+// Channel dependency graph (CDG) of a routing, cycle search and topological order.
+//
+// A *channel* is a directed link with a virtual lane: the link leaving (node, port) on VL vl.
+// A packet that arrives on channel a and leaves on channel b makes b a dependency of a (a -> b):
+// a waits for buffer space in b. A routing is deadlock-free (for deterministic, non-adaptive
+// routing) iff its CDG has no cycle (Dally & Seitz). With VLs, a cycle must stay on a set of
+// channels whose VLs the SL2VL tables chain together; we search the full graph (VL changes
+// included), and per VL on request.
+//
+// Ids: every port of every node gets a dense *link id* (port_base(node) + port; port 0 of a
+// switch has one too but never carries traffic). A channel id is link_id * 16 + vl.
+// Ids are stable for a given Fabric, so other code (DQR's channel list) can index arrays by them.
+//
+// build_cdg() walks the routing per destination LID: the LFTs form an in-tree per DLID, so the
+// walk memoises (switch, input port, SL) states and every source only adds work until it joins
+// a state already seen for that destination. Sources are CA ports (+ switches on request); the
+// VL of each hop is Sl2Vl::vl(node, in_port, out_port, sl), CA injection uses in_port 0.
+// The same walk yields what the validators need: unreachable pairs, forwarding loops, hop counts
+// and the number of routes per link (edge forwarding index), collected in RouteWalkStats.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ftroute/fabric.hpp"
+#include "ftroute/routing.hpp"
+
+namespace ftroute {
+
+constexpr int kNumVlSlots = 16;  // VL 0..15 (VL15 is management; never used by data)
+
+struct Channel {
+  int node = -1;
+  uint8_t port = 0;
+  uint8_t vl = 0;
+  bool operator==(const Channel&) const = default;
+};
+
+class Cdg {
+ public:
+  using Id = uint32_t;
+  Cdg() = default;
+  // The fabric must outlive the Cdg (names and link ids refer to it).
+  explicit Cdg(const Fabric& f);
+
+  const Fabric& fabric() const { return *fabric_; }
+
+  // ---- ids ----
+  int num_links() const { return static_cast<int>(link_node_.size()); }
+  int link_id(int node, int port) const { return port_base_[static_cast<size_t>(node)] + port; }
+  int link_node(int link) const { return link_node_[static_cast<size_t>(link)]; }
+  int link_port(int link) const { return link_port_[static_cast<size_t>(link)]; }
+  Id id(int node, int port, int vl) const {
+    return static_cast<Id>(link_id(node, port)) * kNumVlSlots + static_cast<Id>(vl);
+  }
+  Id id(const Channel& c) const { return id(c.node, c.port, c.vl); }
+  Id num_ids() const { return static_cast<Id>(num_links()) * kNumVlSlots; }
+  Channel channel(Id id) const;
+  static int vl_of(Id id) { return static_cast<int>(id % kNumVlSlots); }
+
+  // "\"S1\"[3] vl0"
+  std::string name(const Channel& c) const;
+  std::string name(Id id) const { return name(channel(id)); }
+  // "\"S1\"[3] vl0 -> \"S2\"[5] vl0 -> ... -> \"S1\"[3] vl0" (first channel repeated at the end)
+  std::string format_cycle(const std::vector<Channel>& cycle) const;
+
+  // ---- building ----
+  // Marks a channel as carrying traffic (also done by add_dependency for both ends).
+  void mark_used(Id c);
+  void add_dependency(Id from, Id to);
+  void add_dependency(const Channel& from, const Channel& to) { add_dependency(id(from), id(to)); }
+  // Merges duplicate edges and builds the adjacency (done lazily by the queries below as well).
+  void finalize() const;
+
+  // ---- queries ----
+  size_t num_edges() const;
+  bool used(Id c) const { return c < used_.size() && used_[c]; }
+  std::vector<Id> used_channels(int vl = -1) const;   // vl -1 = all VLs
+  std::vector<int> vls_used() const;                   // sorted
+  bool has_edge(Id from, Id to) const;
+  // Successors of a channel (sorted ids).
+  std::pair<const Id*, const Id*> successors(Id c) const;
+  // Dependency edges (from, to). vl >= 0: only edges with both ends on that VL.
+  // vl -1: every edge, including those that change VL.
+  std::vector<std::pair<Id, Id>> edges(int vl = -1) const;
+  // Number of edges that change VL (dateline / escape-VL transitions).
+  size_t num_vl_changing_edges() const;
+
+  // One dependency cycle as a channel list (first channel not repeated), or nullopt if acyclic.
+  // vl -1: whole graph; vl >= 0: only edges within that VL. Iterative DFS, no recursion.
+  std::optional<std::vector<Channel>> find_cycle(int vl = -1) const;
+  // Channels in an order where every dependency points forward (Kahn's algorithm, ties by id),
+  // or nullopt if the graph is cyclic. vl >= 0 restricts to that VL (edges leaving the VL are
+  // ignored). include_unused adds every connected directed link on the VL(s) even if no route
+  // uses it (what DQR's channel list needs); vl -1 with include_unused uses vls_used().
+  std::optional<std::vector<Id>> topological_order(int vl = -1, bool include_unused = false) const;
+
+ private:
+  const Fabric* fabric_ = nullptr;
+  std::vector<int> port_base_;   // node -> first link id
+  std::vector<int> link_node_, link_port_;
+  std::vector<uint8_t> used_;    // by channel id
+  mutable std::vector<uint64_t> edge_list_;  // (from << 32) | to, sorted+unique after finalize
+  mutable bool dirty_ = false;
+  mutable std::vector<uint32_t> off_;   // CSR offsets by channel id (size num_ids()+1)
+  mutable std::vector<Id> adj_;
+};
+
+struct CdgBuildOptions {
+  bool ca_sources = true;        // every CA/router port LID as a source
+  bool switch_sources = false;   // also every switch LID (traffic generated by switches)
+  bool all_source_lids = false;  // all 2^lmc LIDs of a source port (default: base LID only;
+                                 // only matters when path_sl depends on the source LID)
+  bool switch_destinations = true;  // switch LIDs as destinations (CA LIDs, incl. LMC, always)
+  bool collect_loads = true;     // routes per link (edge forwarding index)
+  int max_examples = 5;          // named examples of unreachable pairs / loops kept
+};
+
+// Why a route from a source stopped before its destination.
+enum class DropKind : uint8_t {
+  NoRoute,        // LFT entry is kNoPath (255)
+  BadPort,        // LFT entry names a port the switch does not have
+  DownPort,       // LFT entry names a port with no link
+  NotLocal,       // LFT entry 0 (this switch) for a LID the switch does not own
+  WrongEndpoint,  // route ends at a CA/router that does not own the LID
+  Loop,           // route revisits a (switch, in-port, SL) state: forwarding loop
+};
+const char* drop_kind_text(DropKind k);
+
+struct RouteWalkStats {
+  uint64_t pairs = 0;        // source/destination LID pairs walked
+  uint64_t delivered = 0;
+  uint64_t dropped = 0;      // NoRoute/BadPort/DownPort/NotLocal/WrongEndpoint
+  uint64_t looping = 0;      // pairs caught in a forwarding loop
+  uint64_t per_kind[6] = {}; // pairs per DropKind
+  // "H1(5) -> H7(12) stops at \"S2\"[4]: no route (LFT entry 255)"
+  std::vector<std::string> unreachable_examples;
+  // "\"S1\"[2] -> \"S2\"[3] -> \"S1\" (DLID 12)"
+  std::vector<std::string> loop_examples;
+  std::vector<uint64_t> hop_histogram;  // delivered pairs by number of links traversed
+  // Routes (delivered pairs) per link id (Cdg::link_id); empty if !collect_loads.
+  std::vector<uint64_t> link_load;
+  uint16_t vl_mask = 0;      // VLs carrying traffic
+  int sources = 0, destinations = 0;
+};
+
+struct CdgBuild {
+  Cdg cdg;
+  RouteWalkStats stats;
+};
+
+// Builds the CDG of `routing` over the pairs selected by `options` (see the file comment).
+// The fabric must outlive the result.
+CdgBuild build_cdg(const Fabric& fabric, const Routing& routing, const CdgBuildOptions& options = {});
+
+}  // namespace ftroute
