@@ -1,0 +1,216 @@
+// The OpenSM-independent half of libftroute.so: option syntax, validation of engine results
+// before they reach OpenSM, hop counts, per-engine state across sweeps, path_sl pass-through.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+// adapter.cpp has no OpenSM dependency; compiled straight into this test.
+#include "../../plugin/adapter.cpp"
+#include "minhop/minhop.hpp"
+
+using namespace ftroute;
+using namespace ftroute::plugin;
+
+namespace {
+
+// Two switches joined by two parallel links, two CAs on each.
+Fabric small(uint8_t lmc = 0) {
+  Fabric f;
+  int s1 = f.add_node(NodeType::Switch, "Switch1", 8), s2 = f.add_node(NodeType::Switch, "Switch2", 8);
+  f.connect(s1, 3, s2, 3);
+  f.connect(s1, 5, s2, 5);
+  for (int i = 0; i < 4; i++) {
+    int ca = f.add_node(NodeType::Ca, "Hca" + std::to_string(i + 1), 1);
+    f.connect(ca, 1, i < 2 ? s1 : s2, i % 2 ? 2 : 1);
+  }
+  f.assign_default_guids();
+  f.assign_lids(lmc);
+  return f;
+}
+
+// Engine that records the PreviousRouting it is given and can be told to fail or misbehave.
+struct ProbeEngine : Engine {
+  int mode = 0;  // 0 ok (minhop), 1 throw EngineError, 2 leave a hole, 3 make a loop, 4 port 0 on foreign LID
+  std::vector<const Routing*> seen_previous;
+  std::string name() const override { return "probe"; }
+  std::vector<std::string> option_keys() const override { return {"k"}; }
+  Routing route(const Fabric& f, const EngineOptions& o, const PreviousRouting& prev) override {
+    seen_previous.push_back(prev.routing);
+    if (mode == 1) throw EngineError("probe", "fabric does not fit");
+    Routing r = MinHopEngine().route(f);
+    r.engine = "probe";
+    int s1 = *f.find("Switch1"), s2 = *f.find("Switch2");
+    Lid hca3 = f.node(*f.find("Hca3")).port(1).base_lid;
+    if (mode == 2) r.lfts.set(s1, hca3, kNoPath);
+    if (mode == 3) {
+      r.lfts.set(s1, hca3, 3);
+      r.lfts.set(s2, hca3, 3);
+    }
+    if (mode == 4) r.lfts.set(s1, hca3, 0);
+    r.path_sl = [](Lid s, Lid d) { return static_cast<uint8_t>((s + d) % 4); };
+    return r;
+  }
+};
+
+}  // namespace
+
+TEST(PluginOptions, EngineAndGlobalTokens) {
+  auto po = PluginOptions::parse("ft-minhop:balance=0,lmc_spread=1  log=/tmp/x.log ft-minhop:count_switch_lids=false",
+                                 engines());
+  EXPECT_TRUE(po.errors.empty()) << po.errors.front();
+  EXPECT_EQ(po.log_path, "/tmp/x.log");
+  EngineOptions o = po.for_engine("ft-minhop");
+  EXPECT_EQ(o.get("balance", ""), "0");
+  EXPECT_EQ(o.get("lmc_spread", ""), "1");
+  EXPECT_EQ(o.get("count_switch_lids", ""), "false");
+  EXPECT_TRUE(po.for_engine("other").all().empty());
+}
+
+TEST(PluginOptions, ErrorsAreCollectedNotThrown) {
+  auto po = PluginOptions::parse("nosuch:a=1 ft-minhop:bogus=1 color=red garbage ft-minhop:", engines());
+  ASSERT_EQ(po.errors.size(), 5u);
+  EXPECT_NE(po.errors[0].find("unknown engine 'nosuch'"), std::string::npos) << po.errors[0];
+  EXPECT_NE(po.errors[1].find("unknown option 'bogus'"), std::string::npos) << po.errors[1];
+  EXPECT_NE(po.errors[2].find("unknown plugin option 'color'"), std::string::npos) << po.errors[2];
+  EXPECT_NE(po.errors[3].find("'garbage'"), std::string::npos) << po.errors[3];
+  // misspelt keys are still handed to the engine, which then fails cleanly
+  EXPECT_TRUE(po.for_engine("ft-minhop").has("bogus"));
+}
+
+TEST(PluginOptions, EmptyIsFine) {
+  auto po = PluginOptions::parse("   ", engines());
+  EXPECT_TRUE(po.errors.empty());
+  EXPECT_TRUE(po.log_path.empty());
+}
+
+TEST(CheckRouting, AcceptsMinhop) {
+  Fabric f = small(1);
+  Routing r = MinHopEngine().route(f);
+  EXPECT_NO_THROW(check_routing(f, r, "ft-minhop"));
+}
+
+TEST(CheckRouting, RejectsHolesLoopsForeignPortZeroAndBadPorts) {
+  Fabric f = small();
+  int s1 = *f.find("Switch1");
+  Lid hca3 = f.node(*f.find("Hca3")).port(1).base_lid;
+  auto expect_fail = [&](const Routing& r, const std::string& needle) {
+    try {
+      check_routing(f, r, "x");
+      ADD_FAILURE() << "expected failure containing " << needle;
+    } catch (const EngineError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  Routing r = MinHopEngine().route(f);
+  Routing hole = r;
+  hole.lfts.set(s1, hca3, kNoPath);
+  expect_fail(hole, "\"Switch1\" has no route to LID " + std::to_string(hca3));
+  Routing loop = r;
+  loop.lfts.set(s1, hca3, 3);
+  loop.lfts.set(*f.find("Switch2"), hca3, 5);
+  expect_fail(loop, "loops");
+  Routing zero = r;
+  zero.lfts.set(s1, hca3, 0);
+  expect_fail(zero, "does not own it");
+  Routing range = r;
+  range.lfts.set(s1, hca3, 9);
+  expect_fail(range, "port 9");
+  Routing dead = r;
+  dead.lfts.set(s1, hca3, 7);  // port 7 exists but has no link
+  expect_fail(dead, "no working link");
+  Routing wrongca = r;
+  wrongca.lfts.set(s1, hca3, 1);  // Hca1
+  expect_fail(wrongca, "does not own it");
+}
+
+TEST(RouteHops, CountsSwitchLinks) {
+  Fabric f = small();
+  Routing r = MinHopEngine().route(f);
+  int s1 = *f.find("Switch1"), s2 = *f.find("Switch2");
+  EXPECT_EQ(route_hops(f, r.lfts, s1, f.node(s1).port(0).base_lid), 0);
+  EXPECT_EQ(route_hops(f, r.lfts, s1, f.node(s2).port(0).base_lid), 1);
+  EXPECT_EQ(route_hops(f, r.lfts, s1, f.node(*f.find("Hca3")).port(1).base_lid), 1);
+  EXPECT_EQ(route_hops(f, r.lfts, s1, f.node(*f.find("Hca1")).port(1).base_lid), 0);
+  r.lfts.set(s1, f.node(s2).port(0).base_lid, kNoPath);
+  EXPECT_EQ(route_hops(f, r.lfts, s1, f.node(s2).port(0).base_lid), -1);
+}
+
+TEST(EngineSlot, KeepsLastRoutingAndPassesItAsPrevious) {
+  auto probe = std::make_unique<ProbeEngine>();
+  ProbeEngine* p = probe.get();
+  EngineSlot slot("probe", std::move(probe), {});
+  EXPECT_EQ(slot.last(), nullptr);
+  auto s1 = slot.run(small());
+  ASSERT_NE(s1, nullptr);
+  EXPECT_EQ(s1->switches, 2);
+  EXPECT_EQ(s1->lids, 6);
+  EXPECT_EQ(s1->entries, 12);
+  auto s2 = slot.run(small());
+  ASSERT_EQ(p->seen_previous.size(), 2u);
+  EXPECT_EQ(p->seen_previous[0], nullptr);
+  EXPECT_EQ(p->seen_previous[1], &s1->routing);
+  EXPECT_EQ(slot.last(), s2);
+  EXPECT_EQ(slot.runs(), 2u);
+  EXPECT_EQ(slot.failures(), 0u);
+}
+
+TEST(EngineSlot, FailuresPropagateAndKeepPreviousSnapshot) {
+  auto probe = std::make_unique<ProbeEngine>();
+  ProbeEngine* p = probe.get();
+  EngineSlot slot("probe", std::move(probe), {});
+  auto good = slot.run(small());
+  for (int mode : {1, 2, 3, 4}) {
+    p->mode = mode;
+    EXPECT_THROW(slot.run(small()), EngineError) << "mode " << mode;
+    EXPECT_EQ(slot.last(), good) << "a failed run replaced the snapshot (mode " << mode << ")";
+  }
+  EXPECT_EQ(slot.failures(), 4u);
+}
+
+TEST(EngineSlot, UnknownOptionFailsTheRun) {
+  EngineOptions o;
+  o.set("nope", "1");
+  EngineSlot slot("probe", std::make_unique<ProbeEngine>(), o);
+  EXPECT_THROW(slot.run(small()), OptionError);
+  EXPECT_EQ(slot.last(), nullptr);
+}
+
+TEST(EngineSlot, PathSlUsesEngineAndPassesHintOtherwise) {
+  EngineSlot slot("probe", std::make_unique<ProbeEngine>(), {});
+  EXPECT_EQ(slot.path_sl(7, 1, 2), 7);  // nothing routed yet
+  slot.run(small());
+  EXPECT_EQ(slot.path_sl(7, 1, 2), 3);
+  EXPECT_EQ(slot.path_sl(7, 2, 2), 0);
+  EngineSlot plain("ft-minhop", std::make_unique<MinHopEngine>(), {});
+  plain.run(small());
+  EXPECT_EQ(plain.path_sl(5, 1, 2), 5);  // engine sets no SLs: QoS hint passes through
+}
+
+TEST(EngineSlot, ConcurrentReadersDuringRuns) {
+  EngineSlot slot("probe", std::make_unique<ProbeEngine>(), {});
+  slot.run(small());
+  std::atomic<bool> stop{false};
+  std::atomic<long> reads{0};
+  std::thread reader([&] {
+    while (!stop) {
+      uint8_t sl = slot.path_sl(9, 1, 3);
+      EXPECT_EQ(sl, 0);
+      reads++;
+    }
+  });
+  for (int i = 0; i < 50; i++) slot.run(small());
+  stop = true;
+  reader.join();
+  EXPECT_GT(reads.load(), 0);
+}
+
+TEST(Describe, MentionsEngineAndCounts) {
+  EngineSlot slot("ft-minhop", std::make_unique<MinHopEngine>(), {});
+  auto s = slot.run(small());
+  EventCounters c;
+  c.heavy_sweeps = 3;
+  c.traps = 1;
+  std::string line = describe("ft-minhop", *s, c);
+  EXPECT_NE(line.find("ft-minhop routed 2 switches, 6 LIDs, 12 LFT entries"), std::string::npos) << line;
+  EXPECT_NE(line.find("heavy sweep 3, traps 1"), std::string::npos) << line;
+}
