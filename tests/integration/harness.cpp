@@ -560,8 +560,10 @@ IbdmchkResult run_ibdmchk(const std::string& dump_dir, const std::string& cwd, d
   }
   r.proc = run_process(argv, {}, cwd, timeout_s);
   r.text = r.proc.out + r.proc.err;
+  // Verdict lines of ibdmchk 1.5.7: "-I- no credit loops found" / "-E- credit loops in routing"
+  // (preceded by "BT credit loop through: <node>/P<port> VL: <vl>" lines).
   bool none = r.text.find("no credit loops found") != std::string::npos;
-  bool loops = r.text.find("credit loops") != std::string::npos && !none;
+  bool loops = r.text.find("-E- credit loops in routing") != std::string::npos;
   r.credit_loops = loops;
   r.ran = none || loops;
   return r;
