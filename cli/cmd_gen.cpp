@@ -1,0 +1,220 @@
+// `ftroute gen <kind> [options] -o file.net`: topology generators + fault injection -> ibsim .net.
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "ftroute/error.hpp"
+#include "ftroute/netfile.hpp"
+#include "ftroute/topology.hpp"
+
+namespace ftroute::cli {
+namespace {
+
+// One generator kind. `build` reads its options from Args (value options via a.value/int_or,
+// flags via a.flag), returns the fabric, and appends the options it used to `used` (text such
+// as "--k 4 --n 3") for the file's header comment. Unknown options are rejected afterwards.
+struct GenKind {
+  const char* name;
+  const char* summary;
+  const char* help;                        // option lines, indented by two blanks
+  std::vector<std::string> value_options;  // every --option VALUE the kind reads (without "--")
+  std::vector<std::string> flag_options;   // every --flag the kind reads
+  Fabric (*build)(Args& a, std::string& used);
+};
+
+int need_int(Args& a, const std::string& name, long def, long lo, long hi, std::string& used) {
+  long v = a.int_or(name, def);
+  if (v == std::numeric_limits<long>::min()) throw UsageError("--" + name + " is required");
+  if (v < lo || v > hi)
+    throw UsageError("--" + name + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) + " (got " +
+                     std::to_string(v) + ")");
+  used += " --" + name + " " + std::to_string(v);
+  return static_cast<int>(v);
+}
+constexpr long kRequired = std::numeric_limits<long>::min();
+
+Fabric build_grid(Args& a, std::string& used, bool torus) {
+  auto dims = a.value("dims");
+  if (!dims) throw UsageError("--dims is required (e.g. --dims 4x4 or --dims 4x4x4)");
+  topo::Grid g;
+  g.dims = topo::parse_dims(*dims);
+  g.torus = torus;
+  used += " --dims " + *dims;
+  g.hosts_per_switch = need_int(a, "hosts", 1, 0, kMaxPorts, used);
+  g.radix = static_cast<int>(a.int_or("radix", 0));
+  if (g.radix) used += " --radix " + std::to_string(g.radix);
+  return topo::grid(g);
+}
+
+// ======================= KIND TABLE: add new generator kinds here =======================
+// To add a kind (e.g. "kns"): implement `Fabric topo::<your_generator>(params)` in
+// ibsim_topologies/ (declare it in a header there), include that header above, and add ONE
+// entry below: {name, summary, option help, {value options}, {flag options}, builder}, where
+// the builder is a capture-less lambda `[](Args& a, std::string& used) -> Fabric` that reads
+// its options (a.int_or("name", default) etc.), appends them to `used`, and calls your
+// generator. Fault options (--fail-links ...) and -o are handled for every kind.
+const std::vector<GenKind>& kinds() {
+  static const std::vector<GenKind> k = {
+      {"fattree", "k-ary n-tree (Petrini/Vanneschi): k^n hosts, n stages of k^(n-1) radix-2k switches",
+       "  --k K            arity (switch radix 2K), K >= 2\n"
+       "  --n N            number of switch stages, N >= 1\n"
+       "  names: switches S<stage>_<digits> (stage 0 = leaves), hosts H<digits>",
+       {"k", "n"}, {},
+       [](Args& a, std::string& used) {
+         int k = need_int(a, "k", kRequired, 2, kMaxPorts / 2, used);
+         int n = need_int(a, "n", kRequired, 1, 16, used);
+         return topo::kary_ntree(k, n);
+       }},
+      {"fattree2", "two-level fat tree (leaves, spines)",
+       "  --leaves L          leaf switches (default 36)\n"
+       "  --spines S          spine switches (default 18)\n"
+       "  --hosts-per-leaf H  hosts on every leaf (default 18)\n"
+       "  --links-per-pair M  parallel links between each leaf and each spine (default 1)\n"
+       "  --radix R           switch radix (default: smallest that fits)\n"
+       "  names: leaves L<i>, spines S<j>, hosts H<i>_<h>; defaults give the 648-host tree",
+       {"leaves", "spines", "hosts-per-leaf", "links-per-pair", "radix"}, {},
+       [](Args& a, std::string& used) {
+         topo::FatTree2 p;
+         p.leaves = need_int(a, "leaves", 36, 1, 100000, used);
+         p.spines = need_int(a, "spines", 18, 1, 100000, used);
+         p.hosts_per_leaf = need_int(a, "hosts-per-leaf", 18, 0, kMaxPorts, used);
+         p.links_per_pair = need_int(a, "links-per-pair", 1, 1, kMaxPorts, used);
+         p.radix = static_cast<int>(a.int_or("radix", 0));
+         if (p.radix) used += " --radix " + std::to_string(p.radix);
+         return topo::fat_tree2(p);
+       }},
+      {"fattree3", "three-level fat tree (folded Clos) of radix-R switches",
+       "  --radix R        switch radix, even (default 36)\n"
+       "  --pods P         pods, 1..R (default R: R^3/4 hosts, 11664 for R = 36)\n"
+       "  names: leaves L<pod>_<i>, aggregation A<pod>_<a>, core C<a>_<c>, hosts H<pod>_<i>_<x>\n"
+       "  note: the full 36-port tree (1620 switches) exceeds ibsim's default of 256 switches",
+       {"radix", "pods"}, {},
+       [](Args& a, std::string& used) {
+         int r = need_int(a, "radix", 36, 2, kMaxPorts, used);
+         int p = need_int(a, "pods", r, 1, kMaxPorts, used);
+         return topo::fat_tree3(r, p);
+       }},
+      {"mesh", "n-dimensional mesh",
+       "  --dims AxB[xC..]  switches per dimension, each >= 2 (e.g. 4x4, 4x4x4)\n"
+       "  --hosts N         hosts per switch (default 1)\n"
+       "  --radix R         switch radix (default hosts + 2 x dimensions)\n"
+       "  names: switches S<x>_<y>[_<z>], hosts H<x>_<y>[_<z>]_<j>",
+       {"dims", "hosts", "radix"}, {},
+       [](Args& a, std::string& used) { return build_grid(a, used, false); }},
+      {"torus", "n-dimensional torus (a 1-D torus is a ring)",
+       "  --dims AxB[xC..]  switches per dimension, each >= 2 (e.g. 8, 4x4, 4x4x4)\n"
+       "  --hosts N         hosts per switch (default 1)\n"
+       "  --radix R         switch radix (default hosts + 2 x dimensions)\n"
+       "  names: switches S<x>_<y>[_<z>], hosts H<x>_<y>[_<z>]_<j>",
+       {"dims", "hosts", "radix"}, {},
+       [](Args& a, std::string& used) { return build_grid(a, used, true); }},
+      // {"kns", "...", "  --...\n", {"..."}, {}, [](Args& a, std::string& used) { return topo::kns(...); }},
+  };
+  return k;
+}
+// ========================================================================================
+
+const char* kFaultHelp =
+    "fault options (every kind):\n"
+    "  --remove-link '\"NODE\"[P]'  remove the link at that port (repeatable)\n"
+    "  --fail-switches N          fail N random switches (their hosts go with them)\n"
+    "  --fail-links N             fail N random switch-to-switch links\n"
+    "  --host-links               random link faults may also hit host links\n"
+    "  --seed S                   random seed (default 1); same seed -> same faults\n"
+    "  --keep-connected           redraw faults that would disconnect the fabric\n"
+    "output:\n"
+    "  -o FILE                    output .net file ('-' = stdout), written atomically\n";
+
+const std::string& help_text() {
+  static const std::string h = [] {
+    std::string s =
+        "usage: ftroute gen <kind> [options] -o FILE.net\n"
+        "       ftroute gen shipped -o DIR     (re)write every shipped file of ibsim_topologies/nets\n\n"
+        "Writes an ibsim-loadable .net file (load with: ibsim -s FILE.net). GUIDs are ibsim's defaults.\n\nkinds:\n";
+    for (const auto& k : kinds()) s += std::string(k.name) + ": " + k.summary + "\n" + k.help + "\n";
+    s += kFaultHelp;
+    s += "\nexamples:\n"
+         "  ftroute gen fattree --k 4 --n 3 -o 4ary3tree.net\n"
+         "  ftroute gen fattree --k 4 --n 3 --fail-links 3 --seed 7 --keep-connected -o f3.net\n"
+         "  ftroute gen torus --dims 4x4x4 --hosts 1 -o t.net\n"
+         "  ftroute gen fattree2 --remove-link '\"L0\"[19]' -o ft648_f1.net";
+    return s;
+  }();
+  return h;
+}
+
+int run_gen(Args& a) {
+  // find the kind: consume every known option on a copy, the first positional is the kind
+  std::string kind;
+  {
+    Args probe = a;
+    for (const auto& k : kinds()) {
+      for (const auto& o : k.value_options) probe.values(o);
+      for (const auto& o : k.flag_options) probe.flag(o);
+    }
+    for (const char* o : {"remove-link", "fail-switches", "fail-links", "seed", "o"}) probe.values(o, std::string(o) == "o" ? "-o" : "");
+    probe.flag("host-links");
+    probe.flag("keep-connected");
+    auto pos = probe.positionals();
+    if (pos.empty()) throw UsageError("missing the topology kind");
+    if (pos.size() > 1) throw UsageError("unexpected argument '" + pos[1] + "'");
+    kind = pos[0];
+  }
+  auto out = a.value("o", "-o");
+  if (!out) throw UsageError("missing -o FILE");
+
+  if (kind == "shipped") {
+    if (a.positionals().size() != 1) throw UsageError("unexpected arguments");
+    std::filesystem::create_directories(*out);
+    for (const auto& n : topo::shipped_nets()) {
+      write_file_atomic((std::filesystem::path(*out) / n.file).string(), topo::shipped_net_text(n));
+      std::printf("wrote %s\n", (std::filesystem::path(*out) / n.file).string().c_str());
+    }
+    return 0;
+  }
+
+  const GenKind* k = nullptr;
+  for (const auto& x : kinds())
+    if (kind == x.name) k = &x;
+  if (!k) throw UsageError("unknown kind '" + kind + "'");
+  std::string used;
+  topo::FaultSpec fs;
+  fs.remove_links = a.values("remove-link");
+  fs.random_switches = static_cast<int>(a.int_or("fail-switches", 0));
+  fs.random_links = static_cast<int>(a.int_or("fail-links", 0));
+  fs.seed = static_cast<uint64_t>(a.int_or("seed", 1));
+  fs.keep_connected = a.flag("keep-connected");
+  fs.host_links = a.flag("host-links");
+  if (fs.random_switches < 0 || fs.random_links < 0) throw UsageError("fault counts must be >= 0");
+  Fabric f = k->build(a, used);
+  auto pos = a.positionals();  // rejects options this kind does not know
+  if (pos.size() != 1) throw UsageError("unexpected arguments");
+
+  std::string faults;
+  for (const auto& r : fs.remove_links) faults += " --remove-link '" + r + "'";
+  if (fs.random_switches) faults += " --fail-switches " + std::to_string(fs.random_switches);
+  if (fs.random_links) faults += " --fail-links " + std::to_string(fs.random_links);
+  if (fs.host_links) faults += " --host-links";
+  if (fs.random_switches || fs.random_links) faults += " --seed " + std::to_string(fs.seed);
+  if (fs.keep_connected) faults += " --keep-connected";
+  topo::FaultReport rep;
+  if (!faults.empty()) rep = topo::inject_faults(f, fs);
+
+  NetWriteOptions o;
+  o.comment = std::string(k->summary) + "\nftroute gen " + kind + used + faults + "\n" + rep.summary();
+  if (!f.connected()) o.comment += "WARNING: the fabric is not connected\n";
+  write_file_atomic(*out, write_net(f, o));
+  if (*out != "-")
+    std::fprintf(stderr, "wrote %s: %zu switches, %zu CAs, %d links%s\n", out->c_str(), f.switches().size(),
+                 f.cas().size(), f.num_links(), f.connected() ? "" : " (NOT connected)");
+  return 0;
+}
+
+}  // namespace
+}  // namespace ftroute::cli
+
+FTROUTE_SUBCOMMAND(gen, "generate .net topologies (fat trees, mesh, torus) with optional faults",
+                   ftroute::cli::help_text().c_str(), ftroute::cli::run_gen);
