@@ -124,11 +124,18 @@ void Fabric::assign_lids(uint8_t lmc, bool switches_first, bool lmc_esp0) {
   reindex_lids();
 }
 
+// ibsim 0.10 numbers each node type with its own counter in file order: switches from 0x200000
+// (one GUID each, every port carries it), CAs from 0x100000 (node GUID G, port p = G + p, next CA
+// at G + nports + 1), routers like CAs but from 0 in ibsim. GUID 0 means "unassigned" here, so
+// routers start at 0x300000 instead; write_net() then emits `rtguid=` and ibsim reproduces them.
+// Counters start above any GUID already given to a node of the same type (no collisions).
 void Fabric::assign_default_guids() {
-  uint64_t sw_next = 0x200000, ca_next = 0x100000;
-  for (auto& n : nodes_) {  // do not collide with GUIDs given explicitly
+  uint64_t sw_next = 0x200000, ca_next = 0x100000, rt_next = 0x300000;
+  for (auto& n : nodes_) {
+    if (!n.guid) continue;
     if (n.is_switch()) sw_next = std::max(sw_next, n.guid + 1);
-    else if (n.guid) ca_next = std::max(ca_next, n.guid + static_cast<uint64_t>(n.num_ports) + 1);
+    else if (n.type == NodeType::Ca) ca_next = std::max(ca_next, n.guid + static_cast<uint64_t>(n.num_ports) + 1);
+    else rt_next = std::max(rt_next, n.guid + static_cast<uint64_t>(n.num_ports) + 1);
   }
   for (auto& n : nodes_) {
     if (n.guid) continue;
@@ -136,9 +143,10 @@ void Fabric::assign_default_guids() {
       n.guid = sw_next++;
       for (auto& p : n.ports) p.guid = n.guid;
     } else {
-      n.guid = ca_next;
+      uint64_t& next = n.type == NodeType::Ca ? ca_next : rt_next;
+      n.guid = next;
       for (int p = 1; p <= n.num_ports; p++) n.port(p).guid = n.guid + static_cast<uint64_t>(p);
-      ca_next += static_cast<uint64_t>(n.num_ports) + 1;
+      next += static_cast<uint64_t>(n.num_ports) + 1;
     }
   }
 }
