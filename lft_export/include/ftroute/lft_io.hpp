@@ -1,0 +1,126 @@
+// Linear forwarding table files: OpenSM's `opensm-lfts.dump` and infiniband-diags'
+// `dump_fts` / `ibroute` output, read and written byte-exactly, mapped onto a Fabric.
+//
+// Formats (as printed by OpenSM 3.3.23 `dump_ucast_lfts` and infiniband-diags 44 `dump_fts`):
+//
+//   opensm-lfts.dump (written with log flag 0x40, e.g. -D 0x43; loaded by `-R file -U <file>`):
+//     Unicast lids [0-6] of switch Lid 2 guid 0x0000000000200000 ('Switch1'):
+//     0x0001 001 # Channel Adapter portguid 0x0000000000100001: 'Hca1'
+//     0x0007 002 # unknown node and type
+//     6 lids dumped                                   <- the switch's top LID, not a count
+//
+//   dump_fts / ibroute (two column-header lines, trailing blanks are part of the format):
+//     Unicast lids [0x0-0x6] of switch DR path slid 0; dlid 0; 0,1 guid 0x0000000000200000 (Switch1):
+//       Lid  Out   Destination
+//            Port     Info 
+//     0x0001 001 : (Channel Adapter portguid 0x0000000000100001: 'Hca1')
+//     0x0003 005 : (path #2 out of 2: portguid 0x0000000000100001)      <- 2nd LID of an LMC range
+//     6 valid lids dumped 
+//
+//   minimal (hand-written; what OpenSM's file engine needs):
+//     Unicast lids [0-6] of switch guid 0x0000000000200001 :
+//     0x0001 005
+//
+// Reading keeps every header field (LID, GUID, description, DR path), every destination comment
+// and the lines between tables, so write_lft_file(parse_lft_file(x)) == x for files written by
+// those tools (tested against real OpenSM/dump_fts output in tests/data/lft/).
+//
+// Mapping onto a Fabric: tables are matched by switch node GUID, falling back to the node
+// description / id when the GUID is unknown (a renumbered fabric). LIDs are remapped through the
+// `portguid` of each destination comment (file LID - first file LID of that port + the port's base
+// LID in the fabric), like OpenSM's file engine does; entries without a portguid keep their LID.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ftroute/fabric.hpp"
+#include "ftroute/routing.hpp"
+
+namespace ftroute {
+
+enum class LftFormat { Auto, Opensm, DumpFts, Minimal };
+const char* lft_format_name(LftFormat f);                 // "opensm", "dump_fts", "minimal", "auto"
+std::optional<LftFormat> parse_lft_format(std::string_view name);  // also "opensm-lfts", "ibroute"
+
+struct LftEntry {
+  Lid lid = 0;
+  uint8_t port = 0;
+  // Everything after the port column, verbatim: " # Channel Adapter portguid 0x...: 'H1'",
+  // " : (path #2 out of 2: portguid 0x...)", "" for minimal files.
+  std::string info;
+  uint64_t portguid = 0;      // destination port GUID found in `info` (0 = none)
+  int path_index = 0;         // dump_fts "path #k": k (1 = base LID, 0 = not a path line)
+  int line = 0;               // line number in the source file (0 = generated)
+  std::vector<std::string> before;  // verbatim blank/comment lines just before this entry
+};
+
+struct LftTable {
+  LftFormat style = LftFormat::Minimal;
+  uint64_t guid = 0;          // switch node GUID from the header
+  std::string desc;           // node description from the header ('...' or (...)), may be empty
+  std::string addr;           // "Lid 2" (opensm: from "switch Lid 2"), "DR path slid 0; dlid 0; 0,1"
+  uint32_t lid_lo = 0, lid_hi = 0;   // header range
+  bool hex_range = false;     // "[0x0-0x6]" (dump_fts) vs "[0-6]"
+  std::string header;         // verbatim header line (used for styles the writer cannot rebuild)
+  std::vector<std::string> leading;  // verbatim lines before the header (comments, blank lines)
+  std::vector<std::string> columns;  // dump_fts column-header lines, verbatim
+  std::vector<LftEntry> entries;
+  std::vector<std::string> before_footer;  // verbatim blank/comment lines before the footer
+  std::string footer;         // verbatim footer line ("" = none, minimal files)
+  int line = 0;               // header line number
+};
+
+struct LftFile {
+  std::string filename;       // for messages
+  LftFormat format = LftFormat::Minimal;  // style of the first table
+  std::vector<LftTable> tables;
+  std::vector<std::string> trailing;     // verbatim lines after the last table
+  bool final_newline = true;
+};
+
+// Parses LFT text. format Auto detects per table. Throws ParseError(file:line) for malformed
+// lines, entries outside a table, bad hex/decimal numbers, multicast sections.
+LftFile parse_lft(std::string_view text, const std::string& filename, LftFormat format = LftFormat::Auto);
+LftFile read_lft_file(const std::string& path, LftFormat format = LftFormat::Auto);
+
+// Writes the file back; byte-exact for files produced by OpenSM / dump_fts. Always ends with a
+// newline (OpenSM's file engine rejects a last line without one).
+std::string write_lft_file(const LftFile& file);
+
+// ---- Fabric <-> file ----
+
+struct LftMapResult {
+  Lfts lfts;
+  std::vector<std::string> warnings;  // switches missing from the file, description fallbacks, ...
+};
+
+// Sets the Fabric's LIDs (base LID + LMC per port) from the `portguid` comments of the file:
+// for the check of a topology file without LIDs against LFTs dumped from a live subnet.
+// Throws ParseError(file:line) for a portguid the fabric does not have.
+// Returns the number of end ports given a LID.
+int adopt_lids(const LftFile& file, Fabric& fabric);
+
+// Maps the tables onto the fabric (see the file comment). Throws ParseError(file:line) for an
+// unknown switch, a port beyond the switch's port count, a table given twice, a LID that cannot
+// be remapped. Switches missing from the file get no routes (warning).
+LftMapResult map_lfts(const LftFile& file, const Fabric& fabric);
+
+// Builds the file OpenSM (style Opensm), dump_fts (DumpFts, addressed by "Lid N") or the minimal
+// form would print for these LFTs. Opensm: switches in OpenSM's map order (sorted by the byte-swapped node GUID), range [0-max_lid],
+// entries for every LID whose port exists (ports > num_ports and 255 are skipped), destination
+// comments from the fabric. DumpFts: switches in Fabric::switches() order, LMC ranges as
+// "path #k out of n: portguid". Every destination comment carries the portguid, so OpenSM's file
+// engine remaps LIDs. Throws FabricError if a switch has no GUID.
+LftFile make_lft_file(const Fabric& fabric, const Lfts& lfts, LftFormat style);
+inline std::string write_lfts(const Fabric& fabric, const Lfts& lfts, LftFormat style = LftFormat::Opensm) {
+  return write_lft_file(make_lft_file(fabric, lfts, style));
+}
+
+// "Channel Adapter", "Switch", "Router" (ib_get_node_type_str)
+const char* ib_node_type_str(NodeType t);
+
+}  // namespace ftroute

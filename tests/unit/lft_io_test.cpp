@@ -1,0 +1,292 @@
+// LFT files: byte-exact round trips of real OpenSM / dump_fts output (tests/data/lft/, made by
+// tests/data/lft/capture.sh with ibsim + OpenSM 3.3.23 + infiniband-diags), regeneration of the
+// same bytes from a Fabric + Lfts, mapping by GUID, and file:line errors for bad input.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "ftroute/error.hpp"
+#include "ftroute/ibdmchk_io.hpp"
+#include "ftroute/lft_io.hpp"
+#include "ftroute/netfile.hpp"
+
+using namespace ftroute;
+
+namespace {
+
+const std::string kDir = std::string(FTROUTE_SOURCE_DIR) + "/tests/data/lft/";
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  EXPECT_TRUE(in.good()) << p;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// First differing line, for readable failures.
+std::string first_diff(const std::string& a, const std::string& b) {
+  std::istringstream x(a), y(b);
+  std::string la, lb;
+  for (int n = 1;; n++) {
+    bool ga = static_cast<bool>(std::getline(x, la)), gb = static_cast<bool>(std::getline(y, lb));
+    if (!ga && !gb) return a == b ? "" : "(differs in the final newline)";
+    if (!ga || !gb || la != lb) return "line " + std::to_string(n) + ":\n  got:  '" + la + "'\n  want: '" + lb + "'";
+  }
+}
+
+std::string expect_parse_error(const std::string& text, LftFormat fmt = LftFormat::Auto) {
+  try {
+    parse_lft(text, "bad.lfts", fmt);
+  } catch (const ParseError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no ParseError for:\n" << text;
+  return "";
+}
+
+struct Fixture {
+  std::string name, net;
+};
+const Fixture kFixtures[] = {{"2sw4hca", "2sw4hca.net"}, {"ft4x2", "ft4x2.net"}, {"ft4x2_lmc1", "ft4x2.net"},
+                             {"ring4", "ring4.net"}};
+
+}  // namespace
+
+TEST(LftIo, RealFilesRoundTripByteExact) {
+  for (const auto& fx : kFixtures) {
+    for (const char* ext : {".opensm-lfts.dump", ".dump_fts"}) {
+      const std::string path = kDir + fx.name + ext;
+      const std::string text = slurp(path);
+      ASSERT_FALSE(text.empty()) << path;
+      LftFile f = read_lft_file(path);
+      EXPECT_EQ(f.format, std::string(ext) == ".dump_fts" ? LftFormat::DumpFts : LftFormat::Opensm) << path;
+      EXPECT_GT(f.tables.size(), 1u);
+      std::string back = write_lft_file(f);
+      EXPECT_EQ(back, text) << path << ": " << first_diff(back, text);
+    }
+  }
+}
+
+TEST(LftIo, OpensmDumpRegeneratedFromFabricIsIdentical) {
+  for (const auto& fx : kFixtures) {
+    const std::string path = kDir + fx.name + ".opensm-lfts.dump";
+    Fabric fab = read_net_file(kDir + fx.net);
+    LftFile f = read_lft_file(path);
+    adopt_lids(f, fab);
+    LftMapResult m = map_lfts(f, fab);
+    EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+    std::string regen = write_lfts(fab, m.lfts, LftFormat::Opensm);
+    EXPECT_EQ(regen, slurp(path)) << fx.name << ": " << first_diff(regen, slurp(path));
+  }
+}
+
+TEST(LftIo, DumpFtsAndOpensmDumpGiveTheSameTables) {
+  for (const auto& fx : kFixtures) {
+    Fabric fab = read_net_file(kDir + fx.net);
+    LftFile o = read_lft_file(kDir + fx.name + ".opensm-lfts.dump");
+    LftFile d = read_lft_file(kDir + fx.name + ".dump_fts");
+    adopt_lids(d, fab);  // LIDs from the dump_fts comments (incl. "path #2 out of 2" lines)
+    Lfts from_o = map_lfts(o, fab).lfts, from_d = map_lfts(d, fab).lfts;
+    EXPECT_TRUE(from_o == from_d) << fx.name;
+    // regenerated dump_fts: same entry lines per switch as the real one (header addresses differ:
+    // dump_fts prints the DR path it used, we print "Lid N")
+    LftFile regen = make_lft_file(fab, from_d, LftFormat::DumpFts);
+    for (const LftTable& rt : d.tables) {
+      const LftTable* gt = nullptr;
+      for (const LftTable& t : regen.tables)
+        if (t.guid == rt.guid) gt = &t;
+      ASSERT_NE(gt, nullptr);
+      ASSERT_EQ(gt->entries.size(), rt.entries.size()) << fx.name << " " << rt.desc;
+      for (size_t k = 0; k < rt.entries.size(); k++) {
+        EXPECT_EQ(gt->entries[k].lid, rt.entries[k].lid);
+        EXPECT_EQ(gt->entries[k].port, rt.entries[k].port);
+        EXPECT_EQ(gt->entries[k].info, rt.entries[k].info) << fx.name << " " << rt.desc;
+      }
+      EXPECT_EQ(gt->footer, rt.footer);
+      EXPECT_EQ(gt->desc, rt.desc);
+    }
+  }
+}
+
+TEST(LftIo, LmcFileCarriesTwoLidsPerCa) {
+  Fabric fab = read_net_file(kDir + "ft4x2.net");
+  LftFile f = read_lft_file(kDir + "ft4x2_lmc1.opensm-lfts.dump");
+  EXPECT_EQ(adopt_lids(f, fab), 6 + 12);
+  auto h = fab.find("H0_0");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(fab.node(*h).port(1).lmc, 1);
+  EXPECT_EQ(fab.node(*h).port(1).base_lid, 2);
+}
+
+TEST(LftIo, LidsAreRemappedThroughPortGuids) {
+  // Fabric numbered differently (offline assign_lids): entries land on the fabric's LIDs.
+  Fabric fab = read_net_file(kDir + "2sw4hca.net");
+  fab.assign_lids();  // switches 1,2; CAs 3..6
+  LftFile f = read_lft_file(kDir + "2sw4hca.opensm-lfts.dump");
+  Lfts l = map_lfts(f, fab).lfts;
+  const int s1 = *fab.find("Switch1");
+  const int hca2 = *fab.find("Hca2");
+  // OpenSM: Switch1 sends Hca2 (LID 4 there) to port 3
+  EXPECT_EQ(l.get(s1, fab.node(hca2).port(1).base_lid), 3);
+  EXPECT_EQ(l.get(s1, fab.node(s1).port(0).base_lid), 0);
+}
+
+TEST(LftIo, FallbackToDescriptionWhenGuidUnknown) {
+  Fabric fab = read_net_file(kDir + "2sw4hca.net");
+  LftFile f = read_lft_file(kDir + "2sw4hca.opensm-lfts.dump");
+  adopt_lids(f, fab);
+  f.tables[0].guid = 0xdead;
+  LftMapResult m = map_lfts(f, fab);
+  ASSERT_FALSE(m.warnings.empty());
+  EXPECT_NE(m.warnings[0].find("by description"), std::string::npos);
+  f.tables[0].desc = "nosuch";
+  try {
+    map_lfts(f, fab);
+    FAIL() << "expected ParseError";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_NE(std::string(e.what()).find("unknown switch GUID 0x000000000000dead"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LftIo, PortBeyondSwitchIsAnErrorWithLine) {
+  Fabric fab = read_net_file(kDir + "2sw4hca.net");
+  std::string text = slurp(kDir + "2sw4hca.opensm-lfts.dump");
+  LftFile f = read_lft_file(kDir + "2sw4hca.opensm-lfts.dump");
+  adopt_lids(f, fab);
+  text.replace(text.find("0x0003 003"), 10, "0x0003 009");  // Switch1 has 8 ports
+  try {
+    map_lfts(parse_lft(text, "x.dump"), fab);
+    FAIL() << "expected ParseError";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, 9), "x.dump:4:");
+    EXPECT_NE(std::string(e.what()).find("port 9 beyond the 8 ports of switch \"Switch1\""), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(LftIo, MalformedFilesNameTheLine) {
+  EXPECT_EQ(expect_parse_error("0x0001 001\n").substr(0, 11), "bad.lfts:1:");
+  EXPECT_NE(expect_parse_error("0x0001 001\n").find("outside a table"), std::string::npos);
+  const std::string h = "Unicast lids [0-6] of switch guid 0x0000000000200001 :\n";
+  EXPECT_EQ(expect_parse_error(h + "0x0001 abc\n").substr(0, 11), "bad.lfts:2:");
+  EXPECT_EQ(expect_parse_error(h + "0x0001 001\nhello world\n").substr(0, 11), "bad.lfts:3:");
+  EXPECT_NE(expect_parse_error(h + "0xC000 001\n").find("not a unicast LID"), std::string::npos);
+  EXPECT_NE(expect_parse_error(h + "0x0001 300\n").find("out of range"), std::string::npos);
+  EXPECT_NE(expect_parse_error("Unicast lids [0-6 of switch guid 0x1 :\n").find("bad.lfts:1: malformed"),
+            std::string::npos);
+  EXPECT_NE(expect_parse_error("Unicast lids [0-6] of switch Lid 1 :\n").find("guid"), std::string::npos);
+  EXPECT_NE(expect_parse_error("Multicast mlids [0xc000-0xc001] of switch Lid 1 guid 0x1 (x):\n").find("multicast"),
+            std::string::npos);
+  // asking for dump_fts but giving an OpenSM dump
+  std::string o = slurp(kDir + "2sw4hca.opensm-lfts.dump");
+  EXPECT_NE(expect_parse_error(o, LftFormat::DumpFts).find("expected dump_fts"), std::string::npos);
+  // unreadable file: line 0
+  try {
+    read_lft_file("/nonexistent/x.lfts");
+    FAIL();
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.line(), 0);
+  }
+}
+
+TEST(LftIo, MinimalFileAndMissingFinalNewline) {
+  const std::string text =
+      "# hand written\n"
+      "Unicast lids [0-6] of switch guid 0x0000000000200000 :\n"
+      "0x0001 001\n"
+      "0x4 3\n"
+      "0x0002 000";
+  LftFile f = parse_lft(text, "m.lfts");
+  ASSERT_EQ(f.tables.size(), 1u);
+  EXPECT_EQ(f.tables[0].entries.size(), 3u);
+  EXPECT_EQ(f.tables[0].entries[1].lid, 4);
+  EXPECT_EQ(f.tables[0].entries[1].port, 3);
+  EXPECT_FALSE(f.final_newline);
+  EXPECT_EQ(write_lft_file(f), text + "\n");  // the writer always ends the last line
+  Fabric fab = read_net_file(kDir + "2sw4hca.net");
+  fab.assign_lids();
+  Lfts l = map_lfts(f, fab).lfts;  // no portguid: LIDs taken as they are
+  EXPECT_EQ(l.get(*fab.find("Switch1"), 4), 3);
+}
+
+TEST(LftIo, GeneratedMinimalCarriesPortGuids) {
+  Fabric fab = read_net_file(kDir + "2sw4hca.net");
+  LftFile f = read_lft_file(kDir + "2sw4hca.opensm-lfts.dump");
+  adopt_lids(f, fab);
+  Lfts l = map_lfts(f, fab).lfts;
+  std::string m = write_lfts(fab, l, LftFormat::Minimal);
+  EXPECT_NE(m.find("0x0001 001 # portguid 0x0000000000100001\n"), std::string::npos) << m;
+  EXPECT_EQ(m.back(), '\n');
+  // and it reads back to the same tables
+  EXPECT_TRUE(map_lfts(parse_lft(m, "m"), fab).lfts == l);
+}
+
+TEST(IbdmchkIo, SubnetLstAndFdbsMatchOpenSM) {
+  for (const auto& fx : kFixtures) {
+    if (std::string(fx.name) == "ft4x2_lmc1") continue;  // same subnet.lst as ft4x2
+    Fabric fab = read_net_file(kDir + fx.net);
+    LftFile f = read_lft_file(kDir + fx.name + ".opensm-lfts.dump");
+    adopt_lids(f, fab);
+    Lfts l = map_lfts(f, fab).lfts;
+    SubnetLstOptions o;
+    o.sm_lid = 1;       // the SM ran on the first CA, LID 1
+    o.revision = 0xA1;  // what ibsim reports
+    const std::string lst = write_subnet_lst(fab, o);
+    const std::string want = slurp(kDir + fx.name + ".opensm-subnet.lst");
+    EXPECT_EQ(lst, want) << fx.name << ": " << first_diff(lst, want);
+    const std::string fdbs = write_fdbs(fab, l);
+    const std::string wantf = slurp(kDir + fx.name + ".opensm.fdbs");
+    EXPECT_EQ(fdbs, wantf) << fx.name << ": " << first_diff(fdbs, wantf);
+    // the subnet.lst reads back into the same fabric (ids = descriptions = .net ids here)
+    Fabric back = read_subnet_lst(kDir + fx.name + ".opensm-subnet.lst");
+    EXPECT_EQ(back.size(), fab.size());
+    EXPECT_EQ(back.num_links(), fab.num_links());
+    for (int i = 0; i < fab.size(); i++) {
+      auto j = back.find(fab.node(i).id);
+      ASSERT_TRUE(j) << fab.node(i).id;
+      EXPECT_EQ(back.node(*j).guid, fab.node(i).guid);
+    }
+    EXPECT_TRUE(map_lfts(f, back).warnings.empty());
+  }
+}
+
+TEST(IbdmchkIo, PathSlAndSl2VlRoundTrip) {
+  Fabric fab = read_net_file(kDir + "ring4.net");
+  LftFile f = read_lft_file(kDir + "ring4.opensm-lfts.dump");
+  adopt_lids(f, fab);
+  Routing r;
+  r.lfts = map_lfts(f, fab).lfts;
+  r.path_sl = [](Lid s, Lid d) -> uint8_t { return static_cast<uint8_t>((s + d) % 3); };
+  Sl2Vl::Table t{};
+  t[1] = 1;
+  t[2] = 0;
+  r.sl2vl.set_all(fab, Sl2Vl::identity());
+  r.sl2vl.set(*fab.find("R0"), 2, 1, t);
+  const std::string psl = write_path_sl(fab, r);
+  auto sl = parse_path_sl(psl, "p.sl", fab);
+  for (const EndPort& a : fab.end_ports())
+    for (const EndPort& b : fab.end_ports())
+      if (!fab.node(a.node).is_switch() && a.node != b.node) EXPECT_EQ(sl(a.base_lid, b.base_lid), r.sl(a.base_lid, b.base_lid));
+  const std::string vl = write_sl2vl(fab, r.sl2vl);
+  Sl2Vl back = parse_sl2vl(vl, "v.sl2vl", fab);
+  for (int s : fab.switches())
+    for (int in = 0; in <= 4; in++)
+      for (int o = 1; o <= 4; o++)
+        if (fab.node(s).port(o).connected() && o != in && (in == 0 || fab.node(s).port(in).connected()))
+          for (int k = 0; k < 16; k++) EXPECT_EQ(back.vl(s, in, o, k), r.sl2vl.vl(s, in, o, k));
+  try {
+    parse_path_sl("0x0000000000100000 0x0004 16\n", "p.sl", fab);
+    FAIL();
+  } catch (const ParseError& e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, 7), "p.sl:1:");
+  }
+  try {
+    parse_sl2vl("# c\n0x0000000000200000 9 1 0 0 0 0 0 0 0 0\n", "v", fab);
+    FAIL();
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("v:2: port beyond the 4 ports"), std::string::npos) << e.what();
+  }
+}
