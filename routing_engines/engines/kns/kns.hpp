@@ -1,0 +1,59 @@
+// kns: Hybrid-DOR routing for k-ary n-direct 1-indirect KNS fabrics (crossbar subnets) with
+// intermediate-router fault tolerance and XORDET destination classes (seed 002, Penaranda;
+// spec /work/shared/docs/penaranda_kns.md; docs/kns.md describes the IB mapping).
+//
+// Recognition (recognize_kns): from the discovered graph only (never from names):
+//  * routers = switches with at least one CA; every other switch is a crossbar;
+//  * cabling convention (the generator's, spec §6.3): router port 1 + d is its dimension-d
+//    link, router ports above n are hosts; crossbar port 1 + j goes to the router whose
+//    coordinate in the crossbar's dimension is j. The crossbar's dimension is the router port
+//    its links arrive on; a router's coordinate d is the crossbar port it is cabled to (or, when
+//    that link is down, the coordinate shared with its line-mates in other dimensions);
+//  * n = highest router port cabled to a switch, k = highest crossbar port cabled to a router
+//    (options n=, k= pin them). Every check that fails throws EngineError naming the switch
+//    and port that break the shape. Missing links and missing crossbars are faults; a missing
+//    router is an error (the thesis does not support router faults).
+//
+// Routing: for every destination switch an IN tree (kns_model.hpp build_tree): Hybrid-DOR where
+// the DOR path works, otherwise DOR legs through intermediate routers. LMC > 0: the extra LIDs
+// of a CA get the same tree. Each (source, DLID) path gets an SL = layer * classes + class:
+// layer 0 = paths without intermediate routers (pure DOR, acyclic), paths with intermediate
+// routers go to layers 1, 2, ... chosen so every layer's channel dependency graph stays acyclic
+// (identity SL2VL, VL = SL). class = XORDET class of the destination node id (xordet=1).
+//
+// Options: max_in=0|1|2 (default 2), xordet=0|1, vls=<classes, power of 2> (default 1, with
+// xordet=1 default 2), max_vls=<VL budget, default 8>, k=, n= (expected shape).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ftroute/engine.hpp"
+#include "kns/kns_model.hpp"
+
+namespace ftroute {
+
+struct KnsShape {
+  int k = 0, n = 0, p = 0;            // p = host ports per router (num_ports - n, max)
+  kns::Model model;                   // faults filled in from missing links/crossbars
+  std::vector<int> router_node;       // R -> fabric node
+  std::vector<int> xbar_node;         // d * lines + line -> fabric node, -1 = absent (dead)
+  std::vector<long> node_model;       // fabric node -> model node id, -1 for CAs
+  std::vector<std::string> faults;    // human-readable list of detected faults
+};
+
+// Throws EngineError("kns", reason) when the fabric is not a KNS with crossbar subnets.
+KnsShape recognize_kns(const Fabric& fabric, int expect_k = 0, int expect_n = 0);
+
+class KnsEngine : public Engine {
+ public:
+  static constexpr const char* kName = "kns";
+  std::string name() const override { return kName; }
+  std::vector<std::string> option_keys() const override {
+    return {"max_in", "xordet", "vls", "max_vls", "k", "n"};
+  }
+  using Engine::route;
+  Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+};
+
+}  // namespace ftroute

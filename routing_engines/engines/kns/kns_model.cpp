@@ -1,0 +1,253 @@
+#include "kns/kns_model.hpp"
+
+#include <algorithm>
+#include <queue>
+#include <unordered_set>
+
+namespace ftroute::kns {
+
+Model::Model(int k_, int n_) : k(k_), n(n_) {
+  K = 1;
+  for (int i = 0; i < n; i++) K *= k;
+  lines = K / k;
+  link_bad.assign(static_cast<size_t>(K * n), 0);
+  xbar_dead.assign(static_cast<size_t>(n * lines), 0);
+}
+
+int Model::coord(long R, int d) const {
+  for (int i = 0; i < d; i++) R /= k;
+  return static_cast<int>(R % k);
+}
+
+long Model::with_coord(long R, int d, int v) const {
+  long w = 1;
+  for (int i = 0; i < d; i++) w *= k;
+  return R + (v - (R / w) % k) * w;
+}
+
+long Model::line(long R, int d) const {
+  long w = 1;
+  for (int i = 0; i < d; i++) w *= k;
+  // remove digit d: low part + high part shifted down one digit
+  return R % w + (R / (w * k)) * w;
+}
+
+int Model::diff(long X, long Y) const {
+  int c = 0;
+  for (int j = 0; j < n; j++, X /= k, Y /= k) c += (X % k) != (Y % k);
+  return c;
+}
+
+bool Model::dor_ok(long X, long Y) const {
+  long cur = X;
+  for (int j = 0; j < n; j++) {
+    int yj = coord(Y, j);
+    if (coord(cur, j) == yj) continue;
+    long nxt = with_coord(cur, j, yj);
+    if (!up(cur, j) || !up(nxt, j)) return false;
+    cur = nxt;
+  }
+  return true;
+}
+
+Tree build_tree(const Model& m, long dest) {
+  const long N = m.num_nodes();
+  Tree t;
+  t.succ.assign(static_cast<size_t>(N), -1);
+  t.restarts.assign(static_cast<size_t>(N), 0);
+  t.hops.assign(static_cast<size_t>(N), 0);
+  std::vector<char> done(static_cast<size_t>(N), 0);
+  // key: restarts (high) | hops | tie-break. Routers prefer, among equal labels, the HIGHER
+  // first dimension (fewer restarts for the routers that feed them); crossbars the exit found
+  // first (lowest coordinate, deterministic).
+  auto rkey = [](uint64_t rs, uint64_t h, uint64_t tie) { return (rs << 40) | (h << 16) | tie; };
+  std::vector<uint64_t> key(static_cast<size_t>(N), UINT64_MAX);
+  using QE = std::pair<uint64_t, long>;
+  std::priority_queue<QE, std::vector<QE>, std::greater<QE>> pq;
+  auto offer = [&](long v, uint64_t rs, uint64_t h, uint64_t tie, int succ) {
+    uint64_t kk = rkey(rs, h, tie);
+    if (done[static_cast<size_t>(v)] || kk >= key[static_cast<size_t>(v)]) return;
+    key[static_cast<size_t>(v)] = kk;
+    t.succ[static_cast<size_t>(v)] = static_cast<int16_t>(succ);
+    t.restarts[static_cast<size_t>(v)] = static_cast<uint8_t>(std::min<uint64_t>(rs, 255));
+    t.hops[static_cast<size_t>(v)] = static_cast<uint16_t>(h);
+    pq.push({kk, v});
+  };
+  if (dest < m.K) {
+    offer(dest, 0, 0, 0, m.n);
+  } else {
+    long x = dest - m.K;
+    if (m.xbar_dead[static_cast<size_t>(x)]) return t;
+    offer(dest, 0, 0, 0, m.k);
+  }
+  while (!pq.empty()) {
+    auto [kk, v] = pq.top();
+    pq.pop();
+    if (done[static_cast<size_t>(v)] || kk != key[static_cast<size_t>(v)]) continue;
+    done[static_cast<size_t>(v)] = 1;
+    const uint64_t rs = t.restarts[static_cast<size_t>(v)], h = t.hops[static_cast<size_t>(v)];
+    if (v < m.K) {
+      const int f = t.succ[static_cast<size_t>(v)];  // first dimension of v's path (n = none)
+      for (int d = 0; d < m.n; d++) {
+        if (!m.up(v, d)) continue;
+        long x = m.xbar_id(d, m.line(v, d));
+        offer(x, rs + (f <= d ? 1 : 0), h + 1, 0, m.coord(v, d));
+      }
+    } else {
+      long x = v - m.K;
+      int d = static_cast<int>(x / m.lines);
+      long ln = x % m.lines;
+      // router of this line with coordinate d = 0
+      long base = 0;
+      {
+        long w = 1, rest = ln;
+        for (int i = 0; i < m.n; i++) {
+          if (i == d) {
+            w *= m.k;
+            continue;
+          }
+          base += (rest % m.k) * w;
+          rest /= m.k;
+          w *= m.k;
+        }
+      }
+      for (int c = 0; c < m.k; c++) {
+        long R = m.with_coord(base, d, c);
+        if (!m.up(R, d)) continue;
+        offer(R, rs, h + 1, static_cast<uint64_t>(255 - d), d);
+      }
+    }
+  }
+  return t;
+}
+
+namespace {
+
+struct Bits {
+  std::vector<uint64_t> w;
+  explicit Bits(long n = 0) : w(static_cast<size_t>((n + 63) / 64), 0) {}
+  void set(long i) { w[static_cast<size_t>(i >> 6)] |= 1ULL << (i & 63); }
+  bool intersects(const Bits& o) const {
+    for (size_t i = 0; i < w.size(); i++)
+      if (w[i] & o.w[i]) return true;
+    return false;
+  }
+  void or_with(const Bits& o) {
+    for (size_t i = 0; i < w.size(); i++) w[i] |= o.w[i];
+  }
+};
+
+}  // namespace
+
+// Ordered router pairs (S, D) whose Hybrid-DOR path uses the dimension-d link of router R:
+// at the dimension-d step the packet is at <D_0..D_{d-1}, S_d..S_{n-1}> and moves to the router
+// with coordinate d = D_d; the link is used when R is either end (spec §3.2).
+static void pairs_using_link(const Model& m, long R, int d, std::vector<std::pair<long, long>>& out) {
+  long wd = 1;
+  for (int i = 0; i < d; i++) wd *= m.k;
+  const long low = wd, high = m.K / (wd * m.k);  // combinations of dims < d and > d
+  const int rd = m.coord(R, d);
+  const long Rlow = R % wd, Rhigh = R / (wd * m.k);
+  for (long a = 0; a < low; a++)        // free low digits
+    for (long b = 0; b < high; b++)     // free high digits
+      for (int v = 0; v < m.k; v++) {
+        if (v == rd) continue;
+        // R = current router: S = <a (low), rd, Rhigh>, D = <Rlow, v, b>
+        out.push_back({a + rd * wd + Rhigh * wd * m.k, Rlow + v * wd + b * wd * m.k});
+        // R = next router: S = <a, v, Rhigh>, D = <Rlow, rd, b>
+        out.push_back({a + v * wd + Rhigh * wd * m.k, Rlow + rd * wd + b * wd * m.k});
+      }
+}
+
+Tolerance thesis_tolerance(const Model& m, int max_in, bool stop_early) {
+  const long K = m.K;
+  // Pairs whose DOR path crosses a failed link or crossbar.
+  std::vector<std::pair<long, long>> bad;
+  for (long R = 0; R < K; R++)
+    for (int d = 0; d < m.n; d++)
+      if (!m.up(R, d)) pairs_using_link(m, R, d, bad);
+  std::vector<Bits> trs(static_cast<size_t>(K), Bits(K)), td(static_cast<size_t>(K), Bits(K));
+  for (long i = 0; i < K; i++) {
+    std::fill(trs[static_cast<size_t>(i)].w.begin(), trs[static_cast<size_t>(i)].w.end(), ~0ULL);
+    std::fill(td[static_cast<size_t>(i)].w.begin(), td[static_cast<size_t>(i)].w.end(), ~0ULL);
+  }
+  auto clear = [](Bits& b, long i) { b.w[static_cast<size_t>(i >> 6)] &= ~(1ULL << (i & 63)); };
+  for (long i = K; i < static_cast<long>(trs[0].w.size()) * 64; i++)
+    for (long j = 0; j < K; j++) clear(trs[static_cast<size_t>(j)], i), clear(td[static_cast<size_t>(j)], i);
+  std::sort(bad.begin(), bad.end());
+  bad.erase(std::unique(bad.begin(), bad.end()), bad.end());
+  for (auto [S, D] : bad) clear(trs[static_cast<size_t>(S)], D), clear(td[static_cast<size_t>(D)], S);
+  auto ok = [&](long S, long D) { return (trs[static_cast<size_t>(S)].w[static_cast<size_t>(D >> 6)] >> (D & 63)) & 1; };
+  Tolerance r;
+  r.pairs = K * (K - 1);
+  r.dor = r.pairs - static_cast<long>(bad.size());
+  std::vector<Bits> td1(static_cast<size_t>(K));
+  std::vector<char> td1_built(static_cast<size_t>(K), 0);
+  for (auto [S, D] : bad) {
+    if (max_in >= 1 && trs[static_cast<size_t>(S)].intersects(td[static_cast<size_t>(D)])) {
+      r.in1++;
+      continue;
+    }
+    if (max_in >= 2) {
+      if (!td1_built[static_cast<size_t>(D)]) {
+        td1[static_cast<size_t>(D)] = Bits(K);
+        for (long Y = 0; Y < K; Y++)
+          if (ok(Y, D)) td1[static_cast<size_t>(D)].or_with(td[static_cast<size_t>(Y)]);
+        td1_built[static_cast<size_t>(D)] = 1;
+      }
+      if (trs[static_cast<size_t>(S)].intersects(td1[static_cast<size_t>(D)])) {
+        r.in2++;
+        continue;
+      }
+    }
+    r.failed++;
+    if (stop_early) return r;
+  }
+  return r;
+}
+
+Tolerance tree_tolerance(const Model& m, int max_in, bool stop_early) {
+  Tolerance r;
+  for (long D = 0; D < m.K; D++) {
+    Tree t = build_tree(m, D);
+    for (long S = 0; S < m.K; S++) {
+      if (S == D) continue;
+      r.pairs++;
+      if (t.succ[static_cast<size_t>(S)] < 0 || t.restarts[static_cast<size_t>(S)] > max_in) {
+        r.failed++;
+        if (stop_early) return r;
+        continue;
+      }
+      int rs = t.restarts[static_cast<size_t>(S)];
+      if (rs == 0) r.dor++;
+      else if (rs == 1) r.in1++;
+      else r.in2++;
+    }
+  }
+  return r;
+}
+
+void random_link_faults(Model& m, int faults, std::mt19937_64& rng) {
+  std::fill(m.link_bad.begin(), m.link_bad.end(), 0);
+  std::fill(m.xbar_dead.begin(), m.xbar_dead.end(), 0);
+  const long pop = m.K * m.n;
+  std::uniform_int_distribution<long> pick(0, pop - 1);
+  int placed = 0;
+  while (placed < faults && placed < pop) {
+    long l = pick(rng);
+    if (m.link_bad[static_cast<size_t>(l)]) continue;
+    m.link_bad[static_cast<size_t>(l)] = 1;
+    placed++;
+  }
+}
+
+int xordet_class(uint64_t id, int nbits, int classes) {
+  int l = 0;
+  while ((1 << l) < classes) l++;
+  if (l == 0) return 0;
+  int out = 0;
+  for (int i = 0; i < nbits; i++) out ^= static_cast<int>((id >> i) & 1) << (i % l);
+  return out;
+}
+
+}  // namespace ftroute::kns

@@ -1,0 +1,78 @@
+// Router-level model of a k-ary n-direct 1-indirect KNS (crossbar subnets) and the routing
+// algorithms of seed 002 on it: Hybrid-DOR, the thesis' intermediate-node (IN) fault tolerance
+// (Ch 5-6), and the destination-based IN trees the kns engine programs into LFTs.
+//
+// Numbering (spec §1.2): router R = sum_i r_i k^i (dimension 0 least significant); crossbar
+// [d, line] with line = mixed-radix index of the router coordinates without d; model node ids:
+// routers 0..K-1 (K = k^n), crossbar [d, line] = K + d * lines + line (lines = k^(n-1)).
+// Faults: the link of router R in dimension d is bad[R * n + d]; a dead crossbar is a crossbar
+// flag (equivalent to all its k links failing, the thesis' correlated switch fault).
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace ftroute::kns {
+
+struct Model {
+  int k = 0, n = 0;
+  long K = 0;       // routers
+  long lines = 0;   // crossbars per dimension
+  std::vector<char> link_bad;   // [R * n + d]
+  std::vector<char> xbar_dead;  // [d * lines + line]
+
+  Model() = default;
+  Model(int k, int n);
+  int coord(long R, int d) const;
+  long with_coord(long R, int d, int v) const;   // R with coordinate d set to v
+  long line(long R, int d) const;
+  long xbar_id(int d, long line) const { return K + d * lines + line; }
+  long num_nodes() const { return K + n * lines; }
+  // Router R can use its dimension-d link (link and crossbar working).
+  bool up(long R, int d) const {
+    return !link_bad[static_cast<size_t>(R * n + d)] && !xbar_dead[static_cast<size_t>(d * lines + line(R, d))];
+  }
+  // The Hybrid-DOR path X -> Y crosses no failed link or crossbar (thesis "Y reachable from X").
+  bool dor_ok(long X, long Y) const;
+  int diff(long X, long Y) const;   // number of differing coordinates
+};
+
+// Destination-based routing tree toward one destination (a router or a crossbar) of the model.
+// succ[node]: for a router the dimension it forwards on (n = deliver here / destination),
+// for a crossbar the coordinate of the router it forwards to (k = destination); -1 = no route.
+// restarts[node] = number of dimension-order restarts (= intermediate routers) on the path from
+// node (arriving from its host for routers), hops = router-crossbar links on it.
+struct Tree {
+  std::vector<int16_t> succ;
+  std::vector<uint8_t> restarts;
+  std::vector<uint16_t> hops;
+};
+
+// Builds the tree by a Dijkstra over (restarts, hops) (docs/kns.md "IN trees"): pairs whose
+// Hybrid-DOR path is fault-free keep it exactly; every other router gets a path made of DOR legs
+// (its restarts are the intermediate routers) with the fewest legs, then fewest hops, such that
+// every crossbar forwards the destination to one router (destination-based, loop-free because
+// the label strictly decreases along every path).
+Tree build_tree(const Model& m, long dest);
+
+// Statistics for one fault set, thesis criterion (per pair free choice of INs, spec §3.2/§7.3)
+// and destination-tree criterion (what the engine programs with LMC 0).
+struct Tolerance {
+  long pairs = 0;        // ordered router pairs S != D
+  long dor = 0;          // pairs whose DOR path is fault-free
+  long in1 = 0, in2 = 0; // pairs needing 1 / 2 INs
+  long failed = 0;       // pairs not served within max_in INs
+  bool tolerated() const { return failed == 0; }
+};
+Tolerance thesis_tolerance(const Model& m, int max_in, bool stop_at_first_failure = false);
+Tolerance tree_tolerance(const Model& m, int max_in, bool stop_at_first_failure = false);
+
+// Marks `faults` distinct random router-crossbar links as failed (population K * n, as in
+// thesis §5.5.2). Clears previous faults.
+void random_link_faults(Model& m, int faults, std::mt19937_64& rng);
+
+// XORDET class (spec §4.3): interleaved XOR fold of the node id's nbits into log2(classes) bits.
+int xordet_class(uint64_t id, int nbits, int classes);
+
+}  // namespace ftroute::kns

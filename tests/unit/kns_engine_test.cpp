@@ -1,0 +1,349 @@
+// kns engine: recognition, Hybrid-DOR, intermediate-router fault tolerance, XORDET; every
+// routing is walked by the CDG builder (reachability, loops, CDG acyclic per VL and overall).
+#include <gtest/gtest.h>
+
+#include <random>
+#include <tuple>
+
+#include "ftroute/cdg.hpp"
+#include "ftroute/engine.hpp"
+#include "ftroute/error.hpp"
+#include "ftroute/kns_topology.hpp"
+#include "kns/kns.hpp"
+
+using namespace ftroute;
+
+namespace {
+
+KnsParams xbar(int k, int n, int p = 1) {
+  KnsParams q;
+  q.k = k;
+  q.n = n;
+  q.p = p;
+  return q;
+}
+
+// Every CA/switch source reaches every LID, no loops, CDG acyclic (whole graph and per VL).
+void validate(const Fabric& f, const Routing& r) {
+  CdgBuildOptions o;
+  o.ca_sources = true;
+  o.switch_sources = true;
+  o.switch_destinations = true;
+  o.all_source_lids = true;
+  CdgBuild b = build_cdg(f, r, o);
+  EXPECT_GT(b.stats.pairs, 0u);
+  EXPECT_EQ(b.stats.delivered, b.stats.pairs)
+      << (b.stats.unreachable_examples.empty() ? "" : b.stats.unreachable_examples[0]);
+  EXPECT_EQ(b.stats.looping, 0u) << (b.stats.loop_examples.empty() ? "" : b.stats.loop_examples[0]);
+  auto cyc = b.cdg.find_cycle(-1);
+  EXPECT_FALSE(cyc.has_value()) << (cyc ? b.cdg.format_cycle(*cyc) : "");
+  for (int vl : b.cdg.vls_used()) {
+    EXPECT_LT(vl, r.num_vls);
+    EXPECT_FALSE(b.cdg.find_cycle(vl).has_value()) << "VL " << vl;
+  }
+}
+
+Lid ca_lid(const Fabric& f, const std::string& id) { return f.node(*f.find(id)).port(1).base_lid; }
+
+// Switch ids along the LFT path from the router of `src` to DLID.
+std::vector<std::string> walk(const Fabric& f, const Routing& r, const std::string& src_router, Lid dlid) {
+  std::vector<std::string> out;
+  int cur = *f.find(src_router);
+  for (int i = 0; i < 64; i++) {
+    out.push_back(f.node(cur).id);
+    uint8_t p = r.lfts.get(cur, dlid);
+    if (p == kNoPath || p == 0) break;
+    int nx = f.node(cur).port(p).peer_node;
+    if (!f.node(nx).is_switch()) break;
+    cur = nx;
+  }
+  return out;
+}
+
+void kill_switch(Fabric& f, const std::string& id) {
+  int x = *f.find(id);
+  for (int p = 1; p <= f.node(x).num_ports; p++) f.disconnect(x, p);
+  f.set_lid(x, 0, 0);  // a dead switch is not discovered: no LID
+}
+
+}  // namespace
+
+TEST(KnsRecognize, CoordinatesFromStructureNotNames) {
+  Fabric f = make_kns(xbar(4, 3, 2));
+  // Rename every node: recognition must not care.
+  Fabric g;
+  for (int i = 0; i < f.size(); i++) g.add_node(f.node(i).type, "n" + std::to_string(i * 7 % 1000 + 1000), f.node(i).num_ports, f.node(i).guid);
+  for (int i = 0; i < f.size(); i++)
+    for (int p = 1; p <= f.node(i).num_ports; p++) {
+      const Port& pt = f.node(i).port(p);
+      if (pt.connected()) g.connect(i, p, pt.peer_node, pt.peer_port);
+    }
+  KnsShape sh = recognize_kns(g);
+  EXPECT_EQ(sh.k, 4);
+  EXPECT_EQ(sh.n, 3);
+  EXPECT_EQ(sh.p, 2);
+  EXPECT_TRUE(sh.faults.empty());
+  for (long R = 0; R < sh.model.K; R++) {
+    std::vector<int> c;
+    for (int d = 0; d < 3; d++) c.push_back(sh.model.coord(R, d));
+    EXPECT_EQ(f.node(sh.router_node[static_cast<size_t>(R)]).id, kns_router_name(xbar(4, 3, 2), c));
+  }
+}
+
+TEST(KnsRecognize, MissingLinkCoordinateInferredFromLineMates) {
+  Fabric f = make_kns(xbar(4, 2));
+  f.disconnect(*f.find("R_2_3"), 1);  // its dimension-0 link
+  KnsShape sh = recognize_kns(f);
+  long R = 2 * 4 + 3;
+  EXPECT_EQ(f.node(sh.router_node[static_cast<size_t>(R)]).id, "R_2_3");
+  EXPECT_TRUE(sh.model.link_bad[static_cast<size_t>(R * 2 + 0)]);
+  EXPECT_EQ(sh.faults.size(), 1u);
+}
+
+TEST(KnsRecognize, ClearErrorsNamingSwitchAndPort) {
+  auto expect_error = [](const Fabric& f, const std::string& needle) {
+    try {
+      recognize_kns(f);
+      ADD_FAILURE() << "no error, expected " << needle;
+    } catch (const EngineError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  {  // crossbar port cabled to a router's dimension-1 port while the rest use port 1
+    Fabric f = make_kns(xbar(4, 2));
+    int r = *f.find("R_0_1"), x = *f.find("X_0_0");
+    f.disconnect(r, 1);
+    f.disconnect(r, 2);
+    f.connect(r, 2, x, 2);
+    expect_error(f, "\"X_0_0\"[2]");
+  }
+  {  // router-router link
+    Fabric f = make_kns(xbar(4, 2, 2));
+    int a = *f.find("R_0_0"), b = *f.find("R_1_1");
+    f.disconnect(a, 4);
+    f.disconnect(b, 4);
+    f.connect(a, 4, b, 4);
+    expect_error(f, "\"R_0_0\"[4]");
+  }
+  {  // fat-tree subnets are generated but not routed by this engine
+    KnsParams q = xbar(4, 2);
+    q.subnet = KnsSubnet::FatTree;
+    q.ki = 2;
+    expect_error(make_kns(q), "only crossbar subnets");
+  }
+  {  // a missing router
+    Fabric f = make_kns(xbar(4, 2));
+    kill_switch(f, "R_1_1");
+    expect_error(f, "router faults are not supported");
+  }
+  {  // a fabric that is not a KNS at all: two switches with hosts linked directly
+    Fabric f;
+    int s1 = f.add_node(NodeType::Switch, "S1", 4, 1), s2 = f.add_node(NodeType::Switch, "S2", 4, 2);
+    int h = f.add_node(NodeType::Ca, "H", 1), h2 = f.add_node(NodeType::Ca, "H2", 1);
+    f.connect(s1, 1, s2, 1);
+    f.connect(h, 1, s1, 2);
+    f.connect(h2, 1, s2, 2);
+    expect_error(f, "directly to router");
+  }
+}
+
+TEST(KnsEngine, FaultFreeIsHybridDor) {
+  Fabric f = make_kns(xbar(8, 2));
+  auto eng = make_engine("kns");
+  Routing r = eng->route(f);
+  EXPECT_EQ(r.num_vls, 1);
+  validate(f, r);
+  // spec §1.8(b): <3,5> -> <6,2>: dimension 0 first via X_0_3 to <3,2>, then X_1_2 to <6,2>.
+  auto p = walk(f, r, "R_3_5", ca_lid(f, "H_6_2_0"));
+  std::vector<std::string> want{"R_3_5", "X_0_3", "R_3_2", "X_1_2", "R_6_2"};
+  EXPECT_EQ(p, want);
+  EXPECT_EQ(r.lfts.get(*f.find("R_6_2"), ca_lid(f, "H_6_2_0")), 3);  // host port n + 1
+  for (int a : f.cas())
+    for (int b : f.cas()) EXPECT_EQ(r.sl(f.node(a).port(1).base_lid, f.node(b).port(1).base_lid), 0);
+}
+
+TEST(KnsEngine, ThreeDimensionalWithConcentrationAndLmc) {
+  Fabric f = make_kns(xbar(4, 3, 2), 1);
+  Routing r = make_engine("kns")->route(f);
+  validate(f, r);
+  // both LIDs of a CA route identically
+  Lid d = ca_lid(f, "H_3_2_1_1");
+  EXPECT_EQ(walk(f, r, "R_0_0_0", d), walk(f, r, "R_0_0_0", static_cast<Lid>(d + 1)));
+  EXPECT_EQ(walk(f, r, "R_0_0_0", d).size(), 7u);  // 3 dimensions: 3 crossbars + 4 routers
+}
+
+TEST(KnsEngine, LinkFaultUsesIntermediateRouterOnNextVl) {
+  Fabric f = make_kns(xbar(4, 2));
+  f.disconnect(*f.find("R_0_0"), 1);  // S's dimension-0 link
+  Routing r = make_engine("kns")->route(f);
+  validate(f, r);
+  EXPECT_GE(r.num_vls, 2);
+  // <0,0> -> <0,2> (same row, dimension 0 only): must leave on dimension 1, then come back.
+  Lid d = ca_lid(f, "H_0_2_0");
+  auto p = walk(f, r, "R_0_0", d);
+  ASSERT_GE(p.size(), 5u);
+  EXPECT_EQ(p[1].substr(0, 4), "X_1_");
+  EXPECT_EQ(p.back(), "R_0_2");
+  EXPECT_EQ(p.size(), 7u);  // 1 IN: <1..3,0> then <.,2> then <0,2>: 3 crossbars
+  EXPECT_GE(r.sl(ca_lid(f, "H_0_0_0"), d), 1);  // rerouted pair leaves VL 0
+  // unaffected pair keeps DOR on SL 0
+  EXPECT_EQ(r.sl(ca_lid(f, "H_1_1_0"), ca_lid(f, "H_2_2_0")), 0);
+  EXPECT_EQ(walk(f, r, "R_1_1", ca_lid(f, "H_2_2_0")),
+            (std::vector<std::string>{"R_1_1", "X_0_1", "R_1_2", "X_1_2", "R_2_2"}));
+}
+
+TEST(KnsEngine, DeadCrossbarAndSeveralFaults) {
+  Fabric f = make_kns(xbar(4, 3));
+  kill_switch(f, "X_1_5");
+  f.disconnect(*f.find("R_1_2_3"), 3);
+  f.disconnect(*f.find("R_3_0_2"), 1);
+  f.disconnect(*f.find("R_0_1_1"), 2);
+  Routing r = make_engine("kns")->route(f);
+  validate(f, r);
+  EXPECT_GE(r.num_vls, 2);
+}
+
+TEST(KnsEngine, RandomFaultSetsValidateOrAreRejectedCleanly) {
+  std::mt19937_64 rng(7);
+  int routed = 0;
+  for (int trial = 0; trial < 12; trial++) {
+    Fabric f = make_kns(xbar(4, 3));
+    kns::Model m(4, 3);
+    kns::random_link_faults(m, 6, rng);
+    for (long R = 0; R < m.K; R++)
+      for (int d = 0; d < 3; d++)
+        if (m.link_bad[static_cast<size_t>(R * 3 + d)]) {
+          std::vector<int> c{m.coord(R, 0), m.coord(R, 1), m.coord(R, 2)};
+          f.disconnect(*f.find(kns_router_name(xbar(4, 3), c)), d + 1);
+        }
+    bool thesis_ok = kns::thesis_tolerance(m, 2, true).tolerated();
+    try {
+      Routing r = make_engine("kns")->route(f);
+      validate(f, r);
+      routed++;
+      EXPECT_TRUE(thesis_ok);  // the engine never claims more than the thesis criterion
+    } catch (const EngineError& e) {
+      EXPECT_NE(std::string(e.what()).find("kns:"), std::string::npos);
+    }
+  }
+  EXPECT_GT(routed, 6);
+}
+
+TEST(KnsEngine, NotToleratedGivesEngineError) {
+  // Lemma 6.1 worst case in 2-D: S's dimension-0 link and D's dimension-1 link down, S and D in
+  // one row: no single IN works; with max_in=1 the engine refuses, with 2 INs it routes.
+  Fabric f = make_kns(xbar(4, 2));
+  f.disconnect(*f.find("R_0_0"), 1);
+  f.disconnect(*f.find("R_0_2"), 2);
+  EngineOptions one;
+  one.set("max_in", "1");
+  try {
+    make_engine("kns")->route(f, one);
+    ADD_FAILURE() << "expected EngineError";
+  } catch (const EngineError& e) {
+    EXPECT_NE(std::string(e.what()).find("intermediate routers"), std::string::npos) << e.what();
+  }
+  Routing r = make_engine("kns")->route(f);
+  validate(f, r);
+  EXPECT_GE(r.num_vls, 2);
+  // physical disconnection: every dimension link of a router down
+  Fabric g = make_kns(xbar(4, 2));
+  g.disconnect(*g.find("R_1_1"), 1);
+  g.disconnect(*g.find("R_1_1"), 2);
+  EXPECT_THROW(make_engine("kns")->route(g), EngineError);
+}
+
+TEST(KnsEngine, XordetClassesAsSl) {
+  // Table 9.3 (4x4, 4 VCs): from node 0 the destinations 5,10,15 are class 0, 1,11,14 class 1,
+  // 2,7,13 class 2, 3,6,9 class 3; node id = r1*4 + r0.
+  Fabric f = make_kns(xbar(4, 2));
+  EngineOptions o;
+  o.set("xordet", "1");
+  o.set("vls", "4");
+  Routing r = make_engine("kns")->route(f, o);
+  EXPECT_EQ(r.num_vls, 4);
+  validate(f, r);
+  const int want[16] = {0, 1, 2, 3, 1, 0, 3, 2, 2, 3, 0, 1, 3, 2, 1, 0};
+  Lid s = ca_lid(f, "H_0_0_0");
+  for (int id = 1; id < 16; id++) {
+    std::string h = "H_" + std::to_string(id / 4) + "_" + std::to_string(id % 4) + "_0";
+    EXPECT_EQ(r.sl(s, ca_lid(f, h)), want[id]) << h;
+    EXPECT_EQ(kns::xordet_class(static_cast<uint64_t>(id), 4, 4), want[id]);
+  }
+  // with a fault: classes x layers
+  f.disconnect(*f.find("R_0_0"), 1);
+  Routing r2 = make_engine("kns")->route(f, o);
+  EXPECT_EQ(r2.num_vls % 4, 0);
+  EXPECT_GE(r2.num_vls, 8);
+  validate(f, r2);
+  EXPECT_EQ(r2.sl(s, ca_lid(f, "H_0_2_0")) % 4, 2);
+  EXPECT_GE(r2.sl(s, ca_lid(f, "H_0_2_0")), 4);
+}
+
+TEST(KnsEngine, OptionErrors) {
+  Fabric f = make_kns(xbar(4, 2));
+  auto eng = make_engine("kns");
+  EngineOptions bad;
+  bad.set("vls", "3");
+  bad.set("xordet", "1");
+  EXPECT_THROW(eng->route(f, bad), OptionError);
+  EngineOptions unk;
+  unk.set("bogus", "1");
+  EXPECT_THROW(eng->route(f, unk), OptionError);
+  EngineOptions shape;
+  shape.set("k", "5");
+  EXPECT_THROW(eng->route(f, shape), EngineError);
+}
+
+TEST(KnsFaults, ThesisLemmasOnSmallNetworks) {
+  // Lemma 6.1: 1 IN tolerates n - 1 faults (every single fault in 2-D, any 2 in 3-D).
+  kns::Model m(4, 2);
+  for (long l = 0; l < m.K * m.n; l++) {
+    std::fill(m.link_bad.begin(), m.link_bad.end(), 0);
+    m.link_bad[static_cast<size_t>(l)] = 1;
+    EXPECT_TRUE(kns::thesis_tolerance(m, 1).tolerated());
+    EXPECT_TRUE(kns::tree_tolerance(m, 1).tolerated());
+  }
+  // 2-D worst case with 2 faults (S x-link, D y-link, same row): needs 2 INs.
+  std::fill(m.link_bad.begin(), m.link_bad.end(), 0);
+  m.link_bad[0 * 2 + 0] = 1;
+  m.link_bad[2 * 2 + 1] = 1;
+  EXPECT_FALSE(kns::thesis_tolerance(m, 1).tolerated());
+  auto t2 = kns::thesis_tolerance(m, 2);
+  EXPECT_TRUE(t2.tolerated());
+  EXPECT_GT(t2.in2, 0);
+  EXPECT_TRUE(kns::tree_tolerance(m, 2).tolerated());
+  // 3-D, every pair of faults tolerated with 1 IN (n - 1 = 2), checked on a sample
+  kns::Model m3(4, 3);
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 30; i++) {
+    kns::random_link_faults(m3, 2, rng);
+    EXPECT_TRUE(kns::thesis_tolerance(m3, 1).tolerated());
+  }
+}
+
+TEST(KnsFaults, FastPairEnumerationMatchesBruteForce) {
+  // thesis_tolerance enumerates the pairs crossing each failed link; compare with dor_ok on
+  // every pair and with a brute-force IN search.
+  std::mt19937_64 rng(3);
+  for (auto [k, n, faults] : {std::tuple{4, 2, 3}, std::tuple{3, 3, 5}, std::tuple{4, 3, 8}, std::tuple{5, 2, 4}}) {
+    kns::Model m(k, n);
+    for (int trial = 0; trial < 5; trial++) {
+      kns::random_link_faults(m, faults, rng);
+      if (trial == 4) m.xbar_dead[1] = 1;
+      long bad = 0, fail1 = 0;
+      for (long S = 0; S < m.K; S++)
+        for (long D = 0; D < m.K; D++) {
+          if (S == D || m.dor_ok(S, D)) continue;
+          bad++;
+          bool one = false;
+          for (long I = 0; I < m.K && !one; I++) one = m.dor_ok(S, I) && m.dor_ok(I, D);
+          fail1 += !one;
+        }
+      kns::Tolerance t = kns::thesis_tolerance(m, 1);
+      EXPECT_EQ(t.pairs - t.dor, bad);
+      EXPECT_EQ(t.failed, fail1);
+      m.xbar_dead[1] = 0;
+    }
+  }
+}
