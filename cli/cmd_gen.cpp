@@ -9,6 +9,7 @@
 #include "ftroute/error.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/topology.hpp"
+#include "ftroute/kns_topology.hpp"
 
 namespace ftroute::cli {
 namespace {
@@ -111,6 +112,26 @@ const std::vector<GenKind>& kinds() {
        "  names: switches S<x>_<y>[_<z>], hosts H<x>_<y>[_<z>]_<j>",
        {"dims", "hosts", "radix"}, {},
        [](Args& a, std::string& used) { return build_grid(a, used, true); }},
+      {"kns", "KNS k-ary n-direct s-indirect hybrid (Penaranda, seed 002): k^n router switches + subnets",
+       "  --k K    routers per dimension, K >= 2\n"
+       "  --n N    dimensions, N >= 1\n"
+       "  --p P    hosts per router (default 1)\n"
+       "  --ki KI  fat-tree subnets of KI-ary switches, K = KI^s (default 0 = one crossbar per subnet)\n"
+       "  --lmc L  LMC of the host ports (default 0)\n"
+       "  names: routers R_<r_n-1>_.._<r_0> (port 1+d = dimension d, hosts above), crossbars X_<d>_<line>\n"
+       "  (port 1+j = router with coordinate j), fat-tree switches F_<d>_<line>_<stage>_<order>, hosts H_<coords>_<c>\n"
+       "  (docs/kns.md); at most 256 switches (ibsim default)",
+       {"k", "n", "p", "ki", "lmc"}, {},
+       [](Args& a, std::string& used) {
+         KnsParams q;
+         q.k = need_int(a, "k", kRequired, 2, kMaxPorts, used);
+         q.n = need_int(a, "n", kRequired, 1, 16, used);
+         q.p = need_int(a, "p", 1, 1, kMaxPorts, used);
+         q.ki = need_int(a, "ki", 0, 0, kMaxPorts / 2, used);
+         if (q.ki) q.subnet = KnsSubnet::FatTree;
+         int lmc = need_int(a, "lmc", 0, 0, 7, used);
+         return make_kns(q, static_cast<uint8_t>(lmc));
+       }},
       // {"kns", "...", "  --...\n", {"..."}, {}, [](Args& a, std::string& used) { return topo::kns(...); }},
   };
   return k;

@@ -6,6 +6,7 @@
 #include "ftroute/engine.hpp"
 #include "ftdrb/ftdrb.hpp"
 #include "minhop/minhop.hpp"
+#include "kns/kns.hpp"
 
 namespace ftroute {
 
@@ -14,6 +15,8 @@ const std::vector<EngineInfo>& engines() {
       // {"name", "summary", [] { return std::make_unique<SomeEngine>(); }},
       {"ftdrb", "FT-DRB multipath: one LID per path through intermediate switches (LMC), VL layers (seed 000)",
        [] { return std::make_unique<FtDrbEngine>(); }},
+      {"kns", "KNS hybrid topology: Hybrid-DOR, intermediate-router fault tolerance, XORDET classes (seed 002)",
+       [] { return std::make_unique<KnsEngine>(); }},
       {"ft-minhop", "min-hop routing balanced by per-port route counters (reference engine)",
        [] { return std::make_unique<MinHopEngine>(); }},
   };
