@@ -331,8 +331,8 @@ class Parser {
       uint64_t ibsim_n = std::strtoull(std::string(l.substr(ip)).c_str(), nullptr, 0);
       if (ibsim_n != nports)
         fail(file, ln, std::string("ibsim 0.10 would read ") + std::to_string(ibsim_n) + " ports here, not " +
-                           std::to_string(nports) + " (it reads '" + kw + "' counts from the 4th character); write " +
-                           (t == kRt ? "'Rt  N' with two blanks" : "'Hca N'"));
+                           std::to_string(nports) + " (it reads the count from character " + std::to_string(t == kSw ? 7 : 4) +
+                           " on); write '" + kw + " N \"id\"'");
     }
     if (nports < 1 || nports > static_cast<uint64_t>(kMaxPorts))
       fail(file, ln, "bad port count " + std::to_string(nports) + " (1.." + std::to_string(kMaxPorts) + ")");
@@ -709,7 +709,7 @@ std::string write_net(const Fabric& f, const NetWriteOptions& opt) {
     }
     const uint64_t g = next[t];
     next[t] += t == kSw ? 1 : static_cast<uint64_t>(nd.num_ports) + 1;
-    std::string h = std::string(t == kSw ? "Switch\t" : t == kCa ? "Hca\t" : "Rt  ") + std::to_string(nd.num_ports) +
+    std::string h = std::string(t == kSw ? "Switch\t" : t == kCa ? "Hca\t" : "Rt\t") + std::to_string(nd.num_ports) +
                     " \"" + nd.id + "\"";
     const Port& p0 = nd.port(0);
     const bool sw_lid = t == kSw && opt.write_lids && p0.base_lid;

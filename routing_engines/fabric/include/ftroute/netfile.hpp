@@ -50,10 +50,10 @@
 //    node Y port M"); write_net() always writes both ends.
 //  * Mistakes ibsim silently ignores or misreads are errors here: a record not ended by a blank
 //    line (ibsim swallows the next line), a port line outside a record, `"X" [3]` with a blank
-//    before the remote port (ibsim reads port 1), a port listed twice, unknown keywords,
-//    "Ca NN"/"Rt NN" with NN >= 10 (ibsim reads the count from the 4th character, i.e. only the
-//    last digit), lines longer than 255 characters (ibsim splits them), port aliases ('@'),
-//    `module=` prefixes.
+//    before the remote port (ibsim reads port 1), a port listed twice, unknown keywords, a
+//    port count ibsim would read differently (it starts reading at the 4th/7th character),
+//    lines longer than 254 characters (ibsim splits them), port aliases ('@'), `module=`
+//    prefixes.
 //  * LIDs: switch LIDs (header) and CA port LIDs (port-line comment) are set on the Fabric with
 //    their LMC; a stated LID 0 means "none". Overlapping LID ranges are errors.
 //
