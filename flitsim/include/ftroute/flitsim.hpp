@@ -1,0 +1,188 @@
+// ftroute flitsim: a cycle-level flit simulator that replays the LFTs, path SLs and SL2VL tables
+// of an ftroute::Routing on an ftroute::Fabric. See docs/flitsim.md for the router model, the
+// pipeline, the fault and deadlock (NAC) semantics and the exact zero-load latency formula.
+//
+// Model in one paragraph: every connected physical port is a unidirectional channel with an
+// input-queued buffer per VC at its receiving end (buffer_flits per VC) and a credit counter per
+// VC at its sending end. Switches route a packet when its head reaches the front of its VC
+// (LFT[dlid] -> output port, SL2VL(in, out, SL) -> output VC), allocate the crossbar with a
+// separable (input-first round-robin) or iSLIP allocator, and then stream the packet one flit
+// per cycle (the crossbar connection is held for the whole packet, as InfiniBand links never
+// interleave packets). Virtual cut-through needs credits for the whole packet before the head
+// leaves; wormhole needs one credit per flit. CAs are the endpoints: an unbounded source queue
+// per CA port and a sink that ejects one flit per cycle. Work per cycle is proportional to the
+// flits in motion and to switches whose state changed, never to all ports.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ftroute/error.hpp"
+#include "ftroute/fabric.hpp"
+#include "ftroute/routing.hpp"
+
+namespace ftroute::flitsim {
+
+enum class Switching { VirtualCutThrough, Wormhole };
+enum class Allocator { Separable, ISlip };
+// What happens to packets that meet a failed link (docs/flitsim.md "Faults"):
+//  Drop: a packet routed to a dead port is dropped at that switch; a packet being streamed over
+//        a link when it fails is truncated there (flits already sent travel on and are discarded
+//        at the sink, the rest is discarded upstream). Every drop is counted with its reason.
+//  Hold: packets wait (head of their VC) until the link recovers or new LFTs route them away.
+enum class FaultPolicy { Drop, Hold };
+// Which LID of a destination with LMC > 0 a source uses.
+enum class LidPolicy { Base, Random, Hash, RoundRobin };
+
+struct Config {
+  int num_vcs = 0;           // VCs (= VLs) per channel; 0 = max(1, routing.num_vls)
+  int buffer_flits = 64;     // input buffer per VC, in flits
+  int packet_flits = 16;     // packet size (synthetic traffic; traces may override per packet)
+  int link_latency = 1;      // cycles a flit spends on a link (>= 1)
+  int routing_delay = 1;     // RC: head at front of VC -> eligible for allocation
+  int alloc_delay = 1;       // VA/SA: grant -> crossbar
+  int xbar_delay = 1;        // ST: crossbar -> link
+  int credit_delay = 1;      // flit leaves an input buffer -> credit seen upstream (>= 1)
+  Switching switching = Switching::VirtualCutThrough;
+  Allocator allocator = Allocator::Separable;
+  int islip_iterations = 2;
+  FaultPolicy fault_policy = FaultPolicy::Drop;
+  LidPolicy lid_policy = LidPolicy::Base;
+  int hop_limit = 64;                 // switches a packet may cross before it is dropped (loops)
+  int64_t deadlock_timeout = 2000;    // cycles without any flit moving while packets are in flight
+  // NAC (Zarza thesis ch. 4): one packet-sized deadlock-avoidance buffer (DAB) per input VC,
+  // trigger (eqs 4.1-4.3), identification packets, gradual recovery (eqs 4.4-4.7).
+  bool nac = false;
+  int nac_tf = 6;            // cycles per control-packet hop (side band, never blocked)
+  int nac_period = 1;        // evaluate the trigger every nac_period cycles (a "routing turn")
+  uint64_t seed = 1;
+
+  // Named presets (docs/flitsim.md): "default", "penaranda-a", "penaranda-b", "penaranda-c",
+  // "zarza-nac". Throws OptionError for an unknown name.
+  static Config preset(const std::string& name);
+  void validate() const;     // throws OptionError naming the bad field
+};
+
+struct TrafficSpec {
+  // uniform, bitrev, transpose, shuffle, butterfly, complement, tornado, hotspot, trace
+  std::string pattern = "uniform";
+  double load = 0.1;                 // offered flits/endpoint/cycle (Bernoulli packet injection)
+  std::vector<int> dims;             // tornado: radix per dimension over endpoint index (default {N})
+  std::vector<int> hotspots;         // hotspot: hot endpoint indices (default {0})
+  double hotspot_fraction = 0.2;     // hotspot: share of packets sent to a hot endpoint
+  std::string trace_file;            // trace: lines "cycle src dst [flits]" (index or node id)
+  std::vector<int> active_sources;   // empty = every endpoint injects; else only these
+  int64_t warmup = 1000;
+  int64_t measure = 10000;
+  int64_t max_drain = 50000;         // cycles after measurement to finish measured packets
+  bool flush = true;                 // after drain stop injecting and run until empty
+  int64_t max_flush = 200000;
+};
+
+// One row of the pre-simulation consistency report.
+struct Issue {
+  enum Kind { NoRoute, BadPort, UnlinkedPort, Loop, Misdelivery, Unattached, VlRange } kind;
+  std::string message;  // names the switch/port and LID
+};
+const char* issue_kind_name(Issue::Kind k);
+
+// An endpoint: a connected CA/router port with a LID. Endpoints are numbered in node order,
+// then port order (the order traffic patterns use).
+struct Endpoint {
+  int node = -1;
+  int port = 0;
+  Lid base_lid = 0;
+  uint8_t lmc = 0;
+};
+std::vector<Endpoint> endpoints_of(const Fabric& f);
+
+// Walks every (source attach switch, destination LID) through the LFTs and reports LIDs without
+// a route, ports that do not exist or are unlinked, loops, LIDs delivered to the wrong CA.
+// Examples are capped per kind (max_examples), counts are not.
+struct CheckReport {
+  std::vector<Issue> examples;
+  std::map<Issue::Kind, uint64_t> counts;
+  bool ok() const { return counts.empty(); }
+  std::string summary() const;
+};
+CheckReport check_routing(const Fabric& f, const Routing& r, bool all_lmc_lids, size_t max_examples = 20);
+
+struct DeadlockReport {
+  bool detected = false;
+  int64_t cycle = 0;          // cycle at which the watchdog fired
+  int64_t last_progress = 0;  // last cycle a flit moved
+  std::vector<std::string> cycle_channels;  // wait-for cycle: "A"[1] -> "B"[3] VL0, ...
+  std::string text;           // human-readable report
+};
+
+struct Result {
+  int64_t cycles = 0;
+  int endpoints = 0;
+  // packet accounting (all packets, whole run): generated == delivered + dropped + in_network + in_source
+  uint64_t generated = 0, injected = 0, delivered = 0, dropped = 0, in_network = 0, in_source = 0;
+  std::map<std::string, uint64_t> drops;  // reason -> packets
+  // measurement window
+  uint64_t measured_packets = 0, measured_delivered = 0, measured_dropped = 0;
+  double offered = 0;         // flits/endpoint/cycle generated in the window
+  double accepted = 0;        // flits/endpoint/cycle ejected in the window
+  double avg_latency = 0;     // generation -> tail ejected, cycles (measured packets)
+  double p99_latency = 0;
+  double max_latency = 0;
+  double avg_network_latency = 0;  // head injected -> tail ejected
+  double avg_hops = 0;             // switches crossed
+  bool drained = true;        // every measured packet finished within max_drain
+  bool flushed = false;       // network and source queues empty at the end
+  uint64_t flits_moved = 0;   // flit transfers over links (work measure)
+  int min_credits = 0;        // smallest credit counter ever observed (must stay >= 0)
+  // NAC
+  uint64_t nac_triggers = 0, nac_id_packets = 0, nac_confirmed = 0, nac_recovery_moves = 0,
+           nac_timeouts = 0;
+  DeadlockReport deadlock;
+  std::vector<std::string> notes;
+};
+
+class Simulator {
+ public:
+  // The fabric and routing must outlive the simulator.
+  Simulator(const Fabric& fabric, const Routing& routing, const Config& cfg);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  const std::vector<Endpoint>& endpoints() const;
+  // Link (node, port) and its peer go down (up=false) or come back (up=true) at `cycle`.
+  void schedule_link(int64_t cycle, int node, int port, bool up);
+  // From `cycle` on, switches forward with these LFTs/SLs/SL2VL (e.g. a re-route or DQR output).
+  // The routing must outlive the simulator. Heads not yet granted are re-routed at that cycle.
+  void schedule_routing(int64_t cycle, const Routing* routing);
+  // Test hooks: called for every delivered / dropped packet id.
+  std::function<void(uint64_t id, int src, int dst, int64_t latency)> on_deliver;
+  std::function<void(uint64_t id, const std::string& reason)> on_drop;
+
+  Result run(const TrafficSpec& traffic);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Load sweep helper: runs a fresh simulator per load.
+struct SweepPoint {
+  double load;
+  Result result;
+};
+std::vector<SweepPoint> sweep(const Fabric& f, const Routing& r, const Config& cfg, TrafficSpec t,
+                              const std::vector<double>& loads);
+std::string sweep_csv(const std::vector<SweepPoint>& pts);
+// Plain-SVG plot: latency vs offered load (left) and accepted vs offered load (right).
+std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& title);
+// Parses "a:b:step" (inclusive end) into loads; throws OptionError.
+std::vector<double> parse_sweep(const std::string& spec);
+
+std::string format_result(const Result& r);
+
+}  // namespace ftroute::flitsim

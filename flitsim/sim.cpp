@@ -1,0 +1,1632 @@
+// The flitsim engine. See docs/flitsim.md for the model; comments here explain mechanics.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <queue>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ftroute/flitsim.hpp"
+
+namespace ftroute::flitsim {
+
+// Internal invariant check: throws instead of aborting (library code may run inside tools).
+#define FLITSIM_CHECK(cond, what)                                                        \
+  do {                                                                                   \
+    if (!(cond)) throw Error(std::string("flitsim internal invariant violated: ") + (what)); \
+  } while (0)
+
+namespace {
+
+struct Rng {  // xoshiro256** seeded by splitmix64
+  uint64_t s[4];
+  explicit Rng(uint64_t seed) {
+    for (auto& x : s) {
+      seed += 0x9e3779b97f4a7c15ULL;
+      uint64_t z = seed;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      x = z ^ (z >> 31);
+    }
+  }
+  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  uint64_t next() {
+    uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0], s[3] ^= s[1], s[1] ^= s[2], s[0] ^= s[3], s[2] ^= t, s[3] = rotl(s[3], 45);
+    return r;
+  }
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  uint64_t below(uint64_t n) { return n ? next() % n : 0; }
+};
+
+// Fixed-capacity ring buffer.
+template <class T>
+struct Ring {
+  std::vector<T> v;
+  uint32_t head = 0, n = 0;
+  void init(size_t cap) { v.assign(cap, T{}); }
+  bool empty() const { return n == 0; }
+  uint32_t size() const { return n; }
+  T& front() { return v[head]; }
+  T& back() { return v[(head + n - 1) % v.size()]; }
+  T& at(uint32_t i) { return v[(head + i) % v.size()]; }
+  void push(const T& x) {
+    if (n == v.size()) {  // grow (only the DAB-less worst case of 1-flit packets can fill it)
+      std::vector<T> nv(v.size() * 2 + 1);
+      for (uint32_t i = 0; i < n; i++) nv[i] = at(i);
+      v.swap(nv);
+      head = 0;
+    }
+    v[(head + n) % v.size()] = x;
+    n++;
+  }
+  void pop() { head = (head + 1) % v.size(), n--; }
+};
+
+enum : uint8_t { kIdle, kRouting, kWaiting, kActive, kDiscard };
+enum EvKind : uint8_t { kEvFlit, kEvCredit, kEvRoute, kEvNacId, kEvNacRec, kEvNacTimeout };
+
+struct Ev {
+  uint8_t kind;
+  uint8_t vc;
+  uint16_t pad;
+  uint32_t a;  // channel / msg index
+  uint32_t b;  // packet slot / count
+  int32_t size;
+};
+
+struct Entry {
+  uint32_t pkt = 0;
+  int32_t size = 0, arrived = 0, departed = 0;
+  int64_t head_arrival = 0;
+};
+
+struct InVC {
+  Ring<Entry> q;
+  int32_t occ = 0;  // flits in q (not counting the DAB)
+  uint8_t state = kIdle;
+  bool dab_full = false;
+  bool in_req = false;         // listed in its switch's request vector
+  bool dab_holds_st = false;   // the DAB packet holds a NAC stop token on (st_ch, st_vc)
+  uint8_t st_vc = 0;
+  int32_t st_ch = -1;
+  int32_t out_ch = -1;
+  uint8_t out_vc = 0;
+  int32_t conn = -1;      // connection reading the front (also discard)
+  int32_t nac_run = -1;   // open NAC run originated by this input VC
+  Entry dab;
+  Entry& front() { return dab_full ? dab : q.front(); }
+  bool has_front() const { return dab_full || !q.empty(); }
+};
+
+struct Channel {
+  int src_node, src_port, dst_node, dst_port;
+  int src_ep = -1;  // source endpoint (CA side) or -1 for a switch
+  int dst_ep = -1;  // sink endpoint or -1 for a switch input
+  int src_sw = -1, dst_sw = -1;  // switch index (dense) or -1
+  bool alive = true;
+  int32_t out_conn = -1;  // connection currently using this channel as output
+  int32_t in_conn = -1;   // crossbar connection reading this channel's input buffer
+  uint16_t out_rr = 0;    // allocator pointer (input port number) for this output
+  uint16_t in_rr = 0;     // allocator pointer (VC) for this input
+  uint16_t acc_rr = 0;    // iSLIP accept pointer (output port number) for this input
+};
+
+struct Conn {
+  uint32_t pkt;
+  int32_t in_ch;   // -1 = source queue
+  int32_t ep;      // source endpoint when in_ch == -1
+  int32_t out_ch;  // -1 = discard
+  uint8_t in_vc, out_vc;
+  bool from_dab;
+  int32_t size, sent;
+  int64_t start;
+  uint32_t list_pos;
+};
+
+struct Pkt {
+  uint64_t id;
+  int32_t src, dst;
+  Lid slid, dlid;
+  uint8_t sl;
+  bool measured, doomed, finalized, injected;
+  int32_t size, deliver_size, sink_arrived, flits_left;
+  int32_t hops;
+  int64_t gen, inject;
+};
+
+struct SwitchState {
+  int node;
+  std::vector<int32_t> in_chs;  // incoming channels
+  std::vector<int32_t> out_by_port;  // port -> outgoing channel (-1)
+  std::vector<uint32_t> req;    // global ivc ids (ch * V + vc) in kWaiting
+  bool dirty = false;
+  int stopped_fw = 0;  // NAC: local (CA) inputs may not forward while > 0
+  int dab_count = 0;
+};
+
+struct EpState {
+  int node, port;
+  Lid base;
+  uint8_t lmc;
+  int32_t out_ch = -1, in_ch = -1;
+  std::deque<uint32_t> queue;  // source queue (packet slots)
+  bool dirty = false;
+  uint32_t rr = 0;
+};
+
+struct NacMsg {
+  uint64_t seq;
+  int origin_sw;
+  int32_t origin_in_ch;
+  uint8_t origin_in_vc, origin_out_vc;
+  int32_t origin_out_ch;
+  int32_t ttl;
+  int32_t ch;  // channel the message travels back over (arrives at ch.src)
+  uint8_t vc;
+};
+
+struct NacRun {
+  uint64_t seq;
+  int sw;
+  int32_t in_ch;
+  uint8_t in_vc;
+  int32_t out_ch;
+  uint8_t out_vc;
+  bool confirmed = false, open = true, token = true;
+};
+
+struct LinkEv {
+  int64_t cycle;
+  int node, port;
+  bool up;
+};
+struct RoutingEv {
+  int64_t cycle;
+  const Routing* r;
+};
+struct TraceRec {
+  int64_t cycle;
+  int src, dst, flits;
+};
+
+}  // namespace
+
+const char* issue_kind_name(Issue::Kind k) {
+  switch (k) {
+    case Issue::NoRoute: return "no-route";
+    case Issue::BadPort: return "bad-port";
+    case Issue::UnlinkedPort: return "unlinked-port";
+    case Issue::Loop: return "loop";
+    case Issue::Misdelivery: return "misdelivery";
+    case Issue::Unattached: return "unattached";
+    case Issue::VlRange: return "vl-range";
+  }
+  return "?";
+}
+
+std::vector<Endpoint> endpoints_of(const Fabric& f) {
+  std::vector<Endpoint> r;
+  for (int i = 0; i < f.size(); i++) {
+    const Node& n = f.node(i);
+    if (n.is_switch()) continue;
+    for (int p = 1; p <= n.num_ports; p++) {
+      const Port& pp = n.port(p);
+      if (pp.connected() && pp.base_lid) r.push_back({i, p, pp.base_lid, pp.lmc});
+    }
+  }
+  return r;
+}
+
+std::string CheckReport::summary() const {
+  if (ok()) return "routing check: ok";
+  std::ostringstream o;
+  o << "routing check found problems:";
+  for (auto& [k, c] : counts) o << " " << issue_kind_name(k) << "=" << c;
+  o << "\n";
+  for (auto& e : examples) o << "  " << issue_kind_name(e.kind) << ": " << e.message << "\n";
+  return o.str();
+}
+
+CheckReport check_routing(const Fabric& f, const Routing& r, bool all_lmc_lids, size_t max_examples) {
+  CheckReport rep;
+  std::map<Issue::Kind, size_t> shown;
+  auto add = [&](Issue::Kind k, const std::string& m) {
+    rep.counts[k]++;
+    if (shown[k]++ < max_examples) rep.examples.push_back({k, m});
+  };
+  auto eps = endpoints_of(f);
+  std::vector<int> starts;  // attach switches of all sources
+  std::vector<char> is_start(static_cast<size_t>(f.size()), 0);
+  for (auto& e : eps) {
+    const Port& p = f.node(e.node).port(e.port);
+    if (!f.node(p.peer_node).is_switch()) continue;
+    if (!is_start[p.peer_node]) is_start[p.peer_node] = 1, starts.push_back(p.peer_node);
+  }
+  std::vector<uint32_t> stamp(static_cast<size_t>(f.size()), 0), onpath(static_cast<size_t>(f.size()), 0);
+  uint32_t st = 0, walk = 0;
+  std::vector<int> path;
+  for (auto& d : eps) {
+    const Port& dp = f.node(d.node).port(d.port);
+    if (!f.node(dp.peer_node).is_switch()) {
+      add(Issue::Unattached, "destination " + f.port_name(d.node, d.port) + " is not attached to a switch");
+      continue;
+    }
+    uint32_t last = all_lmc_lids ? d.base_lid + (1u << d.lmc) - 1 : d.base_lid;
+    for (uint32_t lid = d.base_lid; lid <= last; lid++) {
+      ++st;
+      std::string L = "LID " + std::to_string(lid) + " (" + f.port_name(d.node, d.port) + ")";
+      for (int s0 : starts) {
+        int s = s0;
+        ++walk;
+        path.clear();
+        while (true) {
+          if (stamp[s] == st) break;  // walked before for this LID
+          if (onpath[s] == walk) {
+            add(Issue::Loop, L + " loops through switch \"" + f.node(s).id + "\"");
+            break;
+          }
+          onpath[s] = walk;
+          path.push_back(s);
+          uint8_t p = r.lfts.get(s, static_cast<Lid>(lid));
+          const Node& n = f.node(s);
+          if (p == kNoPath) {
+            add(Issue::NoRoute, "switch \"" + n.id + "\" has no route for " + L);
+            break;
+          }
+          if (p == 0) {
+            add(Issue::Misdelivery, "switch \"" + n.id + "\" sends " + L + " to its own port 0");
+            break;
+          }
+          if (p > n.num_ports) {
+            add(Issue::BadPort, "LFT of switch \"" + n.id + "\" sends " + L + " to port " + std::to_string(p) +
+                                    ", which does not exist (" + std::to_string(n.num_ports) + " ports)");
+            break;
+          }
+          const Port& pp = n.port(p);
+          if (!pp.connected()) {
+            add(Issue::UnlinkedPort, "LFT of switch \"" + n.id + "\" sends " + L + " to " + f.port_name(s, p) +
+                                         ", which is not linked");
+            break;
+          }
+          if (!f.node(pp.peer_node).is_switch()) {
+            if (pp.peer_node != d.node || pp.peer_port != d.port)
+              add(Issue::Misdelivery, "switch \"" + n.id + "\" sends " + L + " out of " + f.port_name(s, p) +
+                                          " to " + f.port_name(pp.peer_node, pp.peer_port));
+            break;
+          }
+          s = pp.peer_node;
+        }
+        for (int x : path) stamp[x] = st;
+      }
+    }
+  }
+  return rep;
+}
+
+Config Config::preset(const std::string& name) {
+  Config c;
+  if (name == "default" || name.empty()) return c;
+  if (name == "penaranda-a") {  // 2-packet queues, 20-cycle routing, fly 8, 256-flit packets
+    c.packet_flits = 256, c.buffer_flits = 512, c.routing_delay = 18, c.alloc_delay = 1, c.xbar_delay = 1;
+    c.link_latency = 8;
+    return c;
+  }
+  if (name == "penaranda-b" || name == "penaranda-c") {  // 4-packet queues, 4-cycle pipeline, 16 flits
+    c.packet_flits = 16, c.buffer_flits = 64, c.routing_delay = 2, c.alloc_delay = 1, c.xbar_delay = 1;
+    c.link_latency = 1;
+    return c;
+  }
+  if (name == "zarza-nac") {  // VCT, no VCs, 2-packet buffers, NAC on, t_f = 6
+    c.num_vcs = 1, c.packet_flits = 16, c.buffer_flits = 32, c.nac = true, c.nac_tf = 6;
+    return c;
+  }
+  throw OptionError("unknown flitsim preset '" + name +
+                    "' (known: default, penaranda-a, penaranda-b, penaranda-c, zarza-nac)");
+}
+
+void Config::validate() const {
+  auto need = [](bool ok, const std::string& m) {
+    if (!ok) throw OptionError("flitsim: " + m);
+  };
+  need(num_vcs >= 0 && num_vcs <= 16, "num_vcs must be 0..16");
+  need(packet_flits >= 1 && packet_flits <= 65535, "packet_flits must be 1..65535");
+  need(buffer_flits >= 1, "buffer_flits must be >= 1");
+  need(switching == Switching::Wormhole || buffer_flits >= packet_flits,
+       "virtual cut-through needs buffer_flits >= packet_flits");
+  need(link_latency >= 1 && link_latency <= 100000, "link_latency must be 1..100000");
+  need(credit_delay >= 1 && credit_delay <= 100000, "credit_delay must be 1..100000");
+  need(routing_delay >= 0 && alloc_delay >= 0 && xbar_delay >= 0, "pipeline delays must be >= 0");
+  need(islip_iterations >= 1, "islip_iterations must be >= 1");
+  need(hop_limit >= 1, "hop_limit must be >= 1");
+  need(deadlock_timeout >= 1, "deadlock_timeout must be >= 1");
+  need(nac_tf >= 1 && nac_period >= 1, "nac_tf and nac_period must be >= 1");
+  need(!nac || switching == Switching::VirtualCutThrough, "NAC is defined for virtual cut-through only");
+}
+
+// ------------------------------------------------------------------------------------------
+struct Simulator::Impl {
+  const Fabric& f;
+  const Routing* R;
+  Config cfg;
+  int V = 1;
+  Simulator* owner;
+
+  std::vector<Endpoint> eps_pub;
+  std::vector<EpState> eps;
+  std::vector<Channel> ch;
+  std::vector<InVC> ivc;       // ch * V + vc
+  std::vector<int32_t> credits;  // ch * V + vc
+  std::vector<int32_t> ovc_conn;  // ch * V + vc: connection owning the output VC
+  std::vector<int64_t> in_stamp, out_stamp;  // wormhole: last cycle a port moved a flit
+  std::vector<int32_t> step_tmp;
+  bool wh = false;
+  std::vector<uint16_t> stopped_st;  // ch * V + vc (NAC)
+  std::vector<SwitchState> sws;
+  std::vector<int> sw_of_node;  // node -> dense switch index or -1
+  std::vector<int32_t> ep_of_lid;  // LID -> endpoint index
+
+  std::vector<Conn> conns;
+  std::vector<int32_t> conn_free;
+  std::vector<int32_t> active;  // connection ids
+
+  std::vector<Pkt> pkts;
+  std::vector<uint32_t> pkt_free;
+  uint64_t next_id = 1;
+
+  std::vector<std::vector<Ev>> wheel;
+  uint64_t wmask = 0;
+  int64_t now = 0;
+
+  std::vector<int> dirty_sw, dirty_ep;
+
+  std::priority_queue<std::pair<int64_t, int>, std::vector<std::pair<int64_t, int>>, std::greater<>> gen_q;
+  std::vector<LinkEv> link_evs;
+  std::vector<RoutingEv> routing_evs;
+  size_t link_i = 0, routing_i = 0;
+  std::vector<TraceRec> trace;
+  size_t trace_i = 0;
+
+  // NAC
+  std::vector<NacMsg> msgs;
+  std::vector<uint32_t> msg_free;
+  std::vector<NacRun> runs;
+  std::unordered_map<uint64_t, int32_t> run_of_seq;
+  std::unordered_set<uint64_t> seen;
+  uint64_t nac_seq = 1;
+
+  Rng rng;
+  Result res;
+  int64_t last_progress = 0;
+  bool generating = false;
+  TrafficSpec tr;
+  double pkt_prob = 0;
+  std::vector<int> perm;  // fixed destination per source (permutations)
+  std::vector<double> lat, nlat;
+  double hops_sum = 0;
+  uint64_t measured_outstanding = 0;
+  uint64_t window_flits_ejected = 0, window_flits_generated = 0;
+  int64_t win_lo = 0, win_hi = 0;
+
+  Impl(const Fabric& fab, const Routing& r, const Config& c, Simulator* o)
+      : f(fab), R(&r), cfg(c), owner(o), rng(c.seed) {
+    cfg.validate();
+    V = cfg.num_vcs > 0 ? cfg.num_vcs : std::max(1, r.num_vls);
+    build();
+  }
+
+  void build() {
+    eps_pub = endpoints_of(f);
+    sw_of_node.assign(static_cast<size_t>(f.size()), -1);
+    for (int s : f.switches()) {
+      sw_of_node[s] = static_cast<int>(sws.size());
+      SwitchState st;
+      st.node = s;
+      st.out_by_port.assign(static_cast<size_t>(f.node(s).num_ports) + 1, -1);
+      sws.push_back(std::move(st));
+    }
+    std::map<std::pair<int, int>, int> ep_index;
+    for (size_t i = 0; i < eps_pub.size(); i++) {
+      EpState e;
+      e.node = eps_pub[i].node, e.port = eps_pub[i].port, e.base = eps_pub[i].base_lid, e.lmc = eps_pub[i].lmc;
+      eps.push_back(std::move(e));
+      ep_index[{eps_pub[i].node, eps_pub[i].port}] = static_cast<int>(i);
+    }
+    ep_of_lid.assign(static_cast<size_t>(f.max_lid()) + 1, -1);
+    for (size_t i = 0; i < eps.size(); i++)
+      for (uint32_t l = eps[i].base; l < eps[i].base + (1u << eps[i].lmc) && l < ep_of_lid.size(); l++)
+        ep_of_lid[l] = static_cast<int>(i);
+    // channels: one per connected (node, port) whose node is a switch or an endpoint
+    for (int n = 0; n < f.size(); n++) {
+      const Node& nd = f.node(n);
+      for (int p = 1; p <= nd.num_ports; p++) {
+        const Port& pp = nd.port(p);
+        if (!pp.connected()) continue;
+        Channel c{};
+        c.src_node = n, c.src_port = p, c.dst_node = pp.peer_node, c.dst_port = pp.peer_port;
+        c.src_sw = sw_of_node[n], c.dst_sw = sw_of_node[pp.peer_node];
+        auto si = ep_index.find({n, p});
+        c.src_ep = si == ep_index.end() ? -1 : si->second;
+        auto di = ep_index.find({pp.peer_node, pp.peer_port});
+        c.dst_ep = di == ep_index.end() ? -1 : di->second;
+        if (c.src_sw < 0 && c.src_ep < 0) continue;  // CA port without LID: cannot send
+        if (c.dst_sw < 0 && c.dst_ep < 0) continue;
+        c.out_conn = c.in_conn = -1;
+        int id = static_cast<int>(ch.size());
+        ch.push_back(c);
+        if (c.src_sw >= 0) sws[c.src_sw].out_by_port[p] = id;
+        if (c.dst_sw >= 0) sws[c.dst_sw].in_chs.push_back(id);
+        if (c.src_ep >= 0) eps[c.src_ep].out_ch = id;
+        if (c.dst_ep >= 0) eps[c.dst_ep].in_ch = id;
+      }
+    }
+    ivc.resize(ch.size() * V);
+    size_t cap = static_cast<size_t>(cfg.buffer_flits / std::max(1, std::min(cfg.packet_flits, 4))) + 2;
+    for (auto& v : ivc) v.q.init(std::min<size_t>(cap, 64));
+    credits.assign(ch.size() * V, cfg.buffer_flits);
+    ovc_conn.assign(ch.size() * V, -1);
+    in_stamp.assign(ch.size(), -1);
+    out_stamp.assign(ch.size(), -1);
+    wh = cfg.switching == Switching::Wormhole;
+    stopped_st.assign(ch.size() * V, 0);
+    res.min_credits = cfg.buffer_flits;
+    int64_t maxd = std::max<int64_t>({cfg.link_latency + cfg.xbar_delay + cfg.alloc_delay, cfg.credit_delay,
+                                      cfg.routing_delay, cfg.nac_tf});
+    if (cfg.nac) maxd = std::max<int64_t>(maxd, nac_timeout() + 1);
+    uint64_t w = 16;
+    while (w <= static_cast<uint64_t>(maxd) + 2) w <<= 1;
+    wheel.assign(w, {});
+    wmask = w - 1;
+  }
+
+  int64_t nac_timeout() const { return 2 * static_cast<int64_t>(sws.size() + 1) * cfg.nac_tf + 4; }
+
+  void at(int64_t t, const Ev& e) {
+    FLITSIM_CHECK(t > now || (t == now && e.kind != kEvFlit), "event scheduled in the past");
+    FLITSIM_CHECK(static_cast<uint64_t>(t - now) <= wmask, "event beyond time wheel");
+    wheel[static_cast<uint64_t>(t) & wmask].push_back(e);
+  }
+
+  std::string chan_name(int c) const {
+    const Channel& x = ch[c];
+    return f.port_name(x.src_node, x.src_port) + "->" + f.port_name(x.dst_node, x.dst_port);
+  }
+
+  void mark_sw(int s) {
+    if (s >= 0 && !sws[s].dirty) sws[s].dirty = true, dirty_sw.push_back(s);
+  }
+  void mark_ep(int e) {
+    if (e >= 0 && !eps[e].dirty) eps[e].dirty = true, dirty_ep.push_back(e);
+  }
+
+  // ---------------- packets ----------------
+  uint32_t new_pkt() {
+    if (!pkt_free.empty()) {
+      uint32_t i = pkt_free.back();
+      pkt_free.pop_back();
+      return i;
+    }
+    pkts.push_back({});
+    return static_cast<uint32_t>(pkts.size() - 1);
+  }
+
+  void finalize_drop(uint32_t pi, const char* reason) {
+    Pkt& p = pkts[pi];
+    if (p.doomed || p.finalized) return;
+    p.doomed = true;
+    p.finalized = true;
+    res.dropped++;
+    res.drops[reason]++;
+    if (p.injected) res.in_network--;
+    else res.in_source--;
+    if (p.measured) res.measured_dropped++, measured_outstanding--;
+    if (owner->on_drop) owner->on_drop(p.id, reason);
+  }
+
+  void flit_gone(uint32_t pi) {  // one flit of the packet left the network for good
+    Pkt& p = pkts[pi];
+    FLITSIM_CHECK(p.flits_left > 0, "packet flit count underflow");
+    if (--p.flits_left == 0) {
+      FLITSIM_CHECK(p.finalized, "packet vanished without being delivered or dropped");
+      pkt_free.push_back(pi);
+    }
+  }
+
+  void generate(int src, int dst, int flits) {
+    if (dst < 0 || dst == src) return;
+    uint32_t pi = new_pkt();
+    Pkt& p = pkts[pi];
+    p = Pkt{};
+    p.id = next_id++;
+    p.src = src, p.dst = dst;
+    EpState& s = eps[src];
+    EpState& d = eps[dst];
+    p.slid = s.base;
+    uint32_t nl = 1u << d.lmc, off = 0;
+    switch (cfg.lid_policy) {
+      case LidPolicy::Base: off = 0; break;
+      case LidPolicy::Random: off = static_cast<uint32_t>(rng.below(nl)); break;
+      case LidPolicy::Hash: off = static_cast<uint32_t>((static_cast<uint64_t>(src) * 2654435761u) % nl); break;
+      case LidPolicy::RoundRobin: off = s.rr++ % nl; break;
+    }
+    p.dlid = static_cast<Lid>(d.base + off);
+    p.sl = R->sl(p.slid, p.dlid);
+    p.size = p.deliver_size = p.flits_left = flits;
+    p.gen = now;
+    p.measured = now >= win_lo && now < win_hi && generating;
+    res.generated++;
+    res.in_source++;
+    if (p.measured) {
+      res.measured_packets++, measured_outstanding++;
+      window_flits_generated += static_cast<uint64_t>(flits);
+    }
+    s.queue.push_back(pi);
+    mark_ep(src);
+  }
+
+  // ---------------- routing ----------------
+  // Route the front packet of (c, v) at switch sw. Returns false if it was dropped.
+  void route_front(int c, int v) {
+    InVC& q = ivc[static_cast<size_t>(c) * V + v];
+    if (!q.has_front() || q.state != kRouting) return;
+    Entry& e = q.front();
+    Pkt& p = pkts[e.pkt];
+    int s = ch[c].dst_sw;
+    const char* why = nullptr;
+    if (p.doomed) why = "";
+    uint8_t port = kNoPath;
+    if (!why) {
+      if (++p.hops > cfg.hop_limit) why = "hop limit exceeded (routing loop)";
+    }
+    if (!why) {
+      port = R->lfts.get(sws[s].node, p.dlid);
+      if (port == kNoPath) why = "no route (LFT entry 255)";
+      else if (port == 0) why = "LFT delivers to switch port 0";
+      else if (port >= sws[s].out_by_port.size() || sws[s].out_by_port[port] < 0) why = "LFT port missing or unlinked";
+    }
+    int oc = -1, ov = 0;
+    if (!why) {
+      oc = sws[s].out_by_port[port];
+      ov = R->sl2vl.empty() ? p.sl : R->sl2vl.vl(sws[s].node, ch[c].dst_port, port, p.sl);
+      if (ov >= V) why = "VL out of range";
+      else if (!ch[oc].alive && cfg.fault_policy == FaultPolicy::Drop) why = "output link down";
+    }
+    if (why) {
+      if (*why) finalize_drop(e.pkt, why);
+      start_discard(c, v);
+      return;
+    }
+    q.out_ch = oc, q.out_vc = static_cast<uint8_t>(ov);
+    q.state = kWaiting;
+    if (!q.in_req) sws[s].req.push_back(static_cast<uint32_t>(c) * V + v), q.in_req = true;
+    mark_sw(s);
+  }
+
+  void front_changed(int c, int v) {
+    InVC& q = ivc[static_cast<size_t>(c) * V + v];
+    q.conn = -1;
+    if (!q.has_front()) {
+      q.state = kIdle;
+      return;
+    }
+    q.state = kRouting;
+    int64_t ready = std::max(now, q.front().head_arrival + cfg.routing_delay);
+    if (ready <= now) route_front(c, v);
+    else at(ready, Ev{kEvRoute, static_cast<uint8_t>(v), 0, static_cast<uint32_t>(c), 0, 0});
+  }
+
+  // ---------------- connections ----------------
+  int32_t new_conn() {
+    int32_t id;
+    if (!conn_free.empty()) id = conn_free.back(), conn_free.pop_back();
+    else id = static_cast<int32_t>(conns.size()), conns.push_back({});
+    conns[id].list_pos = static_cast<uint32_t>(active.size());
+    active.push_back(id);
+    return id;
+  }
+  void drop_conn(int32_t id) {
+    uint32_t pos = conns[id].list_pos;
+    int32_t last = active.back();
+    active[pos] = last;
+    conns[last].list_pos = pos;
+    active.pop_back();
+    conn_free.push_back(id);
+  }
+
+  void start_discard(int c, int v) {
+    InVC& q = ivc[static_cast<size_t>(c) * V + v];
+    int32_t id = new_conn();
+    Conn& k = conns[id];
+    Entry& e = q.front();
+    k = Conn{e.pkt, c, -1, -1, static_cast<uint8_t>(v), 0, q.dab_full, e.size, e.departed, now, k.list_pos};
+    q.state = kDiscard;
+    q.conn = id;
+  }
+
+  void grant(int c, int v) {  // switch input (c, v) front gets its output
+    InVC& q = ivc[static_cast<size_t>(c) * V + v];
+    Entry& e = q.front();
+    int32_t id = new_conn();
+    Conn& k = conns[id];
+    k = Conn{e.pkt, c, -1, q.out_ch, static_cast<uint8_t>(v), q.out_vc, q.dab_full, e.size, 0,
+             now + cfg.alloc_delay + cfg.xbar_delay, k.list_pos};
+    q.state = kActive;
+    q.conn = id;
+    if (q.nac_run >= 0) close_run(q.nac_run);  // the deadlock-prone state went away
+    ovc_conn[static_cast<size_t>(q.out_ch) * V + q.out_vc] = id;
+    if (!wh) {  // VCT: the crossbar connection is held for the packet (IB never interleaves)
+      ch[c].in_conn = id;
+      ch[q.out_ch].out_conn = id;
+    }
+  }
+
+  void credit_return(int c, int v, int n) {
+    if (ch[c].src_sw < 0 && ch[c].src_ep < 0) return;
+    at(now + cfg.credit_delay, Ev{kEvCredit, static_cast<uint8_t>(v), 0, static_cast<uint32_t>(c), static_cast<uint32_t>(n), 0});
+  }
+
+  // A connection finished (all `size` flits sent or discarded).
+  void finish_conn(int32_t id) {
+    Conn k = conns[id];
+    drop_conn(id);
+    if (k.out_ch >= 0) {
+      if (ovc_conn[static_cast<size_t>(k.out_ch) * V + k.out_vc] == id) ovc_conn[static_cast<size_t>(k.out_ch) * V + k.out_vc] = -1;
+      if (ch[k.out_ch].out_conn == id) ch[k.out_ch].out_conn = -1;
+      if (ch[k.out_ch].src_sw >= 0) mark_sw(ch[k.out_ch].src_sw);
+    }
+    if (k.in_ch < 0) {  // source
+      mark_ep(k.ep);
+      return;
+    }
+    InVC& q = ivc[static_cast<size_t>(k.in_ch) * V + k.in_vc];
+    if (ch[k.in_ch].in_conn == id) ch[k.in_ch].in_conn = -1;
+    int s = ch[k.in_ch].dst_sw;
+    if (k.from_dab) {
+      q.dab_full = false;
+      sws[s].dab_count--;
+      if (q.dab_holds_st) {
+        stopped_st[static_cast<size_t>(q.st_ch) * V + q.st_vc]--;
+        sws[s].stopped_fw--;
+        q.dab_holds_st = false;
+        if (ch[q.st_ch].src_sw >= 0) mark_sw(ch[q.st_ch].src_sw);
+      }
+    } else {
+      q.q.pop();
+    }
+    mark_sw(s);
+    front_changed(k.in_ch, k.in_vc);
+  }
+
+  // Cut a packet being streamed over output `oc` (link died, drop policy).
+  void truncate_conn(int32_t id) {
+    Conn& k = conns[id];
+    uint32_t pi = k.pkt;
+    int32_t sent_over = k.sent;
+    int32_t oc = k.out_ch, ov = k.out_vc;
+    finalize_drop(pi, "link failed while the packet crossed it");
+    // Upstream part: discard the rest of this packet at this input.
+    if (ch[oc].out_conn == id) ch[oc].out_conn = -1;
+    if (ovc_conn[static_cast<size_t>(oc) * V + ov] == id) ovc_conn[static_cast<size_t>(oc) * V + ov] = -1;
+    if (k.in_ch >= 0 && ch[k.in_ch].in_conn == id) ch[k.in_ch].in_conn = -1;
+    k.out_ch = -1;
+    if (k.in_ch >= 0) {
+      InVC& q = ivc[static_cast<size_t>(k.in_ch) * V + k.in_vc];
+      q.state = kDiscard;
+      mark_sw(ch[k.in_ch].dst_sw);
+    }
+    // Downstream part: the worm now ends after sent_over flits.
+    int c = oc, v = ov;
+    while (sent_over > 0) {
+      if (ch[c].dst_ep >= 0) {
+        Pkt& p = pkts[pi];
+        p.deliver_size = sent_over;
+        break;
+      }
+      InVC& q = ivc[static_cast<size_t>(c) * V + v];
+      Entry* e = nullptr;
+      if (q.dab_full && q.dab.pkt == pi) e = &q.dab;
+      for (uint32_t i = 0; !e && i < q.q.size(); i++)
+        if (q.q.at(i).pkt == pi && q.q.at(i).size > q.q.at(i).arrived) e = &q.q.at(i);
+      if (!e) {
+        // Flits are still on the wire and the head has not arrived yet: remember the cut on the
+        // packet so the arrival creates a short entry.
+        pkts[pi].deliver_size = sent_over;
+        break;
+      }
+      int32_t lost = e->size - sent_over;
+      e->size = sent_over;
+      (void)lost;
+      bool is_front = q.has_front() && &q.front() == e;
+      if (!is_front || q.conn < 0) break;
+      Conn& dk = conns[q.conn];
+      dk.size = sent_over;
+      if (dk.out_ch < 0) break;
+      c = dk.out_ch, v = dk.out_vc;
+    }
+  }
+
+  // ---------------- per-cycle steps ----------------
+  void on_flit(const Ev& e) {
+    int c = static_cast<int>(e.a);
+    uint32_t pi = e.b;
+    Pkt& p = pkts[pi];
+    res.flits_moved++;
+    if (ch[c].dst_ep >= 0) {  // sink
+      credit_return(c, e.vc, 1);
+      p.sink_arrived++;
+      if (!p.doomed && p.dst != ch[c].dst_ep) finalize_drop(pi, "delivered to the wrong CA (LFT error)");
+      if (now >= win_lo && now < win_hi) window_flits_ejected++;
+      if (p.sink_arrived == std::min(p.deliver_size, p.size)) deliver(pi, ch[c].dst_ep);
+      flit_gone(pi);
+      return;
+    }
+    InVC& q = ivc[static_cast<size_t>(c) * V + e.vc];
+    bool appended = false;
+    if (!q.q.empty()) {
+      Entry& b = q.q.back();
+      if (b.pkt == pi && b.arrived < b.size) b.arrived++, appended = true;
+    }
+    if (!appended) {
+      Entry n;
+      n.pkt = pi;
+      n.size = e.size;
+      if (p.deliver_size < n.size && p.doomed) n.size = std::max(1, p.deliver_size);
+      n.arrived = 1;
+      n.departed = 0;
+      n.head_arrival = now;
+      q.q.push(n);
+    }
+    q.occ++;
+    FLITSIM_CHECK(q.occ <= cfg.buffer_flits, "input buffer overflow at " + chan_name(c));
+    if (!appended && q.q.size() == 1 && !q.dab_full) front_changed(c, e.vc);
+  }
+
+  void deliver(uint32_t pi, int dst_ep) {
+    Pkt& p = pkts[pi];
+    if (p.doomed) return;  // truncated/dropped fragments drain into the sink
+    FLITSIM_CHECK(!p.finalized, "packet delivered twice");
+    FLITSIM_CHECK(p.dst == dst_ep, "packet delivered to the wrong endpoint");
+    p.finalized = true;
+    res.delivered++;
+    res.in_network--;
+    int64_t latency = now - p.gen;
+    if (p.measured) {
+      measured_outstanding--;
+      res.measured_delivered++;
+      lat.push_back(static_cast<double>(latency));
+      nlat.push_back(static_cast<double>(now - p.inject));
+      hops_sum += p.hops;
+    }
+    if (owner->on_deliver) owner->on_deliver(p.id, p.src, p.dst, latency);
+  }
+
+  void on_credit(const Ev& e) {
+    size_t i = static_cast<size_t>(e.a) * V + e.vc;
+    credits[i] += static_cast<int32_t>(e.b);
+    FLITSIM_CHECK(credits[i] <= cfg.buffer_flits, "credit counter above buffer size at " + chan_name(static_cast<int>(e.a)));
+    const Channel& c = ch[e.a];
+    if (c.src_sw >= 0) {
+      if (!sws[c.src_sw].req.empty()) mark_sw(c.src_sw);
+    } else if (c.src_ep >= 0) {
+      mark_ep(c.src_ep);
+    }
+  }
+
+  bool credits_ok(int oc, int ov, int size) const {
+    int32_t cr = credits[static_cast<size_t>(oc) * V + ov];
+    return cfg.switching == Switching::VirtualCutThrough ? cr >= size : cr >= 1;
+  }
+
+  // Is the request of input VC id r feasible right now?
+  bool feasible(uint32_t r) {
+    int c = static_cast<int>(r / V), v = static_cast<int>(r % V);
+    InVC& q = ivc[r];
+    if (q.state != kWaiting) return false;
+    const Channel& in = ch[c];
+    int oc = q.out_ch;
+    if (!ch[oc].alive || ovc_conn[static_cast<size_t>(oc) * V + q.out_vc] >= 0) return false;
+    if (!wh && (in.in_conn >= 0 || ch[oc].out_conn >= 0)) return false;
+    Entry& e = q.front();
+    if (!credits_ok(oc, q.out_vc, e.size - e.departed)) return false;
+    if (cfg.nac) {
+      if (!q.dab_full) {
+        bool origin = q.nac_run >= 0 && !runs[q.nac_run].confirmed;  // stop_st stops the *other* inputs
+        if (!origin && stopped_st[static_cast<size_t>(oc) * V + q.out_vc]) return false;
+        const SwitchState& s = sws[in.dst_sw];
+        if (in.src_ep >= 0 && (s.stopped_fw > 0 || s.dab_count > 0)) return false;
+      }
+    }
+    (void)v;
+    return true;
+  }
+
+  struct Cand {
+    uint32_t r;
+    int in_port, out_port;
+    int32_t oc;
+    bool dab;
+  };
+  std::vector<Cand> cands, chosen;
+
+  void allocate_switch(int s) {
+    SwitchState& S = sws[s];
+    S.dirty = false;
+    // compact: keep only waiting requests
+    size_t w = 0;
+    for (uint32_t r : S.req) {
+      if (ivc[r].state == kWaiting) S.req[w++] = r;
+      else ivc[r].in_req = false;
+    }
+    S.req.resize(w);
+    if (S.req.empty()) return;
+    cands.clear();
+    for (uint32_t r : S.req)
+      if (feasible(r)) {
+        int c = static_cast<int>(r / V);
+        InVC& q = ivc[r];
+        cands.push_back({r, ch[c].dst_port, ch[q.out_ch].src_port, q.out_ch, q.dab_full});
+      }
+    if (cands.empty()) return;
+    auto rr_dist = [](int x, int ptr, int mod) { return ((x - ptr) % mod + mod) % mod; };
+    const int P = 256, VV = V;
+    if (cfg.allocator == Allocator::Separable) {
+      // input stage: one VC per input port (DAB first, then round-robin from in_rr)
+      std::sort(cands.begin(), cands.end(), [&](const Cand& a, const Cand& b) {
+        if (a.in_port != b.in_port) return a.in_port < b.in_port;
+        if (a.dab != b.dab) return a.dab;
+        int ca = static_cast<int>(a.r / VV), cb = static_cast<int>(b.r / VV);
+        return rr_dist(static_cast<int>(a.r % VV), ch[ca].in_rr, VV) < rr_dist(static_cast<int>(b.r % VV), ch[cb].in_rr, VV);
+      });
+      chosen.clear();
+      for (size_t i = 0; i < cands.size(); i++)
+        if (i == 0 || cands[i].in_port != cands[i - 1].in_port) chosen.push_back(cands[i]);
+      // output stage: one input per output (DAB first, then round-robin from out_rr)
+      std::sort(chosen.begin(), chosen.end(), [&](const Cand& a, const Cand& b) {
+        if (a.oc != b.oc) return a.oc < b.oc;
+        if (a.dab != b.dab) return a.dab;
+        return rr_dist(a.in_port, ch[a.oc].out_rr, P) < rr_dist(b.in_port, ch[b.oc].out_rr, P);
+      });
+      for (size_t i = 0; i < chosen.size(); i++) {
+        if (i > 0 && chosen[i].oc == chosen[i - 1].oc) continue;
+        const Cand& g = chosen[i];
+        int c = static_cast<int>(g.r / VV), v = static_cast<int>(g.r % VV);
+        ch[g.oc].out_rr = static_cast<uint16_t>(g.in_port + 1);
+        ch[c].in_rr = static_cast<uint16_t>(v + 1);
+        grant(c, v);
+      }
+    } else {
+      // iSLIP: requests per (input port, output); grant by output pointer; accept by input pointer
+      for (int it = 0; it < cfg.islip_iterations; it++) {
+        if (it > 0) {
+          size_t k = 0;
+          for (auto& x : cands)
+            if (feasible(x.r)) cands[k++] = x;
+          cands.resize(k);
+          if (cands.empty()) break;
+        }
+        // grant: for each output pick one candidate
+        std::sort(cands.begin(), cands.end(), [&](const Cand& a, const Cand& b) {
+          if (a.oc != b.oc) return a.oc < b.oc;
+          if (a.dab != b.dab) return a.dab;
+          int da = rr_dist(a.in_port, ch[a.oc].out_rr, P), db = rr_dist(b.in_port, ch[b.oc].out_rr, P);
+          if (da != db) return da < db;
+          int ca = static_cast<int>(a.r / VV), cb = static_cast<int>(b.r / VV);
+          return rr_dist(static_cast<int>(a.r % VV), ch[ca].in_rr, VV) < rr_dist(static_cast<int>(b.r % VV), ch[cb].in_rr, VV);
+        });
+        chosen.clear();
+        for (size_t i = 0; i < cands.size(); i++)
+          if (i == 0 || cands[i].oc != cands[i - 1].oc) chosen.push_back(cands[i]);
+        // accept: each input port picks one grant (DAB first, then accept pointer)
+        std::sort(chosen.begin(), chosen.end(), [&](const Cand& a, const Cand& b) {
+          if (a.in_port != b.in_port) return a.in_port < b.in_port;
+          if (a.dab != b.dab) return a.dab;
+          int ca = static_cast<int>(a.r / VV);
+          return rr_dist(a.out_port, ch[ca].acc_rr, P) < rr_dist(b.out_port, ch[ca].acc_rr, P);
+        });
+        for (size_t i = 0; i < chosen.size(); i++) {
+          if (i > 0 && chosen[i].in_port == chosen[i - 1].in_port) continue;
+          const Cand& g = chosen[i];
+          int c = static_cast<int>(g.r / VV), v = static_cast<int>(g.r % VV);
+          if (it == 0) {
+            ch[g.oc].out_rr = static_cast<uint16_t>(g.in_port + 1);
+            ch[c].acc_rr = static_cast<uint16_t>(g.out_port + 1);
+          }
+          ch[c].in_rr = static_cast<uint16_t>(v + 1);
+          grant(c, v);
+        }
+      }
+    }
+  }
+
+  void allocate_ep(int e) {
+    EpState& E = eps[e];
+    E.dirty = false;
+    while (!E.queue.empty() && E.out_ch >= 0) {
+      Channel& oc = ch[E.out_ch];
+      if (oc.out_conn >= 0) return;
+      uint32_t pi = E.queue.front();
+      Pkt& p = pkts[pi];
+      if (!oc.alive) {
+        if (cfg.fault_policy == FaultPolicy::Hold) return;
+        E.queue.pop_front();
+        finalize_drop(pi, "source link down");
+        for (int i = 0; i < p.size; i++) flit_gone(pi);
+        continue;
+      }
+      int vl = R->sl2vl.empty() ? p.sl : R->sl2vl.vl(E.node, 0, E.port, p.sl);
+      if (vl >= V) {
+        E.queue.pop_front();
+        finalize_drop(pi, "VL out of range");
+        for (int i = 0; i < p.size; i++) flit_gone(pi);
+        continue;
+      }
+      if (!credits_ok(E.out_ch, vl, p.size)) return;
+      int32_t id = new_conn();
+      Conn& k = conns[id];
+      k = Conn{pi, -1, e, E.out_ch, 0, static_cast<uint8_t>(vl), false, p.size, 0, now, k.list_pos};
+      oc.out_conn = id;
+      ovc_conn[static_cast<size_t>(E.out_ch) * V + vl] = id;
+      E.queue.pop_front();
+      p.injected = true;
+      p.inject = now;
+      res.injected++;
+      res.in_source--;
+      res.in_network++;
+      return;
+    }
+    if (E.out_ch < 0) {  // endpoint without a link: nothing can leave
+      while (!E.queue.empty()) {
+        uint32_t pi = E.queue.front();
+        E.queue.pop_front();
+        finalize_drop(pi, "source not connected");
+        for (int i = 0; i < pkts[pi].size; i++) flit_gone(pi);
+      }
+    }
+  }
+
+  // Every active connection moves at most one flit per cycle. Under wormhole several
+  // connections share a port, so a port moves at most one flit per cycle (rotating priority).
+  void step_conns() {
+    step_tmp.assign(active.begin(), active.end());
+    size_t n = step_tmp.size();
+    size_t off = wh && n ? static_cast<size_t>(now) % n : 0;
+    for (size_t j = 0; j < n; j++) {
+      int32_t id = step_tmp[(j + off) % n];
+      Conn& k = conns[id];
+      if (k.sent >= k.size) {
+        finish_conn(id);
+        continue;
+      }
+      if (now < k.start) continue;
+      if (k.in_ch < 0) {  // from the source queue: all flits present
+        if (k.out_ch < 0) {  // truncated at the source link: discard the rest
+          while (k.sent < k.size) k.sent++, flit_gone(k.pkt);
+          last_progress = now;
+          finish_conn(id);
+          continue;
+        }
+        if (!ch[k.out_ch].alive) continue;
+        size_t ci = static_cast<size_t>(k.out_ch) * V + k.out_vc;
+        if (credits[ci] <= 0) continue;
+        send_flit(k, ci);
+        if (k.sent >= k.size) finish_conn(id);
+        continue;
+      }
+      InVC& q = ivc[static_cast<size_t>(k.in_ch) * V + k.in_vc];
+      Entry& e = q.front();
+      if (k.out_ch < 0) {  // discard everything that has arrived
+        while (e.departed < e.arrived) {
+          e.departed++;
+          k.sent++;
+          if (!k.from_dab) {
+            q.occ--;
+            credit_return(k.in_ch, k.in_vc, 1);
+          }
+          flit_gone(k.pkt);
+          last_progress = now;
+        }
+        if (k.sent >= k.size) finish_conn(id);
+        continue;
+      }
+      if (e.departed >= e.arrived || !ch[k.out_ch].alive) continue;
+      size_t ci = static_cast<size_t>(k.out_ch) * V + k.out_vc;
+      if (credits[ci] <= 0) continue;
+      if (wh) {
+        if (in_stamp[k.in_ch] == now || out_stamp[k.out_ch] == now) continue;
+        in_stamp[k.in_ch] = out_stamp[k.out_ch] = now;
+      }
+      e.departed++;
+      if (!k.from_dab) {
+        q.occ--;
+        credit_return(k.in_ch, k.in_vc, 1);
+      }
+      send_flit(k, ci);
+      if (k.sent >= k.size) finish_conn(id);
+    }
+  }
+
+  void send_flit(Conn& k, size_t ci) {
+    credits[ci]--;
+    FLITSIM_CHECK(credits[ci] >= 0, "negative credits at " + chan_name(k.out_ch));
+    if (credits[ci] < res.min_credits) res.min_credits = credits[ci];
+    at(now + cfg.link_latency,
+       Ev{kEvFlit, k.out_vc, 0, static_cast<uint32_t>(k.out_ch), k.pkt, k.size});
+    k.sent++;
+    last_progress = now;
+  }
+
+  // ---------------- faults and re-routing ----------------
+  void set_link(int node, int port, bool up) {
+    const Node& n = f.node(node);
+    if (port < 1 || port > n.num_ports || !n.port(port).connected())
+      throw FabricError("flitsim: link event on " + f.port_name(node, port) + ", which is not linked");
+    int peer = n.port(port).peer_node, pp = n.port(port).peer_port;
+    for (size_t c = 0; c < ch.size(); c++) {
+      Channel& x = ch[c];
+      if (!((x.src_node == node && x.src_port == port) || (x.src_node == peer && x.src_port == pp))) continue;
+      if (x.alive == up) continue;
+      x.alive = up;
+      if (!up && cfg.fault_policy == FaultPolicy::Drop) {
+        for (int v = 0; v < V; v++)
+          if (ovc_conn[c * V + v] >= 0) truncate_conn(ovc_conn[c * V + v]);
+        if (x.src_sw >= 0) {  // heads waiting for this output are dropped now
+          for (uint32_t r : sws[x.src_sw].req) {
+            InVC& q = ivc[r];
+            if (q.state == kWaiting && q.out_ch == static_cast<int>(c)) {
+              finalize_drop(q.front().pkt, "output link down");
+              start_discard(static_cast<int>(r / V), static_cast<int>(r % V));
+            }
+          }
+        }
+      }
+      if (x.src_sw >= 0) mark_sw(x.src_sw);
+      if (x.src_ep >= 0) mark_ep(x.src_ep);
+    }
+  }
+
+  void reroute_all() {
+    std::vector<uint32_t> old;
+    for (auto& S : sws) {
+      old.swap(S.req);
+      S.req.clear();
+      for (uint32_t r : old) ivc[r].in_req = false;
+      for (uint32_t r : old) {
+        InVC& q = ivc[r];
+        if (q.state != kWaiting) continue;
+        if (q.dab_full) {  // a DAB packet keeps its output (NAC must drain it)
+          if (!q.in_req) S.req.push_back(r), q.in_req = true;
+          continue;
+        }
+        q.state = kRouting;
+        pkts[q.front().pkt].hops--;
+        route_front(static_cast<int>(r / V), static_cast<int>(r % V));
+      }
+    }
+    for (size_t i = 0; i < sws.size(); i++) mark_sw(static_cast<int>(i));
+  }
+
+  // ---------------- NAC ----------------
+  bool input_full(const InVC& q) const { return cfg.buffer_flits - q.occ < cfg.packet_flits; }
+  bool logical_full(int oc, int ov, int slack_pkts) const {
+    if (ch[oc].dst_sw < 0) return false;  // sinks never fill
+    return credits[static_cast<size_t>(oc) * V + ov] < cfg.packet_flits * (1 + slack_pkts);
+  }
+  bool front_complete(InVC& q) {
+    if (!q.has_front()) return false;
+    Entry& e = q.front();
+    return e.arrived == e.size && e.departed == 0;
+  }
+
+  uint32_t new_msg(const NacMsg& m) {
+    uint32_t i;
+    if (!msg_free.empty()) i = msg_free.back(), msg_free.pop_back(), msgs[i] = m;
+    else i = static_cast<uint32_t>(msgs.size()), msgs.push_back(m);
+    return i;
+  }
+  void send_ctrl(EvKind kind, NacMsg m, int via_ch, int via_vc) {
+    if (ch[via_ch].src_sw < 0) return;  // upstream is a CA: cannot be on a cycle
+    m.ch = via_ch, m.vc = static_cast<uint8_t>(via_vc);
+    uint32_t i = new_msg(m);
+    if (kind == kEvNacId) res.nac_id_packets++;
+    at(now + cfg.nac_tf, Ev{kind, 0, 0, i, 0, 0});
+  }
+
+  void nac_trigger_scan() {
+    for (size_t s = 0; s < sws.size(); s++) {
+      SwitchState& S = sws[s];
+      for (uint32_t r : S.req) {
+        InVC& q = ivc[r];
+        if (q.state != kWaiting || q.dab_full || q.nac_run >= 0) continue;
+        int c = static_cast<int>(r / V), v = static_cast<int>(r % V);
+        if (ch[c].src_sw < 0) continue;  // injection inputs are not on cycles
+        if (stopped_st[static_cast<size_t>(q.out_ch) * V + q.out_vc]) continue;
+        if (!input_full(q) || !logical_full(q.out_ch, q.out_vc, 0) || !front_complete(q)) continue;
+        // trigger (eqs 4.1-4.3)
+        res.nac_triggers++;
+        NacRun run;
+        run.seq = nac_seq++;
+        run.sw = static_cast<int>(s), run.in_ch = c, run.in_vc = static_cast<uint8_t>(v);
+        run.out_ch = q.out_ch, run.out_vc = q.out_vc;
+        int32_t ri = static_cast<int32_t>(runs.size());
+        runs.push_back(run);
+        run_of_seq[run.seq] = ri;
+        q.nac_run = ri;
+        stopped_st[static_cast<size_t>(q.out_ch) * V + q.out_vc]++;
+        S.stopped_fw++;
+        NacMsg m{run.seq, static_cast<int>(s), c, static_cast<uint8_t>(v), q.out_vc, q.out_ch,
+                 static_cast<int32_t>(sws.size()) + 1, 0, 0};
+        send_ctrl(kEvNacId, m, c, v);
+        at(now + nac_timeout(), Ev{kEvNacTimeout, 0, 0, static_cast<uint32_t>(ri), 0, 0});
+      }
+    }
+  }
+
+  void release_run_token(NacRun& run) {
+    if (!run.token) return;
+    run.token = false;
+    stopped_st[static_cast<size_t>(run.out_ch) * V + run.out_vc]--;
+    sws[run.sw].stopped_fw--;
+    if (ch[run.out_ch].src_sw >= 0) mark_sw(ch[run.out_ch].src_sw);
+    mark_sw(run.sw);
+  }
+
+  void close_run(int32_t ri) {
+    NacRun& run = runs[ri];
+    if (!run.open) return;
+    run.open = false;
+    InVC& q = ivc[static_cast<size_t>(run.in_ch) * V + run.in_vc];
+    if (q.nac_run == ri) q.nac_run = -1;
+    release_run_token(run);
+  }
+
+  // Move the (complete, waiting) front of input (c, v) into its DAB; the stop token on
+  // (tok_ch, tok_vc) stays with the DAB packet until it has left.
+  void move_to_dab(int c, int v, int tok_ch, int tok_vc, bool take_new_token) {
+    InVC& q = ivc[static_cast<size_t>(c) * V + v];
+    Entry e = q.q.front();
+    q.q.pop();
+    q.occ -= e.size;
+    q.dab = e;
+    q.dab_full = true;
+    int s = ch[c].dst_sw;
+    sws[s].dab_count++;
+    credit_return(c, v, e.size);
+    if (take_new_token) {
+      stopped_st[static_cast<size_t>(tok_ch) * V + tok_vc]++;
+      sws[s].stopped_fw++;
+    }
+    q.dab_holds_st = true, q.st_ch = tok_ch, q.st_vc = static_cast<uint8_t>(tok_vc);
+    last_progress = now;
+    mark_sw(s);
+  }
+
+  void on_nac_id(uint32_t mi) {
+    NacMsg m = msgs[mi];
+    msg_free.push_back(mi);
+    int h = ch[m.ch].src_sw;  // the router that receives it, on its output m.ch
+    if (h < 0) return;
+    if (h == m.origin_sw) {
+      auto it = run_of_seq.find(m.seq);
+      if (it == run_of_seq.end()) return;
+      NacRun& run = runs[it->second];
+      if (!run.open || run.confirmed || m.ch != run.out_ch || m.vc != run.out_vc) return;
+      InVC& q = ivc[static_cast<size_t>(run.in_ch) * V + run.in_vc];
+      if (q.state != kWaiting || q.dab_full || q.out_ch != run.out_ch || !front_complete(q)) return;
+      run.confirmed = true;
+      res.nac_confirmed++;
+      run.token = false;  // token moves to the DAB packet
+      q.nac_run = -1;
+      move_to_dab(run.in_ch, run.in_vc, run.out_ch, run.out_vc, false);
+      NacMsg rm = m;
+      send_ctrl(kEvNacRec, rm, run.in_ch, run.in_vc);
+      return;
+    }
+    uint64_t key = m.seq * 1000003ULL + static_cast<uint64_t>(h);
+    if (!seen.insert(key).second) return;
+    if (--m.ttl <= 0) return;
+    for (uint32_t r : sws[h].req) {
+      InVC& q = ivc[r];
+      if (q.state != kWaiting || q.dab_full || q.out_ch != m.ch || q.out_vc != m.vc) continue;
+      if (!input_full(q) || !logical_full(m.ch, m.vc, 0)) continue;
+      send_ctrl(kEvNacId, m, static_cast<int>(r / V), static_cast<int>(r % V));
+    }
+  }
+
+  void on_nac_rec(uint32_t mi) {
+    NacMsg m = msgs[mi];
+    msg_free.push_back(mi);
+    int h = ch[m.ch].src_sw;
+    if (h < 0) return;
+    if (h == m.origin_sw) {  // went round the cycle: end of the run
+      auto it = run_of_seq.find(m.seq);
+      if (it != run_of_seq.end()) close_run(it->second);
+      return;
+    }
+    for (uint32_t r : sws[h].req) {  // eqs 4.4-4.7
+      InVC& q = ivc[r];
+      if (q.state != kWaiting || q.dab_full || q.out_ch != m.ch || q.out_vc != m.vc) continue;
+      if (!input_full(q) || !logical_full(m.ch, m.vc, 1) || !front_complete(q)) continue;
+      res.nac_recovery_moves++;
+      int c = static_cast<int>(r / V), v = static_cast<int>(r % V);
+      move_to_dab(c, v, m.ch, m.vc, true);
+      send_ctrl(kEvNacRec, m, c, v);
+      return;
+    }
+  }
+
+  void on_nac_timeout(uint32_t ri) {
+    NacRun& run = runs[ri];
+    if (!run.open) return;
+    if (!run.confirmed) res.nac_timeouts++;
+    close_run(static_cast<int32_t>(ri));
+    run_of_seq.erase(run.seq);
+    if (seen.size() > (1u << 20)) seen.clear();  // keys carry the run's sequence number
+  }
+
+  // ---------------- deadlock report ----------------
+  void build_deadlock_report() {
+    DeadlockReport& d = res.deadlock;
+    d.detected = true;
+    d.cycle = now;
+    d.last_progress = last_progress;
+    size_t n = ivc.size();
+    std::vector<int64_t> next(n, -1);
+    std::vector<std::string> why(n);
+    for (size_t i = 0; i < n; i++) {
+      InVC& q = ivc[i];
+      if (!q.has_front()) continue;
+      int oc = -1, ov = 0;
+      if (q.state == kWaiting) {
+        oc = q.out_ch, ov = q.out_vc;
+        int32_t holder = ovc_conn[static_cast<size_t>(oc) * V + ov];
+        if (holder < 0 && !wh) holder = ch[oc].out_conn;
+        if (holder >= 0) {
+          const Conn& k = conns[holder];
+          if (k.in_ch >= 0) next[i] = static_cast<int64_t>(k.in_ch) * V + k.in_vc;
+          continue;
+        }
+        int c = static_cast<int>(i / V);
+        if (!wh && ch[c].in_conn >= 0) {
+          const Conn& k = conns[ch[c].in_conn];
+          if (k.in_ch >= 0) next[i] = static_cast<int64_t>(k.in_ch) * V + k.in_vc;
+          continue;
+        }
+      } else if (q.state == kActive && q.conn >= 0) {
+        const Conn& k = conns[q.conn];
+        oc = k.out_ch, ov = k.out_vc;
+        if (oc < 0) continue;
+      } else {
+        continue;
+      }
+      if (ch[oc].dst_sw >= 0 && ch[oc].alive) next[i] = static_cast<int64_t>(oc) * V + ov;
+    }
+    std::vector<uint8_t> color(n, 0);
+    std::vector<size_t> cyc;
+    for (size_t s = 0; s < n && cyc.empty(); s++) {
+      if (color[s] || next[s] < 0) continue;
+      std::vector<size_t> path;
+      size_t u = s;
+      while (true) {
+        if (color[u] == 2) break;
+        if (color[u] == 1) {  // cycle
+          auto it = std::find(path.begin(), path.end(), u);
+          cyc.assign(it, path.end());
+          break;
+        }
+        color[u] = 1;
+        path.push_back(u);
+        if (next[u] < 0) break;
+        u = static_cast<size_t>(next[u]);
+      }
+      for (size_t x : path) color[x] = 2;
+    }
+    std::ostringstream o;
+    o << "deadlock suspected at cycle " << now << ": no flit moved since cycle " << last_progress << " with "
+      << res.in_network << " packets in the network";
+    if (!cyc.empty()) {
+      o << "; wait-for cycle of " << cyc.size() << " channels:";
+      for (size_t x : cyc) {
+        std::string s = chan_name(static_cast<int>(x / V)) + " VL" + std::to_string(x % V);
+        d.cycle_channels.push_back(s);
+        o << "\n  " << s;
+      }
+    } else {
+      o << "; no cycle in the wait-for graph (packets wait on failed links or unroutable heads)";
+    }
+    d.text = o.str();
+  }
+
+  // ---------------- traffic ----------------
+  static bool pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+  void setup_traffic() {
+    int N = static_cast<int>(eps.size());
+    const std::string& p = tr.pattern;
+    perm.assign(static_cast<size_t>(N), -1);
+    int b = 0;
+    while ((1 << b) < N) b++;
+    auto need_pow2 = [&] {
+      if (!pow2(N))
+        throw OptionError("traffic pattern '" + p + "' needs a power-of-two number of endpoints (have " +
+                          std::to_string(N) + ")");
+    };
+    if (p == "uniform" || p == "hotspot" || p == "trace") {
+    } else if (p == "bitrev" || p == "bit-reversal") {
+      need_pow2();
+      for (int s = 0; s < N; s++) {
+        int d = 0;
+        for (int i = 0; i < b; i++)
+          if (s & (1 << i)) d |= 1 << (b - 1 - i);
+        perm[s] = d;
+      }
+    } else if (p == "shuffle" || p == "perfect-shuffle") {
+      need_pow2();
+      for (int s = 0; s < N; s++) perm[s] = b ? ((s << 1) | (s >> (b - 1))) & (N - 1) : s;
+    } else if (p == "butterfly") {
+      need_pow2();
+      for (int s = 0; s < N; s++) {
+        int lo = s & 1, hi = (s >> (b - 1)) & 1;
+        int d = s & ~1 & ~(1 << (b - 1));
+        perm[s] = d | hi | (lo << (b - 1));
+      }
+    } else if (p == "transpose") {
+      need_pow2();
+      if (b % 2) throw OptionError("transpose needs an even number of address bits (endpoints = 4^k)");
+      int h = b / 2;
+      for (int s = 0; s < N; s++) perm[s] = ((s << h) | (s >> h)) & (N - 1);
+    } else if (p == "complement") {
+      need_pow2();
+      for (int s = 0; s < N; s++) perm[s] = ~s & (N - 1);
+    } else if (p == "tornado") {
+      std::vector<int> dims = tr.dims.empty() ? std::vector<int>{N} : tr.dims;
+      long prod = 1;
+      for (int k : dims) prod *= k;
+      if (prod != N)
+        throw OptionError("tornado: dims multiply to " + std::to_string(prod) + ", but there are " +
+                          std::to_string(N) + " endpoints");
+      for (int s = 0; s < N; s++) {
+        int rem = s, d = 0, mul = 1;
+        for (int k : dims) {
+          int c = rem % k;
+          rem /= k;
+          d += ((c + (k + 1) / 2 - 1) % k) * mul;
+          mul *= k;
+        }
+        perm[s] = d;
+      }
+    } else {
+      throw OptionError("unknown traffic pattern '" + p +
+                        "' (known: uniform, bitrev, transpose, shuffle, butterfly, complement, tornado, hotspot, trace)");
+    }
+    for (int h : tr.hotspots)
+      if (h < 0 || h >= N) throw OptionError("hotspot endpoint " + std::to_string(h) + " out of range");
+    if (p == "trace") load_trace();
+    pkt_prob = tr.load / cfg.packet_flits;
+    if (tr.load < 0 || pkt_prob > 1.0)
+      throw OptionError("load " + std::to_string(tr.load) + " out of range (0 .. packet_flits)");
+  }
+
+  void load_trace() {
+    if (tr.trace_file.empty()) throw OptionError("pattern 'trace' needs a trace file");
+    std::ifstream in(tr.trace_file);
+    if (!in) throw ParseError(tr.trace_file, 0, "cannot open trace file");
+    std::map<std::string, int> by_id;
+    for (size_t i = 0; i < eps.size(); i++) {
+      by_id[f.node(eps[i].node).id] = static_cast<int>(i);
+      by_id[f.node(eps[i].node).id + "[" + std::to_string(eps[i].port) + "]"] = static_cast<int>(i);
+    }
+    auto endpoint = [&](const std::string& t, int line) {
+      char* end = nullptr;
+      long v = std::strtol(t.c_str(), &end, 10);
+      if (!t.empty() && *end == 0) {
+        if (v < 0 || v >= static_cast<long>(eps.size()))
+          throw ParseError(tr.trace_file, line, "endpoint index " + t + " out of range (0.." + std::to_string(eps.size() - 1) + ")");
+        return static_cast<int>(v);
+      }
+      auto it = by_id.find(t);
+      if (it == by_id.end()) throw ParseError(tr.trace_file, line, "unknown endpoint '" + t + "'");
+      return it->second;
+    };
+    std::string line;
+    int ln = 0;
+    int64_t last = -1;
+    while (std::getline(in, line)) {
+      ln++;
+      auto hash = line.find('#');
+      if (hash != std::string::npos) line.resize(hash);
+      std::istringstream ss(line);
+      std::string a, s, d, fl;
+      if (!(ss >> a)) continue;
+      if (!(ss >> s >> d)) throw ParseError(tr.trace_file, ln, "expected 'cycle src dst [flits]'");
+      char* end = nullptr;
+      long long cyc = std::strtoll(a.c_str(), &end, 10);
+      if (*end || cyc < 0) throw ParseError(tr.trace_file, ln, "bad cycle '" + a + "'");
+      if (cyc < last) throw ParseError(tr.trace_file, ln, "cycles must not decrease");
+      last = cyc;
+      int flits = cfg.packet_flits;
+      if (ss >> fl) {
+        long x = std::strtol(fl.c_str(), &end, 10);
+        if (*end || x < 1 || x > 65535) throw ParseError(tr.trace_file, ln, "bad flit count '" + fl + "'");
+        if (cfg.switching == Switching::VirtualCutThrough && x > cfg.buffer_flits)
+          throw ParseError(tr.trace_file, ln, "packet of " + fl + " flits does not fit a " +
+                                                   std::to_string(cfg.buffer_flits) + "-flit buffer (VCT)");
+        flits = static_cast<int>(x);
+      }
+      std::string extra;
+      if (ss >> extra) throw ParseError(tr.trace_file, ln, "unexpected '" + extra + "'");
+      trace.push_back({cyc, endpoint(s, ln), endpoint(d, ln), flits});
+    }
+  }
+
+  int64_t next_gap() {
+    if (pkt_prob >= 1.0) return 1;
+    if (pkt_prob <= 0) return -1;
+    double u = rng.uniform();
+    double g = std::floor(std::log1p(-u) / std::log1p(-pkt_prob));
+    if (g > 1e15) return -1;
+    return 1 + static_cast<int64_t>(g);
+  }
+
+  int pick_dest(int s) {
+    int N = static_cast<int>(eps.size());
+    if (N < 2) return -1;
+    if (tr.pattern == "hotspot") {
+      std::vector<int> hs = tr.hotspots.empty() ? std::vector<int>{0} : tr.hotspots;
+      if (rng.uniform() < tr.hotspot_fraction) return hs[rng.below(hs.size())];
+    }
+    if (tr.pattern == "uniform" || tr.pattern == "hotspot") {
+      int d = static_cast<int>(rng.below(static_cast<uint64_t>(N - 1)));
+      return d >= s ? d + 1 : d;
+    }
+    return perm[s];
+  }
+
+  // ---------------- main loop ----------------
+  void process_events() {
+    auto& bucket = wheel[static_cast<uint64_t>(now) & wmask];
+    for (size_t i = 0; i < bucket.size(); i++) {
+      Ev e = bucket[i];
+      switch (e.kind) {
+        case kEvFlit: on_flit(e); break;
+        case kEvCredit: on_credit(e); break;
+        case kEvRoute: route_front(static_cast<int>(e.a), e.vc); break;
+        case kEvNacId: on_nac_id(e.a); break;
+        case kEvNacRec: on_nac_rec(e.a); break;
+        case kEvNacTimeout: on_nac_timeout(e.a); break;
+      }
+    }
+    bucket.clear();
+  }
+
+  bool network_empty() const { return res.in_network == 0 && res.in_source == 0; }
+
+  Result run(const TrafficSpec& t) {
+    tr = t;
+    setup_traffic();
+    if (t.warmup < 0 || t.measure < 1) throw OptionError("warmup must be >= 0 and measure >= 1");
+    win_lo = t.warmup, win_hi = t.warmup + t.measure;
+    std::vector<int> sources = t.active_sources;
+    if (sources.empty())
+      for (size_t i = 0; i < eps.size(); i++) sources.push_back(static_cast<int>(i));
+    for (int s : sources) {
+      if (s < 0 || s >= static_cast<int>(eps.size())) throw OptionError("active source out of range");
+      if (t.pattern == "trace") break;
+      int64_t g = next_gap();
+      if (g > 0) gen_q.push({g - 1, s});
+    }
+    std::sort(link_evs.begin(), link_evs.end(), [](auto& a, auto& b) { return a.cycle < b.cycle; });
+    std::stable_sort(routing_evs.begin(), routing_evs.end(), [](auto& a, auto& b) { return a.cycle < b.cycle; });
+    generating = true;
+    int64_t drain_end = win_hi + t.max_drain;
+    int64_t hard_end = drain_end + (t.flush ? t.max_flush : 0);
+    bool trace_mode = t.pattern == "trace";
+    if (trace_mode) win_lo = 0, win_hi = trace.empty() ? 1 : trace.back().cycle + 1;
+    bool flushing = false;
+    last_progress = 0;
+    for (now = 0;; now++) {
+      // phase control
+      if (!trace_mode && now >= win_hi && !flushing) {
+        if (measured_outstanding == 0 || now >= drain_end) {
+          if (measured_outstanding) res.drained = false;
+          if (!t.flush) break;
+          flushing = true;
+          generating = false;
+        }
+      }
+      if (trace_mode && trace_i >= trace.size() && network_empty()) break;
+      if (flushing && network_empty()) break;
+      if (now >= hard_end && !trace_mode) break;
+      if (trace_mode && now >= win_hi + t.max_drain) break;
+      while (link_i < link_evs.size() && link_evs[link_i].cycle <= now) {
+        auto& l = link_evs[link_i++];
+        set_link(l.node, l.port, l.up);
+      }
+      while (routing_i < routing_evs.size() && routing_evs[routing_i].cycle <= now) {
+        R = routing_evs[routing_i++].r;
+        reroute_all();
+      }
+      process_events();
+      if (trace_mode) {
+        while (trace_i < trace.size() && trace[trace_i].cycle <= now) {
+          auto& x = trace[trace_i++];
+          generate(x.src, x.dst, x.flits);
+        }
+      } else {
+        while (!gen_q.empty() && gen_q.top().first <= now) {
+          auto [tt, s] = gen_q.top();
+          gen_q.pop();
+          if (!generating) continue;
+          generate(s, pick_dest(s), cfg.packet_flits);
+          int64_t g = next_gap();
+          if (g > 0) gen_q.push({now + g, s});
+        }
+      }
+      if (cfg.nac && now % cfg.nac_period == 0) nac_trigger_scan();
+      for (size_t i = 0; i < dirty_ep.size(); i++) allocate_ep(dirty_ep[i]);
+      dirty_ep.clear();
+      for (size_t i = 0; i < dirty_sw.size(); i++) allocate_switch(dirty_sw[i]);
+      dirty_sw.clear();
+      step_conns();
+      if (res.in_network > 0 && now - last_progress > cfg.deadlock_timeout) {
+        build_deadlock_report();
+        break;
+      }
+      if (res.in_network == 0 && res.in_source > 0 && now - last_progress > cfg.deadlock_timeout) {
+        bool any = false;
+        for (auto& e : eps) any = any || (!e.queue.empty() && e.out_ch >= 0 && ch[e.out_ch].alive);
+        if (!any) {
+          build_deadlock_report();
+          res.deadlock.text = "stalled at cycle " + std::to_string(now) +
+                              ": packets wait in source queues behind failed links (hold policy)";
+          break;
+        }
+      }
+    }
+    res.cycles = now;
+    res.endpoints = static_cast<int>(eps.size());
+    res.flushed = network_empty();
+    int64_t win = trace_mode ? std::max<int64_t>(1, now) : t.measure;
+    double denom = static_cast<double>(std::max<size_t>(1, eps.size())) * static_cast<double>(win);
+    res.offered = static_cast<double>(window_flits_generated) / denom;
+    res.accepted = static_cast<double>(window_flits_ejected) / denom;
+    if (!lat.empty()) {
+      double s = 0, sn = 0;
+      for (double x : lat) s += x;
+      for (double x : nlat) sn += x;
+      res.avg_latency = s / lat.size();
+      res.avg_network_latency = sn / nlat.size();
+      res.avg_hops = hops_sum / lat.size();
+      std::vector<double> v = lat;
+      size_t k = static_cast<size_t>(std::ceil(0.99 * v.size())) - 1;
+      std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
+      res.p99_latency = v[k];
+      res.max_latency = *std::max_element(lat.begin(), lat.end());
+    }
+    if (res.measured_delivered + res.measured_dropped < res.measured_packets) res.drained = false;
+    FLITSIM_CHECK(res.generated == res.delivered + res.dropped + res.in_network + res.in_source,
+                  "packet conservation");
+    return res;
+  }
+};
+
+Simulator::Simulator(const Fabric& fabric, const Routing& routing, const Config& cfg)
+    : impl_(std::make_unique<Impl>(fabric, routing, cfg, this)) {}
+Simulator::~Simulator() = default;
+const std::vector<Endpoint>& Simulator::endpoints() const { return impl_->eps_pub; }
+void Simulator::schedule_link(int64_t cycle, int node, int port, bool up) {
+  if (node < 0 || node >= impl_->f.size()) throw FabricError("flitsim: link event on unknown node");
+  const Node& n = impl_->f.node(node);
+  if (port < 1 || port > n.num_ports || !n.port(port).connected())
+    throw FabricError("flitsim: link event on " + impl_->f.port_name(node, port) + ", which is not linked");
+  impl_->link_evs.push_back({cycle, node, port, up});
+}
+void Simulator::schedule_routing(int64_t cycle, const Routing* routing) {
+  if (!routing) throw OptionError("flitsim: null routing");
+  impl_->routing_evs.push_back({cycle, routing});
+}
+Result Simulator::run(const TrafficSpec& traffic) { return impl_->run(traffic); }
+
+}  // namespace ftroute::flitsim

@@ -1,0 +1,198 @@
+#include "ftroute/flitsim_testnets.hpp"
+
+#include <deque>
+#include <string>
+
+#include "ftroute/error.hpp"
+
+namespace ftroute::flitsim {
+
+static std::string xy(int x, int y) { return std::to_string(x) + "_" + std::to_string(y); }
+
+Fabric make_mesh(int kx, int ky, bool torus) {
+  if (kx < 2 || ky < 1) throw FabricError("make_mesh: need kx >= 2, ky >= 1");
+  Fabric f;
+  std::vector<int> sw(static_cast<size_t>(kx * ky));
+  for (int y = 0; y < ky; y++)
+    for (int x = 0; x < kx; x++) sw[static_cast<size_t>(y * kx + x)] = f.add_node(NodeType::Switch, "S" + xy(x, y), ky > 1 ? 5 : 3);
+  for (int y = 0; y < ky; y++)
+    for (int x = 0; x < kx; x++) {
+      int h = f.add_node(NodeType::Ca, "H" + xy(x, y), 1);
+      f.connect(h, 1, sw[static_cast<size_t>(y * kx + x)], 1);
+    }
+  for (int y = 0; y < ky; y++)
+    for (int x = 0; x < kx; x++) {
+      int s = sw[static_cast<size_t>(y * kx + x)];
+      if (x + 1 < kx || (torus && kx > 2) || (torus && kx == 2 && x == 0))
+        f.connect(s, 2, sw[static_cast<size_t>(y * kx + (x + 1) % kx)], 3);
+      if (ky > 1 && (y + 1 < ky || (torus && ky > 2) || (torus && ky == 2 && y == 0)))
+        f.connect(s, 4, sw[static_cast<size_t>(((y + 1) % ky) * kx + x)], 5);
+    }
+  f.assign_default_guids();
+  f.assign_lids();
+  return f;
+}
+
+Routing route_dor(const Fabric& f, int kx, int ky, bool torus, bool clockwise_only) {
+  Routing r;
+  r.engine = clockwise_only ? "test-ring-cw" : (torus ? "test-dor-torus" : "test-dor-mesh");
+  r.lfts = Lfts(f);
+  // dateline bits per (src, dst) CA LID
+  std::vector<int> lid_x(static_cast<size_t>(f.max_lid()) + 1, -1), lid_y(lid_x.size(), -1);
+  for (int y = 0; y < ky; y++)
+    for (int x = 0; x < kx; x++) {
+      auto s = f.find("S" + xy(x, y));
+      auto h = f.find("H" + xy(x, y));
+      if (!s || !h) throw FabricError("route_dor: fabric is not a make_mesh fabric");
+      lid_x[f.node(*s).port(0).base_lid] = x, lid_y[f.node(*s).port(0).base_lid] = y;
+      const Port& hp = f.node(*h).port(1);
+      for (Lid l = hp.base_lid; l < hp.base_lid + (1 << hp.lmc); l++) lid_x[l] = x, lid_y[l] = y;
+    }
+  auto dir = [&](int from, int to, int k) {  // +1, -1 or 0
+    if (from == to) return 0;
+    if (clockwise_only) return 1;
+    if (!torus) return to > from ? 1 : -1;
+    int fwd = ((to - from) % k + k) % k;
+    return fwd <= k - fwd ? 1 : -1;
+  };
+  for (int y = 0; y < ky; y++)
+    for (int x = 0; x < kx; x++) {
+      int s = *f.find("S" + xy(x, y));
+      for (Lid l = 1; l <= f.max_lid(); l++) {
+        if (lid_x[l] < 0) continue;
+        int dx = dir(x, lid_x[l], kx), dy = dir(y, lid_y[l], ky);
+        uint8_t port;
+        if (dx > 0) port = 2;
+        else if (dx < 0) port = 3;
+        else if (dy > 0) port = 4;
+        else if (dy < 0) port = 5;
+        else port = f.owner(l)->node == s ? 0 : 1;
+        r.lfts.set(s, l, port);
+      }
+    }
+  if (torus && !clockwise_only) {
+    r.num_vls = 2;
+    std::vector<int> lx = lid_x, ly = lid_y;
+    r.path_sl = [lx, ly, kx, ky, dir](Lid s, Lid d) -> uint8_t {
+      if (s >= lx.size() || d >= lx.size() || lx[s] < 0 || lx[d] < 0) return 0;
+      uint8_t sl = 0;
+      int ddx = dir(lx[s], lx[d], kx), ddy = dir(ly[s], ly[d], ky);
+      if ((ddx > 0 && lx[d] < lx[s]) || (ddx < 0 && lx[d] > lx[s])) sl |= 1;
+      if ((ddy > 0 && ly[d] < ly[s]) || (ddy < 0 && ly[d] > ly[s])) sl |= 2;
+      return sl;
+    };
+    Sl2Vl::Table tx{}, ty{}, z{};
+    for (int i = 0; i < 16; i++) tx[i] = i & 1, ty[i] = (i >> 1) & 1, z[i] = 0;
+    for (int sw : f.switches()) {
+      const Node& n = f.node(sw);
+      for (int in = 0; in <= n.num_ports; in++)
+        for (int out = 1; out <= n.num_ports; out++)
+          r.sl2vl.set(sw, in, out, out == 2 || out == 3 ? tx : (out == 4 || out == 5 ? ty : z));
+    }
+    for (int c : f.cas()) r.sl2vl.set(c, 0, 1, z);
+  }
+  return r;
+}
+
+// Switch <w, l>: w has n-1 base-k digits.
+static std::string tree_id(int w, int l) { return "S" + std::to_string(l) + "_" + std::to_string(w); }
+
+Fabric make_kary_ntree(int k, int n) {
+  if (k < 2 || n < 1 || 2 * k > kMaxPorts) throw FabricError("make_kary_ntree: bad k/n");
+  int per = 1;
+  for (int i = 0; i < n - 1; i++) per *= k;
+  Fabric f;
+  std::vector<std::vector<int>> sw(static_cast<size_t>(n), std::vector<int>(static_cast<size_t>(per)));
+  for (int l = 0; l < n; l++)
+    for (int w = 0; w < per; w++) sw[l][w] = f.add_node(NodeType::Switch, tree_id(w, l), 2 * k);
+  for (int h = 0; h < per * k; h++) {
+    int c = f.add_node(NodeType::Ca, "H" + std::to_string(h), 1);
+    f.connect(c, 1, sw[0][h / k], h % k + 1);
+  }
+  int pw = 1;  // k^l
+  for (int l = 0; l + 1 < n; l++, pw *= k)
+    for (int w = 0; w < per; w++)
+      for (int j = 0; j < k; j++) {
+        int digit = (w / pw) % k;
+        int w2 = w - digit * pw + j * pw;  // same word, digit l replaced by j
+        f.connect(sw[l][w], k + 1 + j, sw[l + 1][w2], digit + 1);
+      }
+  f.assign_default_guids();
+  f.assign_lids();
+  return f;
+}
+
+Routing route_ntree(const Fabric& f, int k, int n) {
+  Routing r;
+  r.engine = "test-ntree-dmodk";
+  r.lfts = Lfts(f);
+  int per = 1;
+  for (int i = 0; i < n - 1; i++) per *= k;
+  for (int l = 0; l < n; l++) {
+    int pw = 1;
+    for (int i = 0; i < l; i++) pw *= k;
+    for (int w = 0; w < per; w++) {
+      int s = *f.find(tree_id(w, l));
+      for (Lid lid = 1; lid <= f.max_lid(); lid++) {
+        auto o = f.owner(lid);
+        if (!o) continue;
+        if (o->node == s) { r.lfts.set(s, lid, 0); continue; }
+        const std::string& id = f.node(o->node).id;
+        if (f.node(o->node).is_switch() || id.empty() || id[0] != 'H') continue;  // CAs only
+        int h = std::stoi(id.substr(1));
+        int leaf = h / k;
+        // in subtree iff leaf word agrees with w on digits >= l
+        bool below = true;
+        for (int i = l, p = pw; i < n - 1; i++, p *= k)
+          if ((leaf / p) % k != (w / p) % k) below = false;
+        uint8_t port;
+        if (below) port = static_cast<uint8_t>(l == 0 ? h % k + 1 : (leaf / (pw / k)) % k + 1);
+        else port = static_cast<uint8_t>(k + 1 + (h / pw) % k);
+        r.lfts.set(s, lid, port);
+      }
+    }
+  }
+  return r;
+}
+
+Routing route_minhop(const Fabric& f) {
+  Routing r;
+  r.engine = "flitsim-minhop";
+  r.lfts = Lfts(f);
+  std::vector<int> dist(static_cast<size_t>(f.size()));
+  for (const EndPort& e : f.end_ports()) {
+    Attach a = f.attach(e.base_lid);
+    if (!a.valid()) continue;
+    std::fill(dist.begin(), dist.end(), -1);
+    std::deque<int> q{a.sw};
+    dist[a.sw] = 0;
+    while (!q.empty()) {
+      int u = q.front();
+      q.pop_front();
+      const Node& n = f.node(u);
+      for (int p = 1; p <= n.num_ports; p++) {
+        const Port& pp = n.port(p);
+        if (!pp.connected() || !f.node(pp.peer_node).is_switch() || dist[pp.peer_node] >= 0) continue;
+        dist[pp.peer_node] = dist[u] + 1;
+        q.push_back(pp.peer_node);
+      }
+    }
+    for (int s : f.switches()) {
+      if (dist[s] < 0) continue;
+      uint8_t port = kNoPath;
+      if (s == a.sw) port = a.port;
+      else {
+        const Node& n = f.node(s);
+        for (int p = 1; p <= n.num_ports && port == kNoPath; p++) {
+          const Port& pp = n.port(p);
+          if (pp.connected() && f.node(pp.peer_node).is_switch() && dist[pp.peer_node] == dist[s] - 1)
+            port = static_cast<uint8_t>(p);
+        }
+      }
+      for (Lid l = e.base_lid; l <= e.last_lid(); l++) r.lfts.set(s, l, port);
+    }
+  }
+  return r;
+}
+
+}  // namespace ftroute::flitsim
