@@ -49,9 +49,16 @@ FTSIM() { bash "$REPO/scripts/ftsim.sh" -w "$W" "$@"; }
 if [ $DEPS -eq 1 ]; then step "install dependencies"; bash "$REPO/scripts/install-deps.sh"; fi
 if [ $DOBUILD -eq 1 ]; then
   step "build ($BUILD, -j2)"
-  cmake -S "$REPO" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
-  cmake --build "$BUILD" -j2 2>&1 | grep -E 'error|warning: unused|Built target (ftroute|ftroute_plugin)$' || true
-  [ "${PIPESTATUS[0]}" -eq 0 ] || fail "build failed (run: cmake --build $BUILD)"
+  mkdir -p "$BUILD"
+  cmake -S "$REPO" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$BUILD/demo-build.log" 2>&1 ||
+    { tail -20 "$BUILD/demo-build.log" >&2; fail "cmake configure failed (log: $BUILD/demo-build.log)"; }
+  TARGETS=(ftroute)
+  cmake --build "$BUILD" --target help 2>/dev/null | grep -q 'ftroute_plugin' && TARGETS+=(ftroute_plugin)
+  if ! cmake --build "$BUILD" -j2 --target "${TARGETS[@]}" >> "$BUILD/demo-build.log" 2>&1; then
+    grep -E 'error|Error' "$BUILD/demo-build.log" | head -20 >&2
+    fail "build failed (full log: $BUILD/demo-build.log)"
+  fi
+  echo "    built: ${TARGETS[*]}"
 fi
 FTROUTE=$BUILD/cli/ftroute
 [ -x "$FTROUTE" ] || fail "$FTROUTE not built"

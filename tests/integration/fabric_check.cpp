@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "ftroute/cdg.hpp"
 #include "ftroute/error.hpp"
+#include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
 
 namespace ftroute::itest {
@@ -20,57 +20,21 @@ std::optional<int> find_node(const Fabric& f, const std::string& id) {
 }
 
 Lfts lfts_from_dump_fts(const Fabric& f, const std::string& text, const std::string& source) {
-  Lfts lfts(f);
-  std::istringstream in(text);
-  std::string line;
-  int lineno = 0;
-  int sw = -1;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (line.rfind("Unicast lids", 0) == 0) {
-      auto g = line.find(" guid 0x");
-      if (g == std::string::npos) throw ParseError(source, lineno, "switch header without ' guid 0x'");
-      uint64_t guid = std::strtoull(line.c_str() + g + 8, nullptr, 16);
-      auto n = f.find_guid(guid);
-      if (!n || !f.node(*n).is_switch())
-        throw ParseError(source, lineno, "switch GUID " + line.substr(g + 6, 18) + " is not in the fabric");
-      sw = *n;
-      continue;
-    }
-    if (line.rfind("0x", 0) != 0) continue;
-    if (sw < 0) throw ParseError(source, lineno, "LFT entry before any 'Unicast lids' header");
-    char* end = nullptr;
-    unsigned long lid = std::strtoul(line.c_str(), &end, 16);
-    char* end2 = nullptr;
-    unsigned long port = std::strtoul(end, &end2, 10);
-    if (end2 == end || lid > kMaxUnicastLid || port > 255)
-      throw ParseError(source, lineno, "bad LFT entry '" + line + "'");
-    lfts.set(sw, static_cast<Lid>(lid), static_cast<uint8_t>(port));
-  }
-  return lfts;
+  // lft_export's reader: byte-exact dump_fts parser, tables matched by switch GUID.
+  LftFile file = parse_lft(text, source, LftFormat::DumpFts);
+  if (file.tables.empty()) throw ParseError(source, 0, "no LFT tables (empty dump_fts output?)");
+  return map_lfts(file, f).lfts;
 }
 
 std::string lfts_file_text(const Fabric& f, const Lfts& lfts) {
-  std::ostringstream o;
-  char buf[64];
-  for (int sw : f.switches()) {
-    std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(f.node(sw).guid));
-    o << "Unicast lids [0-" << f.max_lid() << "] of switch guid " << buf << " ('" << f.node(sw).desc
-      << "'):\n";
-    const auto& t = lfts.table(sw);
-    for (size_t lid = 1; lid < t.size(); ++lid) {
-      if (t[lid] == kNoPath) continue;
-      std::snprintf(buf, sizeof buf, "0x%04zx %03u\n", lid, static_cast<unsigned>(t[lid]));
-      o << buf;
-    }
-  }
-  return o.str();
+  // lft_export's writer, in OpenSM's own opensm-lfts.dump format (portguid comments included).
+  return write_lfts(f, lfts, LftFormat::Opensm);
 }
 
 std::string RoutingCheck::summary() const {
   std::ostringstream o;
   o << pairs << " pairs, " << delivered << " delivered, " << dropped << " dropped, " << looping
-    << " looping; CDG " << (cdg_acyclic ? "acyclic" : "cyclic: " + cycle);
+    << " looping, " << bad_entries << " bad entries; CDG " << (cdg_acyclic ? "acyclic" : "cyclic: " + cycle);
   for (const auto& e : examples) o << "\n  " << e;
   return o.str();
 }
@@ -79,20 +43,19 @@ RoutingCheck check_routing(const Fabric& f, const Lfts& lfts) {
   Routing r;
   r.engine = "live";
   r.lfts = lfts;
-  CdgBuildOptions opt;
-  opt.collect_loads = false;
-  CdgBuild b = build_cdg(f, r, opt);
   RoutingCheck c;
-  c.pairs = b.stats.pairs;
-  c.delivered = b.stats.delivered;
-  c.dropped = b.stats.dropped;
-  c.looping = b.stats.looping;
-  c.examples = b.stats.unreachable_examples;
-  c.examples.insert(c.examples.end(), b.stats.loop_examples.begin(), b.stats.loop_examples.end());
-  if (auto cyc = b.cdg.find_cycle()) {
-    c.cdg_acyclic = false;
-    c.cycle = b.cdg.format_cycle(*cyc);
-  }
+  c.report = validate(f, r);
+  c.pairs = c.report.pairs;
+  c.delivered = c.report.delivered;
+  c.dropped = c.report.unreachable;
+  c.looping = c.report.looping;
+  c.bad_entries = c.report.bad_entries;
+  c.cdg_acyclic = c.report.cdg_acyclic;
+  c.cycle = c.report.cycle_text;
+  c.examples = c.report.unreachable_examples;
+  c.examples.insert(c.examples.end(), c.report.loop_examples.begin(), c.report.loop_examples.end());
+  c.examples.insert(c.examples.end(), c.report.bad_entry_examples.begin(),
+                    c.report.bad_entry_examples.end());
   return c;
 }
 

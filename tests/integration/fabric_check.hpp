@@ -10,6 +10,7 @@
 
 #include "ftroute/fabric.hpp"
 #include "ftroute/routing.hpp"
+#include "ftroute/validate.hpp"
 
 namespace ftroute::itest {
 
@@ -20,25 +21,30 @@ Fabric fabric_from_ibnetdiscover(const std::string& text);
 // Node index by ibsim node id: matches Node::id, then Node::desc (ibnetdiscover fabrics).
 std::optional<int> find_node(const Fabric& f, const std::string& ibsim_id);
 
-// dump_fts / ibroute text -> LFTs of `f` (switches matched by GUID). Throws ParseError
-// ("<source>:<line>: ...") on malformed text or a switch GUID not in the fabric.
+// dump_fts / ibroute text -> LFTs of `f`, with lft_export's reader (parse_lft + map_lfts:
+// switches matched by GUID). Throws ParseError ("<source>:<line>: ...") on malformed text or a
+// switch not in the fabric.
 Lfts lfts_from_dump_fts(const Fabric& f, const std::string& text,
                         const std::string& source = "dump_fts");
 
-// Minimal OpenSM "file" engine input (lfts_file): one "Unicast lids ... guid 0x..:" block
-// per switch, "0x<lid> <port>" lines, trailing newline.
+// OpenSM "file" engine input (lfts_file), written by lft_export's writer in OpenSM's own
+// opensm-lfts.dump format.
 std::string lfts_file_text(const Fabric& f, const Lfts& lfts);
 
 struct RoutingCheck {
   uint64_t pairs = 0, delivered = 0, dropped = 0, looping = 0;
+  uint64_t bad_entries = 0;           // LFT entries naming a missing / unlinked port
   bool cdg_acyclic = true;
   std::string cycle;                  // one CDG cycle, formatted, if any
   std::vector<std::string> examples;  // unreachable / loop examples
+  ValidationReport report;            // the full lft_export report
   bool all_delivered() const { return pairs > 0 && delivered == pairs; }
+  bool ok() const { return all_delivered() && looping == 0 && bad_entries == 0 && cdg_acyclic; }
   std::string summary() const;
 };
 
-// Walks every CA->CA and CA->switch pair through the LFTs and builds the CDG (channel_list).
+// lft_export's validate(): every CA->CA and CA->switch pair walked through the LFTs,
+// unreachable pairs, forwarding loops, broken entries, CDG (channel_list) cycle search.
 RoutingCheck check_routing(const Fabric& f, const Lfts& lfts);
 
 // Number of LFT entries of `node` (a switch) that forward to `port`.

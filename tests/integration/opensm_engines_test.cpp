@@ -80,6 +80,7 @@ TEST_P(TreeEngines, RoutesAreCompleteLoopFreeAndDeadlockFree) {
     EXPECT_TRUE(l.check.all_delivered()) << l.check.summary();
     EXPECT_EQ(l.check.looping, 0u) << l.check.summary();
     EXPECT_TRUE(l.check.cdg_acyclic) << l.check.summary();
+    EXPECT_EQ(l.check.bad_entries, 0u) << l.check.summary();
     if (have_program("ibdmchk")) {
       IbdmchkResult chk = run_ibdmchk(run.dump_dir, sim.scratch());
       ASSERT_TRUE(chk.ran) << chk.text;
@@ -197,6 +198,7 @@ TEST_P(LinkFault, UnlinkReroutesAroundDeadLinkAndRelinkRestores) {
   EXPECT_TRUE(after.check.all_delivered()) << after.check.summary();
   EXPECT_EQ(after.check.looping, 0u) << after.check.summary();
   EXPECT_TRUE(after.check.cdg_acyclic) << after.check.summary();
+  EXPECT_EQ(after.check.bad_entries, 0u) << after.check.summary();  // no entry names a dead port
   EXPECT_EQ(entries_using_port(after.lfts, *la, port), 0);
   auto pa = find_node(after.fabric, before.fabric.node(peer).desc);
   ASSERT_TRUE(pa.has_value());

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Integration test of scripts/ftsim.sh (ctest: integration.ftsim_script):
+# start -> opensm-start -> Unlink -> wait-reroute -> dead port unused -> ReLink -> stop, then
+# checks that every process the script started is gone; and `run` (one shot) leaves nothing.
+set -euo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+W=${1:?usage: ftsim_script_test.sh WORKDIR}
+F="bash $REPO/scripts/ftsim.sh -w $W"
+NET=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
+fail() { echo "FAIL: $*" >&2; $F stop || true; exit 1; }
+for t in ibsim opensm dump_fts; do command -v $t >/dev/null || PATH=$PATH:/usr/sbin; done
+command -v ibsim >/dev/null || { echo "SKIP: ibsim not installed"; exit 0; }
+rm -rf "$W"
+
+$F start "$NET" || fail "start"
+pids=$(cat "$W"/holder.pid "$W"/ibsim.pid)
+eng=$($F opensm-start --engine minhop) || fail "opensm-start"
+[ "$eng" = minhop ] || fail "engine '$eng' != minhop"
+pids="$pids $(cat "$W/opensm.pid")"
+# Switch1 reaches Switch2 (LID 3) through port 3 with minhop on this fabric.
+$F dump-fts | grep -A8 '(Switch1)' | grep -q '^0x0003 003' || fail "expected Switch1 LID 3 -> port 3"
+$F unlink Switch1 3 >/dev/null
+$F wait-reroute 30 || fail "no re-route after Unlink"
+if $F dump-fts | grep -A8 '(Switch1)' | grep -E '^0x[0-9a-f]+ 003 ' ; then fail "Switch1 still uses the dead port 3"; fi
+$F relink Switch1 3 >/dev/null
+$F wait-reroute 30 || fail "no re-route after ReLink"
+$F dump-fts | grep -A8 '(Switch1)' | grep -qE '^0x[0-9a-f]+ 003 ' || fail "port 3 unused after ReLink"
+$F cmd 'Route 2 4' | grep -q 'Hca2' || fail "ibsim console Route gave no path"
+$F stop
+sleep 0.2
+for p in $pids; do kill -0 "$p" 2>/dev/null && fail "process $p still running after stop"; done
+
+# one-shot run: nothing may survive it
+out=$($F run "$NET" --engine minhop) || fail "run"
+echo "$out" | grep -q 'engine: minhop' || fail "run output: $out"
+for f in holder ibsim opensm; do [ ! -f "$W/$f.pid" ] || fail "$f.pid left behind by run"; done
+# a failing start must clean up too
+if $F start /nonexistent.net 2>/dev/null; then fail "start on a missing file succeeded"; fi
+echo "PASS"
