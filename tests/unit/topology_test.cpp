@@ -102,7 +102,8 @@ TEST(Topology, KaryNtreeStructure) {
         EXPECT_LE(x.peer_port, k);
         // labels differ at most in digit l (digit l counted from the least significant end)
         for (int d = 0; d < n - 1; d++) {
-          if (d != l) EXPECT_EQ(w[static_cast<size_t>(n - 2 - d)], pw[static_cast<size_t>(n - 2 - d)]) << sw.id << " - " << peer.id;
+          if (d == l) continue;
+          EXPECT_EQ(w[static_cast<size_t>(n - 2 - d)], pw[static_cast<size_t>(n - 2 - d)]) << sw.id << " - " << peer.id;
         }
         // up port k+1+u goes to the switch whose digit l is u
         EXPECT_EQ(pw[static_cast<size_t>(n - 2 - l)] - '0', p - k - 1);
