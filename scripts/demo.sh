@@ -88,6 +88,7 @@ fi
 [ -r "$NET" ] || fail "cannot read net file $NET"
 
 # ---- engine ----
+PLUGIN_OPTS_USED=""
 BUILTIN=" minhop updn dnup file ftree lash dor torus-2QoS nue dfsssp sssp "
 if [ -z "$ENGINE" ]; then
   if [ -n "$PLUGIN_SO" ]; then ENGINE=ftree-misroute; else ENGINE=ftree; fi
@@ -96,6 +97,7 @@ OSM_OPTS=(--engine "$ENGINE")
 if [[ "$BUILTIN" != *" $ENGINE "* ]]; then
   [ -n "$PLUGIN_SO" ] || fail "engine '$ENGINE' is an ftroute engine but $BUILD/plugin/libftroute.so is not built"
   OSM_OPTS+=(--plugin ftroute --plugin-dir "$(dirname "$PLUGIN_SO")")
+  PLUGIN_OPTS_USED=1
   [ -z "$POPTS" ] || OSM_OPTS+=(--plugin-options "$POPTS")
 fi
 
@@ -125,17 +127,18 @@ flat() { awk '/^Unicast lids/ { s=$0; sub(/.*\(/, "", s); sub(/\).*/, "", s); ne
 uses_port() { flat "$1" | awk -v n="$2" -v p="$3" '$1==n && $3==p' | wc -l; }
 check() {  # $1 = label, $2 = ibnetdiscover file, $3 = dump_fts file
   local out rc=0
-  out=$("$FTROUTE" check --net "$2" --lfts "$3" 2>&1) || rc=$?
+  out=$("$FTROUTE" check --fabric "$2" --lfts "$3" --format dump_fts 2>&1) || rc=$?
   echo "$out" | sed 's/^/    /'
   [ $rc -eq 0 ] || fail "ftroute check rejected the $1 LFTs (exit $rc)"
 }
 
 step "start ibsim on $(basename "$NET")"
-FTSIM start "$NET"
+FTSIM start "$NET" 2>&1 | sed 's/^ftsim: /    /'
+[ "${PIPESTATUS[0]}" -eq 0 ] || fail "ibsim did not start"
 NSW=$(grep -c '^Switch' "$NET"); NCA=$(grep -cE '^(Hca|Ca)[[:space:]]' "$NET")
 echo "    $NSW switches, $NCA HCAs"
 
-step "OpenSM routes the fabric (engine $ENGINE${PLUGIN_SO:+, plugin $PLUGIN_SO})"
+step "OpenSM routes the fabric (engine $ENGINE${PLUGIN_OPTS_USED:+, plugin $PLUGIN_SO})"
 USED=$(FTSIM opensm-start "${OSM_OPTS[@]}" --timeout 120)
 LOG=$(FTSIM log)
 grep -h 'ftroute' "$LOG" | grep -v '^$' | tail -3 | sed 's/^/    log: /' || true
@@ -143,8 +146,8 @@ echo "    engine used: $USED"
 [ "$USED" = "$ENGINE" ] || { grep -E 'ERR|cannot|fail' "$LOG" | tail -5 >&2; fail "OpenSM used '$USED', not '$ENGINE' (log $LOG)"; }
 
 step "read back the LFTs from the simulated switches and validate"
-FTSIM ibnetdiscover > "$W/ibnetdiscover.before.txt"
-FTSIM dump-fts > "$W/lfts.before.txt"
+FTSIM ibnetdiscover > "$W/ibnetdiscover.before.txt" 2>> "$W/tools.log"
+FTSIM dump-fts > "$W/lfts.before.txt" 2>> "$W/tools.log"
 echo "    $(grep -c '^Unicast lids' "$W/lfts.before.txt") switch LFTs, $(flat "$W/lfts.before.txt" | wc -l) entries"
 check "initial" "$W/ibnetdiscover.before.txt" "$W/lfts.before.txt"
 BEFORE_USE=$(( $(uses_port "$W/lfts.before.txt" "$FNODE" "$FPORT") + $(uses_port "$W/lfts.before.txt" "$PNODE" "$PPORT") ))
@@ -153,15 +156,20 @@ echo "    link \"$FNODE\"[$FPORT] <-> \"$PNODE\"[$PPORT] carries $BEFORE_USE LFT
 step "inject a link fault: Unlink \"$FNODE\"[$FPORT]"
 ts=$(date +%s.%N)
 FTSIM unlink "$FNODE" "$FPORT" > /dev/null
-FTSIM wait-reroute 60 | sed 's/^/    /'
+FTSIM wait-reroute 60 > /dev/null
 te=$(date +%s.%N)
 USED2=$(FTSIM engine)
 echo "    re-routed by $USED2 in $(awk -v a="$ts" -v b="$te" 'BEGIN{printf "%.2f", b-a}') s (incl. 0.5 s settle)"
-[ "$USED2" = "$ENGINE" ] || fail "after the fault OpenSM used '$USED2', not '$ENGINE'"
+if [ "$USED2" != "$ENGINE" ]; then
+  # An ftroute engine must survive the fault; a built-in one may give up (OpenSM's ftree does on
+  # any asymmetric fault - the gap ftroute's engines close), which is reported, not fatal.
+  [ -z "$PLUGIN_OPTS_USED" ] || fail "after the fault OpenSM used '$USED2', not '$ENGINE' (log $LOG)"
+  echo "    NOTE: OpenSM's $ENGINE could not route the faulty fabric; OpenSM fell back to $USED2"
+fi
 
 step "read back + validate again"
-FTSIM ibnetdiscover > "$W/ibnetdiscover.after.txt"
-FTSIM dump-fts > "$W/lfts.after.txt"
+FTSIM ibnetdiscover > "$W/ibnetdiscover.after.txt" 2>> "$W/tools.log"
+FTSIM dump-fts > "$W/lfts.after.txt" 2>> "$W/tools.log"
 check "re-routed" "$W/ibnetdiscover.after.txt" "$W/lfts.after.txt"
 DEAD=$(( $(uses_port "$W/lfts.after.txt" "$FNODE" "$FPORT") + $(uses_port "$W/lfts.after.txt" "$PNODE" "$PPORT") ))
 diff <(flat "$W/lfts.before.txt") <(flat "$W/lfts.after.txt") > "$W/lfts.diff" || true
@@ -169,7 +177,7 @@ CHANGED=$(grep -c '^>' "$W/lfts.diff" || true)
 echo "    $CHANGED LFT entries changed (first ones: old -> new):"
 join <(flat "$W/lfts.before.txt" | awk '{print $1":"$2, $3}' | sort) \
      <(flat "$W/lfts.after.txt" | awk '{print $1":"$2, $3}' | sort) | awk '$2!=$3' | head -8 |
-  awk '{split($1,a,":"); printf "      switch %-10s lid %-5s port %s -> %s\n", a[1], a[2], $2, $3}'
+  awk '{split($1,a,":"); printf "      switch %-10s lid %-5s port %s -> %s\n", a[1], a[2], $2, $3}' || true
 echo "    entries still using the dead link: $DEAD"
 [ "$DEAD" -eq 0 ] || fail "$DEAD LFT entries still use the dead link"
 
