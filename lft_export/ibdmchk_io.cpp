@@ -383,7 +383,7 @@ std::string write_path_sl(const Fabric& f, const Routing& r, const PathSlWriteOp
         if (e.node == node) continue;
         const int sl = r.sl(slid, static_cast<Lid>(d));
         if (sl == 0 && !opt.all_pairs) continue;
-        out += fmt("0x%016" PRIx64 " 0x%04x %d\n", f.node(node).guid, d, sl);
+        out += fmt("0x%016" PRIx64 " %u %d\n", f.node(node).guid, d, sl);
       }
   return out;
 }

@@ -523,3 +523,45 @@ LftFile make_lft_file(const Fabric& f, const Lfts& lfts, LftFormat style) {
 }
 
 }  // namespace ftroute
+
+// ------------------------------------------------------------------ loading
+
+#include "ftroute/ibdmchk_io.hpp"
+#include "ftroute/netfile.hpp"
+
+namespace ftroute {
+
+Fabric read_fabric_file(const std::string& path, uint8_t lmc) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ParseError(path, 0, "cannot open file");
+  char c = 0;
+  while (in.get(c) && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+  }
+  if (c == '{') return read_subnet_lst(path, lmc);
+  return read_net_file(path);
+}
+
+LoadedRouting load_routing(const std::string& fabric_path, const std::string& lfts_path, LftFormat format,
+                           const std::string& sl_path, const std::string& sl2vl_path, bool lids_from_file,
+                           uint8_t lmc) {
+  LoadedRouting lr{read_fabric_file(fabric_path, lmc), {}, read_lft_file(lfts_path, format), false, {}};
+  if (lids_from_file || lr.fabric.max_lid() == 0) {
+    adopt_lids(lr.file, lr.fabric);
+    lr.lids_from_file = true;
+  }
+  LftMapResult m = map_lfts(lr.file, lr.fabric);
+  lr.routing.engine = lfts_path;
+  lr.routing.lfts = std::move(m.lfts);
+  lr.warnings = std::move(m.warnings);
+  if (!sl_path.empty()) lr.routing.path_sl = read_path_sl(sl_path, lr.fabric);
+  if (!sl2vl_path.empty()) {
+    lr.routing.sl2vl = read_sl2vl(sl2vl_path, lr.fabric);
+    int maxvl = 0;
+    for (auto& [k, t] : lr.routing.sl2vl.raw())
+      for (uint8_t v : t) maxvl = std::max<int>(maxvl, v);
+    lr.routing.num_vls = maxvl + 1;
+  }
+  return lr;
+}
+
+}  // namespace ftroute

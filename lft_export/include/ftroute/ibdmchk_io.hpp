@@ -17,15 +17,17 @@
 // opensm.mcfdbs: written empty of groups (ibdmchk needs the file).
 //
 // Path-SL file (ibdmchk -c, "src_node_guid dlid sl"), one line per source node and DLID:
-//   0x0000000000100000 0x0004 1
-//   GUIDs and LIDs are written in hex (0x...), the SL in decimal; '#' starts a comment. Only
+//   0x0000000000100000 4 1
+//   GUID in hex (0x...), DLID and SL in decimal: ibdm's parser (IBFabric::parsePSLFile) matches
+//   "0x([0-9a-z]+) ([0-9]+) ([0-9]+)" and silently skips anything else. Our reader also accepts
+//   0x-prefixed DLIDs; '#' starts a comment. Only
 //   pairs with SL != 0 are written unless all_pairs is set (missing pairs mean SL 0).
 //   A source *node* GUID cannot tell the ports of a multi-port CA apart: the SL of the first port
 //   (lowest port number) is written.
 // SL2VL file (ibdmchk -d, "swguid iport oport 0x(sl0)(sl1) 0x(sl2)(sl3) ..."):
 //   0x0000000000200000 1 3 0x00 0x00 0x11 0x00 0x00 0x00 0x00 0x00
 //   one line per switch, input port 0..N, output port 1..N (connected outputs only), the 16 VLs as
-//   8 bytes of two nibbles each. CA injection tables cannot be expressed and are identity.
+//   8 bytes of two lowercase hex nibbles each (ibdm's regex wants exactly "0x([0-9a-f])([0-9a-f])"). CA injection tables cannot be expressed and are identity.
 #pragma once
 
 #include <string>

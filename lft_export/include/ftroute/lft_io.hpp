@@ -124,3 +124,27 @@ inline std::string write_lfts(const Fabric& fabric, const Lfts& lfts, LftFormat 
 const char* ib_node_type_str(NodeType t);
 
 }  // namespace ftroute
+
+// ---- loading a routing from files (used by `ftroute check` / `ftroute export`) ----
+namespace ftroute {
+
+// Reads a fabric: ibsim/ibnetdiscover .net, or OpenSM's opensm-subnet.lst (recognised by a first
+// non-blank character '{'); lmc applies to subnet.lst only (the file does not carry it).
+Fabric read_fabric_file(const std::string& path, uint8_t lmc = 0);
+
+struct LoadedRouting {
+  Fabric fabric;
+  Routing routing;
+  LftFile file;
+  bool lids_from_file = false;        // the fabric had no LIDs: taken from the LFT file's portguids
+  std::vector<std::string> warnings;
+};
+
+// Fabric + LFT file (+ optional path-SL and SL2VL files in the ibdmchk -c / -d formats, see
+// ibdmchk_io.hpp). LIDs: taken from the LFT file when the fabric has none or lids_from_file is set,
+// else the file's LIDs are remapped onto the fabric's through the portguid comments.
+LoadedRouting load_routing(const std::string& fabric_path, const std::string& lfts_path,
+                           LftFormat format = LftFormat::Auto, const std::string& sl_path = "",
+                           const std::string& sl2vl_path = "", bool lids_from_file = false, uint8_t lmc = 0);
+
+}  // namespace ftroute

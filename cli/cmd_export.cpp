@@ -1,0 +1,110 @@
+// `ftroute export`: convert LFTs between OpenSM's dump, dump_fts and the files ibdmchk reads.
+#include <cstdio>
+#include <filesystem>
+
+#include "cli.hpp"
+#include "ftroute/ibdmchk_io.hpp"
+#include "ftroute/lft_io.hpp"
+
+namespace {
+
+using namespace ftroute;
+
+int run_export(cli::Args& a) {
+  const std::string fabric = a.value_or("fabric", "", "-f");
+  const std::string lfts = a.value_or("lfts", "", "-l");
+  const std::string fmt_name = a.value_or("format", "auto");
+  const std::string to = a.value_or("to", "");
+  const std::string out = a.value_or("out", "", "-o");
+  const std::string sl = a.value_or("sl", "");
+  const std::string sl2vl = a.value_or("sl2vl", "");
+  const long lmc = a.int_or("lmc", 0);
+  const long sm_lid = a.int_or("sm-lid", 0);
+  const bool lids_from_file = a.flag("lids-from-file");
+  auto pos = a.positionals();
+  if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "'");
+  if (fabric.empty()) throw cli::UsageError("--fabric FILE is required");
+  if (lfts.empty()) throw cli::UsageError("--lfts FILE is required");
+  if (out.empty()) throw cli::UsageError("-o OUT is required");
+  auto in_fmt = parse_lft_format(fmt_name);
+  if (!in_fmt || *in_fmt == LftFormat::Minimal)
+    throw cli::UsageError("--format must be auto, opensm or dump_fts, got '" + fmt_name + "'");
+  if (lmc < 0 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
+  if (sm_lid < 0 || sm_lid > kMaxUnicastLid) throw cli::UsageError("--sm-lid out of range");
+
+  LoadedRouting lr = load_routing(fabric, lfts, *in_fmt, sl, sl2vl, lids_from_file, static_cast<uint8_t>(lmc));
+  for (const auto& w : lr.warnings) std::fprintf(stderr, "ftroute export: warning: %s\n", w.c_str());
+  const Fabric& f = lr.fabric;
+
+  if (to == "ibdmchk") {
+    // -o is a directory: opensm-subnet.lst, opensm.fdbs, opensm.mcfdbs (+ path_sl.txt, sl2vl.txt)
+    SubnetLstOptions so;
+    so.sm_lid = static_cast<Lid>(sm_lid);
+    const std::string lst = write_subnet_lst(f, so);
+    const std::string fdbs = write_fdbs(f, lr.routing.lfts);
+    const std::string psl = sl.empty() ? "" : write_path_sl(f, lr.routing);
+    const std::string slvl = sl2vl.empty() ? "" : write_sl2vl(f, lr.routing.sl2vl);
+    std::error_code ec;
+    std::filesystem::create_directories(out, ec);
+    if (ec || !std::filesystem::is_directory(out))
+      throw Error("cannot create directory " + out + (ec ? ": " + ec.message() : ""));
+    const std::string d = out + "/";
+    cli::write_file_atomic(d + "opensm-subnet.lst", lst);
+    cli::write_file_atomic(d + "opensm.fdbs", fdbs);
+    cli::write_file_atomic(d + "opensm.mcfdbs", write_mcfdbs_empty());
+    std::string cmd = "ibdmchk -s " + d + "opensm-subnet.lst -f " + d + "opensm.fdbs -m " + d + "opensm.mcfdbs";
+    if (!psl.empty()) {
+      cli::write_file_atomic(d + "path_sl.txt", psl);
+      cmd += " -c " + d + "path_sl.txt";
+    }
+    if (!slvl.empty()) {
+      cli::write_file_atomic(d + "sl2vl.txt", slvl);
+      cmd += " -d " + d + "sl2vl.txt";
+    }
+    uint8_t max_lmc = 0;
+    for (const EndPort& e : f.end_ports()) max_lmc = std::max(max_lmc, e.lmc);
+    if (max_lmc) cmd += " -l " + std::to_string(max_lmc);
+    std::fprintf(stderr, "wrote %s{opensm-subnet.lst,opensm.fdbs,opensm.mcfdbs}; check with:\n  %s\n", d.c_str(),
+                 cmd.c_str());
+    return 0;
+  }
+  LftFormat ofmt;
+  if (to == "opensm-lfts" || to == "opensm") ofmt = LftFormat::Opensm;
+  else if (to == "dump_fts" || to == "ibroute") ofmt = LftFormat::DumpFts;
+  else if (to == "minimal") ofmt = LftFormat::Minimal;
+  else throw cli::UsageError("--to must be opensm-lfts, dump_fts, minimal or ibdmchk, got '" + to + "'");
+  cli::write_file_atomic(out, write_lfts(f, lr.routing.lfts, ofmt));
+  return 0;
+}
+
+}  // namespace
+
+FTROUTE_SUBCOMMAND(export, "convert LFTs: opensm-lfts.dump, dump_fts, ibdmchk files",
+                   R"(usage: ftroute export --fabric FABRIC --lfts IN --to FORMAT -o OUT [options]
+
+Reads the LFTs in IN (opensm-lfts.dump or dump_fts / ibroute output), maps them onto FABRIC by
+switch GUID and writes them as FORMAT:
+  opensm-lfts   OpenSM's opensm-lfts.dump; loadable by OpenSM's file engine
+                (`opensm -R file -U OUT`), every entry carries the destination portguid so OpenSM
+                remaps LIDs if they changed
+  dump_fts      infiniband-diags dump_fts format (switches addressed as "Lid N")
+  minimal       bare "0xLID PORT # portguid 0x..." lines under "Unicast lids" headers
+  ibdmchk       OUT is a directory; writes opensm-subnet.lst, opensm.fdbs and an empty
+                opensm.mcfdbs (plus path_sl.txt / sl2vl.txt with --sl / --sl2vl) for
+                `ibdmchk -s OUT/opensm-subnet.lst -f OUT/opensm.fdbs -m OUT/opensm.mcfdbs`
+Every file is written atomically; nothing is written if reading or mapping fails.
+
+  -f, --fabric FILE      ibsim/ibnetdiscover .net file, or OpenSM's opensm-subnet.lst
+  -l, --lfts FILE        input LFTs
+  --format F             input format: auto (default), opensm, dump_fts
+  --to FORMAT            output format (see above)
+  -o, --out OUT          output file ('-' = stdout), or directory for --to ibdmchk
+  --sl FILE, --sl2vl FILE  path-SL / SL2VL files (ibdmchk -c / -d formats) to pass through
+  --sm-lid N             LID of the SM port, marked "-SM" in opensm-subnet.lst
+  --lids-from-file       take LIDs from IN's portguid comments even if FABRIC has LIDs
+  --lmc N                LMC of the CA ports when FABRIC is an opensm-subnet.lst
+
+Example:
+  ftroute export -f fabric.net -l fts.txt --to opensm-lfts -o opensm-lfts.dump
+  ftroute export -f fabric.net -l opensm-lfts.dump --to ibdmchk -o chk/)",
+                   run_export);
