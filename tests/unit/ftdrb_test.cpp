@@ -9,6 +9,7 @@
 #include "ftdrb/ftdrb.hpp"
 #include "ftdrb/incremental_dag.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/validate.hpp"
 
 using namespace ftroute;
 
@@ -112,6 +113,12 @@ bool expect_valid(const Fabric& f, const Routing& r) {
     for (auto& [c, _] : g)
       if (color[c] == 0 && cyc(c)) acyclic = false;
   }
+  // the shared validator must agree (all LMC source LIDs, CA-to-everything)
+  ValidateOptions vo;
+  vo.all_source_lids = true;
+  ValidationReport rep = validate(f, r, vo);
+  EXPECT_TRUE(rep.reachability_ok() && rep.loops_ok() && rep.entries_ok()) << format_report(f, rep);
+  EXPECT_EQ(rep.cdg_acyclic, acyclic) << format_report(f, rep);
   return acyclic;
 }
 
