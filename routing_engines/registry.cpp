@@ -6,6 +6,7 @@
 #include "ftroute/engine.hpp"
 #include "ftdrb/ftdrb.hpp"
 #include "minhop/minhop.hpp"
+#include "ftree_misroute/ftree_misroute.hpp"
 #include "kns/kns.hpp"
 
 namespace ftroute {
@@ -17,6 +18,8 @@ const std::vector<EngineInfo>& engines() {
        [] { return std::make_unique<FtDrbEngine>(); }},
       {"kns", "KNS hybrid topology: Hybrid-DOR, intermediate-router fault tolerance, XORDET classes (seed 002)",
        [] { return std::make_unique<KnsEngine>(); }},
+      {"ftree-misroute", "fat-tree d-mod-k up/down routing with static misrouting around link faults, one VL (seed 001)",
+       [] { return std::make_unique<FtreeMisrouteEngine>(); }},
       {"ft-minhop", "min-hop routing balanced by per-port route counters (reference engine)",
        [] { return std::make_unique<MinHopEngine>(); }},
   };

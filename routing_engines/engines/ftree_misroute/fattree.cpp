@@ -1,0 +1,223 @@
+// Fat-tree recognition (rules in fattree.hpp and docs/ftree-misroute.md).
+#include "ftree_misroute/fattree.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <numeric>
+
+#include "ftroute/error.hpp"
+
+namespace ftroute {
+
+namespace {
+
+struct UnionFind {
+  std::vector<int> p;
+  explicit UnionFind(int n) : p(static_cast<size_t>(n)) { std::iota(p.begin(), p.end(), 0); }
+  int find(int x) {
+    while (p[static_cast<size_t>(x)] != x) {
+      p[static_cast<size_t>(x)] = p[static_cast<size_t>(p[static_cast<size_t>(x)])];
+      x = p[static_cast<size_t>(x)];
+    }
+    return x;
+  }
+  void unite(int a, int b) { p[static_cast<size_t>(find(a))] = find(b); }
+};
+
+long ipow(long b, int e) {
+  long r = 1;
+  for (int i = 0; i < e; i++) {
+    r *= b;
+    if (r > (1L << 40)) return -1;
+  }
+  return r;
+}
+
+}  // namespace
+
+FatTree recognize_fat_tree(const Fabric& f, const std::string& engine) {
+  FatTree t;
+  auto fail = [&](const std::string& why) -> void { throw EngineError(engine, why); };
+  t.sw_index.assign(static_cast<size_t>(f.size()), -1);
+  for (int n : f.switches()) {
+    t.sw_index[static_cast<size_t>(n)] = static_cast<int>(t.sw_node.size());
+    t.sw_node.push_back(n);
+  }
+  const int S = t.num_switches();
+  if (S == 0) fail("the fabric has no switches");
+
+  // Adjacency (all switch-switch links) and attached hosts.
+  std::vector<std::vector<FatTreeLink>> adj(static_cast<size_t>(S));
+  t.hosts_per_switch.assign(static_cast<size_t>(S), 0);
+  for (int s = 0; s < S; s++) {
+    const Node& nd = f.node(t.sw_node[static_cast<size_t>(s)]);
+    for (int p = 1; p <= nd.num_ports; p++) {
+      const Port& pt = nd.port(p);
+      if (!pt.connected()) continue;
+      const Node& peer = f.node(pt.peer_node);
+      if (peer.is_switch()) {
+        if (pt.peer_node == t.sw_node[static_cast<size_t>(s)])
+          fail("port " + f.port_name(t.sw_node[static_cast<size_t>(s)], p) + " loops back to its own switch");
+        adj[static_cast<size_t>(s)].push_back(
+            {static_cast<uint8_t>(p), t.sw_index[static_cast<size_t>(pt.peer_node)], pt.peer_port});
+      } else {
+        t.hosts_per_switch[static_cast<size_t>(s)]++;
+        t.num_hosts++;
+      }
+    }
+  }
+  // R1: leaves.
+  for (int s = 0; s < S; s++)
+    if (t.hosts_per_switch[static_cast<size_t>(s)] > 0) t.leaves.push_back(s);
+  if (t.leaves.empty())
+    fail("no channel adapter is attached to any switch, so there are no leaf switches to rank the tree from");
+
+  // R2: BFS ranks from the leaves.
+  t.rank.assign(static_cast<size_t>(S), -1);
+  std::deque<int> q;
+  for (int l : t.leaves) {
+    t.rank[static_cast<size_t>(l)] = 0;
+    q.push_back(l);
+  }
+  while (!q.empty()) {
+    int s = q.front();
+    q.pop_front();
+    for (const auto& e : adj[static_cast<size_t>(s)])
+      if (t.rank[static_cast<size_t>(e.peer)] < 0) {
+        t.rank[static_cast<size_t>(e.peer)] = t.rank[static_cast<size_t>(s)] + 1;
+        q.push_back(e.peer);
+      }
+  }
+  for (int s = 0; s < S; s++)
+    if (t.rank[static_cast<size_t>(s)] < 0)
+      fail("switch \"" + f.node(t.sw_node[static_cast<size_t>(s)]).id +
+           "\" is not connected to any CA-attached leaf switch (fabric disconnected)");
+  t.height = *std::max_element(t.rank.begin(), t.rank.end());
+  t.by_rank.assign(static_cast<size_t>(t.height + 1), {});
+  for (int s = 0; s < S; s++) t.by_rank[static_cast<size_t>(t.rank[static_cast<size_t>(s)])].push_back(s);
+
+  // R3: every link joins adjacent ranks.
+  t.up.assign(static_cast<size_t>(S), {});
+  t.down.assign(static_cast<size_t>(S), {});
+  for (int s = 0; s < S; s++) {
+    int rs = t.rank[static_cast<size_t>(s)];
+    for (const auto& e : adj[static_cast<size_t>(s)]) {
+      int rp = t.rank[static_cast<size_t>(e.peer)];
+      if (rp == rs) {
+        std::string a = f.port_name(t.sw_node[static_cast<size_t>(s)], e.port);
+        std::string b = f.port_name(t.sw_node[static_cast<size_t>(e.peer)], e.peer_port);
+        if (rs == 0)
+          fail("link " + a + " - " + b +
+               " joins two switches that both have channel adapters attached (rank 0): hosts on a "
+               "non-leaf switch, or a mesh/torus/ring, not a fat tree");
+        fail("link " + a + " - " + b + " joins two switches of the same rank " + std::to_string(rs) +
+             " (distance from the nearest CA-attached switch): not a fat tree (mesh/torus/ring or "
+             "inconsistent ranks)");
+      }
+      (rp > rs ? t.up : t.down)[static_cast<size_t>(s)].push_back(e);
+    }
+  }
+
+  // R4: blocks per rank and one child switch per sub-tree.
+  t.block.assign(static_cast<size_t>(t.height + 1), std::vector<int>(static_cast<size_t>(S), -1));
+  t.num_blocks.assign(static_cast<size_t>(t.height + 1), 0);
+  {
+    UnionFind uf(S);
+    for (int r = 0; r <= t.height; r++) {
+      for (int s : t.by_rank[static_cast<size_t>(r)])
+        for (const auto& e : t.down[static_cast<size_t>(s)]) uf.unite(s, e.peer);
+      std::map<int, int> ids;
+      for (int s = 0; s < S; s++) {
+        if (t.rank[static_cast<size_t>(s)] > r) continue;
+        int root = uf.find(s);
+        auto it = ids.emplace(root, static_cast<int>(ids.size())).first;
+        t.block[static_cast<size_t>(r)][static_cast<size_t>(s)] = it->second;
+      }
+      t.num_blocks[static_cast<size_t>(r)] = static_cast<int>(ids.size());
+    }
+  }
+  for (int s = 0; s < S; s++) {
+    int r = t.rank[static_cast<size_t>(s)];
+    if (r == 0) continue;
+    std::map<int, const FatTreeLink*> child_of_block;
+    for (const auto& e : t.down[static_cast<size_t>(s)]) {
+      int b = t.block[static_cast<size_t>(r - 1)][static_cast<size_t>(e.peer)];
+      auto [it, fresh] = child_of_block.emplace(b, &e);
+      if (!fresh && it->second->peer != e.peer)
+        fail("switch \"" + f.node(t.sw_node[static_cast<size_t>(s)]).id + "\" (rank " + std::to_string(r) +
+             ") reaches the same sub-tree through two different switches, " +
+             f.port_name(t.sw_node[static_cast<size_t>(s)], it->second->port) + " and " +
+             f.port_name(t.sw_node[static_cast<size_t>(s)], e.port) +
+             ": not a fat tree (mesh/torus/irregular graph)");
+    }
+  }
+
+  // Missing links (faults): per block of rank r >= 1, every rank-r switch should reach every
+  // sub-tree (block of rank r-1) of its block; per rank, every switch below the top should have
+  // as many distinct up-neighbours as the widest switch of its rank (the latter catches the
+  // top-level faults of trees whose top rank switches reach every sub-tree anyway).
+  {
+    int missing_down = 0;
+    for (int r = 1; r <= t.height; r++) {
+      std::map<int, std::vector<int>> subblocks;  // block id -> distinct sub-block ids
+      std::map<int, int> subcount;
+      for (int s = 0; s < S; s++) {
+        if (t.rank[static_cast<size_t>(s)] > r - 1) continue;
+        int b = t.block[static_cast<size_t>(r)][static_cast<size_t>(s)];
+        subblocks[b].push_back(t.block[static_cast<size_t>(r - 1)][static_cast<size_t>(s)]);
+      }
+      for (auto& [b, v] : subblocks) {
+        std::sort(v.begin(), v.end());
+        subcount[b] = static_cast<int>(std::unique(v.begin(), v.end()) - v.begin());
+      }
+      for (int s : t.by_rank[static_cast<size_t>(r)]) {
+        std::vector<int> seen;
+        for (const auto& e : t.down[static_cast<size_t>(s)])
+          seen.push_back(t.block[static_cast<size_t>(r - 1)][static_cast<size_t>(e.peer)]);
+        std::sort(seen.begin(), seen.end());
+        int got = static_cast<int>(std::unique(seen.begin(), seen.end()) - seen.begin());
+        missing_down += std::max(0, subcount[t.block[static_cast<size_t>(r)][static_cast<size_t>(s)]] - got);
+      }
+    }
+    int missing_up = 0;
+    for (int r = 0; r < t.height; r++) {
+      size_t widest = 0;
+      for (int s : t.by_rank[static_cast<size_t>(r)]) widest = std::max(widest, t.up[static_cast<size_t>(s)].size());
+      for (int s : t.by_rank[static_cast<size_t>(r)])
+        missing_up += static_cast<int>(widest - t.up[static_cast<size_t>(s)].size());
+    }
+    // Each missing link shows up on both of its ends; count it once (the larger estimate).
+    t.missing_links = std::max(missing_down, missing_up);
+  }
+
+  // k-ary n-tree parameters.
+  {
+    int n = t.height + 1;
+    int k = 0;
+    for (int s = 0; s < S; s++)
+      k = std::max({k, static_cast<int>(t.up[static_cast<size_t>(s)].size()),
+                    static_cast<int>(t.down[static_cast<size_t>(s)].size()), t.hosts_per_switch[static_cast<size_t>(s)]});
+    bool fits = k >= 2 && n >= 1;
+    long per_rank = ipow(k, n - 1);
+    for (int r = 0; fits && r <= t.height; r++)
+      if (static_cast<long>(t.by_rank[static_cast<size_t>(r)].size()) != per_rank) fits = false;
+    if (fits && t.num_hosts > ipow(k, n)) fits = false;
+    if (fits) {
+      t.k = k;
+      t.n = n;
+    }
+    std::string counts;
+    for (int r = 0; r <= t.height; r++)
+      counts += (r ? "/" : "") + std::to_string(t.by_rank[static_cast<size_t>(r)].size());
+    if (fits)
+      t.shape = std::to_string(k) + "-ary " + std::to_string(n) + "-tree";
+    else
+      t.shape = std::to_string(n) + "-level fat tree";
+    t.shape += " (" + counts + " switches per rank from the leaves up, " + std::to_string(t.num_hosts) +
+               " CA ports, " + std::to_string(t.missing_links) + " missing switch links)";
+  }
+  return t;
+}
+
+}  // namespace ftroute

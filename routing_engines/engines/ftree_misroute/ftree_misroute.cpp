@@ -1,0 +1,327 @@
+// ftree-misroute engine (see ftree_misroute.hpp and docs/ftree-misroute.md).
+#include "ftree_misroute/ftree_misroute.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <utility>
+
+#include "ftroute/cdg.hpp"
+#include "ftroute/error.hpp"
+
+namespace ftroute {
+
+namespace {
+
+constexpr int kInf = INT_MAX / 4;
+
+// Per-destination classification of every switch (see compute()).
+struct Classes {
+  std::vector<int8_t> cls;   // class, -1 = cannot reach the destination
+  std::vector<int> dist;     // hops inside the class to the next (lower) class
+};
+
+class Router {
+ public:
+  // `vc[s]` = switch s may be a U-turn point: it lies in the sub-tree of its own rank that
+  // contains the valley leaf (block_rank(s)(valley)). Restricting every U-turn to that chain of
+  // sub-trees is what keeps the CDG acyclic (docs/ftree-misroute.md, "Deadlock freedom").
+  Router(const FatTree& t, const std::vector<char>& vc) : t_(t), vc_(vc) {
+    int S = t.num_switches();
+    c_.cls.assign(static_cast<size_t>(S), -1);
+    c_.dist.assign(static_cast<size_t>(S), kInf);
+    max_class_ = 2 * (t.height + 2) + 1;
+  }
+
+  // Classifies every switch for the destinations attached at switch `target`:
+  //   class 0        down*: the target and its ancestors (working down-path); dist = down hops
+  //   class 1        climb to a class 0/1 switch (the normal up/down route); dist = up hops
+  //   class 2j (j>0) descend to a class-2j switch or to a U-turn point (vc) of class 2j-1
+  //   class 2j+1     climb to a class 2j / 2j+1 switch
+  // Every hop goes to the same class with dist-1 or to the class below, so tables are loop
+  // free; a U-turn (down-hop followed by an up-hop) only happens at a vc switch.
+  void compute(int target) {
+    auto& cls = c_.cls;
+    auto& dist = c_.dist;
+    std::fill(cls.begin(), cls.end(), -1);
+    std::fill(dist.begin(), dist.end(), kInf);
+    const int H = t_.height;
+    cls[static_cast<size_t>(target)] = 0;
+    dist[static_cast<size_t>(target)] = 0;
+    int done = 1;
+    for (int r = t_.rank[static_cast<size_t>(target)] + 1; r <= H; r++)
+      for (int s : t_.by_rank[static_cast<size_t>(r)])
+        for (const auto& e : t_.down[static_cast<size_t>(s)])
+          if (cls[static_cast<size_t>(e.peer)] == 0) {
+            if (cls[static_cast<size_t>(s)] != 0) done++;
+            cls[static_cast<size_t>(s)] = 0;
+            dist[static_cast<size_t>(s)] = std::min(dist[static_cast<size_t>(s)], dist[static_cast<size_t>(e.peer)] + 1);
+          }
+    const int S = t_.num_switches();
+    done += climb(1);
+    for (int k = 2; done < S && k + 1 <= max_class_; k += 2) {
+      int got = descend(k);
+      got += climb(k + 1);
+      done += got;
+      if (got == 0) break;
+    }
+  }
+
+  // Output port of switch s for a destination with d-mod-k index `d` and LMC offset `o`
+  // (classes of its attach switch computed). kNoPath if s cannot reach it.
+  uint8_t port(int s, long d, long o, const std::vector<long>& divisor) {
+    const auto& cls = c_.cls;
+    const auto& dist = c_.dist;
+    cand_.clear();
+    const size_t si = static_cast<size_t>(s);
+    const int k = cls[si];
+    if (k < 0) return kNoPath;
+    if (k % 2 == 1) {  // climbing
+      for (const auto& e : t_.up[si]) {
+        int c = cls[static_cast<size_t>(e.peer)];
+        if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1))
+          cand_.push_back(e.port);
+      }
+    } else if (k > 0 && dist[si] == 1) {  // U-turn at the child: shortest climb after it
+      int best = kInf;
+      for (const auto& e : t_.down[si])
+        if (is_exit(k, e.peer)) best = std::min(best, dist[static_cast<size_t>(e.peer)]);
+      for (const auto& e : t_.down[si])
+        if (is_exit(k, e.peer) && dist[static_cast<size_t>(e.peer)] == best) cand_.push_back(e.port);
+    } else {  // descending inside the class (class 0: towards the target)
+      for (const auto& e : t_.down[si])
+        if (cls[static_cast<size_t>(e.peer)] == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1) cand_.push_back(e.port);
+    }
+    if (cand_.empty()) return kNoPath;  // cannot happen: the class guarantees a candidate
+    long idx = d / divisor[static_cast<size_t>(t_.rank[si])] + o;
+    return cand_[static_cast<size_t>(idx % static_cast<long>(cand_.size()))];
+  }
+
+  const Classes& classes() const { return c_; }
+
+ private:
+  bool is_exit(int k, int c) const { return vc_[static_cast<size_t>(c)] && c_.cls[static_cast<size_t>(c)] == k - 1; }
+
+  int descend(int k) {
+    auto& cls = c_.cls;
+    auto& dist = c_.dist;
+    int got = 0;
+    for (int r = 1; r <= t_.height; r++)
+      for (int s : t_.by_rank[static_cast<size_t>(r)]) {
+        if (cls[static_cast<size_t>(s)] >= 0) continue;
+        int best = kInf;
+        for (const auto& e : t_.down[static_cast<size_t>(s)]) {
+          if (is_exit(k, e.peer)) best = std::min(best, 1);
+          else if (cls[static_cast<size_t>(e.peer)] == k) best = std::min(best, dist[static_cast<size_t>(e.peer)] + 1);
+        }
+        if (best < kInf) {
+          cls[static_cast<size_t>(s)] = static_cast<int8_t>(k);
+          dist[static_cast<size_t>(s)] = best;
+          got++;
+        }
+      }
+    return got;
+  }
+
+  int climb(int k) {
+    auto& cls = c_.cls;
+    auto& dist = c_.dist;
+    int got = 0;
+    for (int r = t_.height - 1; r >= 0; r--)
+      for (int s : t_.by_rank[static_cast<size_t>(r)]) {
+        if (cls[static_cast<size_t>(s)] >= 0) continue;
+        int best = kInf;
+        for (const auto& e : t_.up[static_cast<size_t>(s)]) {
+          int c = cls[static_cast<size_t>(e.peer)];
+          if (c == k - 1) best = std::min(best, 1);
+          else if (c == k) best = std::min(best, dist[static_cast<size_t>(e.peer)] + 1);
+        }
+        if (best < kInf) {
+          cls[static_cast<size_t>(s)] = static_cast<int8_t>(k);
+          dist[static_cast<size_t>(s)] = best;
+          got++;
+        }
+      }
+    return got;
+  }
+
+  const FatTree& t_;
+  const std::vector<char>& vc_;
+  Classes c_;
+  int max_class_;
+  std::vector<uint8_t> cand_;
+};
+
+struct DestLid {
+  Lid lid;
+  uint8_t attach_port;
+  long index;   // d-mod-k index
+  long offset;  // LMC offset
+};
+
+}  // namespace
+
+Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
+  options.check_known(kName, option_keys());
+  // check=auto: verify fabrics with up to 4096 LIDs (the CDG walk with switch sources grows with
+  // LIDs x channels; large fabrics rely on the construction's proof, docs/ftree-misroute.md).
+  const std::string check_opt = options.get("check", "auto");
+  bool check = check_opt == "auto" ? fabric.max_lid() <= 4096 : options.get_bool("check", true);
+  const long max_valleys = options.get_int("max_valleys", 8);
+  const FatTree t = recognize_fat_tree(fabric, kName);
+  const int S = t.num_switches();
+  const int H = t.height;
+
+  // Leaf order for d-mod-k indices: by sub-tree from the top down, so that the index digits
+  // follow the tree (hosts of one leaf are consecutive, leaves of one group are consecutive...).
+  std::vector<int> leaf_order = t.leaves;
+  std::sort(leaf_order.begin(), leaf_order.end(), [&](int a, int b) {
+    for (int r = H; r >= 1; r--) {
+      int ba = t.block[static_cast<size_t>(r)][static_cast<size_t>(a)];
+      int bb = t.block[static_cast<size_t>(r)][static_cast<size_t>(b)];
+      if (ba != bb) return ba < bb;
+    }
+    return a < b;
+  });
+  // divisor[r] = product of the up-degrees of the ranks below r (D-mod-K digit weights).
+  std::vector<long> divisor(static_cast<size_t>(H + 1), 1);
+  for (int r = 1; r <= H; r++) {
+    size_t widest = 1;
+    for (int s : t.by_rank[static_cast<size_t>(r - 1)]) widest = std::max(widest, t.up[static_cast<size_t>(s)].size());
+    divisor[static_cast<size_t>(r)] = std::min<long>(divisor[static_cast<size_t>(r - 1)] * static_cast<long>(widest), 1L << 40);
+  }
+
+  // Destination LIDs grouped by attach switch.
+  std::vector<std::vector<DestLid>> dests(static_cast<size_t>(S));
+  {
+    // index of CA end ports in leaf order
+    std::vector<std::pair<int, int>> order;  // (node, port)
+    for (int l : leaf_order) {
+      const Node& nd = fabric.node(t.sw_node[static_cast<size_t>(l)]);
+      for (int p = 1; p <= nd.num_ports; p++) {
+        const Port& pt = nd.port(p);
+        if (pt.connected() && !fabric.node(pt.peer_node).is_switch()) order.push_back({pt.peer_node, pt.peer_port});
+      }
+    }
+    std::map<std::pair<int, int>, long> idx;
+    for (size_t i = 0; i < order.size(); i++) idx[order[i]] = static_cast<long>(i);
+    for (const EndPort& ep : fabric.end_ports()) {
+      Attach a = fabric.attach(ep.base_lid);
+      if (!a.valid()) continue;  // CA port with no link: nothing can reach it
+      int s = t.sw_index[static_cast<size_t>(a.sw)];
+      long index;
+      if (fabric.node(ep.node).is_switch()) {
+        index = static_cast<long>(order.size()) + s;
+      } else {
+        auto it = idx.find({ep.node, ep.port});
+        index = it == idx.end() ? 0 : it->second;
+      }
+      for (long o = 0; o < (1L << ep.lmc); o++)
+        dests[static_cast<size_t>(s)].push_back({static_cast<Lid>(ep.base_lid + o), a.port, index, o});
+    }
+  }
+
+  // Valley leaf candidates: reachable downwards from the most switches (ideally every top
+  // switch), then the most up-links, then the first in leaf order. An explicit valley_leaf is
+  // the only candidate.
+  std::vector<int> valleys;
+  if (options.has("valley_leaf")) {
+    std::string id = options.get("valley_leaf", "");
+    auto n = fabric.find(id);
+    if (!n || t.sw_index[static_cast<size_t>(*n)] < 0 || t.rank[static_cast<size_t>(t.sw_index[static_cast<size_t>(*n)])] != 0)
+      throw OptionError("valley_leaf '" + id + "' is not a leaf switch of this fabric");
+    valleys.push_back(t.sw_index[static_cast<size_t>(*n)]);
+  } else {
+    std::vector<std::pair<long, int>> scored;
+    std::vector<char> anc(static_cast<size_t>(S));
+    for (size_t i = 0; i < leaf_order.size(); i++) {
+      int l = leaf_order[i];
+      std::fill(anc.begin(), anc.end(), 0);
+      anc[static_cast<size_t>(l)] = 1;
+      long count = 0;
+      for (int r = 1; r <= H; r++)
+        for (int s : t.by_rank[static_cast<size_t>(r)])
+          for (const auto& e : t.down[static_cast<size_t>(s)])
+            if (anc[static_cast<size_t>(e.peer)]) {
+              anc[static_cast<size_t>(s)] = 1;
+              count++;
+              break;
+            }
+      scored.push_back({-(count * 1024 + static_cast<long>(t.up[static_cast<size_t>(l)].size())), static_cast<int>(i)});
+    }
+    std::stable_sort(scored.begin(), scored.end());
+    for (size_t i = 0; i < scored.size() && static_cast<long>(i) < max_valleys; i++)
+      valleys.push_back(leaf_order[static_cast<size_t>(scored[i].second)]);
+  }
+
+  std::string first_failure;
+  for (int valley : valleys) {
+    // U-turn points: switches in the sub-tree of their own rank that holds the valley leaf.
+    std::vector<char> vc(static_cast<size_t>(S), 0);
+    for (int s = 0; s < S; s++) {
+      int r = t.rank[static_cast<size_t>(s)];
+      vc[static_cast<size_t>(s)] = t.block[static_cast<size_t>(r)][static_cast<size_t>(s)] ==
+                                   t.block[static_cast<size_t>(r)][static_cast<size_t>(valley)];
+    }
+    Routing out;
+    out.engine = kName;
+    out.lfts = Lfts(fabric);
+    out.num_vls = 1;
+    Router router(t, vc);
+    long uturn_entries = 0;
+    std::string failure;
+    for (int target = 0; target < S && failure.empty(); target++) {
+      const auto& dl = dests[static_cast<size_t>(target)];
+      if (dl.empty()) continue;
+      router.compute(target);
+      const auto& cls = router.classes().cls;
+      for (int s = 0; s < S; s++)
+        if (cls[static_cast<size_t>(s)] < 0) {
+          failure = "switch \"" + fabric.node(t.sw_node[static_cast<size_t>(s)]).id + "\" cannot reach LID " +
+                    std::to_string(dl.front().lid) + " (attached at switch \"" +
+                    fabric.node(t.sw_node[static_cast<size_t>(target)]).id +
+                    "\") by up/down routes with U-turns in the sub-trees of valley leaf \"" +
+                    fabric.node(t.sw_node[static_cast<size_t>(valley)]).id + "\"";
+          break;
+        } else if (cls[static_cast<size_t>(s)] >= 2) {
+          uturn_entries += static_cast<long>(dl.size());
+        }
+      if (!failure.empty()) break;
+      int tn = t.sw_node[static_cast<size_t>(target)];
+      for (const DestLid& d : dl) {
+        out.lfts.set(tn, d.lid, d.attach_port);
+        for (int s = 0; s < S; s++)
+          if (s != target) out.lfts.set(t.sw_node[static_cast<size_t>(s)], d.lid, router.port(s, d.index, d.offset, divisor));
+      }
+    }
+    if (!failure.empty()) {
+      if (first_failure.empty()) first_failure = failure;
+      continue;
+    }
+    out.notes.push_back("ftree-misroute: " + t.shape + ", valley leaf \"" +
+                        fabric.node(t.sw_node[static_cast<size_t>(valley)]).id + "\", " + std::to_string(uturn_entries) +
+                        " LFT entries lead through a U-turn");
+    if (!check) return out;
+
+    // Safety net (the construction is acyclic by design; this catches bugs, never repairs).
+    CdgBuildOptions co;
+    co.switch_sources = true;
+    co.switch_destinations = true;
+    co.collect_loads = false;
+    CdgBuild b = build_cdg(fabric, out, co);
+    if (b.stats.dropped != 0 || b.stats.looping != 0) {
+      std::string ex = !b.stats.unreachable_examples.empty() ? b.stats.unreachable_examples.front()
+                       : !b.stats.loop_examples.empty()      ? b.stats.loop_examples.front()
+                                                             : std::string("?");
+      throw EngineError(kName, "internal check failed: " + std::to_string(b.stats.dropped) + " unreachable and " +
+                                   std::to_string(b.stats.looping) + " looping pairs, e.g. " + ex);
+    }
+    if (auto cyc = b.cdg.find_cycle(0))
+      throw EngineError(kName, "internal check failed: channel dependency cycle on VL0: " + b.cdg.format_cycle(*cyc));
+    return out;
+  }
+  throw EngineError(kName, first_failure + " (tried " + std::to_string(valleys.size()) +
+                               " valley leaf switch(es); disconnected or too many faults)");
+}
+
+}  // namespace ftroute
