@@ -214,3 +214,14 @@ TEST(Describe, MentionsEngineAndCounts) {
   EXPECT_NE(line.find("ft-minhop routed 2 switches, 6 LIDs, 12 LFT entries"), std::string::npos) << line;
   EXPECT_NE(line.find("heavy sweep 3, traps 1"), std::string::npos) << line;
 }
+
+// osm_register_external_routing_engine refuses names OpenSM 3.3.23 already has (CL_DUPLICATE),
+// so an engine named like a built-in one can never be selected through the plugin.
+TEST(Registry, NoEngineUsesAnOpenSmBuiltinName) {
+  const std::vector<std::string> builtin = {"minhop", "updn", "dnup", "file", "ftree", "lash", "dor",
+                                            "torus-2QoS", "nue", "dfsssp", "sssp", "no_fallback"};
+  for (const auto& e : engines())
+    for (const auto& b : builtin)
+      EXPECT_NE(e.name, b) << "engine '" << e.name << "' clashes with OpenSM's built-in engine; rename it (e.g. 'ft-" << b
+                           << "')";
+}

@@ -1,0 +1,132 @@
+// `ftroute route`: run a routing engine offline on a .net fabric and write the LFTs in a format
+// OpenSM's file engine loads (`routing_engine file` + `lfts_file`), plus optional path-SL and
+// SL2VL files. `ftroute engines`: list the engines and their options.
+//
+// The engine code, the option handling and the result validation are exactly what the OpenSM
+// plugin runs (plugin/adapter.cpp: EngineSlot + check_routing), so offline and online results
+// agree for the same fabric and LIDs.
+#include <cstdio>
+#include <sstream>
+
+#include "cli.hpp"
+#include "ftroute/engine.hpp"
+#include "ftroute/ibdmchk_io.hpp"
+#include "ftroute/lft_io.hpp"
+#include "ftroute/netfile.hpp"
+
+// OpenSM-free half of the plugin; compiled into this command so both share one code path.
+#include "../plugin/adapter.cpp"
+
+namespace {
+
+using namespace ftroute;
+
+int run_route(cli::Args& a) {
+  const std::string engine_name = a.value_or("engine", "", "-e");
+  const std::string out = a.value_or("out", "", "-o");
+  const long lmc = a.int_or("lmc", -1);
+  const std::vector<std::string> opts = a.values("opt");
+  const std::string sl_out = a.value_or("sl-out", "");
+  const std::string sl2vl_out = a.value_or("sl2vl-out", "");
+  const std::string fmt_name = a.value_or("format", "opensm");
+  const bool quiet = a.flag("quiet", "-q");
+  auto pos = a.positionals();
+  if (engine_name.empty()) throw cli::UsageError("--engine NAME is required (see `ftroute engines`)");
+  if (out.empty()) throw cli::UsageError("-o FILE is required ('-' for stdout)");
+  if (pos.size() != 1) throw cli::UsageError("expected exactly one fabric .net file");
+  if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
+  auto fmt = parse_lft_format(fmt_name);
+  if (!fmt || *fmt == LftFormat::Auto)
+    throw cli::UsageError("--format must be opensm, dump_fts or minimal, got '" + fmt_name + "'");
+
+  std::string opt_text;
+  for (const auto& o : opts) opt_text += (opt_text.empty() ? "" : ",") + o;
+  EngineOptions options = EngineOptions::parse(opt_text);
+
+  Fabric fabric = read_net_file(pos[0]);
+  if (lmc >= 0) {
+    fabric.assign_lids(static_cast<uint8_t>(lmc));  // OpenSM-like numbering, replaces file LIDs
+  } else if (fabric.max_lid() == 0) {
+    fabric.assign_lids(0);
+  } else {
+    // LIDs from the file (ibnetdiscover output carries OpenSM's LIDs): every connected CA port
+    // and every switch needs one, or the LFTs could not cover it.
+    for (int i = 0; i < fabric.size(); i++) {
+      const Node& n = fabric.node(i);
+      if (n.is_switch()) {
+        if (!n.port(0).base_lid)
+          throw FabricError(pos[0] + ": switch \"" + n.id + "\" has no LID while others do (use --lmc N to renumber)");
+      } else {
+        for (int p = 1; p <= n.num_ports; p++)
+          if (n.port(p).connected() && !n.port(p).base_lid)
+            throw FabricError(pos[0] + ": port " + fabric.port_name(i, p) +
+                              " has no LID while others do (use --lmc N to renumber)");
+      }
+    }
+  }
+  fabric.validate();
+
+  plugin::EngineSlot slot(engine_name, make_engine(engine_name), options);
+  auto snap = slot.run(std::move(fabric));
+  const Fabric& f = snap->fabric;
+  const Routing& r = snap->routing;
+
+  // Render everything first so a failure leaves no output at all.
+  const std::string lfts = write_lfts(f, r.lfts, *fmt);
+  std::string sl_text, sl2vl_text;
+  if (!sl_out.empty()) sl_text = write_path_sl(f, r);
+  if (!sl2vl_out.empty()) sl2vl_text = write_sl2vl(f, r.sl2vl);
+  cli::write_file_atomic(out, lfts);
+  if (!sl_out.empty()) cli::write_file_atomic(sl_out, sl_text);
+  if (!sl2vl_out.empty()) cli::write_file_atomic(sl2vl_out, sl2vl_text);
+
+  if (!quiet) {
+    std::fprintf(stderr, "%s: %d switches, %d LIDs, %ld LFT entries, %d VL(s), %.2f ms\n", engine_name.c_str(),
+                 snap->switches, snap->lids, snap->entries, r.num_vls, snap->millis);
+    for (const auto& n : r.notes) std::fprintf(stderr, "%s: %s\n", engine_name.c_str(), n.c_str());
+    if (r.num_vls > 1)
+      std::fprintf(stderr,
+                   "%s: note: this routing needs %d VLs; OpenSM must run with `qos TRUE` and the SL2VL tables "
+                   "(--sl2vl-out) for it to be deadlock-free\n",
+                   engine_name.c_str(), r.num_vls);
+  }
+  return 0;
+}
+
+int run_engines(cli::Args& a) {
+  a.positionals();
+  for (const auto& info : engines()) {
+    std::printf("%-16s %s\n", info.name.c_str(), info.summary.c_str());
+    std::string keys;
+    for (const auto& k : info.create()->option_keys()) keys += (keys.empty() ? "" : ", ") + k;
+    std::printf("%-16s options: %s\n", "", keys.empty() ? "(none)" : keys.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+FTROUTE_SUBCOMMAND(route, "route a .net fabric offline with an engine, write LFTs for OpenSM",
+                   R"(usage: ftroute route --engine NAME FABRIC.net -o LFTS [options]
+
+Runs the routing engine NAME (see `ftroute engines`) on FABRIC.net (ibsim or ibnetdiscover
+format) with the same code and checks the OpenSM plugin uses, and writes the LFTs.
+
+  -e, --engine NAME      routing engine (required)
+  -o, --out FILE         LFT output ('-' = stdout), written atomically
+  --format F             opensm (default: opensm-lfts.dump, loadable by OpenSM's file engine:
+                         `routing_engine file` + `lfts_file FILE`), dump_fts, minimal
+  --lmc N                (re)assign LIDs like OpenSM: switches first, CA ports LMC-aligned.
+                         Without it the LIDs in the file are used (ibnetdiscover output carries
+                         OpenSM's), or 1.. with LMC 0 when the file has none.
+  --opt K=V[,K=V...]     engine options (repeatable); unknown keys are an error
+  --sl-out FILE          path SLs (ibdmchk -c format: src node GUID, DLID, SL)
+  --sl2vl-out FILE       SL-to-VL tables (ibdmchk -d format)
+  -q, --quiet            no summary on stderr
+
+Example:
+  ftroute route --engine ft-minhop fabric.net -o opensm-lfts.dump --lmc 1
+  opensm -R file -U opensm-lfts.dump ...)",
+                   run_route);
+
+FTROUTE_SUBCOMMAND(engines, "list routing engines and their options", R"(usage: ftroute engines)", run_engines);

@@ -1,0 +1,279 @@
+// libftroute.so inside a real OpenSM 3.3.23 on real ibsim fabrics:
+//  * `event_plugin_name ftroute` + `routing_engine ft-minhop` reaches SUBNET UP with
+//    "ft-minhop tables configured" (not the fallback); the LFTs read back with dump_fts equal what
+//    the same engine computes offline on the ibnetdiscover fabric (OpenSM's LIDs), incl. LMC;
+//    they pass the validators (every pair delivered, no loop, CDG acyclic, ibdmchk);
+//  * `ftroute route` (CLI) writes the same LFTs, and OpenSM's file engine loads them unchanged;
+//  * engine options reach the engine; bad options and unfit fabrics give an ERR line and OpenSM
+//    falls back to minhop;
+//  * a link fault (Unlink) on a running OpenSM is re-routed by the plugin.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <set>
+
+#include "fabric_check.hpp"
+#include "ftroute/engine.hpp"
+#include "ftroute/netfile.hpp"
+#include "harness.hpp"
+#include "minhop/minhop.hpp"
+#include "nets.hpp"
+
+using namespace ftroute;
+using namespace ftroute::itest;
+
+namespace {
+
+#define REQUIRE_PLUGIN()                                                                        \
+  do {                                                                                          \
+    if (auto m = missing_tools(); !m.empty()) GTEST_SKIP() << m;                                \
+    if (!std::filesystem::exists(plugin_dir() + "/libftroute.so"))                              \
+      GTEST_SKIP() << "libftroute.so not built (FTROUTE_BUILD_PLUGIN off or no libopensm-dev)"; \
+  } while (0)
+
+std::string plugin_dir() {
+  if (const char* d = std::getenv("FTROUTE_PLUGIN_DIR")) return d;
+  return FTROUTE_PLUGIN_DIR;
+}
+
+OpensmConfig plugin_cfg(const std::string& engine, const std::string& options = "",
+                        std::vector<std::string> extra = {}) {
+  OpensmConfig c;
+  c.engines = {engine};
+  c.plugin_dir = plugin_dir();
+  c.event_plugin_name = "ftroute";
+  c.event_plugin_options = options;
+  c.extra_conf = std::move(extra);
+  return c;
+}
+
+struct Live {
+  Fabric fabric;
+  Lfts lfts;
+  RoutingCheck check;
+};
+
+Live read_live(SimFabric& sim) {
+  Live l;
+  l.fabric = fabric_from_ibnetdiscover(sim.ibnetdiscover());
+  l.lfts = lfts_from_dump_fts(l.fabric, sim.dump_fts());
+  l.check = check_routing(l.fabric, l.lfts);
+  return l;
+}
+
+// Compares every (switch, LID) entry of the live LFTs with an offline routing of the same fabric.
+int count_differences(const Fabric& f, const Lfts& live, const Lfts& offline, std::string* first) {
+  int diff = 0;
+  for (int s : f.switches())
+    for (const EndPort& e : f.end_ports())
+      for (uint32_t lid = e.base_lid; lid <= e.last_lid(); lid++) {
+        uint8_t a = live.get(s, static_cast<Lid>(lid)), b = offline.get(s, static_cast<Lid>(lid));
+        if (a != b) {
+          if (!diff && first)
+            *first = "switch " + f.node(s).desc + " LID " + std::to_string(lid) + ": live port " +
+                     std::to_string(a) + ", offline port " + std::to_string(b);
+          diff++;
+        }
+      }
+  return diff;
+}
+
+void expect_valid(const Live& l) {
+  EXPECT_TRUE(l.check.all_delivered()) << l.check.summary();
+  EXPECT_EQ(l.check.looping, 0u) << l.check.summary();
+}
+
+std::string fat_tree() { return kary_ntree_net(2, 3); }  // 12 switches, 8 HCAs
+
+}  // namespace
+
+TEST(Plugin, FtMinhopConfiguresFatTreeAndMatchesOffline) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("plugin_ftminhop");
+  sim.start_text(fat_tree());
+  OpensmRun run = sim.run_opensm_once(plugin_cfg("ft-minhop"));
+  ASSERT_TRUE(run.subnet_up) << run.log;
+  EXPECT_EQ(run.engine_used, "ft-minhop") << "fell back; log in " << run.dir;
+  EXPECT_NE(run.log.find("ft-minhop tables configured on all switches"), std::string::npos);
+  EXPECT_NE(run.log.find("ftroute: plugin loaded, engines registered:"), std::string::npos) << run.log;
+  EXPECT_NE(run.log.find("ftroute: ft-minhop routed 12 switches, 20 LIDs"), std::string::npos) << run.log;
+  EXPECT_EQ(run.log.find("ERR FT01"), std::string::npos) << run.log;
+
+  Live l = read_live(sim);
+  expect_valid(l);
+  EXPECT_TRUE(l.check.cdg_acyclic) << l.check.summary();  // min-hop on a fat tree = up*/down*
+  Routing off = MinHopEngine().route(l.fabric);
+  std::string first;
+  EXPECT_EQ(count_differences(l.fabric, l.lfts, off.lfts, &first), 0) << first;
+  if (have_program("ibdmchk")) {
+    IbdmchkResult chk = run_ibdmchk(run.dump_dir, sim.scratch());
+    ASSERT_TRUE(chk.ran) << chk.text;
+    EXPECT_FALSE(chk.credit_loops) << chk.text;
+  }
+}
+
+// Every engine of ftroute::engines() is registered under its own name; a name OpenSM already
+// uses (minhop, updn, dor, ...) would be refused with CL_DUPLICATE (ERR FT04).
+TEST(Plugin, EveryEngineRegistered) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("plugin_register");
+  sim.start("/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca");
+  OpensmRun run = sim.run_opensm_once(plugin_cfg("ft-minhop"));
+  ASSERT_TRUE(run.subnet_up) << run.log;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(run.log, m, std::regex("engines registered: ([^\n(]*)\\(")));
+  const std::string list = " " + m[1].str();
+  for (const auto& info : engines())
+    EXPECT_NE(list.find(" " + info.name + " "), std::string::npos) << "engine '" << info.name << "' not registered";
+  EXPECT_EQ(run.log.find("ERR FT04"), std::string::npos) << run.log;
+  EXPECT_EQ(run.log.find("ERR FT00"), std::string::npos) << run.log;
+}
+
+TEST(Plugin, LmcRangesRoutedAndMatchOffline) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("plugin_lmc");
+  sim.start_text(kary_ntree_net(4, 2));  // 8 switches, 16 HCAs, 4 paths between leaves
+  OpensmRun run = sim.run_opensm_once(plugin_cfg("ft-minhop", "", {"lmc 2"}));
+  ASSERT_TRUE(run.subnet_up) << run.log;
+  EXPECT_EQ(run.engine_used, "ft-minhop") << run.dir;
+  Live l = read_live(sim);
+  int lmc_ports = 0;
+  for (const EndPort& e : l.fabric.end_ports()) lmc_ports += e.lmc == 2;
+  EXPECT_EQ(lmc_ports, 16);
+  expect_valid(l);
+  Routing off = MinHopEngine().route(l.fabric);
+  std::string first;
+  EXPECT_EQ(count_differences(l.fabric, l.lfts, off.lfts, &first), 0) << first;
+  // the 4 LIDs of a remote HCA leave a leaf by 4 different uplinks
+  int leaf = *find_node(l.fabric, kary_ntree_switch(4, 2, 0, 0));
+  for (const EndPort& e : l.fabric.end_ports()) {
+    if (l.fabric.node(e.node).is_switch() || l.fabric.attach(e.base_lid).sw == leaf) continue;
+    std::set<int> ports;
+    for (uint32_t lid = e.base_lid; lid <= e.last_lid(); lid++) ports.insert(l.lfts.get(leaf, static_cast<Lid>(lid)));
+    EXPECT_EQ(ports.size(), 4u) << "LIDs of " << l.fabric.node(e.node).desc;
+  }
+}
+
+TEST(Plugin, EngineOptionsReachTheEngine) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("plugin_opts");
+  sim.start_text(fat_tree());
+  std::string trace = sim.scratch() + "/ftroute.trace";
+  OpensmRun run = sim.run_opensm_once(plugin_cfg("ft-minhop", "ft-minhop:balance=0 log=" + trace));
+  ASSERT_TRUE(run.subnet_up) << run.log;
+  EXPECT_EQ(run.engine_used, "ft-minhop");
+  Live l = read_live(sim);
+  expect_valid(l);
+  EngineOptions o;
+  o.set("balance", "0");
+  std::string first;
+  EXPECT_EQ(count_differences(l.fabric, l.lfts, MinHopEngine().route(l.fabric, o).lfts, &first), 0) << first;
+  EXPECT_GT(count_differences(l.fabric, l.lfts, MinHopEngine().route(l.fabric).lfts, nullptr), 0)
+      << "balance=0 made no difference: option not applied?";
+  // the trace file (log=) got the per-sweep line too
+  EXPECT_NE(read_file(trace).find("ft-minhop routed 12 switches"), std::string::npos) << read_file(trace);
+}
+
+TEST(Plugin, BadOptionFailsCleanlyAndOpensmFallsBack) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("plugin_badopt");
+  sim.start_text(fat_tree());
+  OpensmRun run = sim.run_opensm_once(plugin_cfg("ft-minhop", "ft-minhop:bogus=1 colour=red"));
+  ASSERT_TRUE(run.subnet_up) << run.log;
+  EXPECT_EQ(run.engine_used, "minhop") << run.log;
+  EXPECT_NE(run.log.find("ERR FT03: ftroute: event_plugin_options: unknown option 'bogus' for engine 'ft-minhop'"),
+            std::string::npos)
+      << run.log;
+  EXPECT_NE(run.log.find("unknown plugin option 'colour'"), std::string::npos) << run.log;
+  EXPECT_NE(run.log.find("ERR FT01: ftroute: engine 'ft-minhop' failed: unknown option 'bogus'"), std::string::npos)
+      << run.log;
+  expect_valid(read_live(sim));
+}
+
+TEST(Plugin, UnfitFabricLogsErrorAndFallsBackToMinhop) {
+  REQUIRE_PLUGIN();
+  bool have = false;
+  for (const auto& e : engines()) have |= e.name == "ftree-misroute";
+  if (!have) GTEST_SKIP() << "ftree-misroute engine not compiled in";
+  SimFabric sim("plugin_unfit");
+  sim.start_text(torus2d_net(3, 3, 1));  // not a fat tree
+  OpensmRun run = sim.run_opensm_once(plugin_cfg("ftree-misroute"));
+  ASSERT_TRUE(run.subnet_up) << run.log;
+  EXPECT_EQ(run.engine_used, "minhop") << run.log;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(run.log, m, std::regex("ERR FT01: ftroute: engine 'ftree-misroute' failed: ([^\n]+)")))
+      << run.log;
+  EXPECT_GT(m[1].str().size(), 20u) << "no reason given: " << m[1];
+  expect_valid(read_live(sim));
+}
+
+TEST(Plugin, OfflineCliOutputLoadsThroughFileEngine) {
+  REQUIRE_PLUGIN();
+  const std::string cli = binary_dir() + "/cli/ftroute";
+  if (!std::filesystem::exists(cli)) GTEST_SKIP() << "ftroute CLI not built";
+  SimFabric sim("plugin_cli");
+  sim.start_text(fat_tree());
+  OpensmRun run = sim.run_opensm_once(plugin_cfg("ft-minhop", "", {"lmc 1"}));
+  ASSERT_TRUE(run.subnet_up) << run.log;
+  ASSERT_EQ(run.engine_used, "ft-minhop");
+  Live plugin_live = read_live(sim);
+  // offline: ibnetdiscover output (OpenSM's LIDs) -> ftroute route -> opensm-lfts.dump
+  const std::string net = sim.scratch() + "/discovered.net", dump = sim.scratch() + "/cli-lfts.dump";
+  write_file(net, sim.ibnetdiscover());
+  ProcResult p = run_process({cli, "route", "--engine", "ft-minhop", net, "-o", dump}, {}, sim.scratch(), 60);
+  ASSERT_TRUE(p.ok()) << p.err;
+  EXPECT_NE(p.err.find("ft-minhop: 12 switches"), std::string::npos) << p.err;
+  // OpenSM's file engine loads it; the switches end up with exactly the plugin's tables
+  OpensmConfig fc;
+  fc.engines = {"file"};
+  fc.lfts_file = dump;
+  fc.extra_conf = {"lmc 1"};
+  OpensmRun frun = sim.run_opensm_once(fc);
+  ASSERT_TRUE(frun.subnet_up) << frun.log;
+  EXPECT_EQ(frun.engine_used, "file") << frun.log;
+  Live file_live = read_live(sim);
+  expect_valid(file_live);
+  std::string first;
+  EXPECT_EQ(count_differences(plugin_live.fabric, plugin_live.lfts, file_live.lfts, &first), 0) << first;
+  // a bad option on the CLI: clear error, exit 1, no output file
+  const std::string bad = sim.scratch() + "/bad.dump";
+  ProcResult q = run_process({cli, "route", "--engine", "ft-minhop", "--opt", "nope=1", net, "-o", bad}, {},
+                             sim.scratch(), 60);
+  EXPECT_EQ(q.exit_code, 1);
+  EXPECT_NE(q.err.find("unknown option 'nope'"), std::string::npos) << q.err;
+  EXPECT_FALSE(std::filesystem::exists(bad));
+}
+
+TEST(Plugin, LinkFaultIsReroutedByPlugin) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("plugin_fault");
+  sim.start_text(fat_tree());
+  sim.start_opensm_daemon(plugin_cfg("ft-minhop"));
+  ASSERT_EQ(sim.engine_used(), "ft-minhop") << sim.opensm_log();
+  const int routed_before = count_occurrences(sim.opensm_log(), "ftroute: ft-minhop routed");
+  const std::string leaf = kary_ntree_switch(2, 3, 0, 0);
+  Live before = read_live(sim);
+  int leaf_idx = *find_node(before.fabric, leaf);
+  ASSERT_GT(entries_using_port(before.lfts, leaf_idx, 3), 0);  // first uplink (k+1) in use
+
+  sim.unlink(leaf, 3);
+  ASSERT_TRUE(sim.wait_for_reroute()) << sim.opensm_log();
+  EXPECT_EQ(sim.engine_used(), "ft-minhop") << sim.opensm_log();
+  EXPECT_GT(count_occurrences(sim.opensm_log(), "ftroute: ft-minhop routed"), routed_before);
+  EXPECT_EQ(sim.opensm_log().find("ERR FT01"), std::string::npos) << sim.opensm_log();
+  Live after = read_live(sim);
+  expect_valid(after);
+  leaf_idx = *find_node(after.fabric, leaf);
+  EXPECT_EQ(entries_using_port(after.lfts, leaf_idx, 3), 0) << "dead link still used";
+  std::string first;
+  EXPECT_EQ(count_differences(after.fabric, after.lfts, MinHopEngine().route(after.fabric).lfts, &first), 0) << first;
+
+  sim.relink(leaf, 3);
+  ASSERT_TRUE(sim.wait_for_reroute()) << sim.opensm_log();
+  Live back = read_live(sim);
+  expect_valid(back);
+  leaf_idx = *find_node(back.fabric, leaf);
+  EXPECT_GT(entries_using_port(back.lfts, leaf_idx, 3), 0) << "restored link not used again";
+  EXPECT_TRUE(sim.opensm_running());
+}
