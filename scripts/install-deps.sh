@@ -13,7 +13,12 @@ if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PKGS[@]} packages already installed"
   exit 0
 fi
-SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "install-deps: missing ${missing[*]}; run as root (no sudo found)" >&2; exit 1; }
+  SUDO="sudo"
+fi
+command -v apt-get >/dev/null 2>&1 || { echo "install-deps: missing ${missing[*]} and no apt-get (Debian 12 expected)" >&2; exit 1; }
 echo "install-deps: installing: ${missing[*]}"
 $SUDO apt-get update -qq
 # policy-rc.d may deny starting the opensm service; that is expected and harmless.
