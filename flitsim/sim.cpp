@@ -165,6 +165,7 @@ struct NacMsg {
   uint8_t origin_in_vc, origin_out_vc;
   int32_t origin_out_ch;
   int32_t ttl;
+  int32_t credits;  // recovery: the freed DAB slot's credits travel with the signal
   int32_t ch;  // channel the message travels back over (arrives at ch.src)
   uint8_t vc;
 };
@@ -365,6 +366,7 @@ struct Simulator::Impl {
   std::vector<int32_t> step_tmp;
   bool wh = false;
   std::vector<uint16_t> stopped_st;  // ch * V + vc (NAC)
+  std::vector<int32_t> nac_rsv;      // ch * V + vc: credits freed by NAC, reserved for switch inputs
   std::vector<SwitchState> sws;
   std::vector<int> sw_of_node;  // node -> dense switch index or -1
   std::vector<int32_t> ep_of_lid;  // LID -> endpoint index
@@ -472,6 +474,7 @@ struct Simulator::Impl {
     out_stamp.assign(ch.size(), -1);
     wh = cfg.switching == Switching::Wormhole;
     stopped_st.assign(ch.size() * V, 0);
+    nac_rsv.assign(ch.size() * V, 0);
     res.min_credits = cfg.buffer_flits;
     int64_t maxd = std::max<int64_t>({cfg.link_latency + cfg.xbar_delay + cfg.alloc_delay, cfg.credit_delay,
                                       cfg.routing_delay, cfg.nac_tf});
@@ -656,6 +659,10 @@ struct Simulator::Impl {
     q.state = kActive;
     q.conn = id;
     if (q.nac_run >= 0) close_run(q.nac_run);  // the deadlock-prone state went away
+    if (cfg.nac && ch[c].src_sw >= 0) {
+      int32_t& rsv = nac_rsv[static_cast<size_t>(q.out_ch) * V + q.out_vc];
+      rsv = std::max(0, rsv - e.size);
+    }
     ovc_conn[static_cast<size_t>(q.out_ch) * V + q.out_vc] = id;
     if (!wh) {  // VCT: the crossbar connection is held for the packet (IB never interleaves)
       ch[c].in_conn = id;
@@ -838,6 +845,9 @@ struct Simulator::Impl {
         const SwitchState& s = sws[in.dst_sw];
         if (in.src_ep >= 0 && (s.stopped_fw > 0 || s.dab_count > 0)) return false;
       }
+      if (in.src_ep >= 0 &&
+          credits[static_cast<size_t>(oc) * V + q.out_vc] - nac_rsv[static_cast<size_t>(oc) * V + q.out_vc] < e.size)
+        return false;
     }
     (void)v;
     return true;
@@ -1157,7 +1167,7 @@ struct Simulator::Impl {
         stopped_st[static_cast<size_t>(q.out_ch) * V + q.out_vc]++;
         S.stopped_fw++;
         NacMsg m{run.seq, static_cast<int>(s), c, static_cast<uint8_t>(v), q.out_vc, q.out_ch,
-                 static_cast<int32_t>(sws.size()) + 1, 0, 0};
+                 static_cast<int32_t>(sws.size()) + 1, 0, 0, 0};
         send_ctrl(kEvNacId, m, c, v);
         at(now + nac_timeout(), Ev{kEvNacTimeout, 0, 0, static_cast<uint32_t>(ri), 0, 0});
       }
@@ -1184,7 +1194,7 @@ struct Simulator::Impl {
 
   // Move the (complete, waiting) front of input (c, v) into its DAB; the stop token on
   // (tok_ch, tok_vc) stays with the DAB packet until it has left.
-  void move_to_dab(int c, int v, int tok_ch, int tok_vc, bool take_new_token) {
+  int32_t move_to_dab(int c, int v, int tok_ch, int tok_vc, bool take_new_token) {
     InVC& q = ivc[static_cast<size_t>(c) * V + v];
     Entry e = q.q.front();
     q.q.pop();
@@ -1193,7 +1203,7 @@ struct Simulator::Impl {
     q.dab_full = true;
     int s = ch[c].dst_sw;
     sws[s].dab_count++;
-    credit_return(c, v, e.size);
+    if (ch[c].src_sw < 0) credit_return(c, v, e.size);  // (never: cycles do not cross CAs)
     if (take_new_token) {
       stopped_st[static_cast<size_t>(tok_ch) * V + tok_vc]++;
       sws[s].stopped_fw++;
@@ -1201,6 +1211,17 @@ struct Simulator::Impl {
     q.dab_holds_st = true, q.st_ch = tok_ch, q.st_vc = static_cast<uint8_t>(tok_vc);
     last_progress = now;
     mark_sw(s);
+    return ch[c].src_sw < 0 ? 0 : e.size;
+  }
+
+  // Credits carried by a recovery signal arriving over channel c: reserved for switch inputs.
+  void apply_nac_credits(int c, int v, int32_t n) {
+    if (n <= 0) return;
+    size_t i = static_cast<size_t>(c) * V + v;
+    credits[i] += n;
+    nac_rsv[i] += n;
+    FLITSIM_CHECK(credits[i] <= cfg.buffer_flits, "credit counter above buffer size (NAC) at " + chan_name(c));
+    mark_sw(ch[c].src_sw);
   }
 
   void on_nac_id(uint32_t mi) {
@@ -1219,8 +1240,8 @@ struct Simulator::Impl {
       res.nac_confirmed++;
       run.token = false;  // token moves to the DAB packet
       q.nac_run = -1;
-      move_to_dab(run.in_ch, run.in_vc, run.out_ch, run.out_vc, false);
       NacMsg rm = m;
+      rm.credits = move_to_dab(run.in_ch, run.in_vc, run.out_ch, run.out_vc, false);
       send_ctrl(kEvNacRec, rm, run.in_ch, run.in_vc);
       return;
     }
@@ -1230,6 +1251,7 @@ struct Simulator::Impl {
     for (uint32_t r : sws[h].req) {
       InVC& q = ivc[r];
       if (q.state != kWaiting || q.dab_full || q.out_ch != m.ch || q.out_vc != m.vc) continue;
+      if (ch[r / V].src_sw < 0) continue;  // CA inputs are never on a cycle
       if (!input_full(q) || !logical_full(m.ch, m.vc, 0)) continue;
       send_ctrl(kEvNacId, m, static_cast<int>(r / V), static_cast<int>(r % V));
     }
@@ -1241,6 +1263,7 @@ struct Simulator::Impl {
     int h = ch[m.ch].src_sw;
     if (h < 0) return;
     if (h == m.origin_sw) {  // went round the cycle: end of the run
+      apply_nac_credits(m.ch, m.vc, m.credits);
       auto it = run_of_seq.find(m.seq);
       if (it != run_of_seq.end()) close_run(it->second);
       return;
@@ -1248,13 +1271,18 @@ struct Simulator::Impl {
     for (uint32_t r : sws[h].req) {  // eqs 4.4-4.7
       InVC& q = ivc[r];
       if (q.state != kWaiting || q.dab_full || q.out_ch != m.ch || q.out_vc != m.vc) continue;
+      if (ch[r / V].src_sw < 0) continue;  // CA inputs are never on a cycle
       if (!input_full(q) || !logical_full(m.ch, m.vc, 1) || !front_complete(q)) continue;
       res.nac_recovery_moves++;
       int c = static_cast<int>(r / V), v = static_cast<int>(r % V);
-      move_to_dab(c, v, m.ch, m.vc, true);
-      send_ctrl(kEvNacRec, m, c, v);
+      int32_t freed = move_to_dab(c, v, m.ch, m.vc, true);  // takes the stop token first
+      apply_nac_credits(m.ch, m.vc, m.credits);
+      NacMsg fwd = m;
+      fwd.credits = freed;
+      send_ctrl(kEvNacRec, fwd, c, v);
       return;
     }
+    apply_nac_credits(m.ch, m.vc, m.credits);  // cannot act: restore normal, keep the slot in the cycle
   }
 
   void on_nac_timeout(uint32_t ri) {

@@ -95,7 +95,9 @@ TEST(FlitsimThroughput, UniformOnLineBelowBisectionBound) {
     Simulator sim(f, r, c);
     Result res = sim.run(t);
     EXPECT_LE(res.accepted, bound * 1.01);
-    EXPECT_GE(res.accepted, bound * 0.85) << "allocator " << static_cast<int>(alloc);
+    // one VC, FIFO source queues: head-of-line blocking caps input-queued switches near 58.6%
+    // of the bound (Karol et al. 1987); anything far below that means lost link cycles.
+    EXPECT_GE(res.accepted, bound * 0.45) << "allocator " << static_cast<int>(alloc);
     EXPECT_GE(res.min_credits, 0);
     std::printf("line8 uniform @0.9: accepted %.4f (bound %.4f)\n", res.accepted, bound);
     // low load: accepted == offered
@@ -105,6 +107,30 @@ TEST(FlitsimThroughput, UniformOnLineBelowBisectionBound) {
     EXPECT_NEAR(lo.accepted, lo.offered, 0.01);
     EXPECT_TRUE(lo.drained);
   }
+}
+
+TEST(FlitsimThroughput, TornadoOnRingReachesLinkBound) {
+  // 8-ring, minimal dateline routing on 2 VLs, tornado = +3 hops: every +x link carries 3 flows,
+  // so accepted <= 1/3 flit/node/cycle, and with links kept busy it gets close to it.
+  Fabric f = make_mesh(8, 1, true);
+  Routing r = route_dor(f, 8, 1, true);
+  Config c;
+  c.packet_flits = 8, c.buffer_flits = 32;
+  TrafficSpec t;
+  t.pattern = "tornado";
+  t.load = 0.6;
+  t.warmup = 3000, t.measure = 20000, t.max_drain = 0, t.flush = false;
+  Simulator sim(f, r, c);
+  Result res = sim.run(t);
+  std::printf("ring8 tornado @0.6: accepted %.4f (bound %.4f)\n", res.accepted, 1.0 / 3);
+  EXPECT_LE(res.accepted, 1.0 / 3 + 0.003);
+  EXPECT_GE(res.accepted, 0.9 / 3);
+  EXPECT_FALSE(res.deadlock.detected);
+  // below saturation every offered flit is accepted
+  t.load = 0.25;
+  t.max_drain = 20000, t.flush = true;
+  Result lo = run_checked(f, r, c, t);
+  EXPECT_NEAR(lo.accepted, lo.offered, 0.01);
 }
 
 TEST(FlitsimConservation, NoLossNoDuplicatesCreditsNonNegative) {
@@ -330,7 +356,18 @@ TEST(FlitsimDeadlock, TornadoRingDeadlocksWithoutNacAndCompletesWithNac) {
   EXPECT_FALSE(ok.deadlock.detected) << ok.deadlock.text;
   EXPECT_TRUE(ok.flushed) << format_result(ok);
   EXPECT_EQ(ok.delivered, ok.generated);
-  EXPECT_GT(ok.nac_confirmed, 0u);
+  EXPECT_GT(ok.nac_triggers, 0u);
+  // Evaluating the trigger only every 50 cycles lets full deadlocks form; NAC must then
+  // identify the cycle (ID packets), move heads into DABs and recover.
+  Config c50 = c;
+  c50.nac_period = 50;
+  Result rec = run_checked(f, cw, c50, t);
+  EXPECT_FALSE(rec.deadlock.detected) << rec.deadlock.text;
+  EXPECT_TRUE(rec.flushed) << format_result(rec);
+  EXPECT_EQ(rec.delivered, rec.generated);
+  EXPECT_GT(rec.nac_confirmed, 0u);
+  EXPECT_GT(rec.nac_recovery_moves, 0u);
+  std::printf("%s", format_result(rec).c_str());
   // throughput cost: same ring, deadlock-free dateline routing on 2 VLs (same buffer per VL)
   Routing dateline = route_dor(f, k, 1, true);
   Config c2 = c;
@@ -339,10 +376,10 @@ TEST(FlitsimDeadlock, TornadoRingDeadlocksWithoutNacAndCompletesWithNac) {
   // tornado on a ring with minimal routing goes +3 hops, like the clockwise routing
   Result base = run_checked(f, dateline, c2, t);
   EXPECT_FALSE(base.deadlock.detected);
-  std::printf("tornado ring k=%d load %.2f: NAC accepted %.4f (%llu confirmed cycles), dateline 2-VL accepted %.4f, "
-              "NAC/baseline = %.3f\n",
-              k, t.load, ok.accepted, static_cast<unsigned long long>(ok.nac_confirmed), base.accepted,
-              base.accepted > 0 ? ok.accepted / base.accepted : 0.0);
+  std::printf("tornado ring k=%d load %.2f: accepted NAC(period 1) %.4f, NAC(period 50) %.4f, dateline 2-VL %.4f; "
+              "NAC/baseline = %.3f / %.3f\n",
+              k, t.load, ok.accepted, rec.accepted, base.accepted, base.accepted > 0 ? ok.accepted / base.accepted : 0.0,
+              base.accepted > 0 ? rec.accepted / base.accepted : 0.0);
   RecordProperty("nac_accepted", std::to_string(ok.accepted));
   RecordProperty("baseline_accepted", std::to_string(base.accepted));
 }
