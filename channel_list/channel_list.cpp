@@ -1,0 +1,238 @@
+#include "ftroute/channel_list.hpp"
+
+#include <algorithm>
+#include <queue>
+
+#include "ftroute/error.hpp"
+
+namespace ftroute {
+
+void ChannelList::resize(Id n) {
+  if (pos_.size() >= n) return;
+  pos_.resize(n, -1);
+  out_.resize(n);
+  in_.resize(n);
+  mark_.resize(n, 0);
+}
+
+ChannelList::ChannelList(Id num_ids, const std::vector<Id>& channels, const std::vector<Dep>& deps) {
+  resize(num_ids);
+  for (Id c : channels) add_channel(c);
+  for (auto [a, b] : deps) {
+    add_channel(a);
+    add_channel(b);
+    insert_dep(a, b);
+  }
+  rebuild_order();
+}
+
+ChannelList ChannelList::build(const Fabric& fabric, const Routing& routing, const ChannelListOptions& options) {
+  CdgBuildOptions co;
+  co.switch_sources = options.switch_sources;
+  co.switch_destinations = true;
+  co.collect_loads = false;
+  CdgBuild b = build_cdg(fabric, routing, co);
+  if (auto cyc = b.cdg.find_cycle(-1))
+    throw EngineError("dqr", "routing by '" + routing.engine +
+                                 "' is not deadlock-free, no channel list exists: dependency cycle " +
+                                 b.cdg.format_cycle(*cyc));
+  auto order = b.cdg.topological_order(-1, true);
+  if (!order) throw EngineError("dqr", "routing by '" + routing.engine + "' is not deadlock-free (cyclic CDG)");
+  ChannelList cl;
+  cl.fabric_ = &fabric;
+  cl.ids_ = Cdg(fabric);
+  cl.resize(cl.ids_.num_ids());
+  for (Id c : *order) cl.add_channel(c);
+  for (auto [a, x] : b.cdg.edges(-1)) cl.insert_dep(a, x);
+  std::string why;
+  if (!cl.valid(&why)) cl.rebuild_order();  // cannot happen with a correct topological order
+  return cl;
+}
+
+void ChannelList::add_channel(Id c) {
+  resize(c + 1);
+  if (pos_[c] >= 0) return;
+  pos_[c] = static_cast<int32_t>(ord_.size());
+  ord_.push_back(c);
+}
+
+void ChannelList::insert_dep(Id a, Id b) {
+  if (!deps_.insert(key(a, b)).second) return;
+  out_[a].push_back(b);
+  in_[b].push_back(a);
+}
+
+std::vector<ChannelList::Dep> ChannelList::dependencies() const {
+  std::vector<Dep> r;
+  r.reserve(deps_.size());
+  for (uint64_t k : deps_) r.emplace_back(static_cast<Id>(k >> 32), static_cast<Id>(k & 0xffffffffu));
+  std::sort(r.begin(), r.end());
+  return r;
+}
+
+bool ChannelList::valid(std::string* why) const {
+  for (size_t i = 0; i < ord_.size(); i++)
+    if (pos_[ord_[i]] != static_cast<int32_t>(i)) {
+      if (why) *why = "position table out of sync at " + std::to_string(i);
+      return false;
+    }
+  for (uint64_t k : deps_) {
+    Id a = static_cast<Id>(k >> 32), b = static_cast<Id>(k & 0xffffffffu);
+    if (!contains(a) || !contains(b) || pos_[a] >= pos_[b]) {
+      if (why) *why = "dependency " + name(a) + " -> " + name(b) + " goes down";
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string ChannelList::name(Id c) const {
+  if (fabric_) return ids_.name(c);
+  return "#" + std::to_string(c);
+}
+
+std::string ChannelList::describe(size_t max_lines) const {
+  std::string s;
+  for (size_t i = 0; i < ord_.size() && i < max_lines; i++) s += std::to_string(i) + " " + name(ord_[i]) + "\n";
+  if (ord_.size() > max_lines) s += "... (" + std::to_string(ord_.size() - max_lines) + " more)\n";
+  return s;
+}
+
+bool ChannelList::can_enable(Id a, Id b, const std::vector<Dep>& extra) const {
+  if (a == b) return false;
+  if (!contains(a) || !contains(b)) return false;
+  if (has_dep(a, b)) return true;  // already there: adding it changes nothing
+  int bound = pos_[a];
+  for (auto [x, y] : extra) bound = std::max(bound, pos(x));
+  if (pos_[b] > bound) return true;  // b and everything above it can never come back down
+  // DFS from b over deps + extra, limited to positions <= bound, looking for a.
+  if (++stamp_ == 0) {
+    std::fill(mark_.begin(), mark_.end(), 0);
+    stamp_ = 1;
+  }
+  std::vector<Id> stack{b};
+  mark_[b] = stamp_;
+  while (!stack.empty()) {
+    Id u = stack.back();
+    stack.pop_back();
+    if (u == a) return false;
+    auto visit = [&](Id v) {
+      if (v < pos_.size() && pos_[v] >= 0 && pos_[v] <= bound && mark_[v] != stamp_) {
+        mark_[v] = stamp_;
+        stack.push_back(v);
+      }
+    };
+    for (Id v : out_[u]) visit(v);
+    for (auto [x, y] : extra)
+      if (x == u) visit(y);
+  }
+  return true;
+}
+
+bool ChannelList::enable(Id a, Id b) {
+  if (a == b || !contains(a) || !contains(b)) return false;
+  if (has_dep(a, b)) return true;
+  const int lb = pos_[b], ub = pos_[a];
+  if (lb > ub) {
+    insert_dep(a, b);
+    return true;
+  }
+  // Pearce-Kelly: forward set from b within [lb, ub], backward set from a within [lb, ub].
+  if (++stamp_ == 0) {
+    std::fill(mark_.begin(), mark_.end(), 0);
+    stamp_ = 1;
+  }
+  std::vector<Id> fwd, stack{b};
+  mark_[b] = stamp_;
+  while (!stack.empty()) {
+    Id u = stack.back();
+    stack.pop_back();
+    if (u == a) return false;  // cycle
+    fwd.push_back(u);
+    for (Id v : out_[u])
+      if (pos_[v] <= ub && mark_[v] != stamp_) mark_[v] = stamp_, stack.push_back(v);
+  }
+  std::vector<Id> bwd;
+  stack.push_back(a);
+  mark_[a] = stamp_;
+  while (!stack.empty()) {
+    Id u = stack.back();
+    stack.pop_back();
+    bwd.push_back(u);
+    for (Id v : in_[u])
+      if (pos_[v] >= lb && mark_[v] != stamp_) mark_[v] = stamp_, stack.push_back(v);
+  }
+  auto by_pos = [&](Id x, Id y) { return pos_[x] < pos_[y]; };
+  std::sort(fwd.begin(), fwd.end(), by_pos);
+  std::sort(bwd.begin(), bwd.end(), by_pos);
+  std::vector<int32_t> slots;
+  slots.reserve(fwd.size() + bwd.size());
+  for (Id x : fwd) slots.push_back(pos_[x]);
+  for (Id x : bwd) slots.push_back(pos_[x]);
+  std::sort(slots.begin(), slots.end());
+  size_t i = 0;
+  for (Id x : bwd) pos_[x] = slots[i], ord_[static_cast<size_t>(slots[i])] = x, i++;
+  for (Id x : fwd) pos_[x] = slots[i], ord_[static_cast<size_t>(slots[i])] = x, i++;
+  moved_ += fwd.size() + bwd.size();
+  enabled_++;
+  insert_dep(a, b);
+  return true;
+}
+
+bool ChannelList::enable_all(const std::vector<Dep>& deps) {
+  std::vector<Dep> prefix;
+  prefix.reserve(deps.size());
+  for (auto d : deps) {
+    if (!can_enable(d.first, d.second, prefix)) return false;
+    prefix.push_back(d);
+  }
+  for (auto d : deps)
+    if (!enable(d.first, d.second)) throw Error("channel list: joint check accepted a cyclic turn set (bug)");
+  return true;
+}
+
+void ChannelList::replace_dependencies(const std::vector<Dep>& deps) {
+  deps_.clear();
+  for (auto& v : out_) v.clear();
+  for (auto& v : in_) v.clear();
+  bool down = false;
+  for (auto [a, b] : deps) {
+    add_channel(a);
+    add_channel(b);
+    insert_dep(a, b);
+    if (pos_[a] >= pos_[b]) down = true;
+  }
+  if (down) rebuild_order();
+}
+
+void ChannelList::rebuild_order() {
+  // Kahn's algorithm, ready channels taken by current position (stable).
+  std::vector<uint32_t> indeg(pos_.size(), 0);
+  for (uint64_t k : deps_) indeg[k & 0xffffffffu]++;
+  using Item = std::pair<int32_t, Id>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
+  for (Id c : ord_)
+    if (indeg[c] == 0) ready.push({pos_[c], c});
+  std::vector<Id> out;
+  out.reserve(ord_.size());
+  while (!ready.empty()) {
+    Id u = ready.top().second;
+    ready.pop();
+    out.push_back(u);
+    for (Id v : out_[u])
+      if (--indeg[v] == 0) ready.push({pos_[v], v});
+  }
+  if (out.size() != ord_.size()) {
+    for (Id c : ord_)
+      if (indeg[c] > 0) {
+        Id nxt = 0;
+        for (Id v : out_[c])
+          if (indeg[v] > 0) nxt = v;
+        throw Error("channel list: dependencies are cyclic (e.g. through " + name(c) + " -> " + name(nxt) + ")");
+      }
+  }
+  ord_ = std::move(out);
+  for (size_t i = 0; i < ord_.size(); i++) pos_[ord_[i]] = static_cast<int32_t>(i);
+}
+
+}  // namespace ftroute

@@ -1,0 +1,167 @@
+// The `dqr` engine: DQR patch of the previous routing, full routing with the base engine
+// otherwise. See ftroute/dqr.hpp.
+#include <chrono>
+#include <cstdio>
+
+#include "ftroute/dqr.hpp"
+#include "ftroute/grid.hpp"
+
+namespace ftroute {
+
+DqrOptions dqr_options_from(const EngineOptions& o, bool mesh_recognised) {
+  DqrOptions d;
+  std::string paths = o.get("paths", "local");
+  if (paths == "local") d.paths = DqrOptions::Paths::Local;
+  else if (paths == "e2e" || paths == "end-to-end") d.paths = DqrOptions::Paths::EndToEnd;
+  else throw OptionError("option paths=" + paths + " for engine 'dqr': expected local or e2e");
+  std::string turns = o.get("turns", "all");
+  if (turns == "all") d.turns = DqrOptions::Turns::All;
+  else if (turns == "single") d.turns = DqrOptions::Turns::Single;
+  else throw OptionError("option turns=" + turns + " for engine 'dqr': expected single or all");
+  std::string plugin = o.get("plugin", "auto");
+  if (plugin == "auto") d.mesh_plugin = mesh_recognised;
+  else if (plugin == "mesh") d.mesh_plugin = true;
+  else if (plugin == "none") d.mesh_plugin = false;
+  else throw OptionError("option plugin=" + plugin + " for engine 'dqr': expected auto, mesh or none");
+  d.switch_sources = o.get_bool("switch_sources", false);
+  return d;
+}
+
+namespace {
+
+std::string pct(uint64_t a, uint64_t b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f%%", b ? 100.0 * static_cast<double>(a) / static_cast<double>(b) : 0.0);
+  return buf;
+}
+
+// Maps every node of `now` to its index in `prev` (by GUID, else by node id); empty if the node
+// sets differ.
+std::vector<int> map_nodes(const Fabric& prev, const Fabric& now) {
+  if (prev.size() != now.size()) return {};
+  std::vector<int> m(static_cast<size_t>(now.size()), -1);
+  std::vector<bool> taken(static_cast<size_t>(prev.size()), false);
+  for (int i = 0; i < now.size(); i++) {
+    const Node& n = now.node(i);
+    std::optional<int> j;
+    if (i < prev.size() && prev.node(i).guid == n.guid && prev.node(i).id == n.id) j = i;
+    else if (n.guid) j = prev.find_guid(n.guid);
+    if (!j) j = prev.find(n.id);
+    if (!j || taken[static_cast<size_t>(*j)] || prev.node(*j).num_ports != n.num_ports || prev.node(*j).type != n.type)
+      return {};
+    taken[static_cast<size_t>(*j)] = true;
+    m[static_cast<size_t>(i)] = *j;
+  }
+  return m;
+}
+
+}  // namespace
+
+Routing DqrEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) {
+  options.check_known(kName, option_keys());
+  const Fabric& shape = previous.fabric ? *previous.fabric : fabric;
+  const bool mesh = recognise_mesh(shape).has_value();
+  const std::string base = options.get("base", mesh ? "dor" : "ft-minhop");
+  const DqrOptions dopt = dqr_options_from(options, mesh);
+  const bool fallback = options.get_bool("fallback", true);
+  if (base == kName) throw OptionError("option base=dqr for engine 'dqr': the base engine must be another engine");
+
+  auto full = [&](const std::string& reason) {
+    auto eng = factory_(base);
+    auto t0 = std::chrono::steady_clock::now();
+    Routing r = eng->route(fabric, EngineOptions{}, previous);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.notes.push_back("dqr: " + reason + "; full routing with base engine '" + base + "' (" +
+                      std::to_string(static_cast<long>(s * 1e3)) + " ms)");
+    r.engine = std::string(kName) + "(" + r.engine + ")";
+    return r;
+  };
+  if (!previous.fabric || !previous.routing) return full("no previous routing");
+  const Fabric& pf = *previous.fabric;
+  const Routing& pr = *previous.routing;
+  std::vector<int> m = map_nodes(pf, fabric);
+  if (m.empty()) return full("the node set changed since the previous routing (DQR handles removed links only)");
+  for (int i = 0; i < fabric.size(); i++)
+    for (int p = 0; p <= fabric.node(i).num_ports; p++) {
+      if (p == 0 && !fabric.node(i).is_switch()) continue;
+      const Port& a = fabric.node(i).port(p);
+      const Port& b = pf.node(m[static_cast<size_t>(i)]).port(p);
+      if (a.base_lid != b.base_lid || a.lmc != b.lmc)
+        return full("LIDs changed at " + fabric.port_name(i, p) + " (DQR keeps LIDs)");
+    }
+  // `before`: the new fabric with the links that disappeared put back
+  std::vector<int> inv(static_cast<size_t>(fabric.size()));
+  for (int i = 0; i < fabric.size(); i++) inv[static_cast<size_t>(m[static_cast<size_t>(i)])] = i;
+  Fabric before = fabric;
+  for (int j = 0; j < pf.size(); j++)
+    for (int p = 1; p <= pf.node(j).num_ports; p++) {
+      const Port& b = pf.node(j).port(p);
+      if (!b.connected()) continue;
+      int i = inv[static_cast<size_t>(j)], pi = inv[static_cast<size_t>(b.peer_node)];
+      const Port& now = before.node(i).port(p);
+      if (now.connected()) {
+        if (now.peer_node != pi || now.peer_port != b.peer_port)
+          return full("link at " + fabric.port_name(i, p) + " was re-cabled (DQR handles removed links only)");
+        continue;
+      }
+      if (before.node(pi).port(b.peer_port).connected())
+        return full("link at " + fabric.port_name(pi, b.peer_port) + " was re-cabled");
+      before.connect(i, p, pi, b.peer_port);
+    }
+  // previous routing in the new node numbering
+  Routing old;
+  old.engine = pr.engine;
+  old.lfts = Lfts(fabric);
+  for (int i = 0; i < fabric.size(); i++)
+    if (fabric.node(i).is_switch()) {
+      const auto& t = pr.lfts.table(m[static_cast<size_t>(i)]);
+      for (size_t l = 0; l < t.size() && l <= fabric.max_lid(); l++) old.lfts.set(i, static_cast<Lid>(l), t[l]);
+    }
+  old.path_sl = pr.path_sl;
+  old.num_vls = pr.num_vls;
+  for (const auto& [k, tab] : pr.sl2vl.raw()) {
+    int node = static_cast<int>(k >> 16);
+    if (node >= 0 && node < fabric.size())
+      old.sl2vl.set(inv[static_cast<size_t>(node)], static_cast<int>((k >> 8) & 0xff), static_cast<int>(k & 0xff), tab);
+  }
+  try {
+    auto t0 = std::chrono::steady_clock::now();
+    ChannelListOptions clo;
+    clo.switch_sources = dopt.switch_sources;
+    ChannelList list = ChannelList::build(before, old, clo);
+    double tb = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    DqrResult res = dqr_reconfigure(list, before, fabric, old, dopt);
+    if (!res.ok) {
+      std::string why = res.failures.empty() ? "unknown" : res.failures.front();
+      if (!fallback) throw EngineError(kName, "reconfiguration failed: " + why);
+      return full("DQR (" + dopt.variant_name() + ") failed after " + std::to_string(res.failed_channels / 2) +
+                  " link fault(s): " + why);
+    }
+    Routing r;
+    r.engine = kName;
+    r.lfts = std::move(res.lfts);
+    r.path_sl = old.path_sl;
+    r.sl2vl = old.sl2vl;
+    r.num_vls = old.num_vls;
+    if (res.failed_channels == 0) {
+      r.notes.push_back("dqr: no link of the previous routing disappeared; previous routing kept (0 entries changed)");
+    } else {
+      r.notes.push_back("dqr: patched the previous routing (" + old.engine + ") with " + dopt.variant_name() + " after " +
+                        std::to_string(res.failed_channels / 2) + " failed link(s): " +
+                        std::to_string(res.entries_changed) + " of " + std::to_string(res.entries_total) +
+                        " LFT entries changed (" + pct(res.entries_changed, res.entries_total) + "), " +
+                        std::to_string(res.dlids_affected) + " DLIDs affected, " +
+                        pct(res.flows_affected, res.flows_total) + " of CA flows rerouted, " +
+                        std::to_string(res.turns_enabled) + " turns enabled; channel list " +
+                        std::to_string(static_cast<long>(tb * 1e3)) + " ms, reconfiguration " +
+                        std::to_string(static_cast<long>(res.seconds * 1e3)) + " ms");
+    }
+    for (auto& n : res.notes) r.notes.push_back("dqr: " + n);
+    return r;
+  } catch (const EngineError& e) {
+    if (!fallback) throw;
+    return full(std::string("DQR not applicable: ") + e.what());
+  }
+}
+
+}  // namespace ftroute

@@ -1,0 +1,129 @@
+// Dynamic Quick Reconfiguration (DQR) after link faults (seed 004, Sem-Jacobsen & Lysne;
+// spec fattree_fip_dqr.md C.3, C.4, D.4). docs/dqr.md explains the choices made here.
+//
+// InfiniBand LFTs are per destination LID, so DQR works per DLID d (spec C.4 caveat 1): the
+// entries of d form an in-tree, a "disconnected flow" is a switch whose route to d crosses a
+// failed link, and a new path from a switch w must end where it joins a switch whose route
+// already reaches d (its entry is then followed, not replaced). Every entry set on the path
+// replaces the forwarding of *all* traffic for d through that switch, so the dependencies
+// checked against the channel list for a switch y whose entry becomes port q are:
+//   (every channel on which traffic for d arrives at y, old or new) -> (y, q)  on d's VLs,
+// plus the turn of the path itself and, at the junction, the turn onto the joined route (and
+// the joined route's own hops if it carried no traffic before). Old dependencies are kept in
+// the list (spec C.4 mitigation 1), which makes every junction a packet can meet during the
+// transition a dependency that was checked.
+//
+// Options mirror the paper's variants (§IV-A, §V):
+//   paths = local      reroute only the switch just before each failed link (the "near end");
+//                      everything upstream keeps its entry and follows the repaired switch.
+//                      This is the per-destination form of the paper's local reroute.
+//           e2e        end to end: every affected switch, farthest from d first, gets a fresh
+//                      shortest path (which fixes the affected switches it passes through).
+//   turns = single     every new turn is checked alone against the committed list;
+//                      the path's turns are committed jointly at the end (may then fail).
+//           all        a candidate's turns are checked together ("local copy" of the list).
+//   mesh_plugin        topology plug-in (§IV-C): on a recognised mesh, for every failed link
+//                      enable the detour one hop towards the centre of the mesh (Lysne et al.)
+//                      with its entry and exit turns before any path search.
+// Cost of a path (Dijkstra over channels): 1 per hop + turn_cost per dependency that goes down
+// in the list (needs a reorder) + new_dep_cost per new dependency that goes up + override_cost
+// per switch whose still-working entry is changed. Dependencies already present (including
+// turns enabled earlier in the same reconfiguration) are free, which prefers enabled turns.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ftroute/channel_list.hpp"
+#include "ftroute/engine.hpp"
+
+namespace ftroute {
+
+struct DqrOptions {
+  enum class Paths { Local, EndToEnd };
+  enum class Turns { Single, All };
+  Paths paths = Paths::Local;
+  Turns turns = Turns::All;
+  bool mesh_plugin = false;
+  bool switch_sources = false;   // must match the channel list's ChannelListOptions
+  double turn_cost = 4.0;
+  double new_dep_cost = 0.25;
+  double override_cost = 1.0;
+  std::string variant_name() const;  // "local-all", "mesh-single", ...
+};
+
+struct LftChange {
+  int sw = -1;
+  Lid lid = 0;
+  uint8_t old_port = kNoPath, new_port = kNoPath;
+  int stage = 0;  // transition stage: hops from sw to the LID along the new routes
+};
+
+struct DqrResult {
+  bool ok = false;
+  Lfts lfts;                        // the patched tables (the old ones where !ok)
+  std::vector<LftChange> changes;   // in transition order (see transition_order)
+  std::vector<std::string> failures;  // why a DLID could not be repaired (first few)
+  std::vector<std::string> notes;
+  int failed_channels = 0;          // directed switch-switch channels that disappeared
+  uint64_t entries_total = 0;       // routed (switch, LID) entries before the fault
+  uint64_t entries_affected = 0;    // entries whose route crossed a failed link
+  uint64_t entries_changed = 0;     // = changes.size()
+  uint64_t dlids_affected = 0;
+  uint64_t flows_total = 0;         // CA->CA pairs (base LIDs)
+  uint64_t flows_affected = 0;      // of those, routed over a failed link
+  uint64_t turns_enabled = 0;       // downward deps made legal by reordering
+  uint64_t channels_moved = 0;
+  bool plugin_applied = false;      // mesh plug-in enabled all its detours
+  double seconds = 0;
+};
+
+// Repairs `old_routing` (computed for `before`) for `after`, a fabric with the same nodes and
+// ports and some links removed (links added are usable but not required). `list` must be the
+// channel list of old_routing on `before`; it is updated in place (turns enabled, new deps
+// added, old deps kept). Throws EngineError("dqr", ...) when DQR does not apply (node/port
+// layout differs, VLs change along paths); returns ok = false with failures when some
+// destination cannot be repaired without a deadlock or loop.
+DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric& after, const Routing& old_routing,
+                          const DqrOptions& options);
+
+// Changes ordered so that every intermediate state is loop-free and deadlock-free: stage k =
+// entries k hops from their LID along the new routes, stages in increasing order, so a packet
+// that met one updated entry only meets updated entries afterwards (old prefix + new suffix).
+// Between two stages the SM should let the packet lifetime expire (IB switch lifetime / HOQ
+// limit) so old packets on a channel whose sender was just updated have drained: the search
+// relies on that for the one junction it does not add to the list (a packet that arrived at y
+// from the switch y now forwards to, which is always updated a stage earlier).
+std::vector<LftChange> transition_order(const Fabric& after, const Lfts& new_lfts, std::vector<LftChange> changes);
+
+// Engine "dqr": with a PreviousRouting it patches the previous routing for the new fabric;
+// otherwise (or if DQR fails) it routes with the base engine. Options:
+//   base=<engine>         first/fallback routing (default: dor on a mesh, else ft-minhop)
+//   paths=local|e2e, turns=single|all, plugin=auto|mesh|none (auto = mesh when recognised)
+//   switch_sources=bool   count switch-generated traffic in the channel list (default false)
+//   fallback=bool         full re-route with the base engine when DQR fails (default true;
+//                         false = throw EngineError so OpenSM falls back)
+// Routing::notes records what happened ("dqr: patched ...: N of M entries changed").
+class DqrEngine : public Engine {
+ public:
+  using Factory = std::function<std::unique_ptr<Engine>(const std::string&)>;
+  explicit DqrEngine(Factory factory) : factory_(std::move(factory)) {}
+  static constexpr const char* kName = "dqr";
+  std::string name() const override { return kName; }
+  std::vector<std::string> option_keys() const override {
+    return {"base", "paths", "turns", "plugin", "switch_sources", "fallback"};
+  }
+  using Engine::route;
+  Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+
+ private:
+  Factory factory_;
+};
+
+// Options parsed from EngineOptions (shared by the engine and the CLI).
+DqrOptions dqr_options_from(const EngineOptions& o, bool mesh_recognised);
+
+}  // namespace ftroute
