@@ -302,16 +302,19 @@ class Parser {
     skip_ws(cmd, p);
     uint64_t g = number(cmd, p, file, ln, "GUID");
     trailer(cmd, p, file, ln, false);
-    if (port >= 1 && !nd.is_switch()) {
-      nd.port(port).guid = g;
-    } else {  // ibsim changes only the node GUID (a switch's port GUIDs stay)
-      auto it = guids_.find(g);
-      if (it != guids_.end() && it->second != *n)
-        fail(file, ln, "'do Guid': node GUID " + hex(g) + " already used by \"" + f_.node(it->second).id + "\"");
-      guids_.erase(nd.guid);
-      nd.guid = g;
-      guids_[g] = *n;
-    }
+    if (port >= 1 && !nd.is_switch())
+      fail(file, ln, "'do Guid' on a CA/router port has no effect in ibsim 0.10 (ports always report node GUID + "
+                     "port number); set the node GUID instead");
+    // ibsim changes the node GUID; what the SM then sees for the ports follows it (switch ports
+    // report the node GUID, CA/router port p reports node GUID + p)
+    auto it = guids_.find(g);
+    if (it != guids_.end() && it->second != *n)
+      fail(file, ln, "'do Guid': node GUID " + hex(g) + " already used by \"" + f_.node(it->second).id + "\"");
+    guids_.erase(nd.guid);
+    nd.guid = g;
+    guids_[g] = *n;
+    for (int q = 0; q <= nd.num_ports; q++)
+      nd.port(q).guid = nd.is_switch() ? g : (q ? g + static_cast<uint64_t>(q) : 0);
   }
 
   // Node header at lines[i] plus its port lines; returns the index of the next line to read.
@@ -699,7 +702,6 @@ std::string write_net(const Fabric& f, const NetWriteOptions& opt) {
   std::vector<int> order(f.switches().begin(), f.switches().end());
   for (int n = 0; n < f.size(); n++)
     if (!f.node(n).is_switch()) order.push_back(n);
-  std::vector<std::string> do_lines;
   for (int n : order) {
     const Node& nd = f.node(n);
     const TypeIdx t = idx_of(nd.type);
@@ -724,7 +726,9 @@ std::string write_net(const Fabric& f, const NetWriteOptions& opt) {
                             hex(nd.guid) + "; ibsim cannot reproduce that");
         if (p == 0) continue;
       } else if (pt.guid && pt.guid != g + static_cast<uint64_t>(p)) {
-        do_lines.push_back("do Guid \"" + nd.id + "\"[" + std::to_string(p) + "] " + hex(pt.guid));
+        throw FabricError("port " + f.port_name(n, p) + " has GUID " + hex(pt.guid) + ", not node GUID + " +
+                          std::to_string(p) + " = " + hex(g + static_cast<uint64_t>(p)) +
+                          "; ibsim 0.10 cannot reproduce that");
       }
       if (!pt.connected()) continue;
       std::string s = "[" + std::to_string(p) + "]\t\"" + f.node(pt.peer_node).id + "\"[" +
@@ -736,10 +740,6 @@ std::string write_net(const Fabric& f, const NetWriteOptions& opt) {
       line(s);
     }
     line("");
-  }
-  if (!do_lines.empty()) {
-    line("# port GUIDs that differ from node GUID + port number");
-    for (const auto& d : do_lines) line(d);
   }
   return out;
 }

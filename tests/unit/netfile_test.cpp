@@ -129,14 +129,18 @@ TEST(NetFile, GuidDirectives) {
   expect_round_trip(f, "directives");
 }
 
-TEST(NetFile, DoGuidSetsPortAndNodeGuids) {
+TEST(NetFile, DoGuidSetsNodeGuids) {
+  // ibsim reports CA port p as node GUID + p and switch ports as the node GUID (sim_mad.c)
   Fabric f = parse_net(
       "Switch 4 \"S\"\n[1] \"H\"[1]\n\nHca 2 \"H\"\n[1] \"S\"[1]\n\n"
-      "do Guid \"H\"[1] 0xabc\ndo Verbose 1\ndo Guid \"S\" 0x999\n",
+      "do Guid \"H\" 0xabc\ndo Verbose 1\ndo Guid \"S\"[2] 0x999\n",
       "d.net");
-  EXPECT_EQ(f.node(id(f, "H")).port(1).guid, 0xabcu);
-  EXPECT_EQ(f.node(id(f, "H")).port(2).guid, 0x100002u);
+  EXPECT_EQ(f.node(id(f, "H")).guid, 0xabcu);
+  EXPECT_EQ(f.node(id(f, "H")).port(2).guid, 0xabeu);
   EXPECT_EQ(f.node(id(f, "S")).guid, 0x999u);
+  EXPECT_EQ(f.node(id(f, "S")).port(3).guid, 0x999u);
+  // the port form has no effect in ibsim: rejected
+  EXPECT_THROW(parse_net("Hca 2 \"H\"\n\ndo Guid \"H\"[1] 0x5\n", "d2.net"), ParseError);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -341,14 +345,12 @@ TEST(NetFile, WriterReproducesNonDefaultGuidsAndLids) {
   f.connect(h, 2, b, 3);
   f.connect(r, 1, b, 4);
   f.assign_default_guids();
-  f.node(h).port(2).guid = 0x123456;  // needs `do Guid`
   f.node(h).desc = "host with blanks";
   f.node(a).port(1).width = 1;
   f.node(b).port(1).width = 1;
   f.assign_lids(1);
   std::string w = write_net(f);
   EXPECT_NE(w.find("switchguid=0xaa00"), std::string::npos) << w;
-  EXPECT_NE(w.find("do Guid \"H\"[2] 0x123456"), std::string::npos) << w;
   EXPECT_NE(w.find("width=3"), std::string::npos) << w;
   EXPECT_NE(w.find("rtguid=0x300000"), std::string::npos) << w;
   Fabric g = parse_net(w, "w.net");
@@ -373,6 +375,11 @@ TEST(NetFile, WriterRejectsWhatIbsimCannotLoad) {
   int s = h.add_node(NodeType::Switch, "S", 4, 0x10);
   h.node(s).port(2).guid = 0x11;  // ibsim gives every switch port the node GUID
   EXPECT_THROW(write_net(h), FabricError);
+  Fabric c;
+  int ca = c.add_node(NodeType::Ca, "H", 2, 0x100);
+  c.node(ca).port(1).guid = 0x101;
+  c.node(ca).port(2).guid = 0x200;  // ibsim reports node GUID + port
+  EXPECT_THROW(write_net(c), FabricError);
 }
 
 TEST(NetFile, FabricDiffFindsDifferences) {

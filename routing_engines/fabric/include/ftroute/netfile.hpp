@@ -32,8 +32,9 @@
 //   width= speed=   default enabled width/speed for the ports of the following nodes;
 //   include "file"  relative names are looked up next to the including file, then in the
 //                   current directory (ibsim itself only uses the current directory);
-//   do <command>    ibsim console command at load time: `do Guid "node"[p] 0x..` is applied
-//                   (CA/router port GUID with [p], node GUID otherwise, exactly as ibsim);
+//   do <command>    ibsim console command at load time: `do Guid "node" 0x..` sets the node
+//                   GUID (port GUIDs follow it, as the SM sees them in ibsim); the port form
+//                   `do Guid "ca"[p] ..` is rejected because ibsim 0.10 ignores it in NodeInfo;
 //                   commands that change the topology or LIDs (Link, Unlink, ReLink, Clear,
 //                   Baselid), Quit and `!file` are rejected; the others (Dump, Verbose, ...)
 //                   are ignored.
@@ -82,13 +83,13 @@ struct NetWriteOptions {
 // Writes an ibsim-loadable .net text: a comment header, then switches (in the order of
 // Fabric::switches()), then CAs and routers (node order), each port listed on both ends.
 // GUID directives (switchguid=/caguid=/rtguid=) are written only where ibsim's own counters
-// would give a different node GUID, and `do Guid "id"[p] 0x..` lines (at the end) for CA/router
-// port GUIDs other than node GUID + p, so ibsim reproduces every GUID of the Fabric. Nodes
+// would give a different node GUID, so ibsim reproduces every GUID of the Fabric. Nodes
 // whose GUID is 0 get whatever ibsim assigns (call Fabric::assign_default_guids() first for a
 // faithful round trip). If some port's width is not 4x a `width=3` directive (1x|4x enabled)
 // is written so every link has a common width in ibsim. read(write(f)) equals f (fabric_diff).
 // Throws FabricError if the fabric cannot be expressed (id with '"', '#', '@' or longer than 64
-// characters, desc with '"', a switch port GUID different from the node GUID, an unsupported
+// characters, desc with '"', a switch port GUID different from the node GUID, a CA/router port
+// GUID other than node GUID + port (ibsim derives port GUIDs that way), an unsupported
 // width, a line longer than 255 characters).
 std::string write_net(const Fabric& f, const NetWriteOptions& opt = {});
 
