@@ -256,8 +256,10 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
     pair_base[static_cast<size_t>(i)] = npairs;
     if (is_sw[static_cast<size_t>(i)]) npairs += static_cast<size_t>(nports[static_cast<size_t>(i)] + 1) * (nports[static_cast<size_t>(i)] + 1);
   }
+  // (s, out, in) order: the sources behind one switch share `out` for a destination, so their
+  // entries are adjacent.
   auto pair_index = [&](int s, int in, int o) {
-    return pair_base[static_cast<size_t>(s)] + static_cast<size_t>(in) * (nports[static_cast<size_t>(s)] + 1) + static_cast<size_t>(o);
+    return pair_base[static_cast<size_t>(s)] + static_cast<size_t>(o) * (nports[static_cast<size_t>(s)] + 1) + static_cast<size_t>(in);
   };
   std::vector<uint8_t> sw_vl, ca_vl;
   if (!identity_vl) {
@@ -297,11 +299,16 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
   st.sources = static_cast<int>(sources.size());
 
   // Per-state arrays; a state is (node, in_port, sl), index (link_id(node, in_port)) * 16 + sl.
+  // SL-major (index sl * nlinks + link) so the states of one SL are contiguous, and one record per
+  // state so a visit touches one cache line.
+  struct StateRec {
+    uint32_t stamp = 0;
+    int32_t next = -1, res = -1, outch = -1;
+    uint32_t cnt = 0;
+    uint16_t hops = 0;
+  };
   const size_t nstates = static_cast<size_t>(nlinks) * kNumVlSlots;
-  std::vector<uint32_t> stamp(nstates, 0);
-  std::vector<int32_t> next(nstates, -1), res(nstates, -1), outch(nstates, -1);
-  std::vector<uint16_t> hops(nstates, 0);
-  std::vector<uint32_t> cnt(opt.collect_loads ? nstates : 0, 0);
+  std::vector<StateRec> S(nstates);
   std::vector<uint16_t> edge_cache(npairs, 0);  // (s,in,out) -> last (vin*16+vout)+1 inserted
   if (opt.collect_loads) st.link_load.assign(static_cast<size_t>(nlinks), 0);
   std::vector<uint8_t> used_local(static_cast<size_t>(nlinks) * kNumVlSlots, 0);
@@ -318,7 +325,7 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
   std::vector<std::vector<int32_t>> buckets;
 
   auto state_of = [&](int node, int in, int sl) {
-    return static_cast<int32_t>(static_cast<size_t>(cdg.link_id(node, in)) * kNumVlSlots + static_cast<size_t>(sl));
+    return static_cast<int32_t>(static_cast<size_t>(sl) * static_cast<size_t>(nlinks) + static_cast<size_t>(cdg.link_id(node, in)));
   };
   auto vl_at = [&](int s, int in, int o, int sl) -> int {
     if (identity_vl) return sl;
@@ -359,8 +366,8 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
         int32_t cur = start;
         for (;;) {
           const size_t cu = static_cast<size_t>(cur);
-          if (stamp[cu] >= dest_base) {
-            if (stamp[cu] == walk_id) {  // revisited within this walk: loop
+          if (S[cu].stamp >= dest_base) {
+            if (S[cu].stamp == walk_id) {  // revisited within this walk: loop
               drops.push_back({DropKind::Loop, s, in});
               result = static_cast<int32_t>(drops.size() - 1);
               if (static_cast<int>(st.loop_examples.size()) < opt.max_examples) {
@@ -368,34 +375,36 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
                 size_t i = walk.size();
                 while (i > 0 && walk[i - 1] != cur) i--;
                 for (size_t j = i - 1; j < walk.size(); j++) {
-                  const int link = static_cast<int>(static_cast<size_t>(walk[j]) / kNumVlSlots);
+                  const int link = static_cast<int>(static_cast<size_t>(walk[j]) % static_cast<size_t>(nlinks));
                   const int sw = cdg.link_node(link);
-                  const int32_t oc = outch[static_cast<size_t>(walk[j])];
+                  const int32_t oc = S[static_cast<size_t>(walk[j])].outch;
                   txt += f.port_name(sw, oc >= 0 ? cdg.link_port(static_cast<int>(oc / kNumVlSlots)) : 0) + " -> ";
                 }
                 txt += "\"" + f.node(s).id + "\" (DLID " + std::to_string(d) + ")";
                 st.loop_examples.push_back(txt);
               }
             } else {
-              if (cin >= 0 && outch[cu] >= 0)
-                record_edge(s, in, cdg.link_port(static_cast<int>(outch[cu] / kNumVlSlots)),
-                            static_cast<Cdg::Id>(cin), static_cast<Cdg::Id>(outch[cu]));
-              result = res[cu];
+              if (cin >= 0 && S[cu].outch >= 0)
+                record_edge(s, in, cdg.link_port(static_cast<int>(S[cu].outch / kNumVlSlots)),
+                            static_cast<Cdg::Id>(cin), static_cast<Cdg::Id>(S[cu].outch));
+              result = S[cu].res;
             }
             break;
           }
-          stamp[cu] = walk_id;
+          S[cu].stamp = walk_id;
           walk.push_back(cur);
-          touched.push_back(cur);
-          next[cu] = -1;
-          outch[cu] = -1;
+          // A start state (CA-facing input port, or port 0) has no predecessors: its count is
+          // settled right after the walk, so it stays out of the per-destination propagation.
+          if (cur != start) touched.push_back(cur);
+          S[cu].next = -1;
+          S[cu].outch = -1;
           const std::vector<uint8_t>& tab = *tabs[static_cast<size_t>(s)];
           const int o = d < tab.size() ? tab[d] : kNoPath;
           DropKind dk{};
           bool drop = false, done = false;
           if (o == 0) {
             if (de.node == s) {
-              hops[cu] = 0;
+              S[cu].hops = 0;
               done = true;
             } else {
               dk = DropKind::NotLocal, drop = true;
@@ -412,13 +421,13 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
             } else {
               const int v = vl_at(s, in, o, sl);
               const Cdg::Id oc = static_cast<Cdg::Id>(link) * kNumVlSlots + static_cast<Cdg::Id>(v);
-              outch[cu] = static_cast<int32_t>(oc);
+              S[cu].outch = static_cast<int32_t>(oc);
               used_local[oc] = 1;
               if (cin >= 0) record_edge(s, in, o, static_cast<Cdg::Id>(cin), oc);
               const int pp = peer_port[static_cast<size_t>(link)];
               if (!is_sw[static_cast<size_t>(pn)]) {
                 if (pn == de.node && pp == de.port) {
-                  hops[cu] = 1;
+                  S[cu].hops = 1;
                   done = true;
                 } else {
                   dk = DropKind::WrongEndpoint, drop = true;
@@ -429,7 +438,7 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
                 s = pn;
                 in = pp;
                 const int32_t nx = state_of(s, in, sl);
-                next[cu] = nx;
+                S[cu].next = nx;
                 cur = nx;
                 continue;
               }
@@ -447,26 +456,28 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
         if (result < 0) {
           for (size_t j = walk.size(); j-- > 0;) {
             const size_t w = static_cast<size_t>(walk[j]);
-            res[w] = -1;
-            if (next[w] >= 0) hops[w] = static_cast<uint16_t>(hops[static_cast<size_t>(next[w])] + 1);
+            S[w].res = -1;
+            if (S[w].next >= 0) S[w].hops = static_cast<uint16_t>(S[static_cast<size_t>(S[w].next)].hops + 1);
           }
         } else {
-          for (int32_t w : walk) res[static_cast<size_t>(w)] = result;
+          for (int32_t w : walk) S[static_cast<size_t>(w)].res = result;
         }
         if (src.inj_link >= 0) {
           const int v = identity_vl ? sl : ca_vl[static_cast<size_t>(src.inj_link) * kNumVlSlots + static_cast<size_t>(sl)];
           used_local[static_cast<size_t>(src.inj_link) * kNumVlSlots + static_cast<size_t>(v)] = 1;
         }
-        const int32_t rs = res[static_cast<size_t>(start)];
+        const int32_t rs = S[static_cast<size_t>(start)].res;
         if (rs < 0) {
           st.delivered++;
-          const int h = hops[static_cast<size_t>(start)] + (src.inj_link >= 0 ? 1 : 0);
+          const int h = S[static_cast<size_t>(start)].hops + (src.inj_link >= 0 ? 1 : 0);
           if (static_cast<size_t>(h) >= st.hop_histogram.size()) st.hop_histogram.resize(static_cast<size_t>(h) + 1, 0);
           st.hop_histogram[static_cast<size_t>(h)]++;
           max_hops = std::max(max_hops, h);
           if (opt.collect_loads) {
-            cnt[static_cast<size_t>(start)]++;
+            const StateRec& sr = S[static_cast<size_t>(start)];
             if (src.inj_link >= 0) st.link_load[static_cast<size_t>(src.inj_link)]++;
+            if (sr.outch >= 0) st.link_load[static_cast<size_t>(sr.outch) / kNumVlSlots]++;
+            if (sr.next >= 0) S[static_cast<size_t>(sr.next)].cnt++;
           }
         } else {
           const Drop& dr = drops[static_cast<size_t>(rs)];
@@ -491,23 +502,23 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
         for (auto& b : buckets) b.clear();
         for (int32_t t : touched) {
           const size_t w = static_cast<size_t>(t);
-          if (res[w] >= 0) continue;
-          buckets[std::min<size_t>(hops[w], buckets.size() - 1)].push_back(t);
+          if (S[w].res >= 0) continue;
+          buckets[std::min<size_t>(S[w].hops, buckets.size() - 1)].push_back(t);
         }
         for (size_t h = buckets.size(); h-- > 0;) {
           for (int32_t t : buckets[h]) {
             const size_t w = static_cast<size_t>(t);
-            const uint32_t c = cnt[w];
+            const uint32_t c = S[w].cnt;
             if (c == 0) continue;
-            if (outch[w] >= 0) st.link_load[static_cast<size_t>(outch[w]) / kNumVlSlots] += c;
-            if (next[w] >= 0) cnt[static_cast<size_t>(next[w])] += c;
-            cnt[w] = 0;
+            if (S[w].outch >= 0) st.link_load[static_cast<size_t>(S[w].outch) / kNumVlSlots] += c;
+            if (S[w].next >= 0) S[static_cast<size_t>(S[w].next)].cnt += c;
+            S[w].cnt = 0;
           }
         }
       }
       // stamps are only compared against dest_base; guard against wrap-around
       if (walk_id > 0xF0000000u) {
-        std::fill(stamp.begin(), stamp.end(), 0);
+        for (auto& x : S) x.stamp = 0;
         walk_id = 0;
       }
     }

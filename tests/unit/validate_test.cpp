@@ -307,7 +307,9 @@ TEST(Validate, IbdmchkAgreesOnRingCreditLoops) {
     const bool ibdm_loop = out.find("credit loops in routing") != std::string::npos;
     EXPECT_EQ(ibdm_loop, !rep.cdg_acyclic) << "dateline=" << dateline << "\n" << out;
     EXPECT_EQ(rep.cdg_acyclic, dateline);
-    if (dateline) EXPECT_NE(out.find("2 VLs used"), std::string::npos) << out;
+    if (dateline) {
+      EXPECT_NE(out.find("2 VLs used"), std::string::npos) << out;
+    }
   }
   fs::remove_all(dir);
 }
