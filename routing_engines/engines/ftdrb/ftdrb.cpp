@@ -23,11 +23,16 @@ struct SwitchGraph {
   std::vector<int> chan_base;          // channel id = chan_base[sid] + port
   int num_channels = 0;
 
+  // Switches are ordered by GUID (then id) so that the routing does not depend on the order in
+  // which a fabric was discovered: the plugin (OpenSM's tables) and offline tools (.net files,
+  // ibnetdiscover) then compute identical LFTs and SLs.
   explicit SwitchGraph(const Fabric& f) : sid_of(static_cast<size_t>(f.size()), -1) {
-    for (int n : f.switches()) {
-      sid_of[static_cast<size_t>(n)] = static_cast<int>(node_of.size());
-      node_of.push_back(n);
-    }
+    node_of = f.switches();
+    std::sort(node_of.begin(), node_of.end(), [&](int a, int b) {
+      const Node &x = f.node(a), &y = f.node(b);
+      return x.guid != y.guid ? x.guid < y.guid : x.id < y.id;
+    });
+    for (size_t s = 0; s < node_of.size(); s++) sid_of[static_cast<size_t>(node_of[s])] = static_cast<int>(s);
     adj.resize(node_of.size());
     chan_base.resize(node_of.size());
     for (size_t s = 0; s < node_of.size(); s++) {
