@@ -261,7 +261,12 @@ int cb_ucast_build_fwd_tables(void* context) {
     std::string line = fp::describe(name, *snap, c->counters);
     if (st.hop_fixes) line += ", " + std::to_string(st.hop_fixes) + " non-minimal hop entries set";
     plog(c, OSM_LOG_INFO, "%s", line.c_str());
-    for (const auto& n : snap->routing.notes) plog(c, OSM_LOG_INFO, "ftroute: %s: %s", name.c_str(), n.c_str());
+    for (const auto& n : snap->routing.notes) {
+      if (n.rfind(name + ":", 0) == 0)  // engines often prefix their notes with their name
+        plog(c, OSM_LOG_INFO, "ftroute: %s", n.c_str());
+      else
+        plog(c, OSM_LOG_INFO, "ftroute: %s: %s", name.c_str(), n.c_str());
+    }
     if (snap->routing.num_vls > 1 && !c->osm->subn.opt.qos)
       plog(c, OSM_LOG_ERROR,
            "ERR FT02: ftroute: engine '%s' needs %d VLs but QoS is off: SL-to-VL tables are not programmed "

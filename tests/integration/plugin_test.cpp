@@ -277,3 +277,26 @@ TEST(Plugin, LinkFaultIsReroutedByPlugin) {
   EXPECT_GT(entries_using_port(back.lfts, leaf_idx, 3), 0) << "restored link not used again";
   EXPECT_TRUE(sim.opensm_running());
 }
+
+// The plugin keeps the last Fabric+Routing per engine and hands it to the next sweep as
+// PreviousRouting: DQR (which patches the previous routing after a fault) sees it after Unlink.
+TEST(Plugin, PreviousRoutingReachesDqrAfterFault) {
+  REQUIRE_PLUGIN();
+  bool have = false;
+  for (const auto& e : engines()) have |= e.name == "dqr";
+  if (!have) GTEST_SKIP() << "dqr engine not compiled in";
+  SimFabric sim("plugin_dqr");
+  sim.start_text(torus2d_net(3, 3, 1));
+  sim.start_opensm_daemon(plugin_cfg("dqr"));
+  if (sim.engine_used() != "dqr") GTEST_SKIP() << "dqr does not serve this fabric: " << sim.opensm_log();
+  const std::string log0 = sim.opensm_log();
+  EXPECT_NE(log0.find("no previous routing"), std::string::npos) << "first sweep should have none: " << log0;
+  const int first_notes = count_occurrences(log0, "no previous routing");
+  sim.unlink("T1_1", 2);
+  ASSERT_TRUE(sim.wait_for_reroute()) << sim.opensm_log();
+  const std::string log1 = sim.opensm_log();
+  EXPECT_GT(count_occurrences(log1, "ftroute: dqr routed"), count_occurrences(log0, "ftroute: dqr routed"));
+  EXPECT_EQ(count_occurrences(log1, "no previous routing"), first_notes)
+      << "the re-route after the fault did not get the previous routing:\n" << log1.substr(log0.size());
+  expect_valid(read_live(sim));
+}
