@@ -698,6 +698,9 @@ std::string write_net(const Fabric& f, const NetWriteOptions& opt) {
     line("width=3");  // 1x|4x on every port not given w=, so each link has a common width
     line("");
   }
+  // a fabric without any GUID lets ibsim number the nodes; otherwise every GUID is written
+  // as it is (GUID 0 included: ibsim's first router really gets 0)
+  const bool has_guids = !guids.empty();
   uint64_t next[3] = {0x100000, 0x200000, 0};
   std::vector<int> order(f.switches().begin(), f.switches().end());
   for (int n = 0; n < f.size(); n++)
@@ -705,7 +708,7 @@ std::string write_net(const Fabric& f, const NetWriteOptions& opt) {
   for (int n : order) {
     const Node& nd = f.node(n);
     const TypeIdx t = idx_of(nd.type);
-    if (nd.guid && nd.guid != next[t]) {
+    if (has_guids && nd.guid != next[t]) {
       line(std::string(t == kSw ? "switchguid=" : t == kCa ? "caguid=" : "rtguid=") + hex(nd.guid));
       next[t] = nd.guid;
     }

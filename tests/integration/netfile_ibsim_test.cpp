@@ -59,6 +59,21 @@ TEST(NetfileIbsim, ShippedNetsLoadWithTheSameGuids) {
   }
 }
 
+TEST(NetfileIbsim, ExampleNetsAndRoutersHaveIbsimsGuids) {
+  if (auto m = missing_tools(); !m.empty()) GTEST_SKIP() << m;
+  std::vector<std::string> files = {source_dir() + "/tests/data/net/routers.net"};
+  for (const char* e : {"net", "net.1", "net.2sw2path4hca", "net.2sw2path4hca2port"})
+    files.push_back(std::string("/usr/share/doc/ibsim-utils/net-examples/") + e);
+  int i = 0;
+  for (const auto& file : files) {
+    SimFabric sim("netfile_example" + std::to_string(i++));
+    sim.start(file);
+    Fabric want = read_net_file(file);
+    Fabric got = parse_net(sim.ibnetdiscover(), "ibnetdiscover(" + file + ")");
+    expect_same_by_guid(want, got, file);
+  }
+}
+
 TEST(NetfileIbsim, WriterGuidDirectivesAreReproduced) {
   if (auto m = missing_tools(); !m.empty()) GTEST_SKIP() << m;
   // a faulty tree (holes in the GUID sequence) plus hand-set GUIDs

@@ -196,6 +196,28 @@ TEST(NetFile, IbnetdiscoverLmcAndWidths) {
   expect_round_trip(f, "lmc");
 }
 
+TEST(NetFile, IbnetdiscoverRouters) {
+  // ibsim 0.10 + OpenSM on tests/data/net/routers.net: routers numbered from GUID 0
+  Fabric src = read_net_file(kData + "routers.net");
+  Fabric f = read_net_file(kData + "ibnetdiscover_routers.net");
+  EXPECT_EQ(f.size(), 4);
+  EXPECT_EQ(f.num_links(), 3);
+  for (int n = 0; n < src.size(); n++) {  // same GUIDs as ibsim gave the hand-written file
+    auto g = f.find_guid(src.node(n).guid);
+    ASSERT_TRUE(g.has_value()) << src.node(n).id;
+    EXPECT_EQ(f.node(*g).desc, src.node(n).id);
+    EXPECT_EQ(f.node(*g).type, src.node(n).type);
+  }
+  int r1 = id(f, "R-0000000000000000");
+  int r2 = id(f, "R-0000000000000003");
+  EXPECT_EQ(f.node(r1).guid, 0u);
+  EXPECT_EQ(f.node(r2).port(1).guid, 4u);
+  EXPECT_EQ(f.node(r2).port(1).base_lid, 3);
+  EXPECT_EQ(f.node(r1).port(1).base_lid, 0);  // "lid 0": OpenSM gave it none
+  EXPECT_EQ(f.node(id(f, "H-0000000000100000")).port(1).base_lid, 2);
+  expect_round_trip(f, "ibnetdiscover routers");
+}
+
 // ---------------------------------------------------------------------------------------------
 // format details
 

@@ -83,9 +83,9 @@ struct NetWriteOptions {
 // Writes an ibsim-loadable .net text: a comment header, then switches (in the order of
 // Fabric::switches()), then CAs and routers (node order), each port listed on both ends.
 // GUID directives (switchguid=/caguid=/rtguid=) are written only where ibsim's own counters
-// would give a different node GUID, so ibsim reproduces every GUID of the Fabric. Nodes
-// whose GUID is 0 get whatever ibsim assigns (call Fabric::assign_default_guids() first for a
-// faithful round trip). If some port's width is not 4x a `width=3` directive (1x|4x enabled)
+// would give a different node GUID, so ibsim reproduces every GUID of the Fabric (GUID 0 is
+// written as such; ibsim gives it to the first router). A fabric with no GUID at all is written
+// without directives and ibsim numbers it (Fabric::assign_default_guids() gives the same GUIDs). If some port's width is not 4x a `width=3` directive (1x|4x enabled)
 // is written so every link has a common width in ibsim. read(write(f)) equals f (fabric_diff).
 // Throws FabricError if the fabric cannot be expressed (id with '"', '#', '@' or longer than 64
 // characters, desc with '"', a switch port GUID different from the node GUID, a CA/router port
