@@ -254,11 +254,18 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
       valleys.push_back(leaf_order[static_cast<size_t>(scored[i].second)]);
   }
 
+  // Last resort (beyond the guarantee): U-turns allowed at every switch, accepted only if the
+  // CDG check finds no cycle (forced on, whatever `check` says).
+  const bool free_uturns = options.get_bool("free_uturns", true);
+  if (free_uturns) valleys.push_back(-1);
+
   std::string first_failure;
+  std::string last_cycle;
   for (int valley : valleys) {
+    const bool restricted = valley >= 0;
     // U-turn points: switches in the sub-tree of their own rank that holds the valley leaf.
-    std::vector<char> vc(static_cast<size_t>(S), 0);
-    for (int s = 0; s < S; s++) {
+    std::vector<char> vc(static_cast<size_t>(S), restricted ? 0 : 1);
+    for (int s = 0; restricted && s < S; s++) {
       int r = t.rank[static_cast<size_t>(s)];
       vc[static_cast<size_t>(s)] = t.block[static_cast<size_t>(r)][static_cast<size_t>(s)] ==
                                    t.block[static_cast<size_t>(r)][static_cast<size_t>(valley)];
@@ -280,8 +287,9 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
           failure = "switch \"" + fabric.node(t.sw_node[static_cast<size_t>(s)]).id + "\" cannot reach LID " +
                     std::to_string(dl.front().lid) + " (attached at switch \"" +
                     fabric.node(t.sw_node[static_cast<size_t>(target)]).id +
-                    "\") by up/down routes with U-turns in the sub-trees of valley leaf \"" +
-                    fabric.node(t.sw_node[static_cast<size_t>(valley)]).id + "\"";
+                    "\") by up/down routes with U-turns " +
+                    (restricted ? "in the sub-trees of valley leaf \"" + fabric.node(t.sw_node[static_cast<size_t>(valley)]).id + "\""
+                                : std::string("anywhere"));
           break;
         } else if (cls[static_cast<size_t>(s)] >= 2) {
           uturn_entries += static_cast<long>(dl.size());
@@ -298,10 +306,11 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
       if (first_failure.empty()) first_failure = failure;
       continue;
     }
-    out.notes.push_back("ftree-misroute: " + t.shape + ", valley leaf \"" +
-                        fabric.node(t.sw_node[static_cast<size_t>(valley)]).id + "\", " + std::to_string(uturn_entries) +
-                        " LFT entries lead through a U-turn");
-    if (!check) return out;
+    out.notes.push_back("ftree-misroute: " + t.shape + ", " +
+                        (restricted ? "valley leaf \"" + fabric.node(t.sw_node[static_cast<size_t>(valley)]).id + "\""
+                                    : std::string("unrestricted U-turns (beyond the guarantee, CDG verified)")) +
+                        ", " + std::to_string(uturn_entries) + " LFT entries lead through a U-turn");
+    if (restricted && !check) return out;
 
     // Safety net (the construction is acyclic by design; this catches bugs, never repairs).
     CdgBuildOptions co;
@@ -316,12 +325,19 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
       throw EngineError(kName, "internal check failed: " + std::to_string(b.stats.dropped) + " unreachable and " +
                                    std::to_string(b.stats.looping) + " looping pairs, e.g. " + ex);
     }
-    if (auto cyc = b.cdg.find_cycle(0))
-      throw EngineError(kName, "internal check failed: channel dependency cycle on VL0: " + b.cdg.format_cycle(*cyc));
+    if (auto cyc = b.cdg.find_cycle(0)) {
+      if (restricted)
+        throw EngineError(kName, "internal check failed: channel dependency cycle on VL0: " + b.cdg.format_cycle(*cyc));
+      last_cycle = b.cdg.format_cycle(*cyc);
+      continue;
+    }
     return out;
   }
+  if (!last_cycle.empty())
+    throw EngineError(kName, first_failure + "; with U-turns anywhere every switch is reachable but the single-VL " +
+                                 "channel dependency graph has a cycle: " + last_cycle + " (too many faults)");
   throw EngineError(kName, first_failure + " (tried " + std::to_string(valleys.size()) +
-                               " valley leaf switch(es); disconnected or too many faults)");
+                               " U-turn placements; disconnected or too many faults)");
 }
 
 }  // namespace ftroute
