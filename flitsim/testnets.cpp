@@ -48,7 +48,7 @@ Routing route_dor(const Fabric& f, int kx, int ky, bool torus, bool clockwise_on
       const Port& hp = f.node(*h).port(1);
       for (Lid l = hp.base_lid; l < hp.base_lid + (1 << hp.lmc); l++) lid_x[l] = x, lid_y[l] = y;
     }
-  auto dir = [&](int from, int to, int k) {  // +1, -1 or 0
+  auto dir = [clockwise_only, torus](int from, int to, int k) {  // +1, -1 or 0
     if (from == to) return 0;
     if (clockwise_only) return 1;
     if (!torus) return to > from ? 1 : -1;
