@@ -102,8 +102,10 @@ bool ChannelList::can_enable(Id a, Id b, const std::vector<Dep>& extra) const {
   if (a == b) return false;
   if (!contains(a) || !contains(b)) return false;
   if (has_dep(a, b)) return true;  // already there: adding it changes nothing
+  // Upward extra edges behave like ordinary deps; only downward ones can lead back below.
   int bound = pos_[a];
-  for (auto [x, y] : extra) bound = std::max(bound, pos(x));
+  for (auto [x, y] : extra)
+    if (pos(x) >= pos(y)) bound = std::max(bound, pos(x));
   if (pos_[b] > bound) return true;  // b and everything above it can never come back down
   // DFS from b over deps + extra, limited to positions <= bound, looking for a.
   if (++stamp_ == 0) {

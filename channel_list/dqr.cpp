@@ -58,14 +58,16 @@ class Reconfigurer {
     Lid d = 0;
     int t = -1;           // attach switch
     uint8_t tport = 0;    // port at t (0 = t's own LID)
+    int owner = -1;       // node owning d
     std::vector<int> layers;
-    std::vector<std::vector<Id>> active_in;  // by node: channels carrying d-traffic into it
-    std::unordered_set<Id> active;
-    std::vector<int8_t> reach;               // by node: 1 = route reaches d
+    uint16_t layer_mask = 0;
   };
-  void compute_reach(Dest& D, const Fabric& f, std::vector<int8_t>& reach) const;
+  // Channels carrying (old or new) traffic for d into switch y, from mask_.
+  void active_in(const Dest& D, int y, std::vector<Id>& out) const;
+  // Does y's current route (after the fault) reach d? Memoised until the next commit.
+  bool reaches(const Dest& D, int y);
   bool route_touches(const Dest& D, int y, const std::vector<int>& path) const;
-  bool walk_traffic(Dest& D);
+  void mark_traffic(Dest& D);
   bool search_and_commit(Dest& D, int w, std::string& why);
   uint8_t out_port(int y, Lid d) const { return cur_.get(y, d); }
 
@@ -82,6 +84,17 @@ class Reconfigurer {
   std::vector<std::pair<int, uint8_t>> dead_ports_;  // switch-side ports of failed switch links
   std::vector<uint32_t> stamp_;
   uint32_t gen_ = 0;
+  // by node: VLs on which traffic for the current d leaves (or is delivered at) the node
+  std::vector<uint16_t> mask_;
+  std::vector<std::vector<int>> src_at_;  // by switch: indices into sources_ of CAs attached
+  bool single_vl_ = true;                 // no path_sl and no SL2VL tables: everything on VL 0
+  std::vector<int8_t> rval_;
+  std::vector<uint32_t> rgen_;
+  uint32_t rg_ = 0;
+  std::vector<int> rstack_;
+  std::vector<uint32_t> aff_;  // affected-set membership stamp
+  uint32_t ag_ = 0;
+  std::vector<int> dist_;
 };
 
 void Reconfigurer::collect_sources() {
@@ -100,77 +113,95 @@ void Reconfigurer::collect_sources() {
   }
 }
 
-void Reconfigurer::compute_reach(Dest& D, const Fabric& f, std::vector<int8_t>& reach) const {
-  // 1 ok, 2 broken, 3 on the current walk, 0 unknown
-  reach.assign(static_cast<size_t>(f.size()), 0);
-  std::vector<int> stack;
-  for (int s : f.switches()) {
-    if (reach[static_cast<size_t>(s)]) continue;
-    int y = s;
-    int8_t verdict = 2;
-    while (true) {
-      int8_t st = reach[static_cast<size_t>(y)];
-      if (st == 1 || st == 2) { verdict = st; break; }
-      if (st == 3) { verdict = 2; break; }  // loop
-      reach[static_cast<size_t>(y)] = 3;
-      stack.push_back(y);
-      uint8_t q = cur_.get(y, D.d);
-      if (y == D.t) { verdict = (q == D.tport) ? 1 : 2; break; }
-      if (q == kNoPath || q == 0 || q > f.node(y).num_ports) { verdict = 2; break; }
-      const Port& p = f.node(y).port(q);
-      if (!p.connected() || (&f == &after_ && dead(y, q)) || !f.node(p.peer_node).is_switch()) { verdict = 2; break; }
-      y = p.peer_node;
+bool Reconfigurer::reaches(const Dest& D, int s) {
+  // rval_: 1 ok, 2 broken, 3 on the current walk (valid while rgen_ == rg_)
+  int y = s;
+  int8_t verdict = 2;
+  rstack_.clear();
+  while (true) {
+    if (rgen_[static_cast<size_t>(y)] == rg_) {
+      int8_t st = rval_[static_cast<size_t>(y)];
+      verdict = st == 3 ? 2 : st;  // 3: loop
+      break;
     }
-    for (int v : stack) reach[static_cast<size_t>(v)] = verdict;
-    stack.clear();
+    rgen_[static_cast<size_t>(y)] = rg_;
+    rval_[static_cast<size_t>(y)] = 3;
+    rstack_.push_back(y);
+    uint8_t q = cur_.get(y, D.d);
+    if (y == D.t) { verdict = (q == D.tport) ? 1 : 2; break; }
+    if (q == kNoPath || q == 0 || q > after_.node(y).num_ports) { verdict = 2; break; }
+    const Port& p = after_.node(y).port(q);
+    if (!p.connected() || dead(y, q) || !after_.node(p.peer_node).is_switch()) { verdict = 2; break; }
+    y = p.peer_node;
   }
+  for (int v : rstack_) rval_[static_cast<size_t>(v)] = verdict;
+  return verdict == 1;
 }
 
-// Old traffic towards d: every channel that carries it into a switch (links still alive).
-bool Reconfigurer::walk_traffic(Dest& D) {
-  D.active_in.assign(static_cast<size_t>(before_.size()), {});
-  std::unordered_set<uint64_t> seen;
-  std::set<int> layers;
+// Traffic towards d under the old routing: which VLs leave every switch (links still alive).
+void Reconfigurer::mark_traffic(Dest& D) {
+  mask_.assign(static_cast<size_t>(before_.size()), 0);
+  uint16_t layers = 0;
   for (const Source& s : sources_) {
-    if (s.lid == D.d) continue;
-    if (before_.node(s.node).is_switch() && s.node == D.t && D.tport == 0) continue;
-    const int sl = r_.sl(s.lid, D.d);
+    if (s.node == D.owner) continue;
+    const int sl = single_vl_ ? 0 : r_.sl(s.lid, D.d);
     int y = s.sw;
     uint8_t in_port = s.in_port;
-    int vl;
-    Id in_ch;
-    bool has_in = s.port != 0;
-    if (has_in) {
-      vl = r_.sl2vl.vl(s.node, 0, s.port, sl);
-      in_ch = ch(s.node, s.port, vl);
-    } else {
-      uint8_t q = cur_.get(y, D.d);
-      vl = (q == kNoPath || q == 0) ? 0 : r_.sl2vl.vl(y, 0, q, sl);
-      in_ch = 0;
+    int vl = 0;
+    if (!single_vl_) {
+      if (s.port != 0) {
+        vl = r_.sl2vl.vl(s.node, 0, s.port, sl);
+      } else {
+        uint8_t q = cur_.get(y, D.d);
+        vl = (q == kNoPath || q == 0) ? 0 : r_.sl2vl.vl(y, 0, q, sl);
+      }
     }
-    layers.insert(vl);
+    const uint16_t bit = static_cast<uint16_t>(1u << vl);
+    layers |= bit;
     for (int hops = 0; hops <= before_.size(); hops++) {
-      uint64_t k = (static_cast<uint64_t>(y) << 24) | (static_cast<uint64_t>(in_port) << 8) | static_cast<uint64_t>(sl);
-      if (!seen.insert(k).second) break;
-      if (has_in && D.active.insert(in_ch).second) D.active_in[static_cast<size_t>(y)].push_back(in_ch);
+      if (mask_[static_cast<size_t>(y)] & bit) break;
+      mask_[static_cast<size_t>(y)] |= bit;
       uint8_t q = cur_.get(y, D.d);
       if (y == D.t || q == kNoPath || q == 0 || q > before_.node(y).num_ports) break;
       const Port& p = before_.node(y).port(q);
       if (!p.connected() || dead(y, q) || !before_.node(p.peer_node).is_switch()) break;
-      int vl2 = r_.sl2vl.vl(y, in_port, q, sl);
-      if (vl2 != vl)
-        throw EngineError("dqr", "the routing changes VL along a path (at " + before_.port_name(y, q) + ", VL " +
-                                     std::to_string(vl) + " -> " + std::to_string(vl2) +
-                                     "): DQR needs virtual layers (one VL per path)");
-      in_ch = ch(y, q, vl);
-      has_in = true;
+      if (!single_vl_) {
+        int vl2 = r_.sl2vl.vl(y, in_port, q, sl);
+        if (vl2 != vl)
+          throw EngineError("dqr", "the routing changes VL along a path (at " + before_.port_name(y, q) + ", VL " +
+                                       std::to_string(vl) + " -> " + std::to_string(vl2) +
+                                       "): DQR needs virtual layers (one VL per path)");
+      }
       in_port = p.peer_port;
       y = p.peer_node;
     }
   }
-  D.layers.assign(layers.begin(), layers.end());
-  if (D.layers.empty()) D.layers.push_back(0);
-  return true;
+  if (!layers) layers = 1;
+  D.layer_mask = layers;
+  D.layers.clear();
+  for (int l = 0; l < kNumVlSlots; l++)
+    if (layers & (1u << l)) D.layers.push_back(l);
+}
+
+void Reconfigurer::active_in(const Dest& D, int y, std::vector<Id>& out) const {
+  out.clear();
+  for (int si : src_at_[static_cast<size_t>(y)]) {
+    const Source& s = sources_[static_cast<size_t>(si)];
+    if (s.node == D.owner) continue;
+    int vl = single_vl_ ? 0 : r_.sl2vl.vl(s.node, 0, s.port, r_.sl(s.lid, D.d));
+    out.push_back(ch(s.node, s.port, vl));
+  }
+  const Node& n = after_.node(y);
+  for (int p = 1; p <= n.num_ports; p++) {
+    const Port& pt = n.port(p);
+    if (!pt.connected() || !after_.node(pt.peer_node).is_switch()) continue;
+    const int u = pt.peer_node;
+    const uint16_t m = mask_[static_cast<size_t>(u)];
+    if (!m) continue;
+    if (r_.lfts.get(u, D.d) != pt.peer_port && cur_.get(u, D.d) != pt.peer_port) continue;
+    for (int l = 0; l < kNumVlSlots; l++)
+      if (m & (1u << l)) out.push_back(ch(u, pt.peer_port, l));
+  }
 }
 
 bool Reconfigurer::route_touches(const Dest& D, int y, const std::vector<int>& path) const {
@@ -220,12 +251,14 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
     return p;
   };
   // deps for switch y taking port q: existing traffic into y (except channels on link `skip`)
+  std::vector<Id> act;
   auto entry_deps = [&](int y, uint8_t q, int in_link, std::vector<Dep>& out) {
     // Traffic that reaches y from the very switch y now forwards to would U-turn; that switch
     // is downstream of y in the new routing, so it is updated in an earlier transition stage
     // and its old packets drain (packet lifetime) before y changes: no such dependency arises.
     const int next = after_.node(y).port(q).peer_node;
-    for (Id c : D.active_in[static_cast<size_t>(y)])
+    active_in(D, y, act);
+    for (Id c : act)
       if (ids_.link_node(static_cast<int>(c / kNumVlSlots)) != next) out.push_back({c, ch(y, q, Cdg::vl_of(c))});
     if (in_link >= 0)
       for (int l : D.layers) out.push_back({static_cast<Id>(in_link) * kNumVlSlots + static_cast<Id>(l), ch(y, q, l)});
@@ -233,7 +266,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
   auto push_children = [&](int s, int y, int in_link, double base_cost, const std::vector<Dep>& base_nd,
                            const std::vector<int>& path) {
     const Node& n = after_.node(y);
-    const bool override_ok = D.reach[static_cast<size_t>(y)] == 1;
+    const bool override_ok = reaches(D, y);
     for (int q = 1; q <= n.num_ports; q++) {
       const Port& p = n.port(q);
       if (!p.connected() || !after_.node(p.peer_node).is_switch()) continue;
@@ -271,27 +304,18 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
         else it->second.new_port = q;
         cur_.set(y, D.d, q);
       }
-      // new traffic: path channels, then the joined route
-      for (int i = si; i >= 0; i = st[static_cast<size_t>(i)].parent) {
-        const St& s = st[static_cast<size_t>(i)];
-        for (int l : D.layers) {
-          Id c = ch(s.from, s.port, l);
-          if (D.active.insert(c).second) D.active_in[static_cast<size_t>(s.sw)].push_back(c);
-        }
-      }
+      // new traffic: the path's switches, then the joined route
+      const uint16_t lm = D.layer_mask;
+      for (int i = si; i >= 0; i = st[static_cast<size_t>(i)].parent)
+        mask_[static_cast<size_t>(st[static_cast<size_t>(i)].from)] |= lm;
       int y = T.sw;
-      for (int hops = 0; y != D.t && hops <= after_.size(); hops++) {
-        uint8_t q = cur_.get(y, D.d);
-        const Port& p = after_.node(y).port(q);
-        bool any = false;
-        for (int l : D.layers) {
-          Id c = ch(y, q, l);
-          if (D.active.insert(c).second) D.active_in[static_cast<size_t>(p.peer_node)].push_back(c), any = true;
-        }
-        if (!any) break;
-        y = p.peer_node;
+      for (int hops = 0; hops <= after_.size(); hops++) {
+        if ((mask_[static_cast<size_t>(y)] & lm) == lm) break;
+        mask_[static_cast<size_t>(y)] |= lm;
+        if (y == D.t) break;
+        y = after_.node(y).port(cur_.get(y, D.d)).peer_node;
       }
-      compute_reach(D, after_, D.reach);
+      if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;  // routes changed
       return true;
     }
     St s = st[static_cast<size_t>(si)];  // copy: st may grow
@@ -300,7 +324,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
     const int y = s.sw;
     std::vector<int> path = path_of(s.parent);  // switches before y (w first... any order)
     // terminal: y is the destination's switch, or y's route already reaches d
-    if (y == D.t || (D.reach[static_cast<size_t>(y)] == 1 && !route_touches(D, y, path))) {
+    if (y == D.t || (reaches(D, y) && !route_touches(D, y, path))) {
       std::vector<Dep> cand;
       int prev_link = s.link;
       int z = y;
@@ -309,9 +333,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
         if (q == 0) break;  // z owns d
         for (int l : D.layers) cand.push_back({static_cast<Id>(prev_link) * kNumVlSlots + static_cast<Id>(l), ch(z, q, l)});
         if (z == D.t) break;
-        bool all_active = true;
-        for (int l : D.layers) all_active = all_active && D.active.count(ch(z, q, l));
-        if (all_active) break;  // downstream already carries d-traffic: its deps are in the list
+        if ((mask_[static_cast<size_t>(z)] & D.layer_mask) == D.layer_mask) break;  // downstream already carries d-traffic: its deps are in the list
         prev_link = link(z, q);
         z = after_.node(z).port(q).peer_node;
       }
@@ -342,61 +364,96 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
   }
   D.t = at.sw;
   D.tport = at.port;
-  std::vector<int8_t> before_reach;
-  compute_reach(D, before_, before_reach);
-  compute_reach(D, after_, D.reach);
+  D.owner = after_.owner(d)->node;
+  if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;
+  if (++ag_ == 0) std::fill(aff_.begin(), aff_.end(), 0), ag_ = 1;
+  // affected = near ends (entry on a failed link, route fine before) + everything routed into them
   std::vector<int> affected;
-  for (int s : after_.switches())
-    if (before_reach[static_cast<size_t>(s)] == 1 && D.reach[static_cast<size_t>(s)] != 1) affected.push_back(s);
+  for (auto [s, p] : dead_ports_) {
+    if (cur_.get(s, d) != p || aff_[static_cast<size_t>(s)] == ag_) continue;
+    int y = before_.node(s).port(p).peer_node;
+    bool ok = false;
+    for (int hops = 0; hops <= before_.size(); hops++) {
+      if (y == D.t) { ok = cur_.get(y, d) == D.tport; break; }
+      uint8_t q = cur_.get(y, d);
+      if (q == kNoPath || q == 0 || q > before_.node(y).num_ports) break;
+      const Port& pt = before_.node(y).port(q);
+      if (!pt.connected() || !before_.node(pt.peer_node).is_switch()) break;
+      y = pt.peer_node;
+    }
+    if (!ok) continue;  // already broken before this fault: not ours
+    aff_[static_cast<size_t>(s)] = ag_;
+    affected.push_back(s);
+  }
+  for (size_t i = 0; i < affected.size(); i++) {
+    const int y = affected[i];
+    const Node& n = before_.node(y);
+    for (int p = 1; p <= n.num_ports; p++) {
+      const Port& pt = n.port(p);
+      if (!pt.connected() || !before_.node(pt.peer_node).is_switch()) continue;
+      const int u = pt.peer_node;
+      if (aff_[static_cast<size_t>(u)] == ag_ || cur_.get(u, d) != pt.peer_port) continue;
+      aff_[static_cast<size_t>(u)] = ag_;
+      affected.push_back(u);
+    }
+  }
   if (affected.empty()) return true;
   res.dlids_affected++;
   res.entries_affected += affected.size();
   const bool d_is_ca = !after_.node(after_.owner(d)->node).is_switch() && after_.owner(d)->base_lid == d;
   if (d_is_ca)
     for (int s : affected) res.flows_affected += static_cast<uint64_t>(cas_at_[static_cast<size_t>(s)]);
-  walk_traffic(D);
+  mark_traffic(D);
 
   // distances to t over working switch links (for the processing order)
-  std::vector<int> dist(static_cast<size_t>(after_.size()), 1 << 30);
-  std::deque<int> q{D.t};
-  dist[static_cast<size_t>(D.t)] = 0;
-  while (!q.empty()) {
-    int u = q.front();
-    q.pop_front();
-    const Node& n = after_.node(u);
-    for (int p = 1; p <= n.num_ports; p++) {
-      const Port& pt = n.port(p);
-      if (!pt.connected() || !after_.node(pt.peer_node).is_switch()) continue;
-      if (dist[static_cast<size_t>(pt.peer_node)] > dist[static_cast<size_t>(u)] + 1)
-        dist[static_cast<size_t>(pt.peer_node)] = dist[static_cast<size_t>(u)] + 1, q.push_back(pt.peer_node);
+  // distances to t over working switch links (processing order; only needed with several)
+  std::vector<int>& dist = dist_;
+  bool have_dist = false;
+  auto compute_dist = [&] {
+    if (have_dist) return;
+    have_dist = true;
+    dist.assign(static_cast<size_t>(after_.size()), 1 << 30);
+    std::deque<int> q{D.t};
+    dist[static_cast<size_t>(D.t)] = 0;
+    while (!q.empty()) {
+      int u = q.front();
+      q.pop_front();
+      const Node& n = after_.node(u);
+      for (int p = 1; p <= n.num_ports; p++) {
+        const Port& pt = n.port(p);
+        if (!pt.connected() || !after_.node(pt.peer_node).is_switch()) continue;
+        if (dist[static_cast<size_t>(pt.peer_node)] > dist[static_cast<size_t>(u)] + 1)
+          dist[static_cast<size_t>(pt.peer_node)] = dist[static_cast<size_t>(u)] + 1, q.push_back(pt.peer_node);
+      }
     }
-  }
+  };
   std::vector<int> todo;
   if (o_.paths == DqrOptions::Paths::Local) {
     for (int s : affected) {
       uint8_t p = cur_.get(s, d);
       if (p != kNoPath && p != 0 && p <= after_.node(s).num_ports && dead(s, p)) todo.push_back(s);
     }
-    std::stable_sort(todo.begin(), todo.end(), [&](int a, int b) { return dist[static_cast<size_t>(a)] < dist[static_cast<size_t>(b)]; });
+    if (todo.size() > 1) {
+      compute_dist();
+      std::stable_sort(todo.begin(), todo.end(), [&](int a, int b) { return dist[static_cast<size_t>(a)] < dist[static_cast<size_t>(b)]; });
+    }
   } else {
     todo = affected;
+    compute_dist();
     std::stable_sort(todo.begin(), todo.end(), [&](int a, int b) { return dist[static_cast<size_t>(a)] > dist[static_cast<size_t>(b)]; });
   }
   for (int w : todo) {
-    if (D.reach[static_cast<size_t>(w)] == 1) continue;
-    if (dist[static_cast<size_t>(w)] >= (1 << 30)) {
-      if (res.failures.size() < 5)
-        res.failures.push_back("DLID " + std::to_string(d) + ": switch \"" + after_.node(w).id + "\" is physically cut off");
-      return false;
-    }
+    if (reaches(D, w)) continue;
     std::string why;
     if (!search_and_commit(D, w, why)) {
+      compute_dist();
+      if (dist[static_cast<size_t>(w)] >= (1 << 30)) why = "switch \"" + after_.node(w).id + "\" is physically cut off";
       if (res.failures.size() < 5) res.failures.push_back("DLID " + std::to_string(d) + ": " + why);
       return false;
     }
   }
   for (int s : affected)
-    if (D.reach[static_cast<size_t>(s)] != 1) {
+    if (!reaches(D, s)) {
       if (res.failures.size() < 5)
         res.failures.push_back("DLID " + std::to_string(d) + ": switch \"" + after_.node(s).id + "\" still has no route");
       return false;
@@ -494,6 +551,13 @@ DqrResult Reconfigurer::run() {
       if (r_.lfts.get(s, l) != kNoPath) res.entries_total++;
   }
   collect_sources();
+  single_vl_ = !r_.path_sl && r_.sl2vl.empty();
+  rval_.assign(static_cast<size_t>(after_.size()), 0);
+  rgen_.assign(static_cast<size_t>(after_.size()), 0);
+  aff_.assign(static_cast<size_t>(after_.size()), 0);
+  src_at_.assign(static_cast<size_t>(before_.size()), {});
+  for (size_t i = 0; i < sources_.size(); i++)
+    if (sources_[i].port != 0) src_at_[static_cast<size_t>(sources_[i].sw)].push_back(static_cast<int>(i));
   uint64_t ca_lids = 0;
   for (const Source& s : sources_)
     if (!before_.node(s.node).is_switch()) ca_lids++;
