@@ -2,7 +2,10 @@
 // (deterministic per seed, keep-connected honoured), shipped files up to date.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <sys/wait.h>
 #include <map>
 #include <set>
 #include <sstream>
@@ -330,4 +333,31 @@ TEST(Topology, GeneratorGuidsAreIbsimDefaults) {
   EXPECT_EQ(f.node(5).port(1).guid, 0x100003u);
   // the written file carries no GUID directives, ibsim's counters give the same GUIDs
   EXPECT_EQ(write_net(f).find("guid="), std::string::npos);
+}
+
+// `ftroute gen` (cli/cmd_gen.cpp) produces the library's fabrics; a failing command writes nothing.
+TEST(Topology, CliGenMatchesLibrary) {
+  const std::string exe = std::string(FTROUTE_BINARY_DIR) + "/cli/ftroute";
+  if (!std::ifstream(exe)) GTEST_SKIP() << "ftroute not built (" << exe << ")";
+  const std::string out = std::string(FTROUTE_BINARY_DIR) + "/topology_test_gen.net";
+  std::remove(out.c_str());
+  auto run = [&](const std::string& args) { return std::system((exe + " gen " + args + " >/dev/null 2>&1").c_str()); };
+  ASSERT_EQ(run("fattree --k 4 --n 3 --fail-links 3 --seed 1 --keep-connected -o " + out), 0);
+  const ShippedNet* f3 = nullptr;
+  for (const auto& n : shipped_nets())
+    if (n.file == "4ary3tree_f3.net") f3 = &n;
+  ASSERT_NE(f3, nullptr);
+  EXPECT_EQ(fabric_diff(f3->make(nullptr), read_net_file(out)), "");
+  ASSERT_EQ(run("torus --dims 4x4x4 --hosts 2 -o " + out), 0);
+  EXPECT_EQ(fabric_diff(grid({{4, 4, 4}, true, 2, 0}), read_net_file(out)), "");
+  ASSERT_EQ(run("fattree2 --leaves 4 --spines 2 --hosts-per-leaf 3 --links-per-pair 2 --remove-link '\"L1\"[4]' -o " + out), 0);
+  Fabric want = fat_tree2({4, 2, 3, 2, 0});
+  want.disconnect(*want.find("L1"), 4);
+  EXPECT_EQ(fabric_diff(want, read_net_file(out)), "");
+  std::remove(out.c_str());
+  // usage errors exit 2, impossible requests exit 1; neither leaves a file behind
+  EXPECT_EQ(WEXITSTATUS(run("mesh --dims 4x4 --k 3 -o " + out)), 2);
+  EXPECT_EQ(WEXITSTATUS(run("fattree --k 4 --n 3 --fail-links 200 --keep-connected -o " + out)), 1);
+  EXPECT_EQ(WEXITSTATUS(run("fattree --k 4 --n 3 --remove-link '\"S0_00\"[99]' -o " + out)), 1);
+  EXPECT_FALSE(std::ifstream(out).good());
 }
