@@ -223,6 +223,8 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
     int parent;
     double cost;
     std::vector<Dep> newdeps;  // deps not yet in the list, along the path (incl. terminal)
+    int in_link = -1;          // channel the path arrived on at `from` (-1 at w)
+    bool evaluated = false;    // deps checked (lazy: only when the state is popped)
   };
   std::vector<St> st;
   using QE = std::tuple<double, int, bool>;  // cost, state, terminal
@@ -274,13 +276,11 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       if (override_ok && cur_.get(y, D.d) == q) continue;  // that is the terminal "join at y"
       int l = link(y, q);
       if (stamp_[static_cast<size_t>(l)] == gen_) continue;
-      std::vector<Dep> cand;
-      entry_deps(y, static_cast<uint8_t>(q), in_link, cand);
-      std::vector<Dep> nd = base_nd;
-      double c = eval(cand, nd);
-      if (c < 0) continue;
-      double total = base_cost + 1 + c + (override_ok ? o_.override_cost : 0);
-      st.push_back({l, y, static_cast<uint8_t>(q), p.peer_node, s, total, std::move(nd)});
+      // lazy: the dependencies are checked when the state is popped (Dijkstra stays exact
+      // because their cost is >= 0 and a re-push carries the full cost)
+      double total = base_cost + 1 + (override_ok ? o_.override_cost : 0);
+      St child{l, y, static_cast<uint8_t>(q), p.peer_node, s, total, {}, in_link, false};
+      st.push_back(std::move(child));
       pq.push({total, static_cast<int>(st.size()) - 1, false});
     }
   };
@@ -318,8 +318,23 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;  // routes changed
       return true;
     }
+    if (stamp_[static_cast<size_t>(st[static_cast<size_t>(si)].link)] == gen_) continue;
+    if (!st[static_cast<size_t>(si)].evaluated) {
+      St& e = st[static_cast<size_t>(si)];
+      std::vector<Dep> cand;
+      entry_deps(e.from, e.port, e.in_link, cand);
+      std::vector<Dep> nd = e.parent >= 0 ? st[static_cast<size_t>(e.parent)].newdeps : std::vector<Dep>{};
+      double c = eval(cand, nd);
+      if (c < 0) continue;
+      e.newdeps = std::move(nd);
+      e.evaluated = true;
+      if (c > 0) {
+        e.cost += c;
+        pq.push({e.cost, si, false});
+        continue;
+      }
+    }
     St s = st[static_cast<size_t>(si)];  // copy: st may grow
-    if (stamp_[static_cast<size_t>(s.link)] == gen_) continue;
     stamp_[static_cast<size_t>(s.link)] = gen_;
     const int y = s.sw;
     std::vector<int> path = path_of(s.parent);  // switches before y (w first... any order)
@@ -340,7 +355,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       std::vector<Dep> nd = s.newdeps;
       double c = eval(cand, nd);
       if (c >= 0) {
-        st.push_back({s.link, s.from, s.port, s.sw, s.parent, s.cost + c, std::move(nd)});
+        st.push_back({s.link, s.from, s.port, s.sw, s.parent, s.cost + c, std::move(nd), s.in_link, true});
         pq.push({s.cost + c, static_cast<int>(st.size()) - 1, true});
       }
       if (y == D.t) continue;
