@@ -18,7 +18,7 @@ using namespace ftroute::itest;
 namespace {
 
 // want: our fabric; got: parsed ibnetdiscover output of the simulated fabric.
-void expect_same_by_guid(const Fabric& want, const Fabric& got, const std::string& what) {
+void expect_same_by_guid(const Fabric& want, const Fabric& got, const std::string& what, bool lids = false) {
   SCOPED_TRACE(what);
   ASSERT_EQ(got.size(), want.size());
   EXPECT_EQ(got.num_links(), want.num_links());
@@ -30,6 +30,9 @@ void expect_same_by_guid(const Fabric& want, const Fabric& got, const std::strin
     EXPECT_EQ(d.desc, w.desc) << w.id;
     EXPECT_EQ(d.type, w.type) << w.id;
     EXPECT_EQ(d.num_ports, w.num_ports) << w.id;
+    if (lids && w.is_switch()) {
+      EXPECT_EQ(d.port(0).base_lid, w.port(0).base_lid) << w.id;
+    }
     for (int p = 1; p <= w.num_ports; p++) {
       const Port& wp = w.port(p);
       const Port& dp = d.port(p);
@@ -39,6 +42,9 @@ void expect_same_by_guid(const Fabric& want, const Fabric& got, const std::strin
       EXPECT_EQ(dp.peer_port, wp.peer_port) << want.port_name(n, p);
       if (!w.is_switch()) {
         EXPECT_EQ(dp.guid, wp.guid) << want.port_name(n, p);
+        if (lids) {
+          EXPECT_EQ(dp.base_lid, wp.base_lid) << want.port_name(n, p);
+        }
       }
     }
   }
@@ -112,6 +118,12 @@ TEST(NetfileIbsim, IbnetdiscoverCarriesOpensmLids) {
   // the LIDs stated in the file survive a write/read round trip
   Fabric again = parse_net(write_net(got), "again");
   EXPECT_EQ(fabric_diff(got, again), "");
+  // and ibsim loads the written LIDs into its ports: a fresh simulator (no SM) reports them
+  sim.stop();
+  SimFabric sim2("netfile_lids2");
+  sim2.start_text(write_net(got));
+  Fabric back = parse_net(sim2.ibnetdiscover(), "ibnetdiscover(written)");
+  expect_same_by_guid(got, back, "LIDs written", true);
 }
 
 TEST(NetfileIbsim, IbsimRejectsOneSidedLinks) {
