@@ -181,7 +181,7 @@ void check_routing(const Fabric& f, const Routing& r, const std::string& engine)
 EngineSlot::EngineSlot(std::string name, std::unique_ptr<Engine> engine, EngineOptions options)
     : name_(std::move(name)), engine_(std::move(engine)), options_(std::move(options)) {}
 
-std::shared_ptr<const Snapshot> EngineSlot::run(Fabric fabric) {
+std::shared_ptr<const Snapshot> EngineSlot::run(Fabric fabric, const std::function<void(const Snapshot&)>& accept) {
   runs_++;
   try {
     const auto t0 = std::chrono::steady_clock::now();
@@ -204,6 +204,7 @@ std::shared_ptr<const Snapshot> EngineSlot::run(Fabric fabric) {
           }
         if (any) snap->lids++;
       }
+    if (accept) accept(*snap);
     snap->millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::lock_guard<std::mutex> lk(mu_);
     last_ = snap;

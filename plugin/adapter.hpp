@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -67,7 +68,10 @@ class EngineSlot {
   // Runs the engine (unknown option keys -> OptionError), validates the result with
   // check_routing, and on success makes it the new snapshot. On any exception the previous
   // snapshot stays and the exception propagates (the caller logs it and returns < 0).
-  std::shared_ptr<const Snapshot> run(Fabric fabric);
+  // `accept` (optional) runs on the finished snapshot before it is committed; it may throw to
+  // reject it (the plugin checks VL capabilities and OpenSM's LFT bounds there).
+  std::shared_ptr<const Snapshot> run(Fabric fabric,
+                                      const std::function<void(const Snapshot&)>& accept = {});
   std::shared_ptr<const Snapshot> last() const;
 
   // SL for a path (OpenSM path_sl). Returns the hint when no routing is known or the engine

@@ -4,7 +4,7 @@
 //
 // Per routing pass (ucast_build_fwd_tables):
 //   osm_subn_t --(fabric_from_subn)--> ftroute::Fabric --(EngineSlot::run)--> Routing, validated
-//   --(apply_lfts)--> p_sw->new_lft[] + osm_switch_count_path + hop matrix fix-ups.
+//   --(check_vls, plan_lfts, write_lfts)--> p_sw->new_lft[] + osm_switch_count_path + hop fix-ups.
 // Anything that goes wrong (EngineError, OptionError, FabricError, bad_alloc, ...) is logged as an
 // OSM_LOG_ERROR line and the callback returns -1 before a single LFT byte is written, so OpenSM
 // tries the next engine in `routing_engine` or falls back to its built-in minhop.
@@ -175,15 +175,39 @@ struct ApplyStats {
   long hop_fixes = 0;
 };
 
-ApplyStats apply_lfts(osm_subn_t* subn, const fp::Snapshot& s, const std::unordered_map<const osm_node_t*, int>& index,
-                      const std::string& engine) {
-  struct Target {
-    osm_switch_t* sw;
-    int idx;
-    uint16_t top;  // highest LID written
-  };
+struct Target {
+  osm_switch_t* sw;
+  int idx;
+  uint16_t top;  // highest LID written
+};
+
+// Data VLs a port offers (PortInfo:VLCap 1..5 -> 1, 2, 4, 8, 15).
+int data_vls(osm_physp_t* pp) {
+  const int cap = ib_port_info_get_vl_cap(&pp->port_info);
+  return cap <= 0 ? 1 : cap >= 5 ? 15 : 1 << (cap - 1);
+}
+
+// A multi-VL routing must fit every working port's VL capability.
+void check_vls(const fp::Snapshot& s, const std::unordered_map<const osm_node_t*, int>& index, const std::string& engine) {
+  if (s.routing.num_vls <= 1) return;
+  for (const auto& [n, idx] : index) {
+    osm_node_t* node = const_cast<osm_node_t*>(n);
+    for (int p = 1; p <= s.fabric.node(idx).num_ports && static_cast<uint32_t>(p) < node->physp_tbl_size; p++) {
+      if (!s.fabric.node(idx).port(p).connected()) continue;
+      osm_physp_t* pp = osm_node_get_physp_ptr(node, static_cast<uint32_t>(p));
+      if (!pp) continue;
+      if (data_vls(pp) < s.routing.num_vls)
+        throw ftroute::EngineError(engine, "routing needs " + std::to_string(s.routing.num_vls) + " VLs but port " +
+                                               s.fabric.port_name(idx, p) + " supports only " +
+                                               std::to_string(data_vls(pp)) + " (PortInfo:VLCap)");
+    }
+  }
+}
+
+// Pass 1: check everything against OpenSM's tables; nothing is written if any check fails.
+std::vector<Target> plan_lfts(osm_subn_t* subn, const fp::Snapshot& s,
+                              const std::unordered_map<const osm_node_t*, int>& index, const std::string& engine) {
   std::vector<Target> targets;
-  // Pass 1: check everything; nothing is written if any check fails.
   for (cl_map_item_t* it = cl_qmap_head(&subn->sw_guid_tbl); it != cl_qmap_end(&subn->sw_guid_tbl); it = cl_qmap_next(it)) {
     osm_switch_t* sw = reinterpret_cast<osm_switch_t*>(it);
     auto r = index.find(sw->p_node);
@@ -203,6 +227,10 @@ ApplyStats apply_lfts(osm_subn_t* subn, const fp::Snapshot& s, const std::unorde
                                                " to nonexistent port " + std::to_string(table[lid]));
     targets.push_back({sw, r->second, top});
   }
+  return targets;
+}
+
+ApplyStats write_lfts(const fp::Snapshot& s, const std::vector<Target>& targets) {
   // Pass 2: write.
   ApplyStats st;
   for (const Target& t : targets) {
@@ -251,8 +279,12 @@ int cb_ucast_build_fwd_tables(void* context) {
   try {
     std::unordered_map<const osm_node_t*, int> index;
     Fabric f = fabric_from_subn(&c->osm->subn, index);
-    std::shared_ptr<const fp::Snapshot> snap = e->slot->run(std::move(f));
-    ApplyStats st = apply_lfts(&c->osm->subn, *snap, index, name);
+    std::vector<Target> targets;
+    std::shared_ptr<const fp::Snapshot> snap = e->slot->run(std::move(f), [&](const fp::Snapshot& s) {
+      check_vls(s, index, name);
+      targets = plan_lfts(&c->osm->subn, s, index, name);
+    });
+    ApplyStats st = write_lfts(*snap, targets);
     {
       std::lock_guard<std::mutex> lk(e->mu);
       e->guid_index.clear();
@@ -301,7 +333,9 @@ void cb_update_sl2vl(void* context, osm_physp_t* port, uint8_t in_port, uint8_t 
   auto* e = static_cast<EngineCtx*>(context);
   try {
     auto snap = e->slot->last();
-    if (!snap || snap->routing.sl2vl.empty() || !port || !t) return;
+    if (!snap || !port || !t) return;
+    const ftroute::Routing& r = snap->routing;
+    if (r.num_vls <= 1 && r.sl2vl.empty()) return;  // single-VL engine: OpenSM's QoS tables stay
     osm_node_t* n = osm_physp_get_node_ptr(port);
     int idx;
     {
@@ -310,8 +344,13 @@ void cb_update_sl2vl(void* context, osm_physp_t* port, uint8_t in_port, uint8_t 
       if (it == e->guid_index.end()) return;
       idx = it->second;
     }
+    // An explicit table for (node, in, out) sets all 16 SLs. Otherwise Routing's default applies
+    // (SL s -> VL s) for the SLs the engine uses (s < num_vls); higher SLs keep OpenSM's value,
+    // so no SL is ever mapped to a VL the port lacks (or to VL15).
+    const bool explicit_table = r.sl2vl.raw().count(ftroute::Sl2Vl::key(idx, in_port, out_port)) != 0;
     for (int sl = 0; sl < 16; sl++) {
-      uint8_t vl = snap->routing.sl2vl.vl(idx, in_port, out_port, sl);
+      if (!explicit_table && sl >= r.num_vls) continue;
+      const uint8_t vl = r.sl2vl.vl(idx, in_port, out_port, sl);
       ib_slvl_table_set(t, static_cast<uint8_t>(sl), static_cast<uint8_t>(vl & 0x0f));
     }
   } catch (...) {

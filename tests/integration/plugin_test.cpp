@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <regex>
+#include <map>
 #include <set>
 
 #include "fabric_check.hpp"
@@ -299,4 +300,74 @@ TEST(Plugin, PreviousRoutingReachesDqrAfterFault) {
   EXPECT_EQ(count_occurrences(log1, "no previous routing"), first_notes)
       << "the re-route after the fault did not get the previous routing:\n" << log1.substr(log0.size());
   expect_valid(read_live(sim));
+}
+
+namespace {
+// "sl......................0x1" from `saquery -p --src-to-dst S:D`; -1 if absent.
+int saquery_sl(SimFabric& sim, Lid s, Lid d) {
+  ProcResult p = sim.run_tool({"saquery", "-p", "--src-to-dst", std::to_string(s) + ":" + std::to_string(d)}, 30);
+  std::smatch m;
+  if (!std::regex_search(p.out, m, std::regex("\\n\\s*sl\\.+0x([0-9a-fA-F]+)"))) return -1;
+  return std::stoi(m[1].str(), nullptr, 16);
+}
+}  // namespace
+
+// A multi-VL engine with `qos TRUE`: path_sl answers SA PathRecord queries with the engine's SLs,
+// update_sl2vl programs SL s -> VL s for the VLs it uses. Without QoS the plugin warns (ERR FT02).
+TEST(Plugin, MultiVlEngineSlsAndSl2VlWithQos) {
+  REQUIRE_PLUGIN();
+  if (!have_program("saquery") || !have_program("smpquery")) GTEST_SKIP() << "saquery/smpquery missing";
+  bool have = false;
+  for (const auto& e : engines()) have |= e.name == "ftdrb";
+  if (!have) GTEST_SKIP() << "ftdrb engine not compiled in";
+  SimFabric sim("plugin_qos");
+  sim.start_text(torus2d_net(4, 4, 1));
+  sim.start_opensm_daemon(plugin_cfg("ftdrb", "", {"qos TRUE"}));
+  ASSERT_EQ(sim.engine_used(), "ftdrb") << sim.opensm_log();
+  EXPECT_EQ(sim.opensm_log().find("ERR FT01"), std::string::npos) << sim.opensm_log();
+  EXPECT_EQ(sim.opensm_log().find("ERR FT02"), std::string::npos) << sim.opensm_log();
+  Fabric f = fabric_from_ibnetdiscover(sim.ibnetdiscover());
+  Routing off = make_engine("ftdrb")->route(f);
+  if (off.num_vls < 2) GTEST_SKIP() << "ftdrb needs only one VL here";
+  expect_valid(read_live(sim));
+  // SA path records carry the engine's SLs (a few pairs of each SL)
+  std::map<int, int> tried;
+  int checked = 0;
+  for (const EndPort& a : f.end_ports()) {
+    if (f.node(a.node).is_switch()) continue;
+    for (const EndPort& b : f.end_ports()) {
+      if (f.node(b.node).is_switch() || a.node == b.node) continue;
+      int want = off.sl(a.base_lid, b.base_lid);
+      if (tried[want]++ >= 3) continue;
+      EXPECT_EQ(saquery_sl(sim, a.base_lid, b.base_lid), want) << a.base_lid << " -> " << b.base_lid;
+      checked++;
+    }
+  }
+  EXPECT_GE(tried.size(), 2u) << "all sampled paths on one SL";
+  EXPECT_GT(checked, 3);
+  // SL2VL of a switch: SL s -> VL s for s < num_vls on every (in, out) row smpquery prints
+  int sw = f.switches().front();
+  ProcResult q = sim.run_tool({"smpquery", "sl2vl", std::to_string(f.node(sw).port(0).base_lid), "1"}, 30);
+  std::regex row("ports: in\\s+(\\d+), out\\s+(\\d+):((\\s*\\|\\s*\\d+){16})");
+  int rows = 0;
+  for (std::sregex_iterator it(q.out.begin(), q.out.end(), row), end; it != end; ++it) {
+    std::vector<int> vls;
+    std::string cells = (*it)[3].str();
+    std::regex num("\\d+");
+    for (std::sregex_iterator n(cells.begin(), cells.end(), num); n != std::sregex_iterator(); ++n)
+      vls.push_back(std::stoi(n->str()));
+    ASSERT_EQ(vls.size(), 16u);
+    const int in = std::stoi((*it)[1].str()), out = std::stoi((*it)[2].str());
+    for (int s = 0; s < off.num_vls; s++) EXPECT_EQ(vls[static_cast<size_t>(s)], off.sl2vl.vl(sw, in, out, s)) << q.out;
+    rows++;
+  }
+  EXPECT_GT(rows, 0) << q.out << q.err;
+  sim.stop();
+
+  // the same without QoS: installed, but with a clear warning
+  SimFabric sim2("plugin_noqos");
+  sim2.start_text(torus2d_net(4, 4, 1));
+  OpensmRun run = sim2.run_opensm_once(plugin_cfg("ftdrb"));
+  ASSERT_TRUE(run.subnet_up) << run.log;
+  EXPECT_NE(run.log.find("ERR FT02: ftroute: engine 'ftdrb' needs"), std::string::npos) << run.log;
 }
