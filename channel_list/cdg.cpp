@@ -349,10 +349,63 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
       touched.clear();
       drops.clear();
       int max_hops = 0;
+      // Outcome bookkeeping of one pair whose first switch state has result rs / hops h0 and
+      // leaves through channel outch towards state next.
+      auto account = [&](const Source& src, int32_t rs, uint16_t h0, int32_t outch, int32_t nxt) {
+        if (rs < 0) {
+          st.delivered++;
+          const int h = h0 + (src.inj_link >= 0 ? 1 : 0);
+          if (static_cast<size_t>(h) >= st.hop_histogram.size()) st.hop_histogram.resize(static_cast<size_t>(h) + 1, 0);
+          st.hop_histogram[static_cast<size_t>(h)]++;
+          max_hops = std::max(max_hops, h);
+          if (opt.collect_loads) {
+            if (src.inj_link >= 0) st.link_load[static_cast<size_t>(src.inj_link)]++;
+            if (outch >= 0) st.link_load[static_cast<size_t>(outch) / kNumVlSlots]++;
+            if (nxt >= 0) S[static_cast<size_t>(nxt)].cnt++;
+          }
+          return;
+        }
+        const Drop& dr = drops[static_cast<size_t>(rs)];
+        st.per_kind[static_cast<int>(dr.kind)]++;
+        if (dr.kind == DropKind::Loop) {
+          st.looping++;
+          return;
+        }
+        st.dropped++;
+        if (static_cast<int>(st.unreachable_examples.size()) < opt.max_examples)
+          st.unreachable_examples.push_back(
+              f.node(src.node).id + "(" + std::to_string(src.lid) + ") -> " + f.node(de.node).id + "(" +
+              std::to_string(d) + ") stops at " +
+              (dr.kind == DropKind::NoRoute || dr.kind == DropKind::NotLocal ? "\"" + f.node(dr.node).id + "\""
+                                                                               : f.port_name(dr.node, dr.port)) +
+              ": " + drop_kind_text(dr.kind));
+      };
+      int fast_sw = -1, fast_sl = -1, fast_out = 0;
+      int32_t fast_res = -1, fast_next = -1;
+      uint16_t fast_hops = 0;
       for (const Source& src : sources) {
         if (src.node == de.node && src.port == de.port) continue;  // same end port
         const int sl = r.path_sl ? (r.path_sl(src.lid, d) & 15) : 0;
         st.pairs++;
+        if (src.sw == fast_sw && sl == fast_sl && src.inj_link >= 0) {
+          const int vi = identity_vl ? sl : ca_vl[static_cast<size_t>(src.inj_link) * kNumVlSlots + static_cast<size_t>(sl)];
+          const Cdg::Id ci = static_cast<Cdg::Id>(src.inj_link) * kNumVlSlots + static_cast<Cdg::Id>(vi);
+          const int vo = vl_at(fast_sw, src.in_port, fast_out, sl);
+          const Cdg::Id oc = static_cast<Cdg::Id>(cdg.link_id(fast_sw, fast_out)) * kNumVlSlots + static_cast<Cdg::Id>(vo);
+          used_local[ci] = 1;
+          used_local[oc] = 1;
+          record_edge(fast_sw, src.in_port, fast_out, ci, oc);
+          if (fast_next >= 0) {
+            const StateRec& nx = S[static_cast<size_t>(fast_next)];
+            if (nx.outch >= 0) {
+              const int nl = static_cast<int>(static_cast<size_t>(fast_next) % static_cast<size_t>(nlinks));
+              record_edge(cdg.link_node(nl), cdg.link_port(nl), cdg.link_port(static_cast<int>(nx.outch / kNumVlSlots)), oc,
+                          static_cast<Cdg::Id>(nx.outch));
+            }
+          }
+          account(src, fast_res, fast_hops, static_cast<int32_t>(oc), fast_next);
+          continue;
+        }
         ++walk_id;
         walk.clear();
         int s = src.sw, in = src.in_port;
@@ -368,6 +421,9 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
           const size_t cu = static_cast<size_t>(cur);
           if (S[cu].stamp >= dest_base) {
             if (S[cu].stamp == walk_id) {  // revisited within this walk: loop
+              if (cin >= 0 && S[cu].outch >= 0)  // the dependency that closes the loop
+                record_edge(s, in, cdg.link_port(static_cast<int>(S[cu].outch / kNumVlSlots)),
+                            static_cast<Cdg::Id>(cin), static_cast<Cdg::Id>(S[cu].outch));
               drops.push_back({DropKind::Loop, s, in});
               result = static_cast<int32_t>(drops.size() - 1);
               if (static_cast<int>(st.loop_examples.size()) < opt.max_examples) {
@@ -466,34 +522,19 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
           const int v = identity_vl ? sl : ca_vl[static_cast<size_t>(src.inj_link) * kNumVlSlots + static_cast<size_t>(sl)];
           used_local[static_cast<size_t>(src.inj_link) * kNumVlSlots + static_cast<size_t>(v)] = 1;
         }
-        const int32_t rs = S[static_cast<size_t>(start)].res;
-        if (rs < 0) {
-          st.delivered++;
-          const int h = S[static_cast<size_t>(start)].hops + (src.inj_link >= 0 ? 1 : 0);
-          if (static_cast<size_t>(h) >= st.hop_histogram.size()) st.hop_histogram.resize(static_cast<size_t>(h) + 1, 0);
-          st.hop_histogram[static_cast<size_t>(h)]++;
-          max_hops = std::max(max_hops, h);
-          if (opt.collect_loads) {
-            const StateRec& sr = S[static_cast<size_t>(start)];
-            if (src.inj_link >= 0) st.link_load[static_cast<size_t>(src.inj_link)]++;
-            if (sr.outch >= 0) st.link_load[static_cast<size_t>(sr.outch) / kNumVlSlots]++;
-            if (sr.next >= 0) S[static_cast<size_t>(sr.next)].cnt++;
-          }
+        const StateRec& sr = S[static_cast<size_t>(start)];
+        account(src, sr.res, sr.hops, sr.outch, sr.next);
+        // Remember the continuation: the next CA sources behind the same switch with the same SL
+        // leave through the same LFT entry, so they only add their injection edge and counts.
+        if (src.inj_link >= 0 && sr.outch >= 0) {
+          fast_sw = src.sw;
+          fast_sl = sl;
+          fast_out = cdg.link_port(static_cast<int>(sr.outch / kNumVlSlots));
+          fast_res = sr.res;
+          fast_hops = sr.hops;
+          fast_next = sr.next;
         } else {
-          const Drop& dr = drops[static_cast<size_t>(rs)];
-          st.per_kind[static_cast<int>(dr.kind)]++;
-          if (dr.kind == DropKind::Loop) {
-            st.looping++;
-          } else {
-            st.dropped++;
-            if (static_cast<int>(st.unreachable_examples.size()) < opt.max_examples)
-              st.unreachable_examples.push_back(
-                  f.node(src.node).id + "(" + std::to_string(src.lid) + ") -> " + f.node(de.node).id + "(" +
-                  std::to_string(d) + ") stops at " +
-                  (dr.kind == DropKind::NoRoute || dr.kind == DropKind::NotLocal ? "\"" + f.node(dr.node).id + "\""
-                                                                                   : f.port_name(dr.node, dr.port)) +
-                  ": " + drop_kind_text(dr.kind));
-          }
+          fast_sw = -1;
         }
       }
       // Routes per link: push the per-state counts down the in-tree (decreasing hops).

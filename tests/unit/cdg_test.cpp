@@ -213,3 +213,175 @@ TEST(Cdg, RoutesPerLinkOnALine) {
   EXPECT_EQ(b.stats.hop_histogram, (std::vector<uint64_t>{0, 0, 0, 4, 2}));  // neighbours: 3 links, H0<->H2: 4
   EXPECT_FALSE(b.cdg.find_cycle().has_value());
 }
+
+// ---- randomized equivalence with a naive per-pair walk ----
+#include <map>
+#include <random>
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+
+struct Naive {
+  uint64_t pairs = 0, delivered = 0, dropped = 0, looping = 0;
+  uint64_t per_kind[6] = {};
+  std::vector<uint64_t> hist, load;
+  std::set<std::pair<Cdg::Id, Cdg::Id>> edges;
+};
+
+// The obvious algorithm: walk every pair hop by hop.
+Naive naive(const Fabric& f, const Routing& r, const Cdg& g, bool switch_sources) {
+  Naive n;
+  n.load.assign(static_cast<size_t>(g.num_links()), 0);
+  for (const EndPort& se : f.end_ports()) {
+    const bool sw_src = f.node(se.node).is_switch();
+    if (sw_src && !switch_sources) continue;
+    if (!sw_src && !f.node(f.node(se.node).port(se.port).peer_node).is_switch()) continue;
+    for (const EndPort& de : f.end_ports())
+      for (uint32_t dl = de.base_lid; dl <= de.last_lid(); dl++) {
+        if (se.node == de.node && se.port == de.port) continue;
+        const Lid d = static_cast<Lid>(dl);
+        const int sl = r.sl(se.base_lid, d) & 15;
+        n.pairs++;
+        std::vector<int> links;
+        int64_t cin = -1;
+        int sw = se.node, in = 0;
+        if (!sw_src) {
+          const Port& p = f.node(se.node).port(se.port);
+          cin = g.id(se.node, se.port, r.sl2vl.vl(se.node, 0, se.port, sl));
+          links.push_back(g.link_id(se.node, se.port));
+          sw = p.peer_node;
+          in = p.peer_port;
+        }
+        std::set<std::pair<int, int>> seen;
+        int kind = -1;  // -1 delivered
+        for (;;) {
+          const uint8_t o = r.lfts.get(sw, d);
+          const bool again = !seen.insert({sw, in}).second;
+          if (o == 0) { kind = de.node == sw ? -1 : static_cast<int>(DropKind::NotLocal); break; }
+          if (o == kNoPath) { kind = static_cast<int>(DropKind::NoRoute); break; }
+          if (o > f.node(sw).num_ports) { kind = static_cast<int>(DropKind::BadPort); break; }
+          const Port& op = f.node(sw).port(o);
+          if (!op.connected()) { kind = static_cast<int>(DropKind::DownPort); break; }
+          const Cdg::Id oc = g.id(sw, o, r.sl2vl.vl(sw, in, o, sl));
+          if (cin >= 0) n.edges.insert({static_cast<Cdg::Id>(cin), oc});
+          if (again) { kind = static_cast<int>(DropKind::Loop); break; }
+          links.push_back(g.link_id(sw, o));
+          if (!f.node(op.peer_node).is_switch()) {
+            kind = (op.peer_node == de.node && op.peer_port == de.port) ? -1 : static_cast<int>(DropKind::WrongEndpoint);
+            break;
+          }
+          cin = oc;
+          sw = op.peer_node;
+          in = op.peer_port;
+        }
+        if (kind < 0) {
+          n.delivered++;
+          if (n.hist.size() <= links.size()) n.hist.resize(links.size() + 1, 0);
+          n.hist[links.size()]++;
+          for (int l : links) n.load[static_cast<size_t>(l)]++;
+        } else {
+          n.per_kind[kind]++;
+          (kind == static_cast<int>(DropKind::Loop) ? n.looping : n.dropped)++;
+        }
+      }
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST(Cdg, MatchesNaivePerPairWalkOnRandomRoutings) {
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    std::mt19937_64 rng(seed);
+    auto rnd = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
+    Fabric f;
+    const int ns = 3 + rnd(6), np = 6;
+    for (int i = 0; i < ns; i++) f.add_node(NodeType::Switch, "S" + std::to_string(i), np);
+    for (int i = 1; i < ns; i++) {  // spanning tree + extra links
+      int j = rnd(i);
+      for (int a = 1; a <= np; a++)
+        if (!f.node(i).port(a).connected()) {
+          for (int b = 1; b <= np; b++)
+            if (!f.node(j).port(b).connected()) { f.connect(i, a, j, b); break; }
+          break;
+        }
+    }
+    for (int k = 0; k < ns; k++) {
+      int a = rnd(ns), b = rnd(ns);
+      if (a == b) continue;
+      int pa = 0, pb = 0;
+      for (int p = np; p >= 1 && !pa; p--) if (!f.node(a).port(p).connected()) pa = p;
+      for (int p = np; p >= 1 && !pb; p--) if (!f.node(b).port(p).connected()) pb = p;
+      if (pa && pb) f.connect(a, pa, b, pb);
+    }
+    int hosts = 0;
+    for (int s = 0; s < ns; s++)
+      for (int p = 1; p <= np; p++)
+        if (!f.node(s).port(p).connected() && rnd(3) == 0) {
+          int c = f.add_node(NodeType::Ca, "H" + std::to_string(hosts++), 1);
+          f.connect(c, 1, s, p);
+        }
+    f.assign_default_guids();
+    f.assign_lids(static_cast<uint8_t>(rnd(2)));
+    // LFTs: BFS next hop towards the owner, with random damage (loops, drops, bad ports).
+    Routing r;
+    r.lfts = Lfts(f);
+    for (const EndPort& e : f.end_ports()) {
+      Attach at = f.attach(e.base_lid);
+      if (!at.valid()) continue;
+      std::vector<int> dist(static_cast<size_t>(f.size()), -1), via(static_cast<size_t>(f.size()), 0);
+      std::vector<int> q{at.sw};
+      dist[static_cast<size_t>(at.sw)] = 0;
+      for (size_t h = 0; h < q.size(); h++)
+        for (int p = 1; p <= np; p++) {
+          const Port& x = f.node(q[h]).port(p);
+          if (!x.connected() || !f.node(x.peer_node).is_switch() || dist[static_cast<size_t>(x.peer_node)] >= 0) continue;
+          dist[static_cast<size_t>(x.peer_node)] = dist[static_cast<size_t>(q[h])] + 1;
+          via[static_cast<size_t>(x.peer_node)] = x.peer_port;
+          q.push_back(x.peer_node);
+        }
+      for (uint32_t l = e.base_lid; l <= e.last_lid(); l++)
+        for (int s : f.switches()) {
+          uint8_t port = s == at.sw ? at.port : static_cast<uint8_t>(via[static_cast<size_t>(s)]);
+          const int dmg = rnd(20);
+          if (dmg == 0) port = static_cast<uint8_t>(rnd(np + 3));  // random, maybe unlinked or > np
+          if (dmg == 1) port = kNoPath;
+          r.lfts.set(s, static_cast<Lid>(l), port);
+        }
+    }
+    const int nsl = 1 + rnd(3);
+    r.path_sl = [nsl](Lid s, Lid d) -> uint8_t { return static_cast<uint8_t>((s * 7 + d * 3) % nsl); };
+    if (rnd(2)) {
+      for (int i = 0; i < f.size(); i++)
+        for (int in = 0; in <= np; in++)
+          for (int o = 1; o <= np; o++)
+            if (rnd(2)) {
+              Sl2Vl::Table t{};
+              for (auto& v : t) v = static_cast<uint8_t>(rnd(3));
+              r.sl2vl.set(i, in, o, t);
+            }
+    }
+    const bool sw_src = rnd(2);
+    CdgBuildOptions o;
+    o.switch_sources = sw_src;
+    CdgBuild b = build_cdg(f, r, o);
+    Naive nv = naive(f, r, b.cdg, sw_src);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    if (std::getenv("CDG_TEST_VERBOSE"))
+      std::printf("seed %d: pairs %llu delivered %llu dropped %llu looping %llu edges %zu\n", (int)seed, (unsigned long long)nv.pairs, (unsigned long long)nv.delivered, (unsigned long long)nv.dropped, (unsigned long long)nv.looping, nv.edges.size());
+    EXPECT_EQ(b.stats.pairs, nv.pairs);
+    EXPECT_EQ(b.stats.delivered, nv.delivered);
+    EXPECT_EQ(b.stats.dropped, nv.dropped);
+    EXPECT_EQ(b.stats.looping, nv.looping);
+    for (int k = 0; k < 6; k++) EXPECT_EQ(b.stats.per_kind[k], nv.per_kind[k]) << "kind " << k;
+    auto hist = b.stats.hop_histogram;
+    while (!hist.empty() && hist.back() == 0) hist.pop_back();
+    while (!nv.hist.empty() && nv.hist.back() == 0) nv.hist.pop_back();
+    EXPECT_EQ(hist, nv.hist);
+    EXPECT_EQ(b.stats.link_load, nv.load);
+    auto e = b.cdg.edges();
+    std::set<std::pair<Cdg::Id, Cdg::Id>> es(e.begin(), e.end());
+    EXPECT_EQ(es, nv.edges);
+  }
+}
