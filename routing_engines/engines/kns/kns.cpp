@@ -234,6 +234,7 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
     uint8_t deliver = 0;  // port on the destination switch (0 = the switch itself)
     int cls = 0;
     bool ca = false;
+    int xdim = -1;   // crossbar destination: its dimension
   };
   std::vector<Dest> dests(eps.size());
   for (size_t i = 0; i < eps.size(); i++) {
@@ -241,6 +242,7 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
     Dest& d = dests[i];
     if (fabric.node(ep.node).is_switch()) {
       d.model = sh.node_model[static_cast<size_t>(ep.node)];
+      if (d.model >= m.K) d.xdim = static_cast<int>((d.model - m.K) / m.lines);
       if (d.model >= 0 && d.model < m.K) d.cls = kns::xordet_class(static_cast<uint64_t>(d.model * sh.p), nbits, classes);
       continue;
     }
@@ -253,10 +255,13 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
     d.cls = kns::xordet_class(static_cast<uint64_t>(d.model * sh.p + c), nbits, classes);
   }
   // Trees, one per destination model node.
+  // Crossbar destinations count restarts with the crossbar's dimension last: their paths correct
+  // the other dimensions in order and then enter the crossbar (one final "restart" at most).
   std::unordered_map<long, kns::Tree> trees;
   auto tree = [&](long dm) -> const kns::Tree& {
     auto it = trees.find(dm);
-    if (it == trees.end()) it = trees.emplace(dm, kns::build_tree(m, dm)).first;
+    if (it == trees.end())
+      it = trees.emplace(dm, kns::build_tree(m, dm, dm >= m.K ? static_cast<int>((dm - m.K) / m.lines) : -1)).first;
     return it->second;
   };
   int max_restarts = 0;
@@ -307,6 +312,7 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
   std::vector<std::vector<LayerGraph>> graphs(static_cast<size_t>(classes));  // [class][layer]
   const int max_layers = max_vls / classes;
   int layers_used = 1;
+  int max_sl = classes - 1;
   auto reaches = [](const LayerGraph& g, uint32_t from, uint32_t to) {
     std::vector<uint32_t> st{from};
     std::unordered_set<uint32_t> seen{from};
@@ -343,6 +349,7 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
     const Dest& d = dests[i];
     if (d.model < 0) continue;
     const kns::Tree& t = tree(d.model);
+    if (d.xdim >= 0 && d.xdim != m.n - 1) continue;  // not rank-increasing: pass 2 checks them
     LayerGraph& g0 = graphs[static_cast<size_t>(d.cls)][0];
     for (size_t si = 0; si < S; si++) {
       long mu = sh.node_model[static_cast<size_t>(sws[si])];
@@ -362,7 +369,10 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
     for (size_t si = 0; si < S; si++) {
       int sw = sws[si];
       long mu = sh.node_model[static_cast<size_t>(sw)];
-      if (mu < 0 || mu == d.model || t.succ[static_cast<size_t>(mu)] < 0 || t.restarts[static_cast<size_t>(mu)] == 0) continue;
+      const bool safe = d.xdim < 0 || d.xdim == m.n - 1;
+      if (mu < 0 || mu == d.model || t.succ[static_cast<size_t>(mu)] < 0 || (safe && t.restarts[static_cast<size_t>(mu)] == 0))
+        continue;
+      if (mu >= m.K) continue;  // crossbar sources: see docs/kns.md (management only, SL 0)
       if (d.ca && mu < m.K) rerouted_pairs++;
       auto ch = path_channels(sw, lid);
       std::vector<std::pair<uint32_t, uint32_t>> path_edges;
@@ -400,6 +410,7 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
              fabric.node(eps[i].node).id + " does not fit");
       (*layer_tab)[si * eps.size() + i] = static_cast<uint8_t>(placed);
       layers_used = std::max(layers_used, placed + 1);
+      max_sl = std::max(max_sl, placed * classes + d.cls);
     }
   }
   // path_sl: SL = layer * classes + class; identity SL2VL (VL = SL).
@@ -422,7 +433,7 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
     if (slid < src_sw->size() && (*src_sw)[slid] >= 0) layer = (*layer_tab)[static_cast<size_t>((*src_sw)[slid]) * E + di];
     return static_cast<uint8_t>(layer * classes + (*cls)[di]);
   };
-  r.num_vls = layers_used * classes;
+  r.num_vls = max_sl + 1;
   r.notes.push_back("KNS " + std::to_string(sh.k) + "-ary " + std::to_string(sh.n) + "-direct 1-indirect, p=" +
                     std::to_string(sh.p) + ", " + std::to_string(sh.faults.size()) + " faults detected");
   for (size_t i = 0; i < sh.faults.size() && i < 20; i++) r.notes.push_back("fault: " + sh.faults[i]);

@@ -50,7 +50,13 @@ bool Model::dor_ok(long X, long Y) const {
   return true;
 }
 
-Tree build_tree(const Model& m, long dest) {
+Tree build_tree(const Model& m, long dest, int last_dim) {
+  // rank of a dimension in the order used to count restarts (n = "deliver", after everything)
+  auto rank = [&](int d) {
+    if (last_dim < 0 || d >= m.n) return d;
+    if (d == last_dim) return m.n - 1;
+    return d < last_dim ? d : d - 1;
+  };
   const long N = m.num_nodes();
   Tree t;
   t.succ.assign(static_cast<size_t>(N), -1);
@@ -91,7 +97,7 @@ Tree build_tree(const Model& m, long dest) {
       for (int d = 0; d < m.n; d++) {
         if (!m.up(v, d)) continue;
         long x = m.xbar_id(d, m.line(v, d));
-        offer(x, rs + (f <= d ? 1 : 0), h + 1, 0, m.coord(v, d));
+        offer(x, rs + (rank(f) <= rank(d) ? 1 : 0), h + 1, 0, m.coord(v, d));
       }
     } else {
       long x = v - m.K;
@@ -114,7 +120,7 @@ Tree build_tree(const Model& m, long dest) {
       for (int c = 0; c < m.k; c++) {
         long R = m.with_coord(base, d, c);
         if (!m.up(R, d)) continue;
-        offer(R, rs, h + 1, static_cast<uint64_t>(255 - d), d);
+        offer(R, rs, h + 1, static_cast<uint64_t>(255 - rank(d)), d);
       }
     }
   }

@@ -54,7 +54,9 @@ struct Tree {
 // (its restarts are the intermediate routers) with the fewest legs, then fewest hops, such that
 // every crossbar forwards the destination to one router (destination-based, loop-free because
 // the label strictly decreases along every path).
-Tree build_tree(const Model& m, long dest);
+// last_dim >= 0 counts restarts with that dimension moved to the end of the order (used for
+// crossbar destinations: their paths correct the other dimensions first, then enter the crossbar).
+Tree build_tree(const Model& m, long dest, int last_dim = -1);
 
 // Statistics for one fault set, thesis criterion (per pair free choice of INs, spec §3.2/§7.3)
 // and destination-tree criterion (what the engine programs with LMC 0).
