@@ -671,7 +671,10 @@ std::string write_net(const Fabric& f, const NetWriteOptions& opt) {
   if (!opt.comment.empty()) {
     std::istringstream cs(opt.comment);
     std::string c;
-    while (std::getline(cs, c)) line(c.empty() ? "#" : "# " + c);
+    while (std::getline(cs, c)) {  // long comment lines are wrapped (ibsim reads 254 characters)
+      if (c.empty()) line("#");
+      for (size_t k = 0; k < c.size(); k += 200) line((k ? "#   " : "# ") + c.substr(k, 200));
+    }
   }
   int ncas = 0, nrts = 0;
   bool narrow = false;

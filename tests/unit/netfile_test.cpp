@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "ftroute/error.hpp"
 #include "ftroute/netfile.hpp"
@@ -402,6 +403,24 @@ TEST(NetFile, WriterRejectsWhatIbsimCannotLoad) {
   c.node(ca).port(1).guid = 0x101;
   c.node(ca).port(2).guid = 0x200;  // ibsim reports node GUID + port
   EXPECT_THROW(write_net(c), FabricError);
+}
+
+TEST(NetFile, LongCommentsAreWrapped) {
+  Fabric f = topo::kary_ntree(2, 1);
+  NetWriteOptions o;
+  o.comment = "first\n" + std::string(600, 'c') + "\n\nlast";
+  std::string w = write_net(f, o);
+  EXPECT_EQ(fabric_diff(f, parse_net(w, "long.net")), "");
+  std::istringstream in(w);
+  std::string l;
+  int lines = 0;
+  while (std::getline(in, l)) {
+    EXPECT_LE(l.size(), 254u);
+    lines++;
+  }
+  EXPECT_EQ(w.rfind("# first\n#   ", 0), std::string::npos);
+  EXPECT_NE(w.find("#   " + std::string(200, 'c')), std::string::npos);
+  EXPECT_NE(w.find("\n#\n# last\n"), std::string::npos);
 }
 
 TEST(NetFile, FabricDiffFindsDifferences) {
