@@ -112,6 +112,14 @@ TEST(Plugin, FtMinhopConfiguresFatTreeAndMatchesOffline) {
     ASSERT_TRUE(chk.ran) << chk.text;
     EXPECT_FALSE(chk.credit_loops) << chk.text;
   }
+  // `ftroute check` (lft_export validators) on OpenSM's own opensm-lfts.dump
+  const std::string cli = binary_dir() + "/cli/ftroute";
+  if (std::filesystem::exists(cli)) {
+    const std::string net = sim.scratch() + "/discovered.net";
+    write_file(net, sim.ibnetdiscover());
+    ProcResult p = run_process({cli, "check", "-f", net, "-l", run.dump_dir + "/opensm-lfts.dump"}, {}, sim.scratch(), 60);
+    EXPECT_EQ(p.exit_code, 0) << p.out << p.err;
+  }
 }
 
 // Every engine of ftroute::engines() is registered under its own name; a name OpenSM already
