@@ -63,7 +63,12 @@ class Reconfigurer {
     uint16_t layer_mask = 0;
   };
   // Channels carrying (old or new) traffic for d into switch y, from mask_.
-  void active_in(const Dest& D, int y, std::vector<Id>& out) const;
+  void active_in(const Dest& D, int y, std::vector<Id>& out);
+  // VLs of traffic for d leaving node u (old routing + committed new paths). Single-VL
+  // routings compute it lazily (a switch with a CA has traffic; others inherit from the
+  // switches routed into them), others by a full walk in mark_traffic.
+  uint16_t mask(const Dest& D, int u);
+  void set_mask(const Dest& D, int u, uint16_t bits) { mask_[static_cast<size_t>(u)] = mask(D, u) | bits; }
   // Does y's current route (after the fault) reach d? Memoised until the next commit.
   bool reaches(const Dest& D, int y);
   bool route_touches(const Dest& D, int y, const std::vector<int>& path) const;
@@ -86,6 +91,8 @@ class Reconfigurer {
   uint32_t gen_ = 0;
   // by node: VLs on which traffic for the current d leaves (or is delivered at) the node
   std::vector<uint16_t> mask_;
+  std::vector<uint32_t> mgen_;  // mask_[u] valid iff mgen_[u] == mg_
+  uint32_t mg_ = 0;
   std::vector<std::vector<int>> src_at_;  // by switch: indices into sources_ of CAs attached
   bool single_vl_ = true;                 // no path_sl and no SL2VL tables: everything on VL 0
   std::vector<int8_t> rval_;
@@ -140,7 +147,14 @@ bool Reconfigurer::reaches(const Dest& D, int s) {
 
 // Traffic towards d under the old routing: which VLs leave every switch (links still alive).
 void Reconfigurer::mark_traffic(Dest& D) {
-  mask_.assign(static_cast<size_t>(before_.size()), 0);
+  if (++mg_ == 0) std::fill(mgen_.begin(), mgen_.end(), 0), mg_ = 1;
+  if (single_vl_) {  // lazy, see mask()
+    D.layer_mask = 1;
+    D.layers.assign(1, 0);
+    return;
+  }
+  std::fill(mask_.begin(), mask_.end(), 0);
+  std::fill(mgen_.begin(), mgen_.end(), mg_);
   uint16_t layers = 0;
   for (const Source& s : sources_) {
     if (s.node == D.owner) continue;
@@ -183,7 +197,27 @@ void Reconfigurer::mark_traffic(Dest& D) {
     if (layers & (1u << l)) D.layers.push_back(l);
 }
 
-void Reconfigurer::active_in(const Dest& D, int y, std::vector<Id>& out) const {
+uint16_t Reconfigurer::mask(const Dest& D, int u) {
+  if (mgen_[static_cast<size_t>(u)] == mg_) return mask_[static_cast<size_t>(u)];
+  // single VL: old traffic; the old routing is loop-free, so the recursion ends
+  mgen_[static_cast<size_t>(u)] = mg_;
+  mask_[static_cast<size_t>(u)] = 0;
+  uint16_t m = 0;
+  if (!src_at_[static_cast<size_t>(u)].empty() && u != D.t) {
+    m = 1;
+  } else {
+    const Node& n = before_.node(u);
+    for (int p = 1; p <= n.num_ports && !m; p++) {
+      const Port& pt = n.port(p);
+      if (!pt.connected() || !before_.node(pt.peer_node).is_switch() || dead(u, p)) continue;
+      if (r_.lfts.get(pt.peer_node, D.d) == pt.peer_port && mask(D, pt.peer_node)) m = 1;
+    }
+  }
+  mask_[static_cast<size_t>(u)] |= m;
+  return mask_[static_cast<size_t>(u)];
+}
+
+void Reconfigurer::active_in(const Dest& D, int y, std::vector<Id>& out) {
   out.clear();
   for (int si : src_at_[static_cast<size_t>(y)]) {
     const Source& s = sources_[static_cast<size_t>(si)];
@@ -196,9 +230,9 @@ void Reconfigurer::active_in(const Dest& D, int y, std::vector<Id>& out) const {
     const Port& pt = n.port(p);
     if (!pt.connected() || !after_.node(pt.peer_node).is_switch()) continue;
     const int u = pt.peer_node;
-    const uint16_t m = mask_[static_cast<size_t>(u)];
-    if (!m) continue;
     if (r_.lfts.get(u, D.d) != pt.peer_port && cur_.get(u, D.d) != pt.peer_port) continue;
+    const uint16_t m = mask(D, u);
+    if (!m) continue;
     for (int l = 0; l < kNumVlSlots; l++)
       if (m & (1u << l)) out.push_back(ch(u, pt.peer_port, l));
   }
@@ -227,7 +261,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
     bool evaluated = false;    // deps checked (lazy: only when the state is popped)
   };
   std::vector<St> st;
-  using QE = std::tuple<double, int, bool>;  // cost, state, terminal
+  using QE = std::tuple<double, int, int>;  // cost, 0 = terminal / 1 = not (terminals first on ties), state
   std::priority_queue<QE, std::vector<QE>, std::greater<QE>> pq;
   const bool all = o_.turns == DqrOptions::Turns::All;
   if (stamp_.size() < static_cast<size_t>(ids_.num_links())) stamp_.assign(static_cast<size_t>(ids_.num_links()), 0);
@@ -281,12 +315,13 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       double total = base_cost + 1 + (override_ok ? o_.override_cost : 0);
       St child{l, y, static_cast<uint8_t>(q), p.peer_node, s, total, {}, in_link, false};
       st.push_back(std::move(child));
-      pq.push({total, static_cast<int>(st.size()) - 1, false});
+      pq.push({total, 1, static_cast<int>(st.size()) - 1});
     }
   };
   push_children(-1, w, -1, 0, {}, {w});
   while (!pq.empty()) {
-    auto [cost, si, terminal] = pq.top();
+    auto [cost, nonterminal, si] = pq.top();
+    const bool terminal = nonterminal == 0;
     pq.pop();
     if (terminal) {
       // commit
@@ -307,11 +342,11 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       // new traffic: the path's switches, then the joined route
       const uint16_t lm = D.layer_mask;
       for (int i = si; i >= 0; i = st[static_cast<size_t>(i)].parent)
-        mask_[static_cast<size_t>(st[static_cast<size_t>(i)].from)] |= lm;
+        set_mask(D, st[static_cast<size_t>(i)].from, lm);
       int y = T.sw;
       for (int hops = 0; hops <= after_.size(); hops++) {
-        if ((mask_[static_cast<size_t>(y)] & lm) == lm) break;
-        mask_[static_cast<size_t>(y)] |= lm;
+        if ((mask(D, y) & lm) == lm) break;
+        set_mask(D, y, lm);
         if (y == D.t) break;
         y = after_.node(y).port(cur_.get(y, D.d)).peer_node;
       }
@@ -330,7 +365,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       e.evaluated = true;
       if (c > 0) {
         e.cost += c;
-        pq.push({e.cost, si, false});
+        pq.push({e.cost, 1, si});
         continue;
       }
     }
@@ -348,7 +383,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
         if (q == 0) break;  // z owns d
         for (int l : D.layers) cand.push_back({static_cast<Id>(prev_link) * kNumVlSlots + static_cast<Id>(l), ch(z, q, l)});
         if (z == D.t) break;
-        if ((mask_[static_cast<size_t>(z)] & D.layer_mask) == D.layer_mask) break;  // downstream already carries d-traffic: its deps are in the list
+        if ((mask(D, z) & D.layer_mask) == D.layer_mask) break;  // downstream already carries d-traffic: its deps are in the list
         prev_link = link(z, q);
         z = after_.node(z).port(q).peer_node;
       }
@@ -356,7 +391,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       double c = eval(cand, nd);
       if (c >= 0) {
         st.push_back({s.link, s.from, s.port, s.sw, s.parent, s.cost + c, std::move(nd), s.in_link, true});
-        pq.push({s.cost + c, static_cast<int>(st.size()) - 1, true});
+        pq.push({s.cost + c, 0, static_cast<int>(st.size()) - 1});
       }
       if (y == D.t) continue;
     }
@@ -570,6 +605,8 @@ DqrResult Reconfigurer::run() {
   rval_.assign(static_cast<size_t>(after_.size()), 0);
   rgen_.assign(static_cast<size_t>(after_.size()), 0);
   aff_.assign(static_cast<size_t>(after_.size()), 0);
+  mask_.assign(static_cast<size_t>(after_.size()), 0);
+  mgen_.assign(static_cast<size_t>(after_.size()), 0);
   src_at_.assign(static_cast<size_t>(before_.size()), {});
   for (size_t i = 0; i < sources_.size(); i++)
     if (sources_[i].port != 0) src_at_[static_cast<size_t>(sources_[i].sw)].push_back(static_cast<int>(i));
