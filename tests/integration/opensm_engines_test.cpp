@@ -265,3 +265,21 @@ TEST(Discovery, IbnetdiscoverMatchesNetFile) {
     EXPECT_TRUE(c.all_delivered()) << c.summary();
   }
 }
+
+// Baseline the ftroute fat-tree engine improves on: OpenSM 3.3.23's ftree refuses a fat tree with
+// one missing link ("Fabric topology is not a fat-tree") and OpenSM falls back to minhop.
+TEST(LinkFaultBaseline, OpensmFtreeGivesUpOnOneMissingLink) {
+  REQUIRE_TOOLS();
+  const int k = 2, n = 3;
+  SimFabric sim("fault_ftree_baseline");
+  sim.start_text(kary_ntree_net(k, n));
+  sim.start_opensm_daemon({.engines = {"ftree"}});
+  ASSERT_EQ(sim.engine_used(), "ftree");
+  sim.unlink(kary_ntree_switch(k, n, 0, 1), k + 1);
+  ASSERT_TRUE(sim.wait_for_reroute()) << sim.opensm_log();
+  EXPECT_EQ(sim.engine_used(), "minhop");
+  EXPECT_NE(sim.opensm_log().find("Fabric topology is not a fat-tree"), std::string::npos);
+  Live l = read_live(sim);
+  EXPECT_TRUE(l.check.all_delivered()) << l.check.summary();
+  EXPECT_EQ(l.check.bad_entries, 0u) << l.check.summary();
+}
