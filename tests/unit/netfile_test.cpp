@@ -4,7 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
+#include <typeinfo>
 
 #include "ftroute/error.hpp"
 #include "ftroute/netfile.hpp"
@@ -445,4 +447,48 @@ TEST(NetFile, GeneratedTopologiesRoundTrip) {
   s.seed = 9;
   topo::inject_faults(f, s);
   expect_round_trip(f, "faulty tree");
+}
+
+// Mutated files either parse into a valid fabric or fail with a ParseError (never another
+// exception type, never a half-valid fabric).
+TEST(NetFile, MutatedInputFailsCleanly) {
+  std::vector<std::string> bases;
+  {
+    std::ifstream in(kData + "ibnetdiscover_2sw2path4hca.net");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    bases.push_back(ss.str());
+  }
+  bases.push_back(write_net(topo::kary_ntree(2, 2)));
+  bases.push_back("switchguid=0x10\nSwitch 4 \"A\" # \"a\" lid 1\n[1] \"B\"[2] w=3\n[2] \"H\"[1]\n\n"
+                  "Switch 4 \"B\"\n[2] \"A\"[1]\n\nHca 1 \"H\"\n[1] \"A\"[2] # lid 2 lmc 0\n");
+  for (const auto& b : bases) ASSERT_NO_THROW(parse_net(b, "base.net")) << b;
+  std::mt19937_64 g(2024);
+  const std::string alphabet = "[]\"#()=x0123456789 \t\nSwitchHcaRtlidmc";
+  int parsed = 0, errors = 0;
+  for (int i = 0; i < 3000; i++) {
+    std::string t = bases[static_cast<size_t>(i) % bases.size()];
+    const int edits = 1 + static_cast<int>(topo::uniform_index(g, 3));
+    for (int e = 0; e < edits; e++) {
+      size_t pos = static_cast<size_t>(topo::uniform_index(g, t.size()));
+      switch (topo::uniform_index(g, 3)) {
+        case 0: t[pos] = alphabet[topo::uniform_index(g, alphabet.size())]; break;
+        case 1: t.erase(pos, 1 + topo::uniform_index(g, 8)); break;
+        default: t.insert(pos, 1, alphabet[topo::uniform_index(g, alphabet.size())]); break;
+      }
+    }
+    try {
+      Fabric f = parse_net(t, "m.net");
+      EXPECT_NO_THROW(f.validate());
+      parsed++;
+    } catch (const ParseError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("m.net", 0), 0u) << e.what();
+      errors++;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "non-ParseError " << typeid(e).name() << ": " << e.what() << "\n" << t;
+      break;
+    }
+  }
+  EXPECT_GT(errors, 100);
+  EXPECT_GT(parsed, 10);
 }
