@@ -13,6 +13,7 @@
 #include <regex>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "fabric_check.hpp"
 #include "ftroute/engine.hpp"
@@ -378,4 +379,85 @@ TEST(Plugin, MultiVlEngineSlsAndSl2VlWithQos) {
   OpensmRun run = sim2.run_opensm_once(plugin_cfg("ftdrb"));
   ASSERT_TRUE(run.subnet_up) << run.log;
   EXPECT_NE(run.log.find("ERR FT02: ftroute: engine 'ftdrb' needs"), std::string::npos) << run.log;
+}
+
+namespace {
+// opensm-lid-matrix.dump: "Switch: guid 0x..." then "0xLLLL: hh hh ... # portguid ..." with one
+// hop count per port 0..N. Returns hops[switch guid][lid][port].
+std::map<uint64_t, std::map<int, std::vector<int>>> read_lid_matrix(const std::string& text) {
+  std::map<uint64_t, std::map<int, std::vector<int>>> m;
+  std::istringstream in(text);
+  std::string line;
+  uint64_t cur = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("Switch: guid ", 0) == 0) {
+      cur = std::stoull(line.substr(13), nullptr, 16);
+      continue;
+    }
+    auto colon = line.find(':');
+    if (line.rfind("0x", 0) != 0 || colon == std::string::npos) continue;
+    int lid = std::stoi(line.substr(0, colon), nullptr, 16);
+    std::istringstream cells(line.substr(colon + 1, line.find('#') - colon - 1));
+    std::string c;
+    std::vector<int> hops;
+    while (cells >> c) hops.push_back(std::stoi(c, nullptr, 16));
+    m[cur][lid] = hops;
+  }
+  return m;
+}
+
+// Switch-to-switch links from switch `sw` to the switch owning `lid`, following the LFTs.
+int walk_hops(const Fabric& f, const Lfts& lfts, int sw, Lid lid) {
+  int cur = sw;
+  for (int h = 0; h <= f.size(); h++) {
+    uint8_t p = lfts.get(cur, lid);
+    if (p == 0) return h;
+    if (p == kNoPath || p > f.node(cur).num_ports || !f.node(cur).port(p).connected()) return -1;
+    cur = f.node(cur).port(p).peer_node;
+    if (!f.node(cur).is_switch()) return -1;
+  }
+  return -1;
+}
+}  // namespace
+
+// Non-minimal routes (ftree-misroute around a fault): the hop matrix OpenSM keeps for switch LIDs
+// (dumped as opensm-lid-matrix.dump) holds, for the port each LFT uses, the hops actually taken.
+TEST(Plugin, HopMatrixFollowsNonMinimalRoutes) {
+  REQUIRE_PLUGIN();
+  bool have = false;
+  for (const auto& e : engines()) have |= e.name == "ftree-misroute";
+  if (!have) GTEST_SKIP() << "ftree-misroute engine not compiled in";
+  SimFabric sim("plugin_hops");
+  sim.start_text(kary_ntree_net(2, 3));
+  sim.start_opensm_daemon(plugin_cfg("ftree-misroute"));
+  ASSERT_EQ(sim.engine_used(), "ftree-misroute") << sim.opensm_log();
+  sim.unlink(kary_ntree_switch(2, 3, 1, 0), 3);  // a middle-stage uplink
+  ASSERT_TRUE(sim.wait_for_reroute()) << sim.opensm_log();
+  if (sim.engine_used() != "ftree-misroute") GTEST_SKIP() << "ftree-misroute gave up on this fault";
+  Fabric f = fabric_from_ibnetdiscover(sim.ibnetdiscover());
+  Lfts lfts = lfts_from_dump_fts(f, sim.dump_fts());
+  auto matrix = read_lid_matrix(read_file(sim.dump_dir() + "/opensm-lid-matrix.dump"));
+  ASSERT_FALSE(matrix.empty());
+  auto d = switch_distances(f);
+  int checked = 0, longer = 0;
+  for (int s : f.switches()) {
+    const auto& rows = matrix[f.node(s).guid];
+    for (int t : f.switches()) {
+      const Lid lid = f.node(t).port(0).base_lid;
+      const uint8_t p = lfts.get(s, lid);
+      if (p == 0 || p == kNoPath) continue;
+      auto it = rows.find(lid);
+      ASSERT_NE(it, rows.end()) << f.node(s).desc << " LID " << lid;
+      ASSERT_LT(p, it->second.size());
+      const int h = walk_hops(f, lfts, s, lid);
+      ASSERT_GT(h, 0);
+      EXPECT_EQ(it->second[p], h) << f.node(s).desc << " -> LID " << lid << " via port " << int(p);
+      checked++;
+      auto pos = [&](int n) { return std::find(f.switches().begin(), f.switches().end(), n) - f.switches().begin(); };
+      longer += h > d[static_cast<size_t>(pos(s))][static_cast<size_t>(pos(t))];
+    }
+  }
+  EXPECT_GT(checked, 50);
+  if (longer == 0) GTEST_SKIP() << "no non-minimal switch route after this fault (nothing to fix)";
+  EXPECT_NE(sim.opensm_log().find("non-minimal hop entries set"), std::string::npos) << sim.opensm_log();
 }
