@@ -306,7 +306,7 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
       if (first_failure.empty()) first_failure = failure;
       continue;
     }
-    out.notes.push_back("ftree-misroute: " + t.shape + ", " +
+    out.notes.push_back(t.shape + ", " +
                         (restricted ? "valley leaf \"" + fabric.node(t.sw_node[static_cast<size_t>(valley)]).id + "\""
                                     : std::string("unrestricted U-turns (beyond the guarantee, CDG verified)")) +
                         ", " + std::to_string(uturn_entries) + " LFT entries lead through a U-turn");
