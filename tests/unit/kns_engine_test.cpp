@@ -349,3 +349,21 @@ TEST(KnsFaults, FastPairEnumerationMatchesBruteForce) {
     }
   }
 }
+
+TEST(KnsFaults, TreesNeverClaimMoreThanTheThesisCriterion) {
+  // A tree path with r restarts is a sequence of r intermediate routers with fault-free DOR
+  // legs, so tree-tolerated => thesis-tolerated; the converse can fail (one exit per crossbar).
+  std::mt19937_64 rng(11);
+  kns::Model m(4, 3);
+  int both = 0;
+  for (int i = 0; i < 60; i++) {
+    kns::random_link_faults(m, 8, rng);
+    for (int max_in = 1; max_in <= 2; max_in++) {
+      bool tree = kns::tree_tolerance(m, max_in).tolerated();
+      bool thesis = kns::thesis_tolerance(m, max_in).tolerated();
+      if (tree) EXPECT_TRUE(thesis);
+      both += tree && thesis;
+    }
+  }
+  EXPECT_GT(both, 60);
+}
