@@ -240,3 +240,50 @@ TEST(DqrEngine, FallsBackWhenPreviousRoutingHasCycles) {
   o.set("fallback", "false");
   EXPECT_THROW(eng->route(g, o, PreviousRouting{&f, &mh}), EngineError);
 }
+
+// Fat tree (P4 §V-C): end-to-end DQR tolerates every single switch-link fault of a 4-ary 2-tree
+// routed by ft-minhop (node-to-node traffic; no U-turns needed).
+TEST(DqrEngine, FatTreeEndToEndToleratesEverySingleLinkFault) {
+  Fabric f = topo::kary_ntree(4, 2);
+  f.assign_lids();
+  auto eng = make_engine("dqr");
+  Routing first = eng->route(f);
+  EngineOptions o;
+  o.set("paths", "e2e");
+  o.set("fallback", "false");
+  for (auto [s, p] : switch_links(f)) {
+    Fabric g = f;
+    g.disconnect(s, p);
+    Routing r = eng->route(g, o, PreviousRouting{&f, &first});
+    EXPECT_EQ(r.engine, "dqr") << f.port_name(s, p);
+    expect_valid(g, r, nullptr, "fat tree fault " + f.port_name(s, p));
+  }
+}
+
+// The engine matches nodes by GUID: a previous fabric with a different node order still works.
+TEST(DqrEngine, MatchesNodesByGuidAcrossSweeps) {
+  Fabric f = mesh(4, 4);
+  f.assign_default_guids();
+  auto eng = make_engine("dqr");
+  Routing first = eng->route(f);
+  // same fabric rebuilt in reverse node order (same GUIDs, ids, ports, LIDs), one link removed
+  Fabric g;
+  std::vector<int> idx(static_cast<size_t>(f.size()));
+  for (int i = f.size() - 1; i >= 0; i--) {
+    const Node& n = f.node(i);
+    idx[static_cast<size_t>(i)] = g.add_node(n.type, n.id, n.num_ports, n.guid);
+  }
+  for (int i = 0; i < f.size(); i++)
+    for (int p = 1; p <= f.node(i).num_ports; p++) {
+      const Port& pt = f.node(i).port(p);
+      g.node(idx[static_cast<size_t>(i)]).port(p).guid = pt.guid;
+      if (pt.connected() && pt.peer_node > i)
+        g.connect(idx[static_cast<size_t>(i)], p, idx[static_cast<size_t>(pt.peer_node)], pt.peer_port);
+    }
+  for (const EndPort& ep : f.end_ports()) g.set_lid(idx[static_cast<size_t>(ep.node)], ep.port, ep.base_lid, ep.lmc);
+  int s = idx[static_cast<size_t>(*f.find("S1_1"))];
+  g.disconnect(s, 2);
+  Routing r = eng->route(g, {}, PreviousRouting{&f, &first});
+  EXPECT_EQ(r.engine, "dqr") << r.notes.back();
+  expect_valid(g, r, nullptr, "reordered fabric");
+}
