@@ -33,10 +33,18 @@ Fabric make_mesh(int kx, int ky, bool torus) {
   return f;
 }
 
+// Lfts(f) clears the tables of CAs but keeps their capacity; release it (10k-CA fabrics).
+static Lfts compact_lfts(const Fabric& f) {
+  Lfts l(f);
+  for (int i = 0; i < f.size(); i++)
+    if (!f.node(i).is_switch()) l.table(i).shrink_to_fit();
+  return l;
+}
+
 Routing route_dor(const Fabric& f, int kx, int ky, bool torus, bool clockwise_only) {
   Routing r;
   r.engine = clockwise_only ? "test-ring-cw" : (torus ? "test-dor-torus" : "test-dor-mesh");
-  r.lfts = Lfts(f);
+  r.lfts = compact_lfts(f);
   // dateline bits per (src, dst) CA LID
   std::vector<int> lid_x(static_cast<size_t>(f.max_lid()) + 1, -1), lid_y(lid_x.size(), -1);
   for (int y = 0; y < ky; y++)
@@ -125,21 +133,28 @@ Fabric make_kary_ntree(int k, int n) {
 Routing route_ntree(const Fabric& f, int k, int n) {
   Routing r;
   r.engine = "test-ntree-dmodk";
-  r.lfts = Lfts(f);
+  r.lfts = compact_lfts(f);
   int per = 1;
   for (int i = 0; i < n - 1; i++) per *= k;
+  // host index of every CA LID (-1 otherwise)
+  std::vector<int> host(static_cast<size_t>(f.max_lid()) + 1, -1);
+  for (const EndPort& e : f.end_ports()) {
+    const std::string& id = f.node(e.node).id;
+    if (f.node(e.node).is_switch() || id.empty() || id[0] != 'H') continue;
+    int h = std::stoi(id.substr(1));
+    for (uint32_t l = e.base_lid; l <= e.last_lid(); l++) host[l] = h;
+  }
   for (int l = 0; l < n; l++) {
     int pw = 1;
     for (int i = 0; i < l; i++) pw *= k;
     for (int w = 0; w < per; w++) {
       int s = *f.find(tree_id(w, l));
       for (Lid lid = 1; lid <= f.max_lid(); lid++) {
-        auto o = f.owner(lid);
-        if (!o) continue;
-        if (o->node == s) { r.lfts.set(s, lid, 0); continue; }
-        const std::string& id = f.node(o->node).id;
-        if (f.node(o->node).is_switch() || id.empty() || id[0] != 'H') continue;  // CAs only
-        int h = std::stoi(id.substr(1));
+        int h = host[lid];
+        if (h < 0) {
+          if (lid == f.node(s).port(0).base_lid) r.lfts.set(s, lid, 0);
+          continue;  // other switches' LIDs are not routed (CA traffic only)
+        }
         int leaf = h / k;
         // in subtree iff leaf word agrees with w on digits >= l
         bool below = true;
@@ -158,7 +173,7 @@ Routing route_ntree(const Fabric& f, int k, int n) {
 Routing route_minhop(const Fabric& f) {
   Routing r;
   r.engine = "flitsim-minhop";
-  r.lfts = Lfts(f);
+  r.lfts = compact_lfts(f);
   std::vector<int> dist(static_cast<size_t>(f.size()));
   for (const EndPort& e : f.end_ports()) {
     Attach a = f.attach(e.base_lid);

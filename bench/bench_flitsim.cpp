@@ -1,0 +1,92 @@
+// flitsim speed: simulated cycles per second at 0.4 flits/node/cycle uniform load on an 8x8 mesh,
+// a 16x16 torus (2 VLs) and an 8-ary 3-tree, printed as ratios against BookSim2 on a machine
+// like ours (issue 7 / docs/anchors.md 4.1: ~8.5k-27k cycles/s mesh 8x8, ~2.5k torus 16x16,
+// ~160 cycles/s 8-ary 3-tree). BookSim2 is not in this tree, so its figures are the recorded
+// reference; the simulator's own work rate (flit-hops/s) is printed too. Also: RSS of a
+// 10,648-endpoint fabric (22-ary 3-tree) simulation.
+#include <chrono>
+#include <ctime>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "ftroute/flitsim.hpp"
+#include "ftroute/flitsim_testnets.hpp"
+
+using namespace ftroute;
+using namespace ftroute::flitsim;
+
+static long rss_kb() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
+static double run(const char* name, const Fabric& f, const Routing& r, Config c, int64_t cycles, double ref_lo,
+                  double ref_hi) {
+  TrafficSpec t;
+  t.load = 0.4;
+  t.warmup = 1000;
+  t.measure = cycles;
+  t.max_drain = 0;
+  t.flush = false;
+  Simulator sim(f, r, c);
+  auto t0 = std::chrono::steady_clock::now();
+  std::clock_t c0 = std::clock();
+  Result res = sim.run(t);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // CPU time of this process: the 2 cores are shared, wall time would measure the neighbours.
+  double s = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+  double cps = res.cycles / s;
+  std::printf("(wall %.2f s) ", wall);
+  std::printf("%-14s %5d endpoints: %7lld cycles in %6.2f s CPU = %9.0f cycles/s, %6.2f M flit-hops/s, accepted %.3f, "
+              "latency %.1f",
+              name, res.endpoints, static_cast<long long>(res.cycles), s, cps, res.flits_moved / s / 1e6,
+              res.accepted, res.avg_latency);
+  if (ref_hi > ref_lo)
+    std::printf("  | vs BookSim2 ~%.0f-%.0f cycles/s: %.1fx-%.1fx\n", ref_lo, ref_hi, cps / ref_hi, cps / ref_lo);
+  else
+    std::printf("  | vs BookSim2 ~%.0f cycles/s: %.1fx\n", ref_lo, cps / ref_lo);
+  return cps;
+}
+
+int main(int argc, char** argv) {
+  bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  Config c;  // default: VCT, 16-flit packets, 64-flit buffers per VC, 3-cycle router + 1-cycle link
+  {
+    Fabric f = make_mesh(8, 8, false);
+    Routing r = route_dor(f, 8, 8, false);
+    run("mesh 8x8", f, r, c, quick ? 20000 : 200000, 8500, 27000);
+  }
+  {
+    Fabric f = make_mesh(16, 16, true);
+    Routing r = route_dor(f, 16, 16, true);
+    run("torus 16x16", f, r, c, quick ? 10000 : 50000, 2500, 0);
+  }
+  {
+    Fabric f = make_kary_ntree(8, 3);
+    Routing r = route_ntree(f, 8, 3);
+    run("8-ary 3-tree", f, r, c, quick ? 5000 : 30000, 160, 0);
+  }
+  {
+    long before = rss_kb();
+    Fabric f = make_kary_ntree(22, 3);
+    Routing r = route_ntree(f, 22, 3);
+    long fabric_kb = rss_kb();
+    TrafficSpec t;
+    t.load = 0.4, t.warmup = 200, t.measure = quick ? 300 : 2000, t.max_drain = 0, t.flush = false;
+    Simulator sim(f, r, c);
+    std::clock_t c0 = std::clock();
+    Result res = sim.run(t);
+    double s = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+    long after = rss_kb();
+    std::printf("22-ary 3-tree  %5d endpoints, %zu switches: RSS %.1f MB total (fabric+LFTs %.1f MB, simulator %.1f MB); "
+                "%lld cycles at 0.4 in %.2f s CPU = %.0f cycles/s (BookSim2 needed 55 MB for the 512-node 8-ary 3-tree)\n",
+                res.endpoints, f.switches().size(), after / 1024.0, (fabric_kb - before) / 1024.0,
+                (after - fabric_kb) / 1024.0, static_cast<long long>(res.cycles), s, res.cycles / s);
+  }
+  return 0;
+}

@@ -1,0 +1,262 @@
+// `ftroute sim`: replay LFTs (from a file or from an engine) in the cycle-level flit simulator
+// (flitsim/, docs/flitsim.md). One load point prints a summary; --sweep writes CSV + SVG.
+#include <cstdio>
+#include <deque>
+#include <sstream>
+
+#include "cli.hpp"
+#include "ftroute/engine.hpp"
+#include "ftroute/flitsim.hpp"
+#include "ftroute/flitsim_testnets.hpp"
+#include "ftroute/lft_io.hpp"
+#include "ftroute/netfile.hpp"
+
+namespace {
+
+using namespace ftroute;
+using namespace ftroute::flitsim;
+
+const char* kHelp = R"(usage: ftroute sim --fabric F.net (--lfts FILE | --engine NAME) [options]
+
+Cycle-level flit simulation of the LFTs, path SLs and SL2VL tables (docs/flitsim.md).
+
+routing (one of):
+  --lfts FILE            LFT dump (opensm-lfts.dump, dump_fts, minimal; --lft-format to force)
+    --sl FILE            path-SL file (ibdmchk -c format); --sl2vl FILE SL2VL file (ibdmchk -d)
+  --engine NAME          route with an ftroute engine (`ftroute engines`); --opt k=v (repeatable);
+                         flitsim-minhop = the simulator's own min-hop helper
+  --lmc N                renumber LIDs with LMC N (default: LIDs of the .net file, else LMC 0)
+traffic:
+  --pattern P            uniform (default), bitrev, transpose, shuffle, butterfly, complement,
+                         tornado, hotspot, trace
+  --load X               offered flits/endpoint/cycle (default 0.1)
+  --sweep A:B:S          run loads A, A+S, ..., B; needs --csv and/or --svg
+  --dims KxK..           tornado radix per dimension over endpoint order (default: one ring)
+  --hotspots I,J         hot endpoints (default 0); --hotspot-fraction F (default 0.2)
+  --trace FILE           lines "cycle src dst [flits]" (endpoint index or node id)
+  --warmup N --measure N --max-drain N (cycles; 1000/10000/50000), --no-flush, --seed N
+router (defaults: --preset default):
+  --preset NAME          default, penaranda-a, penaranda-b, penaranda-c, zarza-nac
+  --vcs N --buffer FLITS --packet FLITS --link-latency C --routing-delay C --alloc-delay C
+  --xbar-delay C --credit-delay C --wormhole --islip [--islip-iters N] --hop-limit N
+  --lid-policy base|random|hash|rr   which LID of an LMC destination a source uses
+  --nac [--nac-tf C --nac-period C]  NAC deadlock recovery (Zarza); --deadlock-timeout C
+faults and re-routing:
+  --fail CYCLE:NODE[PORT]     link down, e.g. --fail 5000:S1_1[2] (repeatable)
+  --recover CYCLE:NODE[PORT]  link up again
+  --hold                      hold packets at failed links (default: drop and count them)
+  --reroute CYCLE[:LFTFILE]   switch to new LFTs at CYCLE: from LFTFILE, or by re-running
+                              --engine on the fabric without the links failed so far
+output:
+  --csv FILE  --svg FILE  --title TEXT  --strict (fail if the routing check finds problems)
+)";
+
+struct LinkRef {
+  int64_t cycle;
+  int node, port;
+  bool up;
+};
+
+LinkRef parse_link(const Fabric& f, const std::string& arg, bool up) {
+  auto colon = arg.find(':');
+  auto lb = arg.rfind('['), rb = arg.rfind(']');
+  if (colon == std::string::npos || lb == std::string::npos || rb != arg.size() - 1 || lb < colon)
+    throw cli::UsageError("expected CYCLE:NODE[PORT], got '" + arg + "'");
+  LinkRef l{};
+  try {
+    l.cycle = std::stoll(arg.substr(0, colon));
+    l.port = std::stoi(arg.substr(lb + 1, rb - lb - 1));
+  } catch (...) {
+    throw cli::UsageError("expected CYCLE:NODE[PORT], got '" + arg + "'");
+  }
+  std::string name = arg.substr(colon + 1, lb - colon - 1);
+  if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
+  auto n = f.find(name);
+  if (!n) throw cli::UsageError("unknown node '" + name + "' in '" + arg + "'");
+  const Node& nd = f.node(*n);
+  if (l.port < 1 || l.port > nd.num_ports || !nd.port(l.port).connected())
+    throw cli::UsageError("port " + f.port_name(*n, l.port) + " in '" + arg + "' is not linked");
+  l.node = *n;
+  l.up = up;
+  return l;
+}
+
+std::vector<int> parse_ints(const std::string& s, char sep, const std::string& what) {
+  std::vector<int> r;
+  std::stringstream in(s);
+  std::string tok;
+  while (std::getline(in, tok, sep)) {
+    try {
+      size_t used = 0;
+      r.push_back(std::stoi(tok, &used));
+      if (used != tok.size()) throw 1;
+    } catch (...) {
+      throw cli::UsageError(what + ": bad number '" + tok + "' in '" + s + "'");
+    }
+  }
+  return r;
+}
+
+Routing run_engine(const std::string& name, const Fabric& f, const EngineOptions& opts) {
+  if (name == "flitsim-minhop") return route_minhop(f);
+  auto e = make_engine(name);
+  return e->route(f, opts);
+}
+
+int run_sim(cli::Args& a) {
+  const std::string fabric_path = a.value_or("fabric", "");
+  const std::string lfts_path = a.value_or("lfts", "");
+  const std::string engine = a.value_or("engine", "", "-e");
+  const std::string lft_fmt = a.value_or("lft-format", "auto");
+  const std::string sl_path = a.value_or("sl", ""), sl2vl_path = a.value_or("sl2vl", "");
+  const std::vector<std::string> opts = a.values("opt");
+  const long lmc = a.int_or("lmc", -1);
+  Config c = Config::preset(a.value_or("preset", "default"));
+  c.num_vcs = static_cast<int>(a.int_or("vcs", c.num_vcs));
+  c.buffer_flits = static_cast<int>(a.int_or("buffer", c.buffer_flits));
+  c.packet_flits = static_cast<int>(a.int_or("packet", c.packet_flits));
+  c.link_latency = static_cast<int>(a.int_or("link-latency", c.link_latency));
+  c.routing_delay = static_cast<int>(a.int_or("routing-delay", c.routing_delay));
+  c.alloc_delay = static_cast<int>(a.int_or("alloc-delay", c.alloc_delay));
+  c.xbar_delay = static_cast<int>(a.int_or("xbar-delay", c.xbar_delay));
+  c.credit_delay = static_cast<int>(a.int_or("credit-delay", c.credit_delay));
+  if (a.flag("wormhole")) c.switching = Switching::Wormhole;
+  if (a.flag("islip")) c.allocator = Allocator::ISlip;
+  c.islip_iterations = static_cast<int>(a.int_or("islip-iters", c.islip_iterations));
+  c.hop_limit = static_cast<int>(a.int_or("hop-limit", c.hop_limit));
+  if (a.flag("hold")) c.fault_policy = FaultPolicy::Hold;
+  if (a.flag("nac")) c.nac = true;
+  c.nac_tf = static_cast<int>(a.int_or("nac-tf", c.nac_tf));
+  c.nac_period = static_cast<int>(a.int_or("nac-period", c.nac_period));
+  c.deadlock_timeout = a.int_or("deadlock-timeout", c.deadlock_timeout);
+  c.seed = static_cast<uint64_t>(a.int_or("seed", static_cast<long>(c.seed)));
+  const std::string lp = a.value_or("lid-policy", "base");
+  if (lp == "base") c.lid_policy = LidPolicy::Base;
+  else if (lp == "random") c.lid_policy = LidPolicy::Random;
+  else if (lp == "hash") c.lid_policy = LidPolicy::Hash;
+  else if (lp == "rr" || lp == "roundrobin") c.lid_policy = LidPolicy::RoundRobin;
+  else throw cli::UsageError("--lid-policy must be base, random, hash or rr");
+
+  TrafficSpec t;
+  t.pattern = a.value_or("pattern", "uniform");
+  t.load = a.double_or("load", t.load);
+  const std::string sweep_spec = a.value_or("sweep", "");
+  if (auto d = a.value("dims")) t.dims = parse_ints(*d, 'x', "--dims");
+  if (auto h = a.value("hotspots")) t.hotspots = parse_ints(*h, ',', "--hotspots");
+  t.hotspot_fraction = a.double_or("hotspot-fraction", t.hotspot_fraction);
+  t.trace_file = a.value_or("trace", "");
+  if (!t.trace_file.empty() && t.pattern == "uniform") t.pattern = "trace";
+  t.warmup = a.int_or("warmup", t.warmup);
+  t.measure = a.int_or("measure", t.measure);
+  t.max_drain = a.int_or("max-drain", t.max_drain);
+  if (a.flag("no-flush")) t.flush = false;
+  const std::vector<std::string> fails = a.values("fail"), recovers = a.values("recover"),
+                                  reroutes = a.values("reroute");
+  const std::string csv = a.value_or("csv", ""), svg = a.value_or("svg", "");
+  std::string title = a.value_or("title", "");
+  const bool strict = a.flag("strict");
+  auto pos = a.positionals();
+  if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "'");
+  if (fabric_path.empty()) throw cli::UsageError("--fabric FILE is required");
+  if (lfts_path.empty() == engine.empty()) throw cli::UsageError("give exactly one of --lfts FILE or --engine NAME");
+  if (!sweep_spec.empty() && csv.empty() && svg.empty()) throw cli::UsageError("--sweep needs --csv and/or --svg");
+  if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
+  c.validate();
+
+  std::string opt_text;
+  for (const auto& o : opts) opt_text += (opt_text.empty() ? "" : ",") + o;
+  EngineOptions eopts = EngineOptions::parse(opt_text);
+
+  Fabric fabric;
+  Routing routing;
+  auto fmt = parse_lft_format(lft_fmt);
+  if (!fmt) throw cli::UsageError("--lft-format: unknown format '" + lft_fmt + "'");
+  if (!lfts_path.empty()) {
+    LoadedRouting lr = load_routing(fabric_path, lfts_path, *fmt, sl_path, sl2vl_path, false,
+                                    static_cast<uint8_t>(lmc < 0 ? 0 : lmc));
+    for (auto& w : lr.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    fabric = std::move(lr.fabric);
+    routing = std::move(lr.routing);
+  } else {
+    fabric = read_fabric_file(fabric_path);
+    if (lmc >= 0) fabric.assign_lids(static_cast<uint8_t>(lmc));
+    else if (fabric.max_lid() == 0) fabric.assign_lids(0);
+    fabric.validate();
+    routing = run_engine(engine, fabric, eopts);
+  }
+
+  // Faults and re-routes (validated before anything runs).
+  std::vector<LinkRef> links;
+  for (auto& s : fails) links.push_back(parse_link(fabric, s, false));
+  for (auto& s : recovers) links.push_back(parse_link(fabric, s, true));
+  std::deque<Routing> reroute_tables;
+  std::vector<std::pair<int64_t, const Routing*>> reroute_at;
+  for (auto& s : reroutes) {
+    auto colon = s.find(':');
+    int64_t cyc;
+    try {
+      cyc = std::stoll(s.substr(0, colon));
+    } catch (...) {
+      throw cli::UsageError("--reroute expects CYCLE[:LFTFILE], got '" + s + "'");
+    }
+    if (colon != std::string::npos) {
+      LoadedRouting lr = load_routing(fabric_path, s.substr(colon + 1), *fmt, sl_path, sl2vl_path, false,
+                                      static_cast<uint8_t>(lmc < 0 ? 0 : lmc));
+      reroute_tables.push_back(std::move(lr.routing));
+    } else {
+      if (engine.empty()) throw cli::UsageError("--reroute CYCLE without a file needs --engine");
+      Fabric g = fabric;  // links failed (and not recovered) by then
+      std::map<std::pair<int, int>, bool> state;
+      std::vector<LinkRef> sorted = links;
+      std::stable_sort(sorted.begin(), sorted.end(), [](auto& x, auto& y) { return x.cycle < y.cycle; });
+      for (auto& l : sorted)
+        if (l.cycle <= cyc) state[{l.node, l.port}] = l.up;
+      for (auto& [k, up] : state)
+        if (!up) g.disconnect(k.first, k.second);
+      reroute_tables.push_back(run_engine(engine, g, eopts));
+    }
+    reroute_at.push_back({cyc, &reroute_tables.back()});
+  }
+
+  // Consistency report before simulating.
+  CheckReport chk = check_routing(fabric, routing, c.lid_policy != LidPolicy::Base);
+  if (!chk.ok()) {
+    std::fprintf(stderr, "%s", chk.summary().c_str());
+    if (strict) throw Error("routing check failed (--strict)");
+  }
+  if (title.empty()) {
+    title = (engine.empty() ? std::string("LFTs ") + lfts_path : "engine " + engine) + ", " + t.pattern;
+  }
+
+  auto run_one = [&](double load) {
+    TrafficSpec tt = t;
+    tt.load = load;
+    Simulator sim(fabric, routing, c);
+    for (auto& l : links) sim.schedule_link(l.cycle, l.node, l.port, l.up);
+    for (auto& [cyc, r] : reroute_at) sim.schedule_routing(cyc, r);
+    return sim.run(tt);
+  };
+
+  if (sweep_spec.empty()) {
+    Result r = run_one(t.load);
+    std::printf("%s", format_result(r).c_str());
+    if (!csv.empty()) cli::write_file_atomic(csv, sweep_csv({{t.load, r}}));
+    if (!svg.empty()) cli::write_file_atomic(svg, sweep_svg({{t.load, r}}, title));
+    return r.deadlock.detected ? 3 : 0;
+  }
+  std::vector<SweepPoint> pts;
+  for (double l : parse_sweep(sweep_spec)) {
+    pts.push_back({l, run_one(l)});
+    const Result& r = pts.back().result;
+    std::fprintf(stderr, "load %.3f: accepted %.4f, latency avg %.1f p99 %.0f%s\n", l, r.accepted, r.avg_latency,
+                 r.p99_latency, r.deadlock.detected ? " DEADLOCK" : (r.drained ? "" : " (saturated)"));
+  }
+  std::string csv_text = sweep_csv(pts), svg_text = sweep_svg(pts, title);
+  if (!csv.empty()) cli::write_file_atomic(csv, csv_text);
+  if (!svg.empty()) cli::write_file_atomic(svg, svg_text);
+  return 0;
+}
+
+}  // namespace
+
+FTROUTE_SUBCOMMAND(sim, "cycle-level flit simulation of LFTs (load sweeps, faults, NAC)", kHelp, run_sim);
