@@ -92,6 +92,9 @@ class Reconfigurer {
   // by node: VLs on which traffic for the current d leaves (or is delivered at) the node
   std::vector<uint16_t> mask_;
   std::vector<uint32_t> mgen_;  // mask_[u] valid iff mgen_[u] == mg_
+  std::vector<std::vector<Id>> ain_;  // active_in cache for one search
+  std::vector<uint32_t> ain_gen_;
+  uint32_t ain_g_ = 0;
   uint32_t mg_ = 0;
   std::vector<std::vector<int>> src_at_;  // by switch: indices into sources_ of CAs attached
   bool single_vl_ = true;                 // no path_sl and no SL2VL tables: everything on VL 0
@@ -287,14 +290,17 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
     return p;
   };
   // deps for switch y taking port q: existing traffic into y (except channels on link `skip`)
-  std::vector<Id> act;
+  if (++ain_g_ == 0) std::fill(ain_gen_.begin(), ain_gen_.end(), 0), ain_g_ = 1;
   auto entry_deps = [&](int y, uint8_t q, int in_link, std::vector<Dep>& out) {
     // Traffic that reaches y from the very switch y now forwards to would U-turn; that switch
     // is downstream of y in the new routing, so it is updated in an earlier transition stage
     // and its old packets drain (packet lifetime) before y changes: no such dependency arises.
     const int next = after_.node(y).port(q).peer_node;
-    active_in(D, y, act);
-    for (Id c : act)
+    if (ain_gen_[static_cast<size_t>(y)] != ain_g_) {
+      active_in(D, y, ain_[static_cast<size_t>(y)]);
+      ain_gen_[static_cast<size_t>(y)] = ain_g_;
+    }
+    for (Id c : ain_[static_cast<size_t>(y)])
       if (ids_.link_node(static_cast<int>(c / kNumVlSlots)) != next) out.push_back({c, ch(y, q, Cdg::vl_of(c))});
     if (in_link >= 0)
       for (int l : D.layers) out.push_back({static_cast<Id>(in_link) * kNumVlSlots + static_cast<Id>(l), ch(y, q, l)});
@@ -607,6 +613,8 @@ DqrResult Reconfigurer::run() {
   aff_.assign(static_cast<size_t>(after_.size()), 0);
   mask_.assign(static_cast<size_t>(after_.size()), 0);
   mgen_.assign(static_cast<size_t>(after_.size()), 0);
+  ain_.assign(static_cast<size_t>(after_.size()), {});
+  ain_gen_.assign(static_cast<size_t>(after_.size()), 0);
   src_at_.assign(static_cast<size_t>(before_.size()), {});
   for (size_t i = 0; i < sources_.size(); i++)
     if (sources_[i].port != 0) src_at_[static_cast<size_t>(sources_[i].sw)].push_back(static_cast<int>(i));
