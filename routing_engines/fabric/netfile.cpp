@@ -74,6 +74,7 @@ struct LidDecl {
 
 class Parser {
  public:
+  explicit Parser(const NetReadOptions& o) : opt_(o) {}
   Fabric build(std::string_view text, const std::string& filename) {
     std::error_code ec;
     auto canon = std::filesystem::weakly_canonical(filename, ec);
@@ -446,7 +447,7 @@ class Parser {
       fail(file, ln, "port " + std::to_string(p) + " out of range: \"" + nd.id + "\" has ports 1.." +
                          std::to_string(nd.num_ports));
     const int port = static_cast<int>(p);
-    skip_guid(l, pos, file, ln);
+    const uint64_t own_guid = skip_guid(l, pos, file, ln);  // ibnetdiscover: CA port GUID
     skip_ws(l, pos);
     if (pos >= l.size() || l[pos] != '"') fail(file, ln, "expected the quoted remote node id after [" + std::to_string(p) + "]");
     std::string remote = quoted(l, pos, file, ln, "remote node id");
@@ -476,6 +477,7 @@ class Parser {
     std::string_view opts = rest.substr(0, hash);
     std::string_view comment = hash == std::string_view::npos ? std::string_view() : rest.substr(hash + 1);
     Port& pt = nd.port(port);
+    if (opt_.port_guids_from_file && own_guid && t != kSw) pt.guid = own_guid;
     // options w=/s=/e=
     size_t o = 0;
     while (true) {
@@ -528,15 +530,18 @@ class Parser {
     return port;
   }
 
-  void skip_guid(std::string_view l, size_t& pos, const std::string& file, int ln) const {
-    if (pos < l.size() && l[pos] == '(') {
-      size_t close = l.find(')', pos);
-      if (close == std::string_view::npos) fail(file, ln, "unterminated '(guid)'");
-      for (size_t k = pos + 1; k < close; k++)
-        if (!std::isxdigit(static_cast<unsigned char>(l[k])) && l[k] != 'x' && l[k] != 'X')
-          fail(file, ln, "bad GUID '" + std::string(l.substr(pos, close - pos + 1)) + "'");
-      pos = close + 1;
-    }
+  // Optional "(hexguid)" as ibnetdiscover prints it; returns the value (0 if absent).
+  uint64_t skip_guid(std::string_view l, size_t& pos, const std::string& file, int ln) const {
+    if (pos >= l.size() || l[pos] != '(') return 0;
+    size_t close = l.find(')', pos);
+    if (close == std::string_view::npos) fail(file, ln, "unterminated '(guid)'");
+    std::string_view hexs = l.substr(pos + 1, close - pos - 1);
+    if (hexs.size() > 2 && hexs[0] == '0' && (hexs[1] == 'x' || hexs[1] == 'X')) hexs.remove_prefix(2);
+    if (hexs.empty() || hexs.size() > 16 ||
+        !std::all_of(hexs.begin(), hexs.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+      fail(file, ln, "bad GUID '" + std::string(l.substr(pos, close - pos + 1)) + "'");
+    pos = close + 1;
+    return std::stoull(std::string(hexs), nullptr, 16);
   }
 
   void finish() {
@@ -600,6 +605,7 @@ class Parser {
     }
   }
 
+  NetReadOptions opt_;
   Fabric f_;
   uint64_t abs_[3] = {0x100000, 0x200000, 0};   // ibsim's GUID bases (CA, switch, router)
   uint64_t next_[3] = {0x100000, 0x200000, 0};
@@ -616,18 +622,24 @@ class Parser {
 }  // namespace
 
 Fabric parse_net(std::string_view text, const std::string& filename) {
-  Parser p;
+  return parse_net(text, filename, NetReadOptions{});
+}
+
+Fabric parse_net(std::string_view text, const std::string& filename, const NetReadOptions& opt) {
+  Parser p(opt);
   return p.build(text, filename);
 }
 
-Fabric read_net_file(const std::string& path) {
+Fabric read_net_file(const std::string& path) { return read_net_file(path, NetReadOptions{}); }
+
+Fabric read_net_file(const std::string& path, const NetReadOptions& opt) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ParseError(path, 0, "cannot open file");
   std::stringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw ParseError(path, 0, "read error");
   std::string text = ss.str();
-  return parse_net(text, path);
+  return parse_net(text, path, opt);
 }
 
 // ------------------------------------------------------------------------------------------

@@ -221,6 +221,26 @@ TEST(NetFile, IbnetdiscoverRouters) {
   expect_round_trip(f, "ibnetdiscover routers");
 }
 
+TEST(NetFile, PortGuidsFromFileOption) {
+  // a real-fabric dump where port 1 carries the node GUID (ConnectX-4 style)
+  const std::string text =
+      "switchguid=0x248a0703005a0000(248a0703005a0000)\n"
+      "Switch\t8 \"S-248a0703005a0000\"\t\t# \"sw\" enhanced port 0 lid 1 lmc 0\n"
+      "[3]\t\"H-248a070300f9b0e0\"[1](248a070300f9b0e0) \t\t# \"h1 mlx5_0\" lid 2 4xEDR\n\n"
+      "caguid=0x248a070300f9b0e0\n"
+      "Ca\t1 \"H-248a070300f9b0e0\"\t\t# \"h1 mlx5_0\"\n"
+      "[1](248a070300f9b0e0) \t\"S-248a0703005a0000\"[3]\t\t# lid 2 lmc 0 \"sw\" lid 1 4xEDR\n";
+  Fabric ibsim_view = parse_net(text, "cx.net");
+  EXPECT_EQ(ibsim_view.node(1).port(1).guid, 0x248a070300f9b0e1u);  // what ibsim would report
+  NetReadOptions o;
+  o.port_guids_from_file = true;
+  Fabric real = parse_net(text, "cx.net", o);
+  EXPECT_EQ(real.node(1).port(1).guid, 0x248a070300f9b0e0u);
+  EXPECT_EQ(real.node(1).guid, 0x248a070300f9b0e0u);
+  EXPECT_THROW(write_net(real), FabricError);  // ibsim cannot reproduce it
+  EXPECT_THROW(parse_net("Hca 1 \"H\"\n[1](12zz) \"S\"[1]\n", "bad.net", o), ParseError);
+}
+
 // ---------------------------------------------------------------------------------------------
 // format details
 

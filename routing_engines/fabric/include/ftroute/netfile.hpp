@@ -22,7 +22,8 @@
 // Port line: `[p] "remote"[rp]` with optional `(guid)` after `[p]` or `[rp]` (ignored, as in
 //   ibsim: port GUIDs are derived from the node GUID), optional options `w=` (enabled-width
 //   mask 1..31), `s=` (enabled-speed mask 1..7), `e=` (extended speed 0..7, read and ignored),
-//   and an optional comment. A missing `[rp]` means remote port 1 (ibsim's default).
+//   and an optional comment. A missing `[rp]` means remote port 1 (ibsim's default). The
+//   `(guid)` of a CA port is used only with NetReadOptions::port_guids_from_file.
 //   Comments in ibnetdiscover form are understood: on a CA/router port line the first
 //   `lid N lmc M` is that port's LID/LMC; the trailing `lid N <W>x<SPEED>` sets width/speed.
 // Directives (at the start of a line, matched by prefix like ibsim does):
@@ -74,6 +75,16 @@ Fabric read_net_file(const std::string& path);
 
 // Parses .net text; `filename` is used in error messages and to resolve relative includes.
 Fabric parse_net(std::string_view text, const std::string& filename);
+
+struct NetReadOptions {
+  // Take CA/router port GUIDs from ibnetdiscover's "[p](guid)" instead of ibsim's node GUID + p.
+  // For dumps of real fabrics (e.g. ConnectX-4 and later report port 1 GUID = node GUID), so
+  // that GUID-keyed outputs (lfts "portguid") match the real ports. Such a fabric cannot be
+  // written back for ibsim if a port GUID differs from node GUID + p (write_net throws).
+  bool port_guids_from_file = false;
+};
+Fabric read_net_file(const std::string& path, const NetReadOptions& opt);
+Fabric parse_net(std::string_view text, const std::string& filename, const NetReadOptions& opt);
 
 struct NetWriteOptions {
   std::string comment;      // written as '#' lines at the top (may contain newlines)
