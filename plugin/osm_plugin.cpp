@@ -152,6 +152,12 @@ Fabric fabric_from_subn(osm_subn_t* subn, std::unordered_map<const osm_node_t*, 
       f.connect(idx, p, r->second, rport);
     }
   }
+  struct LidSet {
+    int node, port;
+    uint16_t lo;
+    uint8_t lmc;
+  };
+  std::vector<LidSet> lids;
   for (cl_map_item_t* it = cl_qmap_head(&subn->port_guid_tbl); it != cl_qmap_end(&subn->port_guid_tbl);
        it = cl_qmap_next(it)) {
     osm_port_t* port = reinterpret_cast<osm_port_t*>(it);
@@ -163,8 +169,17 @@ Fabric fabric_from_subn(osm_subn_t* subn, std::unordered_map<const osm_node_t*, 
     uint8_t lmc = 0;
     while ((1u << lmc) < static_cast<unsigned>(hi - lo + 1) && lmc < 7) lmc++;
     const int pnum = f.node(r->second).is_switch() ? 0 : osm_physp_get_port_num(port->p_physp);
-    f.set_lid(r->second, pnum, lo, lmc);
+    if (pnum > f.node(r->second).num_ports) continue;
+    lids.push_back({r->second, pnum, lo, lmc});
   }
+  // Fabric::set_lid re-indexes all LIDs on every call; set the fields directly and let the last
+  // set_lid build the index once (it also applies set_lid's own checks to that port).
+  for (size_t i = 0; i + 1 < lids.size(); i++) {
+    ftroute::Port& p = f.node(lids[i].node).port(lids[i].port);
+    p.base_lid = lids[i].lo;
+    p.lmc = lids[i].lmc;
+  }
+  if (!lids.empty()) f.set_lid(lids.back().node, lids.back().port, lids.back().lo, lids.back().lmc);
   f.validate();
   return f;
 }
@@ -277,8 +292,10 @@ int cb_ucast_build_fwd_tables(void* context) {
   PluginCtx* c = e->plugin;
   const std::string& name = e->slot->name();
   try {
+    const auto t0 = std::chrono::steady_clock::now();
     std::unordered_map<const osm_node_t*, int> index;
     Fabric f = fabric_from_subn(&c->osm->subn, index);
+    const double adapt_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::vector<Target> targets;
     std::shared_ptr<const fp::Snapshot> snap = e->slot->run(std::move(f), [&](const fp::Snapshot& s) {
       check_vls(s, index, name);
@@ -291,6 +308,9 @@ int cb_ucast_build_fwd_tables(void* context) {
       for (int i = 0; i < snap->fabric.size(); i++) e->guid_index[snap->fabric.node(i).guid] = i;
     }
     std::string line = fp::describe(name, *snap, c->counters);
+    char extra[64];
+    std::snprintf(extra, sizeof extra, ", fabric adapted in %.2f ms", adapt_ms);
+    line += extra;
     if (st.hop_fixes) line += ", " + std::to_string(st.hop_fixes) + " non-minimal hop entries set";
     plog(c, OSM_LOG_INFO, "%s", line.c_str());
     for (const auto& n : snap->routing.notes) {
