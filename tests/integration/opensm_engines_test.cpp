@@ -254,10 +254,15 @@ TEST(Discovery, IbnetdiscoverMatchesNetFile) {
     // OpenSM gave every end port a LID, and dump_fts has a table for every switch.
     for (int i = 0; i < got.size(); ++i) {
       const Node& nd = got.node(i);
-      if (nd.is_switch()) EXPECT_NE(nd.port(0).base_lid, 0) << nd.desc;
-      else
-        for (int p = 1; p <= nd.num_ports; ++p)
-          if (nd.port(p).connected()) EXPECT_NE(nd.port(p).base_lid, 0) << nd.desc;
+      if (nd.is_switch()) {
+        EXPECT_NE(nd.port(0).base_lid, 0) << nd.desc;
+      } else {
+        for (int p = 1; p <= nd.num_ports; ++p) {
+          if (nd.port(p).connected()) {
+            EXPECT_NE(nd.port(p).base_lid, 0) << nd.desc;
+          }
+        }
+      }
     }
     Lfts lfts = lfts_from_dump_fts(got, sim.dump_fts());
     for (int sw : got.switches()) EXPECT_FALSE(lfts.table(sw).empty()) << got.node(sw).desc;
@@ -282,4 +287,29 @@ TEST(LinkFaultBaseline, OpensmFtreeGivesUpOnOneMissingLink) {
   Live l = read_live(sim);
   EXPECT_TRUE(l.check.all_delivered()) << l.check.summary();
   EXPECT_EQ(l.check.bad_entries, 0u) << l.check.summary();
+}
+
+// LMC 1: OpenSM gives every CA port two LIDs; dump_fts prints the second as "path #2 out of 2".
+// The reader maps both, and every LID of every CA is reachable without loops.
+TEST(Lmc, MinhopWithLmc1RoutesEveryLid) {
+  REQUIRE_TOOLS();
+  SimFabric sim("lmc1_minhop");
+  sim.start_text(kary_ntree_net(2, 3));
+  OpensmRun run = sim.run_opensm_once({.engines = {"minhop"}, .extra_conf = {"lmc 1"}});
+  ASSERT_TRUE(run.subnet_up) << run.log;
+  EXPECT_EQ(run.engine_used, "minhop");
+  Live l = read_live(sim);
+  int cas_with_lmc = 0;
+  for (const EndPort& e : l.fabric.end_ports())
+    if (!l.fabric.node(e.node).is_switch()) {
+      EXPECT_EQ(e.lmc, 1) << l.fabric.node(e.node).desc;
+      EXPECT_EQ(e.base_lid % 2, 0) << "LMC-aligned base LID";
+      ++cas_with_lmc;
+      for (int sw : l.fabric.switches())  // both LIDs of the range are programmed everywhere
+        EXPECT_NE(l.lfts.get(sw, e.last_lid()), kNoPath) << l.fabric.node(sw).desc << " LID " << e.last_lid();
+    }
+  EXPECT_EQ(cas_with_lmc, 8);
+  EXPECT_TRUE(l.check.all_delivered()) << l.check.summary();
+  EXPECT_EQ(l.check.looping, 0u) << l.check.summary();
+  EXPECT_TRUE(l.check.cdg_acyclic) << l.check.summary();
 }
