@@ -115,7 +115,10 @@ std::string table(const std::vector<Row>& rows, int faults, int runs, uint64_t s
   s << "\n";
   for (const auto& r : rows) {
     s << "| " << r.topo << " | " << r.variant << " |";
-    for (const auto& p : r.pts) s << " " << fmt(p.tried ? 100.0 * static_cast<double>(p.ok) / static_cast<double>(p.tried) : 0, 1) << " |";
+    for (const auto& p : r.pts) {
+      if (!p.tried) { s << " - |"; continue; }
+      s << " " << fmt(100.0 * static_cast<double>(p.ok) / static_cast<double>(p.tried), 1) << " |";
+    }
     s << "\n";
   }
   s << "\nRerouted CA flows (% of all CA pairs whose route crossed the new fault) / LFT entries changed (%) / "
@@ -192,11 +195,12 @@ int run_dqr_eval(cli::Args& a) {
     f.assign_lids();
     Routing r = make_engine("ft-minhop")->route(f);
     ChannelList list = ChannelList::build(f, r);
-    std::string name = "648-port 2-level fat tree, ft-minhop";
+    const int ft_runs = std::max(1, runs / 5);
+    std::string name = "648-port 2-level fat tree, ft-minhop (" + std::to_string(ft_runs) + " runs)";
     for (auto p : {DqrOptions::Paths::EndToEnd, DqrOptions::Paths::Local}) {
       DqrOptions o;
       o.paths = p;
-      Row row = evaluate(name, f, r, list, o, ft_faults, std::max(1, runs / 5), seed);
+      Row row = evaluate(name, f, r, list, o, ft_faults, ft_runs, seed);
       row.pts.resize(static_cast<size_t>(faults));
       rows.push_back(row);
       std::fprintf(stderr, "dqr-eval: %s %s done\n", name.c_str(), o.variant_name().c_str());
