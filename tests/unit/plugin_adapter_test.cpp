@@ -198,7 +198,8 @@ TEST(EngineSlot, ConcurrentReadersDuringRuns) {
       reads++;
     }
   });
-  for (int i = 0; i < 50; i++) slot.run(small());
+  while (reads.load() == 0) std::this_thread::yield();  // reader is running before the swaps start
+  for (int i = 0; i < 200; i++) slot.run(small());
   stop = true;
   reader.join();
   EXPECT_GT(reads.load(), 0);
