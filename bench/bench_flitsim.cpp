@@ -26,9 +26,9 @@ static long rss_kb() {
 }
 
 static double run(const char* name, const Fabric& f, const Routing& r, Config c, int64_t cycles, double ref_lo,
-                  double ref_hi) {
+                  double ref_hi, double load = 0.4) {
   TrafficSpec t;
-  t.load = 0.4;
+  t.load = load;
   t.warmup = 1000;
   t.measure = cycles;
   t.max_drain = 0;
@@ -42,9 +42,9 @@ static double run(const char* name, const Fabric& f, const Routing& r, Config c,
   double s = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   double cps = res.cycles / s;
   std::printf("(wall %.2f s) ", wall);
-  std::printf("%-14s %5d endpoints: %7lld cycles in %6.2f s CPU = %9.0f cycles/s, %6.2f M flit-hops/s, accepted %.3f, "
+  std::printf("%-15s load %.2f %5d endpoints: %7lld cycles in %6.2f s CPU = %9.0f cycles/s, %6.2f M flit-hops/s, accepted %.3f, "
               "latency %.1f",
-              name, res.endpoints, static_cast<long long>(res.cycles), s, cps, res.flits_moved / s / 1e6,
+              name, load, res.endpoints, static_cast<long long>(res.cycles), s, cps, res.flits_moved / s / 1e6,
               res.accepted, res.avg_latency);
   if (ref_hi > ref_lo)
     std::printf("  | vs BookSim2 ~%.0f-%.0f cycles/s: %.1fx-%.1fx\n", ref_lo, ref_hi, cps / ref_hi, cps / ref_lo);
@@ -60,11 +60,16 @@ int main(int argc, char** argv) {
     Fabric f = make_mesh(8, 8, false);
     Routing r = route_dor(f, 8, 8, false);
     run("mesh 8x8", f, r, c, quick ? 20000 : 200000, 8500, 27000);
+    // BookSim2's own mesh88_lat run: 20-flit packets, 0.015 packets/node/cycle = 0.3 flits
+    Config c20 = c;
+    c20.packet_flits = 20, c20.buffer_flits = 80;
+    run("mesh 8x8 @0.3", f, r, c20, quick ? 20000 : 200000, 8500, 0, 0.3);
   }
   {
     Fabric f = make_mesh(16, 16, true);
     Routing r = route_dor(f, 16, 16, true);
     run("torus 16x16", f, r, c, quick ? 10000 : 50000, 2500, 0);
+    run("torus16 @0.1", f, r, c, quick ? 10000 : 50000, 2500, 0, 0.1);  // BookSim2's torus88 k=16 inj 0.1
   }
   {
     Fabric f = make_kary_ntree(8, 3);

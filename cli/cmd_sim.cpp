@@ -225,7 +225,10 @@ int run_sim(cli::Args& a) {
     if (strict) throw Error("routing check failed (--strict)");
   }
   if (title.empty()) {
-    title = (engine.empty() ? std::string("LFTs ") + lfts_path : "engine " + engine) + ", " + t.pattern;
+    std::string base = fabric_path.substr(fabric_path.find_last_of('/') + 1);
+    title = base + ", " + (engine.empty() ? std::string("LFTs ") + lfts_path.substr(lfts_path.find_last_of('/') + 1)
+                                           : "engine " + engine) +
+            ", " + t.pattern + (c.nac ? ", NAC" : "");
   }
 
   auto run_one = [&](double load) {
