@@ -206,7 +206,7 @@ uint16_t Reconfigurer::mask(const Dest& D, int u) {
   mgen_[static_cast<size_t>(u)] = mg_;
   mask_[static_cast<size_t>(u)] = 0;
   uint16_t m = 0;
-  if (!src_at_[static_cast<size_t>(u)].empty() && u != D.t) {
+  if ((o_.switch_sources || !src_at_[static_cast<size_t>(u)].empty()) && u != D.t) {
     m = 1;
   } else {
     const Node& n = before_.node(u);

@@ -287,3 +287,25 @@ TEST(DqrEngine, MatchesNodesByGuidAcrossSweeps) {
   EXPECT_EQ(r.engine, "dqr") << r.notes.back();
   expect_valid(g, r, nullptr, "reordered fabric");
 }
+
+// switch_sources: switch-generated traffic counts in the channel list and in the repair.
+TEST(DqrReconf, SwitchSourcesAreRepairedDeadlockFree) {
+  Fabric f = mesh(5, 5);
+  Routing r = DorEngine().route(f);
+  ChannelListOptions clo;
+  clo.switch_sources = true;
+  ChannelList list = ChannelList::build(f, r, clo);
+  DqrOptions o;
+  o.switch_sources = true;
+  o.mesh_plugin = true;
+  Fabric g = f;
+  g.disconnect(*f.find("S2_2"), 4);
+  DqrResult res = dqr_reconfigure(list, f, g, r, o);
+  ASSERT_TRUE(res.ok) << (res.failures.empty() ? "" : res.failures[0]);
+  CdgBuildOptions co;
+  co.switch_sources = true;
+  CdgBuild b = build_cdg(g, with_lfts(r, res.lfts), co);
+  EXPECT_EQ(b.stats.delivered, b.stats.pairs);
+  EXPECT_FALSE(b.cdg.find_cycle());
+  for (auto [a, c] : b.cdg.edges()) EXPECT_LT(list.pos(a), list.pos(c));
+}
