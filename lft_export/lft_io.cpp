@@ -546,7 +546,11 @@ LoadedRouting load_routing(const std::string& fabric_path, const std::string& lf
                            uint8_t lmc) {
   LoadedRouting lr{read_fabric_file(fabric_path, lmc), {}, read_lft_file(lfts_path, format), false, {}};
   if (lids_from_file || lr.fabric.max_lid() == 0) {
-    adopt_lids(lr.file, lr.fabric);
+    if (adopt_lids(lr.file, lr.fabric) == 0)
+      throw ParseError(lfts_path, 0,
+                       "no portguid comments to take LIDs from, and " + fabric_path +
+                           " has no LIDs: give a fabric with LIDs (e.g. ibnetdiscover output) or LFTs "
+                           "with destination comments (opensm-lfts.dump, dump_fts)");
     lr.lids_from_file = true;
   }
   LftMapResult m = map_lfts(lr.file, lr.fabric);

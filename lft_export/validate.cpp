@@ -60,6 +60,7 @@ ValidationReport validate(const Fabric& f, const Routing& r, const ValidateOptio
   rep.looping = st.looping;
   std::copy(std::begin(st.per_kind), std::end(st.per_kind), std::begin(rep.per_kind));
   rep.unreachable_examples = st.unreachable_examples;
+  if (rep.pairs == 0) rep.warnings.push_back("no source/destination pairs: nothing was checked");
   rep.loop_examples = st.loop_examples;
 
   if (opt.check_deadlock) {
