@@ -1079,9 +1079,15 @@ struct Simulator::Impl {
       if (!((x.src_node == node && x.src_port == port) || (x.src_node == peer && x.src_port == pp))) continue;
       if (x.alive == up) continue;
       x.alive = up;
-      if (!up && cfg.fault_policy == FaultPolicy::Drop) {
+      if (!up) {  // a packet crossing the link is cut in two in both policies: it cannot be held
         for (int v = 0; v < V; v++)
-          if (ovc_conn[c * V + v] >= 0) truncate_conn(ovc_conn[c * V + v]);
+          if (ovc_conn[c * V + v] >= 0) {
+            int32_t id = ovc_conn[c * V + v];
+            if (conns[id].sent > 0 || cfg.fault_policy == FaultPolicy::Drop) truncate_conn(id);
+            else ungrant(id);  // hold: not started yet, wait again (and take new LFTs if any)
+          }
+      }
+      if (!up && cfg.fault_policy == FaultPolicy::Drop) {
         if (x.src_sw >= 0) {  // heads waiting for this output are dropped now
           for (uint32_t r : sws[x.src_sw].req) {
             InVC& q = ivc[r];
@@ -1094,6 +1100,29 @@ struct Simulator::Impl {
       }
       if (x.src_sw >= 0) mark_sw(x.src_sw);
       if (x.src_ep >= 0) mark_ep(x.src_ep);
+    }
+  }
+
+  // Undo a grant whose connection has not sent anything (hold policy, its link died).
+  void ungrant(int32_t id) {
+    Conn k = conns[id];
+    if (ovc_conn[static_cast<size_t>(k.out_ch) * V + k.out_vc] == id) ovc_conn[static_cast<size_t>(k.out_ch) * V + k.out_vc] = -1;
+    if (ch[k.out_ch].out_conn == id) ch[k.out_ch].out_conn = -1;
+    drop_conn(id);
+    if (k.in_ch >= 0) {
+      if (ch[k.in_ch].in_conn == id) ch[k.in_ch].in_conn = -1;
+      InVC& q = ivc[static_cast<size_t>(k.in_ch) * V + k.in_vc];
+      q.state = kWaiting;
+      q.conn = -1;
+      int s = ch[k.in_ch].dst_sw;
+      if (!q.in_req) sws[s].req.push_back(static_cast<uint32_t>(k.in_ch) * V + k.in_vc), q.in_req = true;
+      mark_sw(s);
+    } else {
+      Pkt& p = pkts[k.pkt];
+      eps[k.ep].queue.push_front(k.pkt);
+      p.injected = false;
+      res.injected--, res.in_network--, res.in_source++;
+      mark_ep(k.ep);
     }
   }
 

@@ -33,7 +33,8 @@ enum class Allocator { Separable, ISlip };
 //  Drop: a packet routed to a dead port is dropped at that switch; a packet being streamed over
 //        a link when it fails is truncated there (flits already sent travel on and are discarded
 //        at the sink, the rest is discarded upstream). Every drop is counted with its reason.
-//  Hold: packets wait (head of their VC) until the link recovers or new LFTs route them away.
+//  Hold: packets wait (head of their VC) until the link recovers or new LFTs route them away;
+//        only a packet already half across the link when it fails is truncated and dropped.
 enum class FaultPolicy { Drop, Hold };
 // Which LID of a destination with LMC > 0 a source uses.
 enum class LidPolicy { Base, Random, Hash, RoundRobin };
