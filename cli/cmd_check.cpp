@@ -78,7 +78,8 @@ Exit status: 0 if every check passes, 1 if one fails (or on errors), 2 on usage 
   -l, --lfts FILE        LFTs to check
   --format F             auto (default), opensm, dump_fts (ibroute output is dump_fts format)
   --sl FILE              path SLs (ibdmchk -c format: src_node_guid dlid sl); default SL 0
-  --sl2vl FILE           SL-to-VL tables (ibdmchk -d format); default identity
+  --sl2vl FILE           SL-to-VL tables (ibdmchk -d format or OpenSM's opensm-sl2vl.dump);
+                         default identity
   --switch-pairs         switches are sources too (like ibdmchk -a)
   --ca-only              only CA-to-CA pairs (no switch LIDs as destinations; ibdmchk's default)
   --all-source-lids      every LID of an LMC range as a source (matters with --sl)

@@ -446,9 +446,56 @@ std::string write_sl2vl(const Fabric& f, const Sl2Vl& t) {
 Sl2Vl parse_sl2vl(std::string_view text, const std::string& filename, const Fabric& f) {
   Sl2Vl r;
   auto lines = split_lines(text);
+  // OpenSM's opensm-sl2vl.dump: a "Switch 0x<guid>, base LID n, "desc"" or "Channel Adapter
+  // 0x<port guid>, ..." header, then "<in> <out> : vl0 .. vl15" rows in decimal.
+  int osm_node = -1, osm_port = 0;
   for (size_t li = 0; li < lines.size(); li++) {
     const int ln = static_cast<int>(li + 1);
     std::string_view s = lines[li];
+    for (std::string_view kind : {std::string_view("Switch 0x"), std::string_view("Channel Adapter 0x"),
+                                  std::string_view("Router 0x")}) {
+      if (s.substr(0, kind.size()) != kind) continue;
+      std::string_view g = s.substr(kind.size() - 2);
+      g = g.substr(0, g.find(','));
+      auto guid = num(g);
+      if (!guid) throw ParseError(filename, ln, "malformed GUID in '" + std::string(s.substr(0, 60)) + "'");
+      osm_node = -1;
+      for (int i = 0; i < f.size() && osm_node < 0; i++) {
+        const Node& n = f.node(i);
+        if (n.is_switch() && kind[0] == 'S' && n.guid == *guid) osm_node = i, osm_port = 0;
+        if (!n.is_switch() && kind[0] != 'S')
+          for (int p = 1; p <= n.num_ports; p++)
+            if (n.port(p).guid == *guid) osm_node = i, osm_port = p;
+      }
+      if (osm_node < 0) throw ParseError(filename, ln, fmt("GUID 0x%016" PRIx64 " is not in the fabric", *guid));
+      s = {};
+      break;
+    }
+    if (s.empty()) continue;
+    if (osm_node >= 0 && s.find(':') != std::string_view::npos && s.front() != '#') {
+      auto colon = s.find(':');
+      auto io = tokens(s.substr(0, colon));
+      auto vls = tokens(s.substr(colon + 1));
+      if (io.size() != 2 || vls.size() != 16) throw ParseError(filename, ln, "expected '<in> <out> : <16 VLs>'");
+      auto in = num(io[0], 10), out = num(io[1], 10);
+      if (!in || !out) throw ParseError(filename, ln, "malformed port number");
+      Sl2Vl::Table tab{};
+      for (size_t k = 0; k < 16; k++) {
+        auto v = num(vls[k], 10);
+        if (!v || *v > 15) throw ParseError(filename, ln, "VL '" + std::string(vls[k]) + "' is not 0..15");
+        tab[k] = static_cast<uint8_t>(*v);
+      }
+      const Node& n = f.node(osm_node);
+      if (n.is_switch()) {
+        if (*in > static_cast<uint64_t>(n.num_ports) || *out > static_cast<uint64_t>(n.num_ports))
+          throw ParseError(filename, ln, "port beyond the " + std::to_string(n.num_ports) + " ports of \"" + n.id + "\"");
+        if (*out == 0) continue;  // management port: no data VLs to model
+        r.set(osm_node, static_cast<int>(*in), static_cast<int>(*out), tab);
+      } else {
+        r.set(osm_node, 0, osm_port, tab);  // CA injection table
+      }
+      continue;
+    }
     if (auto h = s.find('#'); h != std::string_view::npos) s = s.substr(0, h);
     auto t = tokens(s);
     if (t.empty()) continue;

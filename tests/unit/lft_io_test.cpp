@@ -312,3 +312,40 @@ TEST(IbdmchkIo, PathSlAndSl2VlRoundTrip) {
     EXPECT_NE(std::string(e.what()).find("v:2: port beyond the 4 ports"), std::string::npos) << e.what();
   }
 }
+
+TEST(IbdmchkIo, ReadsOpenSMSl2VlDump) {
+  // opensm-sl2vl.dump layout (OpenSM 3.3.23 dump_sl2vl_tbl): header, two comment lines, rows, separator
+  Fabric fab = read_net_file(kDir + "2sw4hca.net");
+  const std::string text =
+      "Switch 0x0000000000200000, base LID 2, \"Switch1\"\n"
+      "#in out : 0  1  2  3  4  5  6  7  8  9  10 11 12 13 14 15\n"
+      "#--------------------------------------------------------\n"
+      "0   0   : 0  1  2  3  4  5  6  7  8  9  10 11 12 13 14 15\n"
+      "1   3   : 0  1  1  0  0  0  0  0  0  0  0  0  0  0  0  7 \n"
+      "#--------------------------------------------------------\n"
+      "\n"
+      "Channel Adapter 0x0000000000100001, base LID 1, \"Hca1\"\n"
+      "#in out : 0  1  2  3  4  5  6  7  8  9  10 11 12 13 14 15\n"
+      "#--------------------------------------------------------\n"
+      "0   0   : 0  0  1  1  0  0  0  0  0  0  0  0  0  0  0  0 \n"
+      "#--------------------------------------------------------\n\n";
+  Sl2Vl t = parse_sl2vl(text, "opensm-sl2vl.dump", fab);
+  const int s1 = *fab.find("Switch1"), h1 = *fab.find("Hca1");
+  EXPECT_EQ(t.vl(s1, 1, 3, 2), 1);
+  EXPECT_EQ(t.vl(s1, 1, 3, 15), 7);
+  EXPECT_EQ(t.vl(h1, 0, 1, 2), 1);  // CA injection table
+  EXPECT_EQ(t.vl(h1, 0, 1, 1), 0);
+  try {
+    parse_sl2vl("Switch 0x0000000000200000, base LID 2, \"Switch1\"\n1   3   : 0 1 2\n", "x.dump", fab);
+    FAIL();
+  } catch (const ParseError& e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, 9), "x.dump:2:");
+  }
+  try {
+    parse_sl2vl("Switch 0x0000000000999999, base LID 2, \"X\"\n", "x.dump", fab);
+    FAIL();
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("x.dump:1: GUID 0x0000000000999999 is not in the fabric"), std::string::npos)
+        << e.what();
+  }
+}

@@ -28,6 +28,11 @@
 //   0x0000000000200000 1 3 0x00 0x00 0x11 0x00 0x00 0x00 0x00 0x00
 //   one line per switch, input port 0..N, output port 1..N (connected outputs only), the 16 VLs as
 //   8 bytes of two lowercase hex nibbles each (ibdm's regex wants exactly "0x([0-9a-f])([0-9a-f])"). CA injection tables cannot be expressed and are identity.
+//   The reader also accepts OpenSM's own opensm-sl2vl.dump (which ibdmchk -d reads too):
+//     Switch 0x0000000000200000, base LID 2, "S1"        (or "Channel Adapter 0x<port guid>, ...")
+//     #in out : 0  1  2 ...                               comment lines
+//     1   3   : 0  1  0  0 ...                            <in> <out> : 16 VLs, decimal
+//   CA rows ("0 0 : ...") give the port's injection table; switch rows with out port 0 are skipped.
 #pragma once
 
 #include <string>
