@@ -9,6 +9,8 @@
 #include "ftroute/engine.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/kns_topology.hpp"
+#include "ftroute/netfile.hpp"
+#include "ftroute/validate.hpp"
 #include "kns/kns.hpp"
 
 using namespace ftroute;
@@ -24,7 +26,13 @@ KnsParams xbar(int k, int n, int p = 1) {
 }
 
 // Every CA/switch source reaches every LID, no loops, CDG acyclic (whole graph and per VL).
-void validate(const Fabric& f, const Routing& r) {
+void check_routing(const Fabric& f, const Routing& r) {
+  // the lft_export validators (what `ftroute check` runs): reachability, loops, LFT entries, CDG
+  ValidateOptions vo;
+  vo.all_source_lids = true;
+  ValidationReport rep = ftroute::validate(f, r, vo);
+  EXPECT_TRUE(rep.ok()) << format_report(f, rep);
+  // and per VL, explicitly
   CdgBuildOptions o;
   o.ca_sources = true;
   o.switch_sources = false;  // CA sources (ibdmchk default); crossbar-originated traffic: docs/kns.md
@@ -154,7 +162,7 @@ TEST(KnsEngine, FaultFreeIsHybridDor) {
   // CA traffic is pure Hybrid-DOR on SL/VL 0; only management paths to crossbar LIDs (which end
   // with a dimension-order "restart") may need a second VL.
   EXPECT_LE(r.num_vls, 2);
-  validate(f, r);
+  check_routing(f, r);
   // spec §1.8(b): <3,5> -> <6,2>: dimension 0 first via X_0_3 to <3,2>, then X_1_2 to <6,2>.
   auto p = walk(f, r, "R_3_5", ca_lid(f, "H_6_2_0"));
   std::vector<std::string> want{"R_3_5", "X_0_3", "R_3_2", "X_1_2", "R_6_2"};
@@ -167,7 +175,7 @@ TEST(KnsEngine, FaultFreeIsHybridDor) {
 TEST(KnsEngine, ThreeDimensionalWithConcentrationAndLmc) {
   Fabric f = make_kns(xbar(4, 3, 2), 1);
   Routing r = make_engine("kns")->route(f);
-  validate(f, r);
+  check_routing(f, r);
   // both LIDs of a CA route identically
   Lid d = ca_lid(f, "H_3_2_1_1");
   EXPECT_EQ(walk(f, r, "R_0_0_0", d), walk(f, r, "R_0_0_0", static_cast<Lid>(d + 1)));
@@ -178,7 +186,7 @@ TEST(KnsEngine, LinkFaultUsesIntermediateRouterOnNextVl) {
   Fabric f = make_kns(xbar(4, 2));
   f.disconnect(*f.find("R_0_0"), 1);  // S's dimension-0 link
   Routing r = make_engine("kns")->route(f);
-  validate(f, r);
+  check_routing(f, r);
   EXPECT_GE(r.num_vls, 2);
   // <0,0> -> <0,2> (same row, dimension 0 only): must leave on dimension 1, then come back.
   Lid d = ca_lid(f, "H_0_2_0");
@@ -201,7 +209,7 @@ TEST(KnsEngine, DeadCrossbarAndSeveralFaults) {
   f.disconnect(*f.find("R_3_0_2"), 1);
   f.disconnect(*f.find("R_0_1_1"), 2);
   Routing r = make_engine("kns")->route(f);
-  validate(f, r);
+  check_routing(f, r);
   EXPECT_GE(r.num_vls, 2);
 }
 
@@ -221,7 +229,7 @@ TEST(KnsEngine, RandomFaultSetsValidateOrAreRejectedCleanly) {
     bool thesis_ok = kns::thesis_tolerance(m, 2, true).tolerated();
     try {
       Routing r = make_engine("kns")->route(f);
-      validate(f, r);
+      check_routing(f, r);
       routed++;
       EXPECT_TRUE(thesis_ok);  // the engine never claims more than the thesis criterion
     } catch (const EngineError& e) {
@@ -246,7 +254,7 @@ TEST(KnsEngine, NotToleratedGivesEngineError) {
     EXPECT_NE(std::string(e.what()).find("intermediate routers"), std::string::npos) << e.what();
   }
   Routing r = make_engine("kns")->route(f);
-  validate(f, r);
+  check_routing(f, r);
   EXPECT_GE(r.num_vls, 2);
   // physical disconnection: every dimension link of a router down
   Fabric g = make_kns(xbar(4, 2));
@@ -265,7 +273,7 @@ TEST(KnsEngine, XordetClassesAsSl) {
   Routing r = make_engine("kns")->route(f, o);
   EXPECT_GE(r.num_vls, 4);
   EXPECT_LE(r.num_vls, 8);  // management paths from crossbars may use layer 1
-  validate(f, r);
+  check_routing(f, r);
   const int want[16] = {0, 1, 2, 3, 1, 0, 3, 2, 2, 3, 0, 1, 3, 2, 1, 0};
   Lid s = ca_lid(f, "H_0_0_0");
   for (int id = 1; id < 16; id++) {
@@ -277,7 +285,7 @@ TEST(KnsEngine, XordetClassesAsSl) {
   f.disconnect(*f.find("R_0_0"), 1);
   Routing r2 = make_engine("kns")->route(f, o);
   EXPECT_GE(r2.num_vls, 7);  // SL = layer * 4 + class, the rerouted pair below uses SL 6
-  validate(f, r2);
+  check_routing(f, r2);
   EXPECT_EQ(r2.sl(s, ca_lid(f, "H_0_2_0")) % 4, 2);
   EXPECT_GE(r2.sl(s, ca_lid(f, "H_0_2_0")), 4);
 }
@@ -366,4 +374,17 @@ TEST(KnsFaults, TreesNeverClaimMoreThanTheThesisCriterion) {
     }
   }
   EXPECT_GT(both, 60);
+}
+
+TEST(KnsEngine, ShippedNetsRouteAndValidate) {
+  for (const char* name : {"kns_4x2", "kns_4x2_p2", "kns_8x2", "kns_4x3", "kns_4x3_f3"}) {
+    SCOPED_TRACE(name);
+    Fabric f = read_net_file(std::string(FTROUTE_SOURCE_DIR) + "/ibsim_topologies/nets/" + name + ".net");
+    Routing r = make_engine("kns")->route(f);
+    check_routing(f, r);
+    EXPECT_LE(r.num_vls, 8);
+  }
+  // the fat-tree-subnet nets are KNS too, but this engine routes crossbar subnets only
+  Fabric ft = read_net_file(std::string(FTROUTE_SOURCE_DIR) + "/ibsim_topologies/nets/kns_4x2_ft2.net");
+  EXPECT_THROW(make_engine("kns")->route(ft), EngineError);
 }
