@@ -99,7 +99,12 @@ std::vector<int> parse_ints(const std::string& s, char sep, const std::string& w
 
 Routing run_engine(const std::string& name, const Fabric& f, const EngineOptions& opts) {
   if (name == "flitsim-minhop") return route_minhop(f);
-  auto e = make_engine(name);
+  std::unique_ptr<Engine> e;
+  try {
+    e = make_engine(name);
+  } catch (const OptionError& x) {
+    throw OptionError(std::string(x.what()) + "; also: flitsim-minhop (simulator's min-hop helper)");
+  }
   return e->route(f, opts);
 }
 

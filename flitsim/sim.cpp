@@ -1462,8 +1462,9 @@ struct Simulator::Impl {
       if (h < 0 || h >= N) throw OptionError("hotspot endpoint " + std::to_string(h) + " out of range");
     if (p == "trace") load_trace();
     pkt_prob = tr.load / cfg.packet_flits;
-    if (tr.load < 0 || pkt_prob > 1.0)
-      throw OptionError("load " + std::to_string(tr.load) + " out of range (0 .. packet_flits)");
+    if (!(tr.load >= 0 && tr.load <= 1.0))
+      throw OptionError("load " + std::to_string(tr.load) +
+                        " out of range: offered flits/endpoint/cycle must be 0..1 (a link carries 1 flit/cycle)");
   }
 
   void load_trace() {

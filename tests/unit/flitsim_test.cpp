@@ -423,6 +423,12 @@ TEST(FlitsimConfig, RejectsBadValues) {
   c.buffer_flits = 8, c.packet_flits = 16;
   EXPECT_THROW(c.validate(), OptionError);
   EXPECT_THROW(Config::preset("nope"), OptionError);
+  Fabric f = make_mesh(2, 1, false);
+  Routing r = route_dor(f, 2, 1, false);
+  Simulator sim(f, r, Config{});
+  TrafficSpec t;
+  t.load = 1.5;
+  EXPECT_THROW(sim.run(t), OptionError);
   Config w;
   w.nac = true;
   w.switching = Switching::Wormhole;
