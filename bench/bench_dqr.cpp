@@ -85,7 +85,7 @@ int main() {
   g.dims = {20, 20};
   DqrOptions mesh;
   mesh.mesh_plugin = true;
-  bench("20x20 mesh", topo::grid(g), "dor", "ft-minhop", mesh, 9);
+  bench("20x20 mesh", topo::grid(g), "ft-dor", "ft-minhop", mesh, 9);
   DqrOptions e2e;
   e2e.paths = DqrOptions::Paths::EndToEnd;
   bench("648-port 2-level fat tree", topo::fat_tree648(), "ft-minhop", "ft-minhop", e2e, 5);

@@ -61,7 +61,7 @@ Routing DqrEngine::route(const Fabric& fabric, const EngineOptions& options, con
   options.check_known(kName, option_keys());
   const Fabric& shape = previous.fabric ? *previous.fabric : fabric;
   const bool mesh = recognise_mesh(shape).has_value();
-  const std::string base = options.get("base", mesh ? "dor" : "ft-minhop");
+  const std::string base = options.get("base", mesh ? "ft-dor" : "ft-minhop");
   const DqrOptions dopt = dqr_options_from(options, mesh);
   const bool fallback = options.get_bool("fallback", true);
   if (base == kName) throw OptionError("option base=dqr for engine 'dqr': the base engine must be another engine");

@@ -182,7 +182,7 @@ int run_dqr_eval(cli::Args& a) {
     g.dims = {n, n};
     Fabric f = topo::grid(g);
     f.assign_lids();
-    Routing r = make_engine("dor")->route(f);
+    Routing r = make_engine("ft-dor")->route(f);
     ChannelList list = ChannelList::build(f, r);
     std::string name = std::to_string(n) + "x" + std::to_string(n) + " mesh, dor";
     for (const auto& o : variants) {

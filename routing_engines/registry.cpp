@@ -19,7 +19,7 @@ const std::vector<EngineInfo>& engines() {
        [] { return std::make_unique<FtDrbEngine>(); }},
       {"kns", "KNS hybrid topology: Hybrid-DOR, intermediate-router fault tolerance, XORDET classes (seed 002)",
        [] { return std::make_unique<KnsEngine>(); }},
-      {"dor", "dimension-order (XY/XYZ) routing for full 2-D/3-D meshes, one VL (reference for DQR)",
+      {"ft-dor", "dimension-order (XY/XYZ) routing for full 2-D/3-D meshes, one VL (reference for DQR)",
        [] { return std::make_unique<DorEngine>(); }},
       {"dqr", "DQR: patch the previous routing after link faults via the channel list, else base engine (seed 004)",
        [] { return std::make_unique<DqrEngine>(&make_engine); }},

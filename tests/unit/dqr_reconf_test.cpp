@@ -196,7 +196,7 @@ TEST(DqrEngine, PatchesPreviousRoutingOrRoutesWithBase) {
   Routing first = eng->route(f);
   ASSERT_FALSE(first.notes.empty());
   EXPECT_NE(first.notes.back().find("no previous routing"), std::string::npos) << first.notes.back();
-  EXPECT_NE(first.notes.back().find("'dor'"), std::string::npos);
+  EXPECT_NE(first.notes.back().find("'ft-dor'"), std::string::npos);
   Fabric g = f;
   g.disconnect(*f.find("S2_2"), 2);
   Routing second = eng->route(g, {}, PreviousRouting{&f, &first});

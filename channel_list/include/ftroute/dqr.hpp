@@ -101,7 +101,7 @@ std::vector<LftChange> transition_order(const Fabric& after, const Lfts& new_lft
 
 // Engine "dqr": with a PreviousRouting it patches the previous routing for the new fabric;
 // otherwise (or if DQR fails) it routes with the base engine. Options:
-//   base=<engine>         first/fallback routing (default: dor on a mesh, else ft-minhop)
+//   base=<engine>         first/fallback routing (default: ft-dor on a mesh, else ft-minhop)
 //   paths=local|e2e, turns=single|all, plugin=auto|mesh|none (auto = mesh when recognised)
 //   switch_sources=bool   count switch-generated traffic in the channel list (default false)
 //   fallback=bool         full re-route with the base engine when DQR fails (default true;

@@ -16,12 +16,12 @@ Routing DorEngine::route(const Fabric& fabric, const EngineOptions& options, con
   for (char ch : order) {
     int d = ch == 'x' ? 0 : ch == 'y' ? 1 : ch == 'z' ? 2 : -1;
     if (d < 0 || d >= grid->ndims || std::find(dims.begin(), dims.end(), d) != dims.end())
-      throw OptionError("option order=" + order + " for engine 'dor': expected a permutation of " +
+      throw OptionError("option order=" + order + " for engine 'ft-dor': expected a permutation of " +
                         std::string(grid->ndims == 3 ? "xyz" : "xy"));
     dims.push_back(d);
   }
   if (static_cast<int>(dims.size()) != grid->ndims)
-    throw OptionError("option order=" + order + " for engine 'dor': expected a permutation of " +
+    throw OptionError("option order=" + order + " for engine 'ft-dor': expected a permutation of " +
                       std::string(grid->ndims == 3 ? "xyz" : "xy"));
 
   Routing r;

@@ -1,4 +1,4 @@
-// dor: reference dimension-order routing (DOR, "XY"/"XYZ" routing) for full 2-D and 3-D meshes.
+// ft-dor: reference dimension-order routing (DOR, "XY"/"XYZ" routing) for full 2-D and 3-D meshes.
 //
 // The mesh is recognised from the fabric graph alone (ftroute/grid.hpp: corners + BFS
 // distances, verified link by link); names and port numbers are never trusted. Every LID is
@@ -20,7 +20,7 @@ namespace ftroute {
 
 class DorEngine : public Engine {
  public:
-  static constexpr const char* kName = "dor";
+  static constexpr const char* kName = "ft-dor";
   std::string name() const override { return kName; }
   std::vector<std::string> option_keys() const override { return {"order"}; }
   using Engine::route;
