@@ -1,0 +1,139 @@
+// Fail-in-place campaigns (Domke, Hoefler, Matsuoka; seed 003, spec fattree_fip_dqr.md part B).
+//
+// A campaign is the cross product fabric x engine x link failures x switch failures x seed. One
+// run: copy the intact fabric, inject seeded faults (topo::inject_faults; keep_connected by default
+// like the paper's "non-bisecting" faults), assign LIDs, route, validate (unreachable pairs, loops,
+// CDG cycle over (link, VL), VLs used, edge forwarding index, hops), and optionally simulate
+// throughput with flitsim (short run).
+//
+// Engines: any ftroute engine name (in-process, ftroute::make_engine), or "opensm:<engine>" which
+// runs the faulty fabric through ibsim + a real OpenSM (scripts/ftsim.sh: unique IBSIM_SOCKNAME,
+// console FIFO, everything under timeout, stopped by PID), reads <dump>/opensm-lfts.dump and maps
+// it onto the Fabric by GUID. The engine OpenSM really used is read from "<x> tables configured"
+// in its log, so a silent fallback to minhop is visible (column engine_used / fallback).
+// dfsssp, lash and nue get `qos TRUE` (like opensm -Q) so they may use SLs/VLs; the SL2VL table
+// is read from opensm-sl2vl.dump. OpenSM does not dump its per-path SLs, so for those engines the
+// CDG check sees the LFTs on one SL (see docs/campaign.md) and the "deadlock_checked" column says 0.
+//
+// Results: one CSV row per run keyed by (fabric, engine, link_failures, switch_failures, seed),
+// appended (flushed) as soon as the run finishes; existing keys are skipped on re-run (resume).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ftroute/fabric.hpp"
+
+namespace ftroute::campaign {
+
+// A fabric of the campaign: a .net / opensm-subnet.lst file, or a generator spec:
+//   fattree:K,N  (k-ary n-tree)          fattree2:LEAVES,SPINES,HOSTS_PER_LEAF
+//   fattree3:RADIX[,PODS]                mesh:4x4[,HOSTS]   torus:4x4x4[,HOSTS]
+struct FabricSource {
+  std::string name;      // key in the CSV: the spec text or the file path
+  std::string net_path;  // set for files
+  std::string gen_spec;  // set for generators
+};
+FabricSource parse_fabric_source(const std::string& text, bool is_file);
+Fabric build_fabric(const FabricSource& src);  // throws OptionError / ParseError
+
+// "4" (count) or "1%" / "0.5%" (of the candidate links: switch-to-switch links, plus host links
+// with host_links; of the switches for switch failures). Rounded to the nearest count.
+int failures_count(const std::string& spec, int candidates);
+double failures_x(const std::string& spec);  // numeric value for plots (4 or 1 for "1%")
+
+struct Config {
+  std::vector<FabricSource> fabrics;
+  std::vector<std::string> engines;
+  std::vector<std::string> link_failures{"0"};
+  std::vector<std::string> switch_failures{"0"};
+  int seeds = 10;               // seeds 1..seeds
+  int jobs = 1;
+  int shard_index = 0, shard_count = 1;  // run every shard_count-th run starting at shard_index
+  bool keep_connected = true;   // paper: faults never disconnect the fabric
+  bool host_links = false;      // random link failures may hit switch-CA links
+  // flitsim (empty pattern = no simulation)
+  std::string pattern;          // shift | exchange | uniform | any flitsim pattern
+  double sim_load = 0.9;
+  int64_t sim_warmup = 500, sim_measure = 3000;
+  // OpenSM
+  int opensm_timeout = 120;     // seconds per OpenSM run
+  std::string ftsim_script;     // default: <source dir>/scripts/ftsim.sh
+  std::string scratch_dir;      // default: <out_dir>/scratch (workdirs removed after each run)
+  bool keep_scratch = false;
+  std::string out_dir;
+};
+
+struct RunKey {
+  std::string fabric, engine, link_failures, switch_failures;
+  int seed = 1;
+  std::string id() const;  // "fabric|engine|lf|sf|seed"
+};
+
+struct RunResult {
+  RunKey key;
+  std::string status = "ok";   // ok | refused | failed (routing error) | error (infrastructure)
+  std::string engine_used;     // ftroute engine, or the engine OpenSM reported
+  bool fallback = false;       // OpenSM used a different engine than asked for
+  int links_removed = 0, switches_removed = 0, hosts_removed = 0;
+  int switches = 0, cas = 0, links = 0;
+  uint64_t pairs = 0, unreachable = 0, looping = 0, bad_entries = 0;
+  bool deadlock_checked = false, cdg_acyclic = true;
+  int vls_used = 0;
+  uint64_t efi_max = 0;
+  double efi_avg = 0, hops_avg = 0;
+  int hops_max = 0;
+  double route_seconds = 0;    // in-process: CPU seconds of engine->route; OpenSM: wall s of `opensm -o`
+  bool simulated = false;
+  double sim_offered = 0, sim_accepted = 0, sim_latency = 0;
+  uint64_t sim_dropped = 0;
+  bool sim_deadlock = false;
+  std::string message;         // refusal reason / error / notes (no commas or newlines in CSV)
+  bool routing_ok() const { return status == "ok" && unreachable == 0 && looping == 0 && cdg_acyclic; }
+};
+
+// Every run of the campaign in a fixed order (fabrics, engines, switch failures, link failures,
+// seeds); with sharding only the runs with index % shard_count == shard_index.
+std::vector<RunKey> plan(const Config& cfg);
+
+// One run on a copy of `intact` (which must not have faults yet). Never throws for routing or
+// OpenSM problems: they go to status/message.
+RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key);
+
+// ---- CSV ----
+std::string csv_header();
+std::string csv_row(const RunResult& r);
+// Parses a results CSV (header required); throws ParseError "<file>:<line>: ..." on bad rows.
+std::vector<RunResult> parse_csv(const std::string& text, const std::string& filename);
+std::vector<RunResult> read_csv(const std::string& path);  // missing file -> empty
+// Merges rows; later duplicates of a key are dropped (counted in *duplicates).
+std::vector<RunResult> merge(const std::vector<std::vector<RunResult>>& parts, int* duplicates = nullptr);
+
+// ---- plots ----
+struct Metric {
+  std::string name, label;
+  std::function<double(const RunResult&)> value;
+};
+const std::vector<Metric>& metrics();
+// One SVG per (fabric, metric): x = failures (link failures, or switch failures if only those
+// vary), y = mean over seeds (min..max as a band), one line per engine.
+std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabric, const Metric& m);
+// Plain-text summary table: mean per (fabric, engine, failures).
+std::string summary_table(const std::vector<RunResult>& rows);
+
+// ---- driver ----
+struct Progress {
+  size_t done = 0, total = 0, skipped = 0, failed = 0;
+  double elapsed = 0;
+};
+// Runs the campaign into cfg.out_dir: results.csv (appended, resumable), plots/<fabric>_<metric>.svg,
+// summary.txt. `progress` is called after every run (from worker threads, serialized).
+// Returns all rows of results.csv after the campaign.
+std::vector<RunResult> run_campaign(const Config& cfg, const std::function<void(const Progress&)>& progress = {});
+// Writes plots + summary for the rows into out_dir (used by run_campaign and campaign-merge).
+void write_reports(const std::vector<RunResult>& rows, const std::string& out_dir);
+
+}  // namespace ftroute::campaign

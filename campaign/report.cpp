@@ -1,0 +1,480 @@
+// Campaign CSV, merge, SVG plots, summary and the parallel, resumable driver.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <tuple>
+
+#include "ftroute/campaign.hpp"
+#include "ftroute/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace ftroute::campaign {
+namespace {
+
+const char* kColumns[] = {"fabric", "engine", "link_failures", "switch_failures", "seed", "status", "engine_used",
+                          "fallback", "links_removed", "switches_removed", "hosts_removed", "switches", "cas",
+                          "links", "pairs", "unreachable", "looping", "bad_entries", "deadlock_checked",
+                          "cdg_acyclic", "vls_used", "efi_max", "efi_avg", "hops_avg", "hops_max",
+                          "route_seconds", "simulated", "sim_offered", "sim_accepted", "sim_latency",
+                          "sim_dropped", "sim_deadlock", "message"};
+constexpr size_t kNumColumns = sizeof kColumns / sizeof kColumns[0];
+
+std::string q(const std::string& s) {  // RFC 4180 quoting where needed
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
+  return out + "\"";
+}
+
+std::vector<std::string> split_csv(const std::string& line, bool& ok) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool in_q = false;
+  ok = true;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (in_q) {
+      if (c == '"') {
+        if (i + 1 < line.size() && line[i + 1] == '"') {
+          cur += '"';
+          ++i;
+        } else {
+          in_q = false;
+        }
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      in_q = true;
+    } else if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (in_q) ok = false;
+  out.push_back(cur);
+  return out;
+}
+
+std::string num(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+void write_atomic(const std::string& path, const std::string& content) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream o(tmp, std::ios::binary);
+    if (!o) throw Error("cannot write " + tmp);
+    o << content;
+    if (!o.flush()) throw Error("cannot write " + tmp);
+  }
+  fs::rename(tmp, path);
+}
+
+std::string xml(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else if (c == '"') o += "&quot;";
+    else o += c;
+  }
+  return o;
+}
+
+std::string file_safe(const std::string& s) {
+  std::string o;
+  for (char c : s) o += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
+  return o;
+}
+
+}  // namespace
+
+std::string csv_header() {
+  std::string h;
+  for (size_t i = 0; i < kNumColumns; ++i) h += (i ? "," : "") + std::string(kColumns[i]);
+  return h;
+}
+
+std::string csv_row(const RunResult& r) {
+  std::vector<std::string> c = {q(r.key.fabric), q(r.key.engine), q(r.key.link_failures), q(r.key.switch_failures),
+                                std::to_string(r.key.seed), q(r.status), q(r.engine_used), r.fallback ? "1" : "0",
+                                std::to_string(r.links_removed), std::to_string(r.switches_removed),
+                                std::to_string(r.hosts_removed), std::to_string(r.switches), std::to_string(r.cas),
+                                std::to_string(r.links), std::to_string(r.pairs), std::to_string(r.unreachable),
+                                std::to_string(r.looping), std::to_string(r.bad_entries),
+                                r.deadlock_checked ? "1" : "0", r.cdg_acyclic ? "1" : "0", std::to_string(r.vls_used),
+                                std::to_string(r.efi_max), num(r.efi_avg), num(r.hops_avg), std::to_string(r.hops_max),
+                                num(r.route_seconds), r.simulated ? "1" : "0", num(r.sim_offered),
+                                num(r.sim_accepted), num(r.sim_latency), std::to_string(r.sim_dropped),
+                                r.sim_deadlock ? "1" : "0", q(r.message)};
+  std::string s;
+  for (size_t i = 0; i < c.size(); ++i) s += (i ? "," : "") + c[i];
+  return s;
+}
+
+std::vector<RunResult> parse_csv(const std::string& text, const std::string& filename) {
+  std::vector<RunResult> rows;
+  std::istringstream in(text);
+  std::string line;
+  int ln = 0;
+  std::map<std::string, size_t> col;
+  while (std::getline(in, line)) {
+    ++ln;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    bool ok;
+    auto f = split_csv(line, ok);
+    if (!ok) throw ParseError(filename, ln, "unterminated quote");
+    if (col.empty()) {
+      for (size_t i = 0; i < f.size(); ++i) col[f[i]] = i;
+      for (const char* c : kColumns)
+        if (!col.count(c)) throw ParseError(filename, ln, std::string("header lacks column '") + c + "'");
+      continue;
+    }
+    if (f.size() != col.size())
+      throw ParseError(filename, ln, "expected " + std::to_string(col.size()) + " fields, got " + std::to_string(f.size()) +
+                                         " (truncated row?)");
+    auto g = [&](const char* name) -> const std::string& { return f[col[name]]; };
+    auto gi = [&](const char* name) -> long long {
+      try {
+        size_t pos = 0;
+        long long v = std::stoll(g(name), &pos);
+        if (pos != g(name).size()) throw std::invalid_argument("x");
+        return v;
+      } catch (const std::exception&) {
+        throw ParseError(filename, ln, std::string("column ") + name + ": not an integer: '" + g(name) + "'");
+      }
+    };
+    auto gd = [&](const char* name) -> double {
+      try {
+        return std::stod(g(name));
+      } catch (const std::exception&) {
+        throw ParseError(filename, ln, std::string("column ") + name + ": not a number: '" + g(name) + "'");
+      }
+    };
+    RunResult r;
+    r.key = {g("fabric"), g("engine"), g("link_failures"), g("switch_failures"), static_cast<int>(gi("seed"))};
+    r.status = g("status");
+    r.engine_used = g("engine_used");
+    r.fallback = gi("fallback") != 0;
+    r.links_removed = static_cast<int>(gi("links_removed"));
+    r.switches_removed = static_cast<int>(gi("switches_removed"));
+    r.hosts_removed = static_cast<int>(gi("hosts_removed"));
+    r.switches = static_cast<int>(gi("switches"));
+    r.cas = static_cast<int>(gi("cas"));
+    r.links = static_cast<int>(gi("links"));
+    r.pairs = static_cast<uint64_t>(gi("pairs"));
+    r.unreachable = static_cast<uint64_t>(gi("unreachable"));
+    r.looping = static_cast<uint64_t>(gi("looping"));
+    r.bad_entries = static_cast<uint64_t>(gi("bad_entries"));
+    r.deadlock_checked = gi("deadlock_checked") != 0;
+    r.cdg_acyclic = gi("cdg_acyclic") != 0;
+    r.vls_used = static_cast<int>(gi("vls_used"));
+    r.efi_max = static_cast<uint64_t>(gi("efi_max"));
+    r.efi_avg = gd("efi_avg");
+    r.hops_avg = gd("hops_avg");
+    r.hops_max = static_cast<int>(gi("hops_max"));
+    r.route_seconds = gd("route_seconds");
+    r.simulated = gi("simulated") != 0;
+    r.sim_offered = gd("sim_offered");
+    r.sim_accepted = gd("sim_accepted");
+    r.sim_latency = gd("sim_latency");
+    r.sim_dropped = static_cast<uint64_t>(gi("sim_dropped"));
+    r.sim_deadlock = gi("sim_deadlock") != 0;
+    r.message = g("message");
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::vector<RunResult> read_csv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return {};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_csv(ss.str(), path);
+}
+
+std::vector<RunResult> merge(const std::vector<std::vector<RunResult>>& parts, int* duplicates) {
+  std::set<std::string> seen;
+  std::vector<RunResult> out;
+  int dup = 0;
+  for (const auto& p : parts)
+    for (const auto& r : p) {
+      if (seen.insert(r.key.id()).second) out.push_back(r);
+      else ++dup;
+    }
+  if (duplicates) *duplicates = dup;
+  return out;
+}
+
+const std::vector<Metric>& metrics() {
+  static const std::vector<Metric> m = {
+      {"unreachable", "unreachable pairs (validator)",
+       [](const RunResult& r) { return r.status == "ok" ? double(r.unreachable) : NAN; }},
+      {"valid", "valid routing, % of runs (reachable, no loop, CDG acyclic)",
+       [](const RunResult& r) { return r.routing_ok() ? 100.0 : 0.0; }},
+      {"throughput", "accepted load (flitsim, flits/endpoint/cycle)",
+       [](const RunResult& r) { return r.simulated ? r.sim_accepted : NAN; }},
+      {"efi_max", "max edge forwarding index (routes per link)",
+       [](const RunResult& r) { return r.status == "ok" ? double(r.efi_max) : NAN; }},
+      {"hops_avg", "average hops (CA to CA)",
+       [](const RunResult& r) { return r.status == "ok" ? r.hops_avg : NAN; }},
+      {"route_seconds", "routing time, s (in-process CPU; OpenSM: wall of opensm -o)",
+       [](const RunResult& r) { return r.status == "ok" || r.status == "refused" ? r.route_seconds : NAN; }},
+  };
+  return m;
+}
+
+namespace {
+struct Agg {
+  double sum = 0, mn = INFINITY, mx = -INFINITY;
+  int n = 0;
+};
+// (engine, x) -> aggregate. x from link failures unless only switch failures vary.
+std::map<std::string, std::map<double, Agg>> aggregate(const std::vector<RunResult>& rows, const std::string& fabric,
+                                                       const Metric& m, std::string* xlabel) {
+  bool links_vary = false;
+  std::set<std::string> lf;
+  for (const auto& r : rows)
+    if (r.key.fabric == fabric) lf.insert(r.key.link_failures);
+  links_vary = lf.size() > 1 || (lf.size() == 1 && *lf.begin() != "0");
+  bool pct = false;
+  for (const auto& r : rows)
+    if (r.key.fabric == fabric) {
+      const std::string& s = links_vary ? r.key.link_failures : r.key.switch_failures;
+      if (!s.empty() && s.back() == '%') pct = true;
+    }
+  *xlabel = std::string(links_vary ? "failed links" : "failed switches") + (pct ? " (%)" : "");
+  std::map<std::string, std::map<double, Agg>> a;
+  for (const auto& r : rows) {
+    if (r.key.fabric != fabric) continue;
+    double v = m.value(r);
+    if (std::isnan(v)) continue;
+    double x = failures_x(links_vary ? r.key.link_failures : r.key.switch_failures);
+    Agg& g = a[r.key.engine][x];
+    g.sum += v;
+    g.mn = std::min(g.mn, v);
+    g.mx = std::max(g.mx, v);
+    ++g.n;
+  }
+  return a;
+}
+}  // namespace
+
+std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabric, const Metric& m) {
+  std::string xlabel;
+  auto a = aggregate(rows, fabric, m, &xlabel);
+  const double W = 760, H = 440, L = 70, R = 200, T = 40, B = 50;
+  double x0 = INFINITY, x1 = -INFINITY, y1 = 0;
+  for (auto& [e, pts] : a)
+    for (auto& [x, g] : pts) {
+      x0 = std::min(x0, x);
+      x1 = std::max(x1, x);
+      y1 = std::max(y1, g.mx);
+    }
+  std::ostringstream s;
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
+    << "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  s << "<text x=\"" << W / 2 << "\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">" << xml(fabric) << ": "
+    << xml(m.label) << "</text>\n";
+  if (a.empty()) {
+    s << "<text x=\"" << W / 2 << "\" y=\"" << H / 2 << "\" text-anchor=\"middle\">no data</text>\n</svg>\n";
+    return s.str();
+  }
+  if (x1 <= x0) x1 = x0 + 1;
+  if (y1 <= 0) y1 = 1;
+  y1 *= 1.08;
+  auto X = [&](double x) { return L + (x - x0) / (x1 - x0) * (W - L - R); };
+  auto Y = [&](double y) { return H - B - y / y1 * (H - T - B); };
+  s << "<line x1=\"" << L << "\" y1=\"" << H - B << "\" x2=\"" << W - R << "\" y2=\"" << H - B << "\" stroke=\"black\"/>\n";
+  s << "<line x1=\"" << L << "\" y1=\"" << T << "\" x2=\"" << L << "\" y2=\"" << H - B << "\" stroke=\"black\"/>\n";
+  for (int i = 0; i <= 5; ++i) {
+    double y = y1 * i / 5;
+    s << "<line x1=\"" << L - 4 << "\" y1=\"" << Y(y) << "\" x2=\"" << W - R << "\" y2=\"" << Y(y)
+      << "\" stroke=\"#ddd\"/><text x=\"" << L - 6 << "\" y=\"" << Y(y) + 4 << "\" text-anchor=\"end\">" << num(y)
+      << "</text>\n";
+  }
+  std::set<double> xs;
+  for (auto& [e, pts] : a)
+    for (auto& [x, g] : pts) xs.insert(x);
+  for (double x : xs)
+    s << "<line x1=\"" << X(x) << "\" y1=\"" << H - B << "\" x2=\"" << X(x) << "\" y2=\"" << H - B + 4
+      << "\" stroke=\"black\"/><text x=\"" << X(x) << "\" y=\"" << H - B + 18 << "\" text-anchor=\"middle\">" << num(x)
+      << "</text>\n";
+  s << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 10 << "\" text-anchor=\"middle\">" << xml(xlabel)
+    << " (mean over seeds, bars: min..max)</text>\n";
+  static const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                 "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+  int ci = 0;
+  for (auto& [e, pts] : a) {
+    const char* c = colors[ci % 10];
+    std::string path;
+    for (auto& [x, g] : pts) {
+      double mean = g.sum / g.n;
+      path += (path.empty() ? "M" : " L") + num(X(x)) + "," + num(Y(mean));
+      s << "<line x1=\"" << X(x) << "\" y1=\"" << Y(g.mn) << "\" x2=\"" << X(x) << "\" y2=\"" << Y(g.mx)
+        << "\" stroke=\"" << c << "\" stroke-opacity=\"0.5\"/>";
+      s << "<circle cx=\"" << X(x) << "\" cy=\"" << Y(mean) << "\" r=\"3\" fill=\"" << c << "\"/>\n";
+    }
+    s << "<path d=\"" << path << "\" fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\"/>\n";
+    double ly = T + 10 + 18 * ci;
+    s << "<line x1=\"" << W - R + 15 << "\" y1=\"" << ly << "\" x2=\"" << W - R + 40 << "\" y2=\"" << ly
+      << "\" stroke=\"" << c << "\" stroke-width=\"2\"/><text x=\"" << W - R + 45 << "\" y=\"" << ly + 4 << "\">"
+      << xml(e) << "</text>\n";
+    ++ci;
+  }
+  s << "</svg>\n";
+  return s.str();
+}
+
+std::string summary_table(const std::vector<RunResult>& rows) {
+  struct S {
+    int n = 0, ok = 0, refused = 0, errors = 0, valid = 0, fallback = 0, cycles = 0, sims = 0;
+    double unreach = 0, thr = 0, efi = 0, secs = 0;
+    std::set<std::string> used;
+  };
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, S> m;
+  for (const auto& r : rows) {
+    S& s = m[{r.key.fabric, r.key.engine, r.key.switch_failures, r.key.link_failures}];
+    ++s.n;
+    if (r.status == "ok") {
+      ++s.ok;
+      s.unreach += double(r.unreachable);
+      s.efi += double(r.efi_max);
+      if (r.deadlock_checked && !r.cdg_acyclic) ++s.cycles;
+    } else if (r.status == "refused") {
+      ++s.refused;
+    } else {
+      ++s.errors;
+    }
+    if (r.routing_ok()) ++s.valid;
+    if (r.fallback) ++s.fallback;
+    if (r.simulated) {
+      ++s.sims;
+      s.thr += r.sim_accepted;
+    }
+    s.secs += r.route_seconds;
+    s.used.insert(r.engine_used);
+  }
+  std::ostringstream o;
+  char b[512];
+  std::snprintf(b, sizeof b, "%-22s %-20s %6s %6s %4s %4s %4s %5s %5s %6s %12s %9s %9s %9s  %s\n", "fabric", "engine",
+                "swfail", "lnfail", "runs", "ok", "ref", "err", "valid", "cycles", "unreach(avg)", "efi(avg)",
+                "thr(avg)", "route s", "engine used");
+  o << b;
+  for (auto& [k, s] : m) {
+    std::string used;
+    for (auto& u : s.used) used += (used.empty() ? "" : "+") + u;
+    std::snprintf(b, sizeof b, "%-22s %-20s %6s %6s %4d %4d %4d %5d %5d %6d %12.1f %9.1f %9s %9.3f  %s%s\n",
+                  std::get<0>(k).c_str(), std::get<1>(k).c_str(), std::get<2>(k).c_str(), std::get<3>(k).c_str(), s.n,
+                  s.ok, s.refused, s.errors, s.valid, s.cycles, s.ok ? s.unreach / s.ok : 0.0, s.ok ? s.efi / s.ok : 0.0,
+                  s.sims ? num(s.thr / s.sims).c_str() : "-", s.n ? s.secs / s.n : 0.0, used.c_str(),
+                  s.fallback ? " (FALLBACK)" : "");
+    o << b;
+  }
+  return o.str();
+}
+
+void write_reports(const std::vector<RunResult>& rows, const std::string& out_dir) {
+  fs::create_directories(out_dir + "/plots");
+  std::set<std::string> fabrics;
+  for (const auto& r : rows) fabrics.insert(r.key.fabric);
+  for (const auto& f : fabrics)
+    for (const auto& m : metrics()) {
+      bool any = false;
+      for (const auto& r : rows)
+        if (r.key.fabric == f && !std::isnan(m.value(r))) any = true;
+      if (!any) continue;
+      write_atomic(out_dir + "/plots/" + file_safe(f) + "_" + m.name + ".svg", plot_svg(rows, f, m));
+    }
+  write_atomic(out_dir + "/summary.txt", summary_table(rows));
+}
+
+std::vector<RunResult> run_campaign(const Config& cfg, const std::function<void(const Progress&)>& progress) {
+  if (cfg.out_dir.empty()) throw OptionError("campaign: no output directory");
+  if (cfg.engines.empty()) throw OptionError("campaign: no engines");
+  if (cfg.fabrics.empty()) throw OptionError("campaign: no fabric");
+  fs::create_directories(cfg.out_dir);
+  const std::string csv = cfg.out_dir + "/results.csv";
+  std::vector<RunResult> existing = read_csv(csv);  // throws ParseError on a damaged file
+  std::set<std::string> done;
+  for (const auto& r : existing) done.insert(r.key.id());
+
+  std::map<std::string, Fabric> intact;
+  for (const auto& f : cfg.fabrics) {
+    if (intact.count(f.name)) throw OptionError("campaign: fabric '" + f.name + "' given twice");
+    intact.emplace(f.name, build_fabric(f));
+  }
+  std::vector<RunKey> todo;
+  Progress pr;
+  for (const auto& k : plan(cfg)) {
+    if (done.count(k.id())) ++pr.skipped;
+    else todo.push_back(k);
+  }
+  pr.total = todo.size();
+  {
+    bool fresh = !fs::exists(csv) || fs::file_size(csv) == 0;
+    std::ofstream o(csv, std::ios::app);
+    if (!o) throw Error("cannot write " + csv);
+    if (fresh) o << csv_header() << "\n";
+  }
+  std::mutex mu;
+  std::atomic<size_t> next{0};
+  std::exception_ptr fatal;
+  auto t0 = std::chrono::steady_clock::now();
+  auto worker = [&] {
+    for (;;) {
+      size_t i = next++;
+      if (i >= todo.size()) return;
+      {
+        std::lock_guard<std::mutex> l(mu);
+        if (fatal) return;
+      }
+      RunResult r;
+      try {
+        r = run_one(cfg, intact.at(todo[i].fabric), todo[i]);
+      } catch (...) {
+        std::lock_guard<std::mutex> l(mu);
+        if (!fatal) fatal = std::current_exception();
+        return;
+      }
+      std::lock_guard<std::mutex> l(mu);
+      std::ofstream o(csv, std::ios::app);
+      o << csv_row(r) << "\n";
+      o.flush();
+      ++pr.done;
+      if (r.status == "error") ++pr.failed;
+      pr.elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (progress) progress(pr);
+    }
+  };
+  int jobs = std::max(1, std::min<int>(cfg.jobs, static_cast<int>(std::max<size_t>(1, todo.size()))));
+  std::vector<std::thread> th;
+  for (int j = 0; j < jobs; ++j) th.emplace_back(worker);
+  for (auto& t : th) t.join();
+  if (fatal) std::rethrow_exception(fatal);
+  std::vector<RunResult> all = read_csv(csv);
+  write_reports(all, cfg.out_dir);
+  return all;
+}
+
+}  // namespace ftroute::campaign

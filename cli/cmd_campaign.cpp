@@ -1,0 +1,181 @@
+// ftroute campaign / campaign-merge: fail-in-place campaigns (Domke et al., seed 003).
+// The work is in campaign/ (ftroute_campaign); this file parses options and prints progress.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "cli.hpp"
+#include "ftroute/campaign.hpp"
+#include "ftroute/engine.hpp"
+
+using namespace ftroute;
+
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep))
+    if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+std::string hms(double s) {
+  if (!std::isfinite(s) || s < 0) return "--:--";
+  long t = std::lround(s);
+  char b[32];
+  if (t >= 3600) std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else std::snprintf(b, sizeof b, "%02ld:%02ld", t / 60, t % 60);
+  return b;
+}
+
+int run_campaign_cmd(cli::Args& a) {
+  campaign::Config cfg;
+  for (const auto& f : a.values("fabric")) cfg.fabrics.push_back(campaign::parse_fabric_source(f, true));
+  for (const auto& g : a.values("gen")) cfg.fabrics.push_back(campaign::parse_fabric_source(g, false));
+  auto engines = a.value("engines");
+  cfg.link_failures = split(a.value_or("link-failures", "0"), ',');
+  cfg.switch_failures = split(a.value_or("switch-failures", "0"), ',');
+  cfg.seeds = static_cast<int>(a.int_or("seeds", 10));
+  unsigned hw = std::thread::hardware_concurrency();
+  cfg.jobs = static_cast<int>(a.int_or("jobs", hw ? hw : 1, "j"));
+  std::string shard = a.value_or("shard", "0/1");
+  cfg.keep_connected = !a.flag("allow-disconnect");
+  cfg.host_links = a.flag("host-links");
+  cfg.pattern = a.value_or("pattern", "");
+  cfg.sim_load = a.double_or("sim-load", 0.9);
+  cfg.sim_measure = a.int_or("sim-cycles", 3000);
+  cfg.sim_warmup = cfg.sim_measure / 6;
+  cfg.opensm_timeout = static_cast<int>(a.int_or("opensm-timeout", 120));
+  cfg.ftsim_script = a.value_or("ftsim", "");
+  cfg.keep_scratch = a.flag("keep-scratch");
+  cfg.out_dir = a.value_or("out", "", "o");
+  const bool quiet = a.flag("quiet", "q");
+  auto pos = a.positionals();
+  for (const auto& p : pos) cfg.fabrics.push_back(campaign::parse_fabric_source(p, true));
+
+  if (cfg.fabrics.empty()) throw cli::UsageError("give at least one --fabric FILE or --gen SPEC");
+  if (!engines) throw cli::UsageError("--engines is required");
+  if (cfg.out_dir.empty()) throw cli::UsageError("--out DIR is required");
+  cfg.engines = split(*engines, ',');
+  for (const auto& e : cfg.engines)
+    if (e.rfind("opensm:", 0) != 0) make_engine(e);  // unknown engine: OptionError before any run
+    else if (e.size() == 7) throw cli::UsageError("'opensm:' needs an engine name (opensm:minhop, opensm:updn, ...)");
+  if (cfg.seeds < 1) throw cli::UsageError("--seeds must be >= 1");
+  if (cfg.jobs < 1) throw cli::UsageError("--jobs must be >= 1");
+  if (cfg.link_failures.empty() || cfg.switch_failures.empty()) throw cli::UsageError("empty failure list");
+  for (const auto& s : cfg.link_failures) campaign::failures_count(s, 100);  // syntax check
+  for (const auto& s : cfg.switch_failures) campaign::failures_count(s, 100);
+  {
+    auto slash = shard.find('/');
+    try {
+      if (slash == std::string::npos) throw std::invalid_argument(shard);
+      cfg.shard_index = std::stoi(shard.substr(0, slash));
+      cfg.shard_count = std::stoi(shard.substr(slash + 1));
+    } catch (const std::exception&) {
+      throw cli::UsageError("--shard expects I/N (0 <= I < N), got '" + shard + "'");
+    }
+    if (cfg.shard_count < 1 || cfg.shard_index < 0 || cfg.shard_index >= cfg.shard_count)
+      throw cli::UsageError("--shard expects I/N (0 <= I < N), got '" + shard + "'");
+  }
+  if (!cfg.pattern.empty() && !(cfg.sim_load > 0 && cfg.sim_load <= 1))
+    throw cli::UsageError("--sim-load must be in (0, 1]");
+
+  const bool tty = isatty(2);
+  auto rows = campaign::run_campaign(cfg, [&](const campaign::Progress& p) {
+    if (quiet) return;
+    const int width = 30;
+    double frac = p.total ? double(p.done) / double(p.total) : 1.0;
+    int fill = static_cast<int>(frac * width);
+    double eta = p.done ? p.elapsed / double(p.done) * double(p.total - p.done) : NAN;
+    std::fprintf(stderr, "%s[%s%s] %zu/%zu runs, %zu errors, elapsed %s, ETA %s%s", tty ? "\r" : "",
+                 std::string(fill, '#').c_str(), std::string(width - fill, '.').c_str(), p.done, p.total, p.failed,
+                 hms(p.elapsed).c_str(), hms(eta).c_str(), tty ? "   " : "\n");
+    std::fflush(stderr);
+  });
+  if (!quiet) {
+    if (tty) std::fprintf(stderr, "\n");
+    std::fprintf(stderr, "%zu rows in %s/results.csv; plots in %s/plots, table in %s/summary.txt\n", rows.size(),
+                 cfg.out_dir.c_str(), cfg.out_dir.c_str(), cfg.out_dir.c_str());
+  }
+  return 0;
+}
+
+int run_merge_cmd(cli::Args& a) {
+  std::string out = a.value_or("out", "", "o");
+  auto pos = a.positionals();
+  if (out.empty()) throw cli::UsageError("--out DIR is required");
+  if (pos.empty()) throw cli::UsageError("give the campaign directories (or results.csv files) to merge");
+  std::vector<std::vector<campaign::RunResult>> parts;
+  for (const auto& p : pos) {
+    std::string csv = std::filesystem::is_directory(p) ? p + "/results.csv" : p;
+    if (!std::filesystem::exists(csv)) throw Error(csv + ": no such file");
+    parts.push_back(campaign::read_csv(csv));
+  }
+  int dup = 0;
+  auto rows = campaign::merge(parts, &dup);
+  std::filesystem::create_directories(out);
+  std::string text = campaign::csv_header() + "\n";
+  for (const auto& r : rows) text += campaign::csv_row(r) + "\n";
+  cli::write_file_atomic(out + "/results.csv", text);
+  campaign::write_reports(rows, out);
+  std::fprintf(stderr, "%zu rows (%d duplicate keys dropped) -> %s/results.csv, plots, summary.txt\n", rows.size(), dup,
+               out.c_str());
+  return 0;
+}
+
+}  // namespace
+
+FTROUTE_SUBCOMMAND(campaign, "fail-in-place campaign: faults x engines x seeds -> results.csv + SVG plots",
+                   R"(usage: ftroute campaign (--fabric F.net | --gen SPEC)... --engines A,B,... --out DIR [options]
+
+For every fabric x engine x switch failures x link failures x seed: copy the intact fabric, inject
+seeded random faults (never disconnecting the fabric unless --allow-disconnect), route, validate
+(unreachable pairs, loops, CDG cycle over (link, VL), VLs, edge forwarding index, hops), time the
+routing, and optionally simulate throughput with flitsim. One CSV row per run is appended to
+DIR/results.csv as soon as it finishes; runs already there are skipped (resume after Ctrl-C).
+DIR/plots/<fabric>_<metric>.svg and DIR/summary.txt are rewritten at the end.
+
+  --fabric FILE          .net / opensm-subnet.lst fabric (repeatable; also as positional)
+  --gen SPEC             generated fabric (repeatable): fattree:K,N | fattree2:LEAVES,SPINES,HOSTS |
+                         fattree3:RADIX[,PODS] | mesh:4x4[,HOSTS] | torus:4x4x4[,HOSTS]
+  --engines A,B,...      ftroute engines (ftree-misroute, ft-minhop, kns, dqr, dor, ftdrb) and/or
+                         opensm:<engine> (opensm:minhop, opensm:updn, opensm:ftree, opensm:dfsssp,
+                         opensm:lash, opensm:dor, opensm:torus-2QoS, ...): real OpenSM under ibsim;
+                         the engine OpenSM really used is recorded (fallback to minhop shows)
+  --link-failures L,..   failed links per run: counts or percentages of the switch-to-switch links
+                         (e.g. 0,1,2,4 or 0,1%,3%,5%); default 0
+  --switch-failures S,.. failed switches per run (counts or % of switches); default 0
+  --seeds N              seeds 1..N per point (default 10)
+  -j, --jobs N           parallel runs (default: number of CPUs)
+  --shard I/N            run only every N-th run starting at I (0-based) - for job arrays;
+                         merge the directories with `ftroute campaign-merge`
+  --host-links           random link failures may also hit switch-CA links
+  --allow-disconnect     accept fault sets that disconnect the fabric
+  --pattern P            simulate with flitsim: shift | exchange | uniform | any flitsim pattern
+  --sim-load X           offered load for the simulation, 0 < X <= 1 (default 0.9)
+  --sim-cycles N         measured cycles (default 3000; warm-up N/6)
+  --opensm-timeout S     seconds per OpenSM run (default 120)
+  --ftsim PATH           scripts/ftsim.sh to use (default: the one of this source tree)
+  --keep-scratch         keep the ibsim/OpenSM work directories in DIR/scratch
+  -q, --quiet            no progress bar
+  -o, --out DIR          output directory (required)
+
+example (see docs/campaign.md):
+  ftroute campaign --gen fattree:4,3 --engines ftree-misroute,ft-minhop,opensm:ftree,opensm:updn \
+      --link-failures 0,1,2,4 --seeds 5 --pattern uniform --out camp1)",
+                   run_campaign_cmd);
+
+// The macro would name it "campaign_merge"; register the dashed name directly.
+static ::ftroute::cli::Registrar ftroute_subcommand_campaign_merge("campaign-merge", "merge campaign directories (shards) into one results.csv + plots",
+                   R"(usage: ftroute campaign-merge DIR|results.csv ... --out DIR
+
+Concatenates the results of several campaign directories (e.g. the shards of a job array), drops
+duplicate keys (fabric, engine, link failures, switch failures, seed; the first one wins), and
+writes OUT/results.csv, OUT/plots/*.svg and OUT/summary.txt.)",
+                   run_merge_cmd);
