@@ -6,9 +6,9 @@
 
 namespace ftroute {
 
-Lfts::Lfts(const Fabric& f) : Lfts(f.size(), f.max_lid()) {
-  for (int i = 0; i < f.size(); i++)
-    if (!f.node(i).is_switch()) tables_[static_cast<size_t>(i)].clear();
+// Only switches get a table: allocating max_lid bytes per CA costs ~150 MB on a 10k-CA fabric.
+Lfts::Lfts(const Fabric& f) : tables_(static_cast<size_t>(f.size())) {
+  for (int s : f.switches()) tables_[static_cast<size_t>(s)].assign(static_cast<size_t>(f.max_lid()) + 1, kNoPath);
 }
 
 Lfts::Lfts(int num_nodes, Lid max_lid)
