@@ -138,6 +138,8 @@ std::vector<RunResult> parse_csv(const std::string& text, const std::string& fil
   std::map<std::string, size_t> col;
   while (std::getline(in, line)) {
     ++ln;
+    if (in.eof() && !text.empty() && text.back() != '\n')
+      throw ParseError(filename, ln, "truncated row (no end of line; interrupted write?)");
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     bool ok;
@@ -415,6 +417,16 @@ std::vector<RunResult> run_campaign(const Config& cfg, const std::function<void(
   if (cfg.fabrics.empty()) throw OptionError("campaign: no fabric");
   fs::create_directories(cfg.out_dir);
   const std::string csv = cfg.out_dir + "/results.csv";
+  if (fs::exists(csv)) {
+    // A run killed in the middle of appending leaves a last line without '\n': drop it (that run
+    // is simply done again) instead of refusing to resume.
+    std::ifstream in(csv, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    if (!text.empty() && text.back() != '\n') {
+      std::fprintf(stderr, "campaign: %s: dropping an incomplete last line (interrupted run)\n", csv.c_str());
+      write_atomic(csv, text.substr(0, text.rfind('\n') + 1));
+    }
+  }
   std::vector<RunResult> existing = read_csv(csv);  // throws ParseError on a damaged file
   std::set<std::string> done;
   for (const auto& r : existing) done.insert(r.key.id());

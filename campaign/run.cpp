@@ -152,7 +152,7 @@ void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& engi
   wo.write_lids = false;  // OpenSM assigns the LIDs; the dump's portguids give them back
   wo.comment = "campaign run " + out.key.id();
   {
-    std::ofstream o(w + "/fabric.net");
+    std::ofstream o(w + "/input.net");
     o << write_net(faulty, wo);
   }
   const std::string base = "bash " + shell_quote(script) + " -w " + shell_quote(w) + " ";
@@ -166,7 +166,7 @@ void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& engi
     }
     ~Stopper() { stop(); }
   } stopper{"timeout -k 5 60 " + base + "stop >/dev/null 2>&1"};
-  if (sh("timeout -k 5 120 " + base + "start fabric.net >" + shell_quote(w + "/start.out") + " 2>&1") != 0) {
+  if (sh("timeout -k 5 120 " + base + "start " + shell_quote(w + "/input.net") + " >" + shell_quote(w + "/start.out") + " 2>&1") != 0) {
     std::string log = slurp(w + "/start.out");
     throw Error("ibsim did not start: " + log.substr(log.size() > 200 ? log.size() - 200 : 0));
   }
@@ -190,7 +190,7 @@ void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& engi
     return;
   }
   std::string dump = w + "/opensm-1/dump";
-  LoadedRouting lr = load_routing(w + "/fabric.net", dump + "/opensm-lfts.dump", LftFormat::Auto, "", "", true);
+  LoadedRouting lr = load_routing(w + "/input.net", dump + "/opensm-lfts.dump", LftFormat::Auto, "", "", true);
   if (fs::exists(dump + "/opensm-sl2vl.dump")) lr.routing.sl2vl = read_sl2vl(dump + "/opensm-sl2vl.dump", lr.fabric);
   lr.routing.engine = "opensm:" + out.engine_used;
   ValidationReport v = validate(lr.fabric, lr.routing);

@@ -43,7 +43,7 @@ int run_campaign_cmd(cli::Args& a) {
   cfg.switch_failures = split(a.value_or("switch-failures", "0"), ',');
   cfg.seeds = static_cast<int>(a.int_or("seeds", 10));
   unsigned hw = std::thread::hardware_concurrency();
-  cfg.jobs = static_cast<int>(a.int_or("jobs", hw ? hw : 1, "j"));
+  cfg.jobs = static_cast<int>(a.int_or("jobs", hw ? hw : 1, "-j"));
   std::string shard = a.value_or("shard", "0/1");
   cfg.keep_connected = !a.flag("allow-disconnect");
   cfg.host_links = a.flag("host-links");
@@ -54,8 +54,8 @@ int run_campaign_cmd(cli::Args& a) {
   cfg.opensm_timeout = static_cast<int>(a.int_or("opensm-timeout", 120));
   cfg.ftsim_script = a.value_or("ftsim", "");
   cfg.keep_scratch = a.flag("keep-scratch");
-  cfg.out_dir = a.value_or("out", "", "o");
-  const bool quiet = a.flag("quiet", "q");
+  cfg.out_dir = a.value_or("out", "", "-o");
+  const bool quiet = a.flag("quiet", "-q");
   auto pos = a.positionals();
   for (const auto& p : pos) cfg.fabrics.push_back(campaign::parse_fabric_source(p, true));
 
@@ -89,6 +89,8 @@ int run_campaign_cmd(cli::Args& a) {
   const bool tty = isatty(2);
   auto rows = campaign::run_campaign(cfg, [&](const campaign::Progress& p) {
     if (quiet) return;
+    // Not a terminal (log file, batch job): one line per 10 % instead of a redrawn bar.
+    if (!tty && p.done != p.total && p.done * 10 / p.total == (p.done - 1) * 10 / p.total) return;
     const int width = 30;
     double frac = p.total ? double(p.done) / double(p.total) : 1.0;
     int fill = static_cast<int>(frac * width);
@@ -107,7 +109,7 @@ int run_campaign_cmd(cli::Args& a) {
 }
 
 int run_merge_cmd(cli::Args& a) {
-  std::string out = a.value_or("out", "", "o");
+  std::string out = a.value_or("out", "", "-o");
   auto pos = a.positionals();
   if (out.empty()) throw cli::UsageError("--out DIR is required");
   if (pos.empty()) throw cli::UsageError("give the campaign directories (or results.csv files) to merge");

@@ -1,0 +1,201 @@
+// Fail-in-place campaign library (campaign/): plan, sharding, in-process runs, CSV round trip,
+// resume, merge, plots; one OpenSM run when ibsim/opensm are installed.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "ftroute/campaign.hpp"
+#include "ftroute/error.hpp"
+
+using namespace ftroute;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string tmpdir(const std::string& name) {
+  std::string d = fs::temp_directory_path().string() + "/campaign_test_" + std::to_string(getpid()) + "_" + name;
+  fs::remove_all(d);
+  return d;
+}
+
+campaign::Config small_config(const std::string& out) {
+  campaign::Config c;
+  c.fabrics.push_back(campaign::parse_fabric_source("fattree:4,2", false));
+  c.engines = {"ftree-misroute", "ft-minhop"};
+  c.link_failures = {"0", "1", "2"};
+  c.seeds = 2;
+  c.jobs = 2;
+  c.out_dir = out;
+  return c;
+}
+
+}  // namespace
+
+TEST(Campaign, FailureCounts) {
+  EXPECT_EQ(campaign::failures_count("4", 100), 4);
+  EXPECT_EQ(campaign::failures_count("1%", 1296), 13);
+  EXPECT_EQ(campaign::failures_count("0.5%", 200), 1);
+  EXPECT_THROW(campaign::failures_count("x", 10), OptionError);
+  EXPECT_THROW(campaign::failures_count("-1", 10), OptionError);
+  EXPECT_THROW(campaign::failures_count("101%", 10), OptionError);
+  EXPECT_DOUBLE_EQ(campaign::failures_x("3%"), 3.0);
+}
+
+TEST(Campaign, GeneratorSpecs) {
+  EXPECT_EQ(campaign::build_fabric(campaign::parse_fabric_source("fattree:4,2", false)).cas().size(), 16u);
+  EXPECT_EQ(campaign::build_fabric(campaign::parse_fabric_source("torus:3x3,2", false)).switches().size(), 9u);
+  EXPECT_EQ(campaign::build_fabric(campaign::parse_fabric_source("mesh:2x3", false)).cas().size(), 6u);
+  EXPECT_THROW(campaign::build_fabric(campaign::parse_fabric_source("ring:4", false)), OptionError);
+  EXPECT_THROW(campaign::build_fabric(campaign::parse_fabric_source("fattree:4", false)), OptionError);
+  EXPECT_THROW(campaign::build_fabric(campaign::parse_fabric_source("/nonexistent.net", true)), ParseError);
+}
+
+TEST(Campaign, PlanAndShardsPartitionTheRuns) {
+  auto c = small_config("unused");
+  auto all = campaign::plan(c);
+  ASSERT_EQ(all.size(), 2u * 3u * 2u);
+  std::set<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    c.shard_index = i;
+    c.shard_count = 3;
+    for (const auto& k : campaign::plan(c)) EXPECT_TRUE(ids.insert(k.id()).second) << k.id();
+  }
+  EXPECT_EQ(ids.size(), all.size());
+  c.shard_index = 3;
+  EXPECT_THROW(campaign::plan(c), OptionError);
+}
+
+TEST(Campaign, RunOneFaultsAreSeededAndValidated) {
+  auto c = small_config("unused");
+  Fabric f = campaign::build_fabric(c.fabrics[0]);
+  auto r1 = campaign::run_one(c, f, {c.fabrics[0].name, "ftree-misroute", "2", "0", 7});
+  auto r2 = campaign::run_one(c, f, {c.fabrics[0].name, "ftree-misroute", "2", "0", 7});
+  EXPECT_EQ(r1.status, "ok") << r1.message;
+  EXPECT_EQ(r1.links_removed, 2);
+  EXPECT_EQ(r1.links, f.num_links() - 2);
+  EXPECT_EQ(r1.unreachable, 0u);  // misrouting tolerates 2 faults in a 4-ary 2-tree
+  EXPECT_GT(r1.pairs, 0u);
+  EXPECT_TRUE(r1.deadlock_checked);
+  EXPECT_EQ(campaign::csv_row(r1).substr(0, 40), campaign::csv_row(r2).substr(0, 40));
+  EXPECT_EQ(r1.efi_max, r2.efi_max);
+  // An engine that refuses the fabric is recorded, not thrown.
+  Fabric torus = campaign::build_fabric(campaign::parse_fabric_source("torus:3x3", false));
+  auto r3 = campaign::run_one(c, torus, {"torus:3x3", "ftree-misroute", "0", "0", 1});
+  EXPECT_EQ(r3.status, "refused");
+  EXPECT_FALSE(r3.message.empty());
+  EXPECT_FALSE(r3.routing_ok());
+}
+
+TEST(Campaign, SimulationFillsThroughput) {
+  auto c = small_config("unused");
+  c.pattern = "uniform";
+  c.sim_load = 0.3;
+  c.sim_warmup = 100;
+  c.sim_measure = 500;
+  Fabric f = campaign::build_fabric(c.fabrics[0]);
+  auto r = campaign::run_one(c, f, {c.fabrics[0].name, "ftree-misroute", "1", "0", 1});
+  ASSERT_EQ(r.status, "ok") << r.message;
+  EXPECT_TRUE(r.simulated);
+  EXPECT_GT(r.sim_accepted, 0.1);
+  EXPECT_FALSE(r.sim_deadlock);
+}
+
+TEST(Campaign, CsvRoundTripQuotesAndRejectsDamage) {
+  campaign::RunResult r;
+  r.key = {"fattree:4,2", "opensm:updn", "1%", "0", 3};
+  r.message = "a \"quoted\" reason";
+  r.unreachable = 12;
+  r.efi_avg = 1.5;
+  std::string text = campaign::csv_header() + "\n" + campaign::csv_row(r) + "\n";
+  auto rows = campaign::parse_csv(text, "x.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].key.id(), r.key.id());
+  EXPECT_EQ(rows[0].message, r.message);
+  EXPECT_EQ(rows[0].unreachable, 12u);
+  EXPECT_DOUBLE_EQ(rows[0].efi_avg, 1.5);
+  std::string cut = text.substr(0, text.size() - 10);  // a row truncated by a crash
+  try {
+    campaign::parse_csv(cut, "x.csv");
+    FAIL() << "truncated row accepted";
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("x.csv:2"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(campaign::parse_csv("fabric,engine\n", "y.csv"), ParseError);
+}
+
+TEST(Campaign, RunsResumeAndMerge) {
+  std::string d = tmpdir("resume");
+  auto c = small_config(d);
+  c.link_failures = {"0", "1"};
+  auto rows = campaign::run_campaign(c);
+  ASSERT_EQ(rows.size(), 8u);
+  for (const auto& r : rows) EXPECT_EQ(r.status, "ok") << r.key.id() << ": " << r.message;
+  EXPECT_TRUE(fs::exists(d + "/summary.txt"));
+  EXPECT_TRUE(fs::exists(d + "/plots/fattree_4_2_unreachable.svg"));
+  std::ifstream svg(d + "/plots/fattree_4_2_efi_max.svg");
+  std::string s((std::istreambuf_iterator<char>(svg)), {});
+  EXPECT_NE(s.find("ftree-misroute"), std::string::npos);
+  EXPECT_NE(s.find("</svg>"), std::string::npos);
+
+  // Resume: a second run adds only the new failure level.
+  c.link_failures = {"0", "1", "2"};
+  size_t calls = 0, skipped = 0;
+  rows = campaign::run_campaign(c, [&](const campaign::Progress& p) {
+    ++calls;
+    skipped = p.skipped;
+  });
+  EXPECT_EQ(rows.size(), 12u);
+  EXPECT_EQ(calls, 4u);
+  EXPECT_EQ(skipped, 8u);
+
+  // Shards into two directories, merged, equal the keys of the whole campaign.
+  std::string d0 = tmpdir("shard0"), d1 = tmpdir("shard1");
+  auto c0 = c, c1 = c;
+  c0.out_dir = d0, c0.shard_index = 0, c0.shard_count = 2;
+  c1.out_dir = d1, c1.shard_index = 1, c1.shard_count = 2;
+  auto p0 = campaign::run_campaign(c0), p1 = campaign::run_campaign(c1);
+  EXPECT_EQ(p0.size() + p1.size(), 12u);
+  int dup = -1;
+  auto merged = campaign::merge({p0, p1, p0}, &dup);
+  EXPECT_EQ(merged.size(), 12u);
+  EXPECT_EQ(dup, static_cast<int>(p0.size()));
+  std::set<std::string> a, b;
+  for (const auto& r : merged) a.insert(r.key.id());
+  for (const auto& r : rows) b.insert(r.key.id());
+  EXPECT_EQ(a, b);
+  // A crash in the middle of a row: the partial line is dropped and that run is redone.
+  {
+    std::ofstream o(d + "/results.csv", std::ios::app);
+    o << "\"fattree:4,2\",ftree-misroute,9,0,1,ok,ftree-mis";
+  }
+  EXPECT_THROW(campaign::read_csv(d + "/results.csv"), ParseError);
+  rows = campaign::run_campaign(c);
+  EXPECT_EQ(rows.size(), 12u);
+  fs::remove_all(d);
+  fs::remove_all(d0);
+  fs::remove_all(d1);
+}
+
+TEST(Campaign, OpenSmRunUnderIbsim) {
+  if (!fs::exists("/usr/sbin/opensm") || !fs::exists("/usr/bin/ibsim")) GTEST_SKIP() << "ibsim/opensm not installed";
+  std::string d = tmpdir("opensm");
+  campaign::Config c;
+  c.fabrics.push_back(campaign::parse_fabric_source("fattree:2,2", false));
+  c.engines = {"opensm:updn"};
+  c.out_dir = d;
+  c.opensm_timeout = 15;
+  Fabric f = campaign::build_fabric(c.fabrics[0]);
+  auto r = campaign::run_one(c, f, {"fattree:2,2", "opensm:updn", "1", "0", 1});
+  ASSERT_EQ(r.status, "ok") << r.message;
+  EXPECT_EQ(r.engine_used, "updn");
+  EXPECT_FALSE(r.fallback);
+  EXPECT_EQ(r.links_removed, 1);
+  EXPECT_GT(r.pairs, 0u);
+  EXPECT_EQ(r.unreachable, 0u);
+  EXPECT_TRUE(r.deadlock_checked);
+  EXPECT_TRUE(r.cdg_acyclic);  // up*/down* is deadlock-free on one VL
+  EXPECT_FALSE(fs::exists(d + "/scratch") && !fs::is_empty(d + "/scratch")) << "scratch not cleaned";
+  fs::remove_all(d);
+}
