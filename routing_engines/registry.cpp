@@ -8,6 +8,7 @@
 #include "minhop/minhop.hpp"
 #include "dor/dor.hpp"
 #include "ftroute/dqr.hpp"
+#include "ftree_misroute/ftree_misroute.hpp"
 #include "kns/kns.hpp"
 
 namespace ftroute {
@@ -19,6 +20,8 @@ const std::vector<EngineInfo>& engines() {
        [] { return std::make_unique<FtDrbEngine>(); }},
       {"kns", "KNS hybrid topology: Hybrid-DOR, intermediate-router fault tolerance, XORDET classes (seed 002)",
        [] { return std::make_unique<KnsEngine>(); }},
+      {"ftree-misroute", "fat-tree d-mod-k up/down routing with static misrouting around link faults, one VL (seed 001)",
+       [] { return std::make_unique<FtreeMisrouteEngine>(); }},
       {"ft-dor", "dimension-order (XY/XYZ) routing for full 2-D/3-D meshes, one VL (reference for DQR)",
        [] { return std::make_unique<DorEngine>(); }},
       {"dqr", "DQR: patch the previous routing after link faults via the channel list, else base engine (seed 004)",
