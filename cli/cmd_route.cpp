@@ -14,8 +14,8 @@
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
 
-// OpenSM-free half of the plugin; compiled into this command so both share one code path.
-#include "../plugin/adapter.cpp"
+// OpenSM-free half of the plugin (library ftroute_plugin_adapter): one code path for both.
+#include "adapter.hpp"
 
 namespace {
 

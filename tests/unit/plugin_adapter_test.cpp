@@ -4,8 +4,8 @@
 
 #include <thread>
 
-// adapter.cpp has no OpenSM dependency; compiled straight into this test.
-#include "../../plugin/adapter.cpp"
+// adapter.cpp has no OpenSM dependency (library ftroute_plugin_adapter).
+#include "adapter.hpp"
 #include "minhop/minhop.hpp"
 
 using namespace ftroute;
