@@ -133,7 +133,7 @@ static void print_main_help() {
       "usage: ftroute <command> [options]    (ftroute <command> --help for details)\n\ncommands:\n");
   auto cmds = registry();
   std::sort(cmds.begin(), cmds.end(), [](auto& a, auto& b) { return a.name < b.name; });
-  for (const auto& c : cmds) std::printf("  %-10s %s\n", c.name.c_str(), c.summary.c_str());
+  for (const auto& c : cmds) std::printf("  %-14s %s\n", c.name.c_str(), c.summary.c_str());
 }
 
 int main(int argc, char** argv) {

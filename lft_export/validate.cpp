@@ -134,7 +134,8 @@ std::string format_report(const Fabric& f, const ValidationReport& r) {
                       : std::string("no entry names a missing or unlinked port")));
   for (const auto& e : r.bad_entry_examples) line("                        e.g. " + e);
   std::string vls;
-  for (int v : r.vls_used) vls += (vls.empty() ? "" : ",") + std::to_string(v);
+  for (int v : r.vls_used) vls += (vls.empty() ? "VL" : ",VL") + std::to_string(v);
+  if (!vls.empty()) vls = std::to_string(r.vls_used.size()) + " (" + vls + ")";
   if (r.deadlock_checked) {
     line("  deadlock (CDG)  " + st(r.cdg_acyclic) + "  " + std::to_string(r.cdg_channels) + " channels, " +
          std::to_string(r.cdg_edges) + " dependencies (" + std::to_string(r.cdg_vl_changes) +
