@@ -10,21 +10,13 @@
 #include <unordered_map>
 
 #include "ftroute/error.hpp"
+#include "strfmt.hpp"
 
 namespace ftroute {
 
 namespace {
 
-std::string fmt(const char* f, auto... args) {
-  char buf[512];
-  int n = std::snprintf(buf, sizeof buf, f, args...);
-  if (n < 0) return {};
-  if (static_cast<size_t>(n) < sizeof buf) return std::string(buf, static_cast<size_t>(n));
-  std::string s(static_cast<size_t>(n) + 1, '\0');
-  std::snprintf(s.data(), s.size(), f, args...);
-  s.resize(static_cast<size_t>(n));
-  return s;
-}
+using detail::fmt;
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
