@@ -136,7 +136,7 @@ int sh(const std::string& cmd) {
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
 }
 
-bool wants_qos(const std::string& e) { return e == "dfsssp" || e == "lash" || e == "nue" || e == "sssp"; }
+bool wants_qos(const std::string& e) { return e == "dfsssp" || e == "lash" || e == "nue" || e == "sssp" || e == "torus-2QoS"; }
 
 void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& engine, RunResult& out) {
   std::string script = cfg.ftsim_script.empty() ? std::string(FTROUTE_SOURCE_DIR) + "/scripts/ftsim.sh"
