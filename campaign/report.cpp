@@ -350,7 +350,7 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
 
 std::string summary_table(const std::vector<RunResult>& rows) {
   struct S {
-    int n = 0, ok = 0, refused = 0, errors = 0, valid = 0, fallback = 0, cycles = 0, sims = 0;
+    int n = 0, ok = 0, refused = 0, errors = 0, valid = 0, fallback = 0, cycles = 0, unchecked = 0, sims = 0;
     double unreach = 0, thr = 0, efi = 0, secs = 0;
     std::set<std::string> used;
   };
@@ -363,6 +363,7 @@ std::string summary_table(const std::vector<RunResult>& rows) {
       s.unreach += double(r.unreachable);
       s.efi += double(r.efi_max);
       if (r.deadlock_checked && !r.cdg_acyclic) ++s.cycles;
+      if (!r.deadlock_checked) ++s.unchecked;
     } else if (r.status == "refused") {
       ++s.refused;
     } else {
@@ -379,16 +380,16 @@ std::string summary_table(const std::vector<RunResult>& rows) {
   }
   std::ostringstream o;
   char b[512];
-  std::snprintf(b, sizeof b, "%-22s %-20s %6s %6s %4s %4s %4s %5s %5s %6s %12s %9s %9s %9s  %s\n", "fabric", "engine",
-                "swfail", "lnfail", "runs", "ok", "ref", "err", "valid", "cycles", "unreach(avg)", "efi(avg)",
+  std::snprintf(b, sizeof b, "%-22s %-20s %6s %6s %4s %4s %4s %5s %5s %6s %5s %12s %9s %9s %9s  %s\n", "fabric", "engine",
+                "swfail", "lnfail", "runs", "ok", "ref", "err", "valid", "cycles", "nocdg", "unreach(avg)", "efi(avg)",
                 "thr(avg)", "route s", "engine used");
   o << b;
   for (auto& [k, s] : m) {
     std::string used;
     for (auto& u : s.used) used += (used.empty() ? "" : "+") + u;
-    std::snprintf(b, sizeof b, "%-22s %-20s %6s %6s %4d %4d %4d %5d %5d %6d %12.1f %9.1f %9s %9.3f  %s%s\n",
+    std::snprintf(b, sizeof b, "%-22s %-20s %6s %6s %4d %4d %4d %5d %5d %6d %5d %12.1f %9.1f %9s %9.3f  %s%s\n",
                   std::get<0>(k).c_str(), std::get<1>(k).c_str(), std::get<2>(k).c_str(), std::get<3>(k).c_str(), s.n,
-                  s.ok, s.refused, s.errors, s.valid, s.cycles, s.ok ? s.unreach / s.ok : 0.0, s.ok ? s.efi / s.ok : 0.0,
+                  s.ok, s.refused, s.errors, s.valid, s.cycles, s.unchecked, s.ok ? s.unreach / s.ok : 0.0, s.ok ? s.efi / s.ok : 0.0,
                   s.sims ? num(s.thr / s.sims).c_str() : "-", s.n ? s.secs / s.n : 0.0, used.c_str(),
                   s.fallback ? " (FALLBACK)" : "");
     o << b;

@@ -136,7 +136,10 @@ int sh(const std::string& cmd) {
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
 }
 
+// Engines that get `qos TRUE` (opensm -Q), and those of them whose deadlock freedom rests on
+// per-path SLs (sssp computes the same paths without the VL layering, so it gets SL 0).
 bool wants_qos(const std::string& e) { return e == "dfsssp" || e == "lash" || e == "nue" || e == "sssp" || e == "torus-2QoS"; }
+bool uses_path_sls(const std::string& e) { return e == "dfsssp" || e == "lash" || e == "nue" || e == "torus-2QoS"; }
 
 void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& engine, RunResult& out) {
   std::string script = cfg.ftsim_script.empty() ? std::string(FTROUTE_SOURCE_DIR) + "/scripts/ftsim.sh"
@@ -195,7 +198,7 @@ void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& engi
   lr.routing.engine = "opensm:" + out.engine_used;
   ValidationReport v = validate(lr.fabric, lr.routing);
   fill_validation(v, out);
-  if (wants_qos(engine)) {
+  if (uses_path_sls(out.engine_used)) {
     // OpenSM 3.3.23 dumps no per-path SLs: the CDG was built on SL 0 only, which is not the
     // routing OpenSM really programmed. Report the check as not done rather than a false cycle.
     out.deadlock_checked = false;
