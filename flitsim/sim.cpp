@@ -5,11 +5,13 @@
 #include <deque>
 #include <fstream>
 #include <queue>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "ftroute/flitsim.hpp"
+#include "ftdrb_select.hpp"
 
 namespace ftroute::flitsim {
 
@@ -133,6 +135,9 @@ struct Pkt {
   Lid slid, dlid;
   uint8_t sl;
   bool measured, doomed, finalized, injected;
+  bool lid_chosen, probe;  // FtDrb: DLID picked at the head of the source queue; probe message
+  uint8_t lid_off;
+  int64_t lid_at;  // FtDrb: cycle the DLID was chosen
   int32_t size, deliver_size, sink_arrived, flits_left;
   int32_t hops;
   int64_t gen, inject;
@@ -346,6 +351,11 @@ void Config::validate() const {
   need(deadlock_timeout >= 1, "deadlock_timeout must be >= 1");
   need(nac_tf >= 1 && nac_period >= 1, "nac_tf and nac_period must be >= 1");
   need(!nac || switching == Switching::VirtualCutThrough, "NAC is defined for virtual cut-through only");
+  need(ftdrb_ewma > 0 && ftdrb_ewma <= 1, "ftdrb_ewma must be in (0, 1]");
+  need(ftdrb_thl >= 0 && ftdrb_tol >= 0, "ftdrb_thl and ftdrb_tol must be >= 0");
+  need(ftdrb_probe_every >= 0, "ftdrb_probe_every must be >= 0 (0 = never probe)");
+  need(ftdrb_permanent_after >= 1, "ftdrb_permanent_after must be >= 1");
+  need(ftdrb_notify_hop_cycles >= 0, "ftdrb_notify_hop_cycles must be >= 0");
 }
 
 // ------------------------------------------------------------------------------------------
@@ -402,6 +412,18 @@ struct Simulator::Impl {
 
   Rng rng;
   Result res;
+  // FT-DRB source state and pending fault notifications (time, packet's src, node, port, sent)
+  std::unique_ptr<FtDrbSelector> ftdrb;
+  struct FtNote {
+    int64_t t;
+    int src, node, port;
+    int64_t sent;
+    bool probe;
+    bool bcast;
+    bool operator>(const FtNote& o) const { return t > o.t; }
+  };
+  std::priority_queue<FtNote, std::vector<FtNote>, std::greater<>> ft_notes;
+  std::set<std::pair<int, int>> ft_bcast;  // (node, port) already broadcast while down
   int64_t last_progress = 0;
   bool generating = false;
   TrafficSpec tr;
@@ -418,6 +440,7 @@ struct Simulator::Impl {
     cfg.validate();
     V = cfg.num_vcs > 0 ? cfg.num_vcs : std::max(1, r.num_vls);
     build();
+    if (cfg.lid_policy == LidPolicy::FtDrb) ftdrb = std::make_unique<FtDrbSelector>(f, cfg);
   }
 
   void build() {
@@ -529,6 +552,34 @@ struct Simulator::Impl {
     if (owner->on_drop) owner->on_drop(p.id, reason);
   }
 
+  // FT-DRB: packet pi was dropped because link (node, port) is dead; its source hears of it
+  // after hops x ftdrb_notify_hop_cycles (default link_latency) cycles, at least 1.
+  void ftdrb_fault(uint32_t pi, int node, int port) {
+    if (!ftdrb) return;
+    const Pkt& p = pkts[pi];
+    if (!p.injected) return;
+    int64_t per = cfg.ftdrb_notify_hop_cycles > 0 ? cfg.ftdrb_notify_hop_cycles : cfg.link_latency;
+    ft_notes.push(FtNote{now + std::max<int64_t>(1, static_cast<int64_t>(p.hops) * per), p.src, node, port, p.lid_at, p.probe, false});
+    if (cfg.ftdrb_notify_all && ft_bcast.insert({node, port}).second) {
+      // BFS hop distance from the detecting switch to every endpoint
+      std::vector<int> dist(static_cast<size_t>(f.size()), -1);
+      std::deque<int> bq{node};
+      dist[node] = 0;
+      while (!bq.empty()) {
+        int u = bq.front();
+        bq.pop_front();
+        if (!f.node(u).is_switch() && u != node) continue;
+        for (int q = 1; q <= f.node(u).num_ports; q++) {
+          const Port& pp = f.node(u).port(q);
+          if (pp.connected() && dist[pp.peer_node] < 0) dist[pp.peer_node] = dist[u] + 1, bq.push_back(pp.peer_node);
+        }
+      }
+      for (size_t e = 0; e < eps.size(); e++)
+        if (dist[eps[e].node] >= 0)
+          ft_notes.push(FtNote{now + std::max<int64_t>(1, dist[eps[e].node] * per), static_cast<int>(e), node, port, now, false, true});
+    }
+  }
+
   void flit_gone(uint32_t pi) {  // one flit of the packet left the network for good
     Pkt& p = pkts[pi];
     FLITSIM_CHECK(p.flits_left > 0, "packet flit count underflow");
@@ -554,6 +605,7 @@ struct Simulator::Impl {
       case LidPolicy::Random: off = static_cast<uint32_t>(rng.below(nl)); break;
       case LidPolicy::Hash: off = static_cast<uint32_t>((static_cast<uint64_t>(src) * 2654435761u) % nl); break;
       case LidPolicy::RoundRobin: off = s.rr++ % nl; break;
+      case LidPolicy::FtDrb: off = 0; break;  // chosen at the head of the source queue
     }
     p.dlid = static_cast<Lid>(d.base + off);
     p.sl = R->sl(p.slid, p.dlid);
@@ -598,6 +650,7 @@ struct Simulator::Impl {
       else if (!ch[oc].alive && cfg.fault_policy == FaultPolicy::Drop) why = "output link down";
     }
     if (why) {
+      if (*why && oc >= 0 && !ch[oc].alive) ftdrb_fault(e.pkt, ch[oc].src_node, ch[oc].src_port);
       if (*why) finalize_drop(e.pkt, why);
       start_discard(c, v);
       return;
@@ -713,6 +766,7 @@ struct Simulator::Impl {
     uint32_t pi = k.pkt;
     int32_t sent_over = k.sent;
     int32_t oc = k.out_ch, ov = k.out_vc;
+    if (!pkts[pi].doomed && !pkts[pi].finalized) ftdrb_fault(pi, ch[oc].src_node, ch[oc].src_port);
     finalize_drop(pi, "link failed while the packet crossed it");
     // Upstream part: discard the rest of this packet at this input.
     if (ch[oc].out_conn == id) ch[oc].out_conn = -1;
@@ -807,6 +861,7 @@ struct Simulator::Impl {
       nlat.push_back(static_cast<double>(now - p.inject));
       hops_sum += p.hops;
     }
+    if (ftdrb) ftdrb->delivered(p.src, p.dst, p.lid_off, p.probe, now - p.inject);
     if (owner->on_deliver) owner->on_deliver(p.id, p.src, p.dst, latency);
   }
 
@@ -959,6 +1014,13 @@ struct Simulator::Impl {
       if (oc.out_conn >= 0) return;
       uint32_t pi = E.queue.front();
       Pkt& p = pkts[pi];
+      if (ftdrb && !p.lid_chosen) {
+        const EpState& d = eps[p.dst];
+        auto c = ftdrb->choose(*R, p.src, p.dst, E.node, E.port, d.base, 1u << d.lmc, rng.uniform());
+        p.lid_chosen = true, p.lid_at = now, p.probe = c.probe, p.lid_off = static_cast<uint8_t>(c.offset);
+        p.dlid = static_cast<Lid>(d.base + c.offset);
+        p.sl = R->sl(p.slid, p.dlid);
+      }
       if (!oc.alive) {
         if (cfg.fault_policy == FaultPolicy::Hold) return;
         E.queue.pop_front();
@@ -1074,6 +1136,7 @@ struct Simulator::Impl {
     if (port < 1 || port > n.num_ports || !n.port(port).connected())
       throw FabricError("flitsim: link event on " + f.port_name(node, port) + ", which is not linked");
     int peer = n.port(port).peer_node, pp = n.port(port).peer_port;
+    if (up) ft_bcast.erase({node, port}), ft_bcast.erase({peer, pp});
     for (size_t c = 0; c < ch.size(); c++) {
       Channel& x = ch[c];
       if (!((x.src_node == node && x.src_port == port) || (x.src_node == peer && x.src_port == pp))) continue;
@@ -1092,6 +1155,7 @@ struct Simulator::Impl {
           for (uint32_t r : sws[x.src_sw].req) {
             InVC& q = ivc[r];
             if (q.state == kWaiting && q.out_ch == static_cast<int>(c)) {
+              if (!pkts[q.front().pkt].finalized) ftdrb_fault(q.front().pkt, x.src_node, x.src_port);
               finalize_drop(q.front().pkt, "output link down");
               start_discard(static_cast<int>(r / V), static_cast<int>(r % V));
             }
@@ -1604,7 +1668,14 @@ struct Simulator::Impl {
       }
       while (routing_i < routing_evs.size() && routing_evs[routing_i].cycle <= now) {
         R = routing_evs[routing_i++].r;
+        if (ftdrb) ftdrb->routing_changed();
         reroute_all();
+      }
+      while (!ft_notes.empty() && ft_notes.top().t <= now) {
+        FtNote n = ft_notes.top();
+        ft_notes.pop();
+        if (n.bcast) ftdrb->notify_broadcast(n.src, n.node, n.port, now);
+        else ftdrb->notify(n.src, n.node, n.port, n.sent, n.probe, now);
       }
       process_events();
       if (trace_mode) {
@@ -1645,6 +1716,12 @@ struct Simulator::Impl {
     }
     res.cycles = now;
     res.endpoints = static_cast<int>(eps.size());
+    if (ftdrb) {
+      res.ftdrb_notifications = ftdrb->notifications, res.ftdrb_probes = ftdrb->probes;
+      res.ftdrb_probes_delivered = ftdrb->probes_delivered, res.ftdrb_permanent = ftdrb->permanent;
+      res.ftdrb_grows = ftdrb->grows, res.ftdrb_shrinks = ftdrb->shrinks;
+      res.ftdrb_late_drops = ftdrb->late_drops;
+    }
     res.flushed = network_empty();
     int64_t win = trace_mode ? std::max<int64_t>(1, now) : t.measure;
     double denom = static_cast<double>(std::max<size_t>(1, eps.size())) * static_cast<double>(win);
@@ -1685,6 +1762,8 @@ void Simulator::schedule_routing(int64_t cycle, const Routing* routing) {
   if (!routing) throw OptionError("flitsim: null routing");
   impl_->routing_evs.push_back({cycle, routing});
 }
+
+int64_t Simulator::cycle() const { return impl_->now; }
 Result Simulator::run(const TrafficSpec& traffic) { return impl_->run(traffic); }
 
 }  // namespace ftroute::flitsim

@@ -36,8 +36,11 @@ enum class Allocator { Separable, ISlip };
 //  Hold: packets wait (head of their VC) until the link recovers or new LFTs route them away;
 //        only a packet already half across the link when it fails is truncated and dropped.
 enum class FaultPolicy { Drop, Hold };
-// Which LID of a destination with LMC > 0 a source uses.
-enum class LidPolicy { Base, Random, Hash, RoundRobin };
+// Which LID of a destination with LMC > 0 a source uses. FtDrb: the FT-DRB source (seed 000
+// ch. 3): the LIDs are the MSPs of a metapath, chosen per message weighted by 1/latency, with
+// fault notification, fault list and probing (docs/ftdrb.md "Simulator side"). FtDrb picks
+// the LID when the message reaches the head of its source queue (the others at generation).
+enum class LidPolicy { Base, Random, Hash, RoundRobin, FtDrb };
 
 struct Config {
   int num_vcs = 0;           // VCs (= VLs) per channel; 0 = max(1, routing.num_vls)
@@ -61,6 +64,17 @@ struct Config {
   int nac_tf = 6;            // cycles per control-packet hop (side band, never blocked)
   int nac_period = 1;        // evaluate the trigger every nac_period cycles (a "routing turn")
   uint64_t seed = 1;
+  // FT-DRB source (lid_policy == FtDrb; docs/ftdrb.md "Simulator side").
+  double ftdrb_ewma = 0.25;       // weight of a new latency ACK in the per-MSP EWMA
+  int ftdrb_thl = 64;             // Thl, cycles: metapath latency target
+  int ftdrb_tol = 16;             // Tol: grow above Thl+Tol, shrink below Thl-Tol
+  int ftdrb_probe_every = 100;    // 1 probe per this many messages of a (src, dst) pair
+  int ftdrb_permanent_after = 5;  // notifications after which a link fault is permanent
+  int ftdrb_notify_hop_cycles = 0;  // notification delay per hop; 0 = link_latency
+  // false (thesis, Alg 3.1): only the source of each dropped packet is notified. true (thesis
+  // §3.6.1 alternative (b), 'additional notifications'): the first drop on a dead link notifies
+  // every source, each after (its hop distance to the detecting switch) x hop cycles.
+  bool ftdrb_notify_all = false;
 
   // Named presets (docs/flitsim.md): "default", "penaranda-a", "penaranda-b", "penaranda-c",
   // "zarza-nac". Throws OptionError for an unknown name.
@@ -142,6 +156,10 @@ struct Result {
   // NAC
   uint64_t nac_triggers = 0, nac_id_packets = 0, nac_confirmed = 0, nac_recovery_moves = 0,
            nac_timeouts = 0;
+  // FT-DRB source (lid_policy == FtDrb)
+  uint64_t ftdrb_notifications = 0, ftdrb_probes = 0, ftdrb_probes_delivered = 0, ftdrb_permanent = 0,
+           ftdrb_grows = 0, ftdrb_shrinks = 0;
+  uint64_t ftdrb_late_drops = 0;  // non-probe drops on a link the source already knew was faulty
   DeadlockReport deadlock;
   std::vector<std::string> notes;
 };
@@ -163,6 +181,8 @@ class Simulator {
   // Test hooks: called for every delivered / dropped packet id.
   std::function<void(uint64_t id, int src, int dst, int64_t latency)> on_deliver;
   std::function<void(uint64_t id, const std::string& reason)> on_drop;
+  // Current simulated cycle (for use inside the hooks).
+  int64_t cycle() const;
 
   Result run(const TrafficSpec& traffic);
 

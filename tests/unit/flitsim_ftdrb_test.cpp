@@ -1,0 +1,201 @@
+// flitsim LidPolicy::FtDrb (FT-DRB source side, docs/ftdrb.md "Simulator side"): on a 4x4
+// torus routed by the `ftdrb` engine with LMC 2, a link fails mid-run. With the base LID the
+// packets routed over it are dropped until the end; with FT-DRB the sources are notified, move
+// to other MSPs, and drops stop within the notification window.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "ftroute/engine.hpp"
+#include "ftroute/flitsim.hpp"
+#include "ftroute/flitsim_testnets.hpp"
+
+using namespace ftroute;
+using namespace ftroute::flitsim;
+
+namespace {
+
+struct Net {
+  Fabric f;
+  Routing r;
+  Net() : f(make_mesh(4, 4, true)) {
+    f.assign_lids(2);
+    r = make_engine("ftdrb")->route(f);
+  }
+};
+
+const Net& net() {
+  static Net n;
+  return n;
+}
+
+constexpr int64_t kFail = 3000;
+constexpr int64_t kWindow = 300;  // notification delay (<= hops x link latency) + packets in flight
+constexpr int64_t kEnd = 15000;    // warmup + measure
+
+struct SimRun {
+  Result res;
+  std::vector<int64_t> drop_cycles;
+  uint64_t duplicates = 0;
+};
+
+SimRun run_sim(LidPolicy lp, bool fail, double load = 0.3, int probe_every = 100, bool notify_all = false) {
+  const Net& n = net();
+  Config c;
+  c.lid_policy = lp;
+  c.fault_policy = FaultPolicy::Drop;
+  c.ftdrb_probe_every = probe_every;
+  c.ftdrb_notify_all = notify_all;
+  c.seed = 7;
+  TrafficSpec t;
+  t.pattern = "uniform";
+  t.load = load;
+  t.warmup = 1000;
+  t.measure = kEnd - 1000;
+  Simulator sim(n.f, n.r, c);
+  if (fail) sim.schedule_link(kFail, *n.f.find("S1_0"), 2, false);  // S1_0 +x -> S2_0
+  SimRun out;
+  std::set<uint64_t> seen;
+  sim.on_deliver = [&](uint64_t id, int, int, int64_t) {
+    if (!seen.insert(id).second) out.duplicates++;
+  };
+  sim.on_drop = [&](uint64_t id, const std::string&) {
+    if (!seen.insert(id).second) out.duplicates++;
+    out.drop_cycles.push_back(sim.cycle());
+  };
+  out.res = sim.run(t);
+  EXPECT_EQ(seen.size(), out.res.delivered + out.res.dropped);
+  EXPECT_FALSE(out.res.deadlock.detected) << out.res.deadlock.text;
+  return out;
+}
+
+uint64_t drops_after(const SimRun& r, int64_t t) {
+  uint64_t k = 0;
+  for (int64_t c : r.drop_cycles) k += c >= t;
+  return k;
+}
+
+}  // namespace
+
+TEST(FlitsimFtDrb, EngineGivesFourLidsPerCa) {
+  const Net& n = net();
+  ASSERT_EQ(n.f.size(), 32);
+  for (const Endpoint& e : endpoints_of(n.f)) EXPECT_EQ(e.lmc, 2);
+  CheckReport chk = check_routing(n.f, n.r, true);
+  EXPECT_TRUE(chk.ok()) << chk.summary();
+}
+
+TEST(FlitsimFtDrb, FaultFreeRunHasNoDropsAndNoNotifications) {
+  SimRun r = run_sim(LidPolicy::FtDrb, false);
+  EXPECT_EQ(r.res.dropped, 0u);
+  EXPECT_EQ(r.res.ftdrb_notifications, 0u);
+  EXPECT_EQ(r.duplicates, 0u);
+  EXPECT_GT(r.res.delivered, 1000u);
+}
+
+TEST(FlitsimFtDrb, BaseLidKeepsDroppingUntilTheEnd) {
+  SimRun r = run_sim(LidPolicy::Base, true);
+  EXPECT_EQ(drops_after(r, 0), r.res.dropped);
+  EXPECT_EQ(drops_after(r, kFail), r.res.dropped);  // nothing before the failure
+  // drops continue through the whole run: some in the last 1000 generated cycles
+  EXPECT_GT(drops_after(r, kEnd - 1000), 0u);
+  EXPECT_GT(drops_after(r, kFail + kWindow), 20u);
+}
+
+TEST(FlitsimFtDrb, FtDrbStopsDroppingAfterTheNotificationWindow) {
+  SimRun base = run_sim(LidPolicy::Base, true);
+  SimRun free = run_sim(LidPolicy::FtDrb, false);
+  SimRun r = run_sim(LidPolicy::FtDrb, true);
+  EXPECT_EQ(r.duplicates, 0u);
+  EXPECT_GT(r.res.dropped, 0u);                          // the failure did hit traffic
+  EXPECT_GT(r.res.ftdrb_notifications, 0u);              // and the sources heard of it
+  EXPECT_LT(r.res.dropped * 5, base.res.dropped);        // far fewer than with the base LID
+  // Notifications go to the source of each dropped packet only (thesis, Alg 3.1), so every
+  // source using the link loses the packets it had in flight before its own notification:
+  // at most a few per source, and never a packet sent after it (late drops), probes excepted.
+  EXPECT_LE(r.res.dropped, 16u * 4u);
+  EXPECT_EQ(r.res.ftdrb_late_drops, 0u);
+  // A source that has not used the link yet learns of it with its own first drop (later),
+  // so after the window at most one drop per source (no probe is due in this run).
+  EXPECT_EQ(r.res.ftdrb_probes, 0u);
+  EXPECT_GT(drops_after(r, kFail + kWindow), 0u) << "test no longer shows per-source learning";
+  EXPECT_LE(drops_after(r, kFail + kWindow), 16u) << ::testing::PrintToString(r.drop_cycles);
+  EXPECT_EQ(r.res.generated, r.res.delivered + r.res.dropped);
+  EXPECT_TRUE(r.res.flushed);
+  // Accepted throughput in the measurement window (which contains the failure) stays within
+  // 2% of the fault-free run; the base-LID run loses more.
+  EXPECT_GE(r.res.accepted, 0.98 * free.res.accepted) << format_result(r.res);
+  EXPECT_LT(base.res.accepted, r.res.accepted);
+}
+
+TEST(FlitsimFtDrb, ProbesOnAPermanentFaultStopAfterFiveNotifications) {
+  // Probe every 2nd message of a pair so probing is exercised: a probe over the dead link is
+  // dropped and notified again; after ftdrb_permanent_after notifications the fault is
+  // permanent and probing of it stops, so drops stay bounded.
+  SimRun r = run_sim(LidPolicy::FtDrb, true, 0.3, 2);
+  EXPECT_GT(r.res.ftdrb_probes, 0u);
+  EXPECT_GT(r.res.ftdrb_permanent, 0u);
+  EXPECT_EQ(r.duplicates, 0u);
+  EXPECT_EQ(r.res.ftdrb_late_drops, 0u);
+  // Each source loses its in-flight packets plus at most ftdrb_permanent_after - 1 probes per
+  // failed link before the fault is permanent and probing of it stops.
+  EXPECT_LE(r.res.dropped, 16u * 4u + 16u * 4u);
+  EXPECT_LT(drops_after(r, kEnd / 2), 16u);
+}
+
+TEST(FlitsimFtDrb, ProbeClearsATransientFault) {
+  // The link comes back; a delivered probe clears the fault and the base MSP is used again.
+  const Net& n = net();
+  Config c;
+  c.lid_policy = LidPolicy::FtDrb;
+  c.ftdrb_probe_every = 2;
+  c.ftdrb_permanent_after = 1000;  // never permanent
+  c.seed = 3;
+  TrafficSpec t;
+  t.load = 0.1, t.warmup = 1000, t.measure = 8000;
+  Simulator sim(n.f, n.r, c);
+  sim.schedule_link(kFail, *n.f.find("S1_0"), 2, false);
+  sim.schedule_link(kFail + 500, *n.f.find("S1_0"), 2, true);
+  Result res = sim.run(t);
+  EXPECT_GT(res.ftdrb_probes_delivered, 0u) << format_result(res);
+  EXPECT_EQ(res.ftdrb_permanent, 0u);
+  EXPECT_EQ(res.generated, res.delivered + res.dropped);
+}
+
+TEST(FlitsimFtDrb, MetapathGrowsWhenLatencyExceedsThreshold) {
+  const Net& n = net();
+  Config c;
+  c.lid_policy = LidPolicy::FtDrb;
+  c.ftdrb_thl = 0, c.ftdrb_tol = 0;  // every ACK is "too slow": the metapath grows to all MSPs
+  TrafficSpec t;
+  t.load = 0.1, t.warmup = 500, t.measure = 3000;
+  Simulator sim(n.f, n.r, c);
+  Result res = sim.run(t);
+  EXPECT_GT(res.ftdrb_grows, 0u);
+  EXPECT_EQ(res.ftdrb_shrinks, 0u);
+  EXPECT_EQ(res.dropped, 0u);
+}
+
+TEST(FlitsimFtDrb, ConfigRejectsBadFtDrbOptions) {
+  Config c;
+  c.ftdrb_ewma = 0;
+  EXPECT_THROW(c.validate(), OptionError);
+  c = Config{};
+  c.ftdrb_permanent_after = 0;
+  EXPECT_THROW(c.validate(), OptionError);
+}
+
+TEST(FlitsimFtDrb, NotifyAllStopsEveryDropWithinTheWindow) {
+  // ftdrb_notify_all: the first drop on the dead link notifies every source, so every packet
+  // whose LID is chosen after the notification window is delivered.
+  SimRun free = run_sim(LidPolicy::FtDrb, false);
+  SimRun r = run_sim(LidPolicy::FtDrb, true, 0.3, 100, true);
+  EXPECT_GT(r.res.dropped, 0u);
+  EXPECT_EQ(r.duplicates, 0u);
+  EXPECT_EQ(r.res.ftdrb_late_drops, 0u);
+  EXPECT_EQ(r.res.ftdrb_probes, 0u);
+  EXPECT_EQ(drops_after(r, kFail + kWindow), 0u) << ::testing::PrintToString(r.drop_cycles);
+  EXPECT_LE(r.res.dropped, 16u);
+  EXPECT_EQ(r.res.generated, r.res.delivered + r.res.dropped);
+  EXPECT_GE(r.res.accepted, 0.98 * free.res.accepted) << format_result(r.res);
+}
