@@ -98,6 +98,55 @@ Routing expect_kns_routing(SimFabric& sim, Fabric& f, Lfts& live, const std::str
   return off;
 }
 
+
+// SL of the PathRecord OpenSM's SA answers for slid -> dlid (OpenSM asks the routing engine's
+// path_sl callback), -1 if saquery fails or prints no SL.
+int sa_path_sl(SimFabric& sim, Lid slid, Lid dlid) {
+  ProcResult r = sim.run_tool({"saquery", "--src-to-dst", std::to_string(slid) + ":" + std::to_string(dlid)}, 20);
+  std::smatch m;
+  static const std::regex re("\\bsl\\.+0x([0-9a-fA-F]+)");
+  if (!r.ok() || !std::regex_search(r.out, m, re)) return -1;
+  return std::stoi(m[1].str(), nullptr, 16);
+}
+
+// Checks that the SA gives every CA pair whose offline path needs a higher SL that SL, plus a
+// few SL-0 pairs; returns the number of pairs with SL > 0.
+int expect_sa_sls(SimFabric& sim, const Fabric& f, const Routing& off, const std::string& what) {
+  int high = 0, low = 0;
+  for (const EndPort& a : f.end_ports())
+    for (const EndPort& b : f.end_ports()) {
+      if (f.node(a.node).is_switch() || f.node(b.node).is_switch() || a.node == b.node) continue;
+      const int sl = off.sl(a.base_lid, b.base_lid);
+      if (sl == 0 && low >= 6) continue;
+      (sl ? high : low)++;
+      EXPECT_EQ(sa_path_sl(sim, a.base_lid, b.base_lid), sl)
+          << what << ": SA PathRecord SL for LID " << a.base_lid << " -> " << b.base_lid;
+    }
+  return high;
+}
+
+// SL2VL tables in the simulated switches (smpquery): for the SLs the engine uses, VL = SL on every
+// (in, out) pair of one switch's port 1 (identity SL2VL, docs/kns.md).
+void expect_identity_sl2vl(SimFabric& sim, const Fabric& f, int sw, int num_vls, const std::string& what) {
+  ProcResult r = sim.run_tool({"smpquery", "sl2vl", std::to_string(f.node(sw).port(0).base_lid), "1"}, 20);
+  ASSERT_TRUE(r.ok()) << r.err;
+  static const std::regex row("ports: in +([0-9]+), out +([0-9]+):((?: *\\| *[0-9]+)+)");
+  int rows = 0;
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), row); it != std::sregex_iterator(); ++it) {
+    std::vector<int> vl;
+    static const std::regex cell("\\| *([0-9]+)");
+    const std::string cells = (*it)[3].str();
+    for (auto c = std::sregex_iterator(cells.begin(), cells.end(), cell); c != std::sregex_iterator(); ++c)
+      vl.push_back(std::stoi((*c)[1].str()));
+    ASSERT_EQ(vl.size(), 16u) << r.out;
+    for (int sl = 0; sl < num_vls; sl++)
+      EXPECT_EQ(vl[static_cast<size_t>(sl)], sl) << what << ": " << f.node(sw).desc << " in " << (*it)[1] << " out "
+                                                  << (*it)[2] << " SL " << sl;
+    rows++;
+  }
+  EXPECT_GT(rows, 0) << r.out;
+}
+
 }  // namespace
 
 TEST(KnsPlugin, CrossbarKnsRoutedAndRerouted) {
@@ -137,4 +186,30 @@ TEST(KnsPlugin, CrossbarKnsRoutedAndRerouted) {
   ASSERT_FALSE(f1.node(r1).ports[rport].connected()) << "link still up in the simulator";
   EXPECT_EQ(entries_using_port(live1, r1, rport), 0) << "dead link used at " << router;
   EXPECT_EQ(entries_using_port(live1, *find_node(f1, xbar), xport), 0) << "dead link used at " << xbar;
+  EXPECT_NE(sim.opensm_log().find("fault: link \"" + router + "\"[1] down"), std::string::npos) << sim.opensm_log();
+
+  // detours through intermediate routers run on a higher SL: OpenSM's SA hands out the engine's SL
+  ASSERT_GT(off1.num_vls, 1);
+  EXPECT_GT(expect_sa_sls(sim, f1, off1, "after the fault"), 0) << "no CA pair needs an intermediate router";
+  expect_identity_sl2vl(sim, f1, r1, off1.num_vls, "after the fault");
 }
+
+// 4-ary 3-direct with 3 failed router links (112 switches): 5 VLs through OpenSM (VLCap of the
+// simulated ports is 8 data VLs), live == offline, offline validated per (channel, VL).
+TEST(KnsPlugin, FaultyThreeDirectFabricNeedsFiveVls) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("kns_4x3_f3");
+  sim.start(net("kns_4x3_f3.net"));
+  OpensmRun run = sim.run_opensm_once(kns_cfg());
+  ASSERT_TRUE(run.subnet_up) << run.log;
+  ASSERT_EQ(run.engine_used, "kns") << "fell back; log in " << run.dir;
+  EXPECT_EQ(run.log.find("ERR FT"), std::string::npos) << run.log;
+  EXPECT_NE(run.log.find("3 faults detected"), std::string::npos) << run.log;
+  Fabric f;
+  Lfts live;
+  Routing off = expect_kns_routing(sim, f, live, "kns_4x3_f3");
+  EXPECT_EQ(f.switches().size(), 112u);
+  EXPECT_EQ(off.num_vls, 5);
+  expect_identity_sl2vl(sim, f, f.switches()[0], off.num_vls, "kns_4x3_f3");
+}
+
