@@ -39,7 +39,11 @@ router (defaults: --preset default):
   --preset NAME          default, penaranda-a, penaranda-b, penaranda-c, zarza-nac
   --vcs N --buffer FLITS --packet FLITS --link-latency C --routing-delay C --alloc-delay C
   --xbar-delay C --credit-delay C --wormhole --islip [--islip-iters N] --hop-limit N
-  --lid-policy base|random|hash|rr   which LID of an LMC destination a source uses
+  --lid-policy base|random|hash|rr|ftdrb   which LID of an LMC destination a source uses;
+                         ftdrb = FT-DRB source (docs/ftdrb.md): latency-weighted MSPs, fault
+                         notification, probes. Tuning: --ftdrb-ewma W (0.25) --ftdrb-thl C (64)
+                         --ftdrb-tol C (16) --ftdrb-probe N (100, 0 = off) --ftdrb-permanent N (5)
+                         --ftdrb-notify-hop C (0 = link latency) --ftdrb-notify-all
   --nac [--nac-tf C --nac-period C]  NAC deadlock recovery (Zarza); --deadlock-timeout C
 faults and re-routing:
   --fail CYCLE:NODE[PORT]     link down, e.g. --fail 5000:S1_1[2] (repeatable)
@@ -140,7 +144,15 @@ int run_sim(cli::Args& a) {
   else if (lp == "random") c.lid_policy = LidPolicy::Random;
   else if (lp == "hash") c.lid_policy = LidPolicy::Hash;
   else if (lp == "rr" || lp == "roundrobin") c.lid_policy = LidPolicy::RoundRobin;
-  else throw cli::UsageError("--lid-policy must be base, random, hash or rr");
+  else if (lp == "ftdrb") c.lid_policy = LidPolicy::FtDrb;
+  else throw cli::UsageError("--lid-policy must be base, random, hash, rr or ftdrb");
+  c.ftdrb_ewma = a.double_or("ftdrb-ewma", c.ftdrb_ewma);
+  c.ftdrb_thl = static_cast<int>(a.int_or("ftdrb-thl", c.ftdrb_thl));
+  c.ftdrb_tol = static_cast<int>(a.int_or("ftdrb-tol", c.ftdrb_tol));
+  c.ftdrb_probe_every = static_cast<int>(a.int_or("ftdrb-probe", c.ftdrb_probe_every));
+  c.ftdrb_permanent_after = static_cast<int>(a.int_or("ftdrb-permanent", c.ftdrb_permanent_after));
+  c.ftdrb_notify_hop_cycles = static_cast<int>(a.int_or("ftdrb-notify-hop", c.ftdrb_notify_hop_cycles));
+  if (a.flag("ftdrb-notify-all")) c.ftdrb_notify_all = true;
 
   TrafficSpec t;
   t.pattern = a.value_or("pattern", "uniform");
@@ -248,6 +260,13 @@ int run_sim(cli::Args& a) {
   if (sweep_spec.empty()) {
     Result r = run_one(t.load);
     std::printf("%s", format_result(r).c_str());
+    if (c.lid_policy == LidPolicy::FtDrb)
+      std::printf("FT-DRB: %llu notifications, %llu probes (%llu delivered), %llu permanent faults, "
+                  "metapath +%llu/-%llu, %llu late drops\n",
+                  static_cast<unsigned long long>(r.ftdrb_notifications), static_cast<unsigned long long>(r.ftdrb_probes),
+                  static_cast<unsigned long long>(r.ftdrb_probes_delivered),
+                  static_cast<unsigned long long>(r.ftdrb_permanent), static_cast<unsigned long long>(r.ftdrb_grows),
+                  static_cast<unsigned long long>(r.ftdrb_shrinks), static_cast<unsigned long long>(r.ftdrb_late_drops));
     if (!csv.empty()) cli::write_file_atomic(csv, sweep_csv({{t.load, r}}));
     if (!svg.empty()) cli::write_file_atomic(svg, sweep_svg({{t.load, r}}, title));
     return r.deadlock.detected ? 3 : 0;
