@@ -304,7 +304,15 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
   }
   if (x1 <= x0) x1 = x0 + 1;
   if (y1 <= 0) y1 = 1;
-  y1 *= 1.08;
+  {  // round the top up to a "nice" number so the 5 grid steps read well (1, 2, 2.5, 5 x 10^k)
+    double step = y1 * 1.02 / 5, mag = std::pow(10.0, std::floor(std::log10(step)));
+    for (double f : {1.0, 2.0, 2.5, 5.0, 10.0})
+      if (f * mag >= step) {
+        step = f * mag;
+        break;
+      }
+    y1 = step * 5;
+  }
   auto X = [&](double x) { return L + (x - x0) / (x1 - x0) * (W - L - R); };
   auto Y = [&](double y) { return H - B - y / y1 * (H - T - B); };
   s << "<line x1=\"" << L << "\" y1=\"" << H - B << "\" x2=\"" << W - R << "\" y2=\"" << H - B << "\" stroke=\"black\"/>\n";
@@ -337,10 +345,12 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
         << "\" stroke=\"" << c << "\" stroke-opacity=\"0.5\"/>";
       s << "<circle cx=\"" << X(x) << "\" cy=\"" << Y(mean) << "\" r=\"3\" fill=\"" << c << "\"/>\n";
     }
-    s << "<path d=\"" << path << "\" fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\"/>\n";
+    // every other engine dashed, so identical curves (e.g. an engine and its fallback) stay visible
+    const char* dash = ci % 2 ? " stroke-dasharray=\"6,3\"" : "";
+    s << "<path d=\"" << path << "\" fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\"" << dash << "/>\n";
     double ly = T + 10 + 18 * ci;
     s << "<line x1=\"" << W - R + 15 << "\" y1=\"" << ly << "\" x2=\"" << W - R + 40 << "\" y2=\"" << ly
-      << "\" stroke=\"" << c << "\" stroke-width=\"2\"/><text x=\"" << W - R + 45 << "\" y=\"" << ly + 4 << "\">"
+      << "\" stroke=\"" << c << "\" stroke-width=\"2\"" << dash << "/><text x=\"" << W - R + 45 << "\" y=\"" << ly + 4 << "\">"
       << xml(e) << "</text>\n";
     ++ci;
   }
