@@ -388,19 +388,29 @@ std::string summary_table(const std::vector<RunResult>& rows) {
     s.secs += r.route_seconds;
     s.used.insert(r.engine_used);
   }
+  // Throughput relative to the fault-free point (link failures "0") of the same fabric, engine
+  // and switch-failure level: mean over seeds of accepted / mean fault-free accepted - 1.
+  auto rel = [&](const std::tuple<std::string, std::string, std::string, std::string>& k, const S& s) -> std::string {
+    auto it = m.find({std::get<0>(k), std::get<1>(k), std::get<2>(k), "0"});
+    if (!s.sims || it == m.end() || !it->second.sims || it->second.thr <= 0) return "-";
+    double base = it->second.thr / it->second.sims;
+    char t[32];
+    std::snprintf(t, sizeof t, "%+.1f%%", (s.thr / s.sims / base - 1) * 100);
+    return t;
+  };
   std::ostringstream o;
   char b[512];
-  std::snprintf(b, sizeof b, "%-22s %-20s %6s %6s %4s %4s %4s %5s %5s %6s %5s %12s %9s %9s %9s  %s\n", "fabric", "engine",
+  std::snprintf(b, sizeof b, "%-22s %-20s %6s %6s %4s %4s %4s %5s %5s %6s %5s %12s %9s %9s %8s %9s  %s\n", "fabric", "engine",
                 "swfail", "lnfail", "runs", "ok", "ref", "err", "valid", "cycles", "nocdg", "unreach(avg)", "efi(avg)",
-                "thr(avg)", "route s", "engine used");
+                "thr(avg)", "thr vs 0", "route s", "engine used");
   o << b;
   for (auto& [k, s] : m) {
     std::string used;
     for (auto& u : s.used) used += (used.empty() ? "" : "+") + u;
-    std::snprintf(b, sizeof b, "%-22s %-20s %6s %6s %4d %4d %4d %5d %5d %6d %5d %12.1f %9.1f %9s %9.3f  %s%s\n",
+    std::snprintf(b, sizeof b, "%-22s %-20s %6s %6s %4d %4d %4d %5d %5d %6d %5d %12.1f %9.1f %9s %8s %9.3f  %s%s\n",
                   std::get<0>(k).c_str(), std::get<1>(k).c_str(), std::get<2>(k).c_str(), std::get<3>(k).c_str(), s.n,
                   s.ok, s.refused, s.errors, s.valid, s.cycles, s.unchecked, s.ok ? s.unreach / s.ok : 0.0, s.ok ? s.efi / s.ok : 0.0,
-                  s.sims ? num(s.thr / s.sims).c_str() : "-", s.n ? s.secs / s.n : 0.0, used.c_str(),
+                  s.sims ? num(s.thr / s.sims).c_str() : "-", rel(k, s).c_str(), s.n ? s.secs / s.n : 0.0, used.c_str(),
                   s.fallback ? " (FALLBACK)" : "");
     o << b;
   }

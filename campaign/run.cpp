@@ -158,7 +158,9 @@ void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& engi
     std::ofstream o(w + "/input.net");
     o << write_net(faulty, wo);
   }
-  const std::string base = "bash " + shell_quote(script) + " -w " + shell_quote(w) + " ";
+  // FTSIM_LIFETIME bounds ibsim/holder (they run under timeout(1)): if this process is killed
+  // before it can stop them, they still go away shortly after the run would have ended.
+  const std::string base = "env FTSIM_LIFETIME=" + std::to_string(cfg.opensm_timeout + 180) + " bash " + shell_quote(script) + " -w " + shell_quote(w) + " ";
   const std::string to = std::to_string(cfg.opensm_timeout);
   struct Stopper {  // stop ibsim/OpenSM/holder by the PIDs ftsim.sh recorded, whatever happens
     std::string cmd;
