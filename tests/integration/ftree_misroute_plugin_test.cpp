@@ -8,7 +8,8 @@
 //    no LFT entry uses a dead link; after `ReLink` the fault-free routing comes back;
 //  * contrast on the shipped faulty variant 4ary3tree_f3.net (3 failed switch links): OpenSM's
 //    own `ftree` refuses it ("Fabric topology is not a fat-tree") and OpenSM falls back to
-//    minhop, while ftree-misroute routes the same simulated fabric (live == offline, checks ok).
+//    minhop, while ftree-misroute routes the same simulated fabric (live == offline, checks ok,
+//    ibdmchk finds no credit loop in OpenSM's dump).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -210,4 +211,8 @@ TEST(FtreeMisroutePlugin, OpensmFtreeFallsBackWhereMisrouteRoutes) {
   Live l = read_live(sim);
   EXPECT_EQ(switch_links(l.f).size(), 125u);
   expect_misroute_routing(l, "4ary3tree_f3");
+  // independent cross-check of OpenSM's own dump (one VL: ibdmchk's credit-loop search applies)
+  IbdmchkResult chk = run_ibdmchk(run.dump_dir, sim.scratch());
+  ASSERT_TRUE(chk.ran) << chk.text;
+  EXPECT_FALSE(chk.credit_loops) << chk.text;
 }
