@@ -423,7 +423,16 @@ struct Simulator::Impl {
     bool operator>(const FtNote& o) const { return t > o.t; }
   };
   std::priority_queue<FtNote, std::vector<FtNote>, std::greater<>> ft_notes;
-  std::set<std::pair<int, int>> ft_bcast;  // (node, port) already broadcast while down
+  std::set<std::pair<int, int>> ft_bcast;
+  struct FtAck {
+    int64_t t;
+    int src, dst;
+    uint8_t off;
+    bool probe;
+    int64_t latency;
+    bool operator>(const FtAck& o) const { return t > o.t; }
+  };
+  std::priority_queue<FtAck, std::vector<FtAck>, std::greater<>> ft_acks;  // (node, port) already broadcast while down
   int64_t last_progress = 0;
   bool generating = false;
   TrafficSpec tr;
@@ -861,7 +870,11 @@ struct Simulator::Impl {
       nlat.push_back(static_cast<double>(now - p.inject));
       hops_sum += p.hops;
     }
-    if (ftdrb) ftdrb->delivered(p.src, p.dst, p.lid_off, p.probe, now - p.inject);
+    if (ftdrb) {  // latency ACK back to the source: hops x per-hop cycles, like notifications
+      int64_t per = cfg.ftdrb_notify_hop_cycles > 0 ? cfg.ftdrb_notify_hop_cycles : cfg.link_latency;
+      ft_acks.push(FtAck{now + std::max<int64_t>(1, static_cast<int64_t>(p.hops + 1) * per), p.src, p.dst,
+                         p.lid_off, p.probe, now - p.inject});
+    }
     if (owner->on_deliver) owner->on_deliver(p.id, p.src, p.dst, latency);
   }
 
@@ -1676,6 +1689,11 @@ struct Simulator::Impl {
         ft_notes.pop();
         if (n.bcast) ftdrb->notify_broadcast(n.src, n.node, n.port, now);
         else ftdrb->notify(n.src, n.node, n.port, n.sent, n.probe, now);
+      }
+      while (!ft_acks.empty() && ft_acks.top().t <= now) {
+        FtAck k = ft_acks.top();
+        ft_acks.pop();
+        ftdrb->delivered(k.src, k.dst, k.off, k.probe, k.latency);
       }
       process_events();
       if (trace_mode) {
