@@ -135,7 +135,7 @@ struct Pkt {
   Lid slid, dlid;
   uint8_t sl;
   bool measured, doomed, finalized, injected;
-  bool lid_chosen, probe;  // FtDrb: DLID picked at the head of the source queue; probe message
+  bool lid_chosen, probe, notified;  // FtDrb: DLID picked at the head of the source queue; probe message
   uint8_t lid_off;
   int64_t lid_at;  // FtDrb: cycle the DLID was chosen
   int32_t size, deliver_size, sink_arrived, flits_left;
@@ -657,6 +657,10 @@ struct Simulator::Impl {
       ov = R->sl2vl.empty() ? p.sl : R->sl2vl.vl(sws[s].node, ch[c].dst_port, port, p.sl);
       if (ov >= V) why = "VL out of range";
       else if (!ch[oc].alive && cfg.fault_policy == FaultPolicy::Drop) why = "output link down";
+      else if (!ch[oc].alive && ftdrb && !p.notified) {  // Hold: the switch still notifies the source
+        p.notified = true;
+        ftdrb_fault(e.pkt, ch[oc].src_node, ch[oc].src_port);
+      }
     }
     if (why) {
       if (*why && oc >= 0 && !ch[oc].alive) ftdrb_fault(e.pkt, ch[oc].src_node, ch[oc].src_port);
@@ -1162,6 +1166,15 @@ struct Simulator::Impl {
             if (conns[id].sent > 0 || cfg.fault_policy == FaultPolicy::Drop) truncate_conn(id);
             else ungrant(id);  // hold: not started yet, wait again (and take new LFTs if any)
           }
+      }
+      if (!up && cfg.fault_policy == FaultPolicy::Hold && ftdrb && x.src_sw >= 0) {
+        for (uint32_t r : sws[x.src_sw].req) {  // held heads: their sources are notified
+          InVC& q = ivc[r];
+          if (q.state == kWaiting && q.out_ch == static_cast<int>(c) && !pkts[q.front().pkt].notified) {
+            pkts[q.front().pkt].notified = true;
+            ftdrb_fault(q.front().pkt, x.src_node, x.src_port);
+          }
+        }
       }
       if (!up && cfg.fault_policy == FaultPolicy::Drop) {
         if (x.src_sw >= 0) {  // heads waiting for this output are dropped now

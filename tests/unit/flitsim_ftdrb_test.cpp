@@ -223,3 +223,30 @@ TEST(FlitsimFtDrb, BalancingBeatsTheBaseLidUnderTornadoTraffic) {
   EXPECT_GT(grows, 0u);
   EXPECT_GT(ft, 1.15 * base) << "ftdrb " << ft << " base " << base;
 }
+
+TEST(FlitsimFtDrb, HoldPolicyNotifiesWithoutDropping) {
+  // FaultPolicy::Hold: packets wait at the dead link (until it recovers), but the switch still
+  // notifies their sources, which move new messages to other MSPs; nothing is lost.
+  const Net& n = net();
+  auto run_hold = [&](LidPolicy lp) {
+    Config c;
+    c.lid_policy = lp;
+    c.fault_policy = FaultPolicy::Hold;
+    TrafficSpec t;
+    t.load = 0.3, t.warmup = 1000, t.measure = 8000;
+    Simulator sim(n.f, n.r, c);
+    sim.schedule_link(kFail, *n.f.find("S1_0"), 2, false);
+    sim.schedule_link(kFail + 3000, *n.f.find("S1_0"), 2, true);
+    return sim.run(t);
+  };
+  Result ft = run_hold(LidPolicy::FtDrb);
+  Result base = run_hold(LidPolicy::Base);
+  EXPECT_EQ(ft.dropped, 0u) << format_result(ft);
+  EXPECT_TRUE(ft.flushed);
+  EXPECT_GT(ft.ftdrb_notifications, 0u);
+  EXPECT_EQ(ft.ftdrb_late_drops, 0u);
+  EXPECT_EQ(ft.generated, ft.delivered);
+  EXPECT_EQ(base.ftdrb_notifications, 0u);
+  // No latency assertion: the held packets saturate the tree behind the dead link in both runs
+  // (avg 275 vs 295 cycles here), so the gain under Hold is small (docs/ftdrb.md).
+}
