@@ -156,8 +156,13 @@ TEST(FlitsimFtDrb, ProbeClearsATransientFault) {
   Simulator sim(n.f, n.r, c);
   sim.schedule_link(kFail, *n.f.find("S1_0"), 2, false);
   sim.schedule_link(kFail + 500, *n.f.find("S1_0"), 2, true);
+  uint64_t drops_after_repair = 0;
+  sim.on_drop = [&](uint64_t, const std::string&) { drops_after_repair += sim.cycle() > kFail + 500; };
   Result res = sim.run(t);
+  EXPECT_GT(res.ftdrb_probes, 0u) << format_result(res);
   EXPECT_GT(res.ftdrb_probes_delivered, 0u) << format_result(res);
+  EXPECT_GT(res.dropped, 0u);
+  EXPECT_EQ(drops_after_repair, 0u);
   EXPECT_EQ(res.ftdrb_permanent, 0u);
   EXPECT_EQ(res.generated, res.delivered + res.dropped);
 }
