@@ -40,10 +40,15 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine) {
   FatTree t;
   auto fail = [&](const std::string& why) -> void { throw EngineError(engine, why); };
   t.sw_index.assign(static_cast<size_t>(f.size()), -1);
-  for (int n : f.switches()) {
-    t.sw_index[static_cast<size_t>(n)] = static_cast<int>(t.sw_node.size());
-    t.sw_node.push_back(n);
-  }
+  // Switches in GUID (then id) order, so the routing does not depend on the order in which the
+  // fabric was discovered: OpenSM's tables (plugin) and ibnetdiscover/.net files (offline) give
+  // identical LFTs.
+  t.sw_node = f.switches();
+  std::sort(t.sw_node.begin(), t.sw_node.end(), [&](int a, int b) {
+    const Node &x = f.node(a), &y = f.node(b);
+    return x.guid != y.guid ? x.guid < y.guid : x.id < y.id;
+  });
+  for (size_t s = 0; s < t.sw_node.size(); s++) t.sw_index[static_cast<size_t>(t.sw_node[s])] = static_cast<int>(s);
   const int S = t.num_switches();
   if (S == 0) fail("the fabric has no switches");
 
