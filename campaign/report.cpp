@@ -388,10 +388,10 @@ std::string summary_table(const std::vector<RunResult>& rows) {
     s.secs += r.route_seconds;
     s.used.insert(r.engine_used);
   }
-  // Throughput relative to the fault-free point (link failures "0") of the same fabric, engine
-  // and switch-failure level: mean over seeds of accepted / mean fault-free accepted - 1.
+  // Throughput relative to the fault-free point (no link and no switch failures) of the same
+  // fabric and engine: mean over seeds of accepted / mean fault-free accepted - 1.
   auto rel = [&](const std::tuple<std::string, std::string, std::string, std::string>& k, const S& s) -> std::string {
-    auto it = m.find({std::get<0>(k), std::get<1>(k), std::get<2>(k), "0"});
+    auto it = m.find({std::get<0>(k), std::get<1>(k), "0", "0"});
     if (!s.sims || it == m.end() || !it->second.sims || it->second.thr <= 0) return "-";
     double base = it->second.thr / it->second.sims;
     char t[32];
