@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -22,6 +23,15 @@ namespace fs = std::filesystem;
 
 namespace ftroute::campaign {
 namespace {
+
+// Ctrl-C / SIGTERM during run_campaign: finish the runs under way (their rows are complete and
+// valid), start no new ones, write the reports, then throw Interrupted. A second signal gets the
+// default action (immediate exit; a half-written row is dropped on resume).
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void on_stop_signal(int sig) {
+  g_stop = 1;
+  std::signal(sig, SIG_DFL);
+}
 
 const char* kColumns[] = {"fabric", "engine", "link_failures", "switch_failures", "seed", "status", "engine_used",
                           "fallback", "links_removed", "switches_removed", "hosts_removed", "switches", "cas",
@@ -474,8 +484,12 @@ std::vector<RunResult> run_campaign(const Config& cfg, const std::function<void(
   std::atomic<size_t> next{0};
   std::exception_ptr fatal;
   auto t0 = std::chrono::steady_clock::now();
+  g_stop = 0;
+  auto old_int = std::signal(SIGINT, on_stop_signal);
+  auto old_term = std::signal(SIGTERM, on_stop_signal);
   auto worker = [&] {
     for (;;) {
+      if (g_stop) return;
       size_t i = next++;
       if (i >= todo.size()) return;
       {
@@ -504,9 +518,14 @@ std::vector<RunResult> run_campaign(const Config& cfg, const std::function<void(
   std::vector<std::thread> th;
   for (int j = 0; j < jobs; ++j) th.emplace_back(worker);
   for (auto& t : th) t.join();
+  std::signal(SIGINT, old_int);
+  std::signal(SIGTERM, old_term);
   if (fatal) std::rethrow_exception(fatal);
   std::vector<RunResult> all = read_csv(csv);
   write_reports(all, cfg.out_dir);
+  if (g_stop)
+    throw Interrupted("interrupted after " + std::to_string(pr.done) + " of " + std::to_string(pr.total) +
+                      " runs; run the same command again to resume");
   return all;
 }
 

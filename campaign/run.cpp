@@ -1,8 +1,11 @@
 // One campaign run: faults, routing (in-process or OpenSM under ibsim), validation, flitsim.
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <spawn.h>
+#include <cerrno>
 #include <unistd.h>
 
+#include <csignal>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -130,10 +133,25 @@ void fill_validation(const ValidationReport& v, RunResult& out) {
 
 std::atomic<int> g_workdir_counter{0};
 
+// /bin/sh -c CMD via posix_spawn (not std::system, which ignores SIGINT process-wide while it
+// waits, so Ctrl-C would be lost during OpenSM runs). Returns the exit status, 128+signal.
 int sh(const std::string& cmd) {
-  int rc = std::system(cmd.c_str());
-  if (rc == -1) return -1;
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+  pid_t pid;
+  const std::string line = "exec " + cmd;  // every cmd starts with a program; sh gets out of the way
+  const char* argv[] = {"/bin/sh", "-c", line.c_str(), nullptr};
+  if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char* const*>(argv), environ) != 0) return -1;
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+// sh() for the steps whose failure is recorded: an interrupted child stops the campaign instead.
+int sh_checked(const std::string& cmd) {
+  int rc = sh(cmd);
+  if (rc == 128 + SIGINT || rc == 128 + SIGTERM)
+    throw Interrupted("interrupted (signal " + std::to_string(rc - 128) + ")");
+  return rc;
 }
 
 // Engines that get `qos TRUE` (opensm -Q), and those of them whose deadlock freedom rests on
@@ -171,14 +189,14 @@ void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& engi
     }
     ~Stopper() { stop(); }
   } stopper{"timeout -k 5 60 " + base + "stop >/dev/null 2>&1"};
-  if (sh("timeout -k 5 120 " + base + "start " + shell_quote(w + "/input.net") + " >" + shell_quote(w + "/start.out") + " 2>&1") != 0) {
+  if (sh_checked("timeout -k 5 120 " + base + "start " + shell_quote(w + "/input.net") + " >" + shell_quote(w + "/start.out") + " 2>&1") != 0) {
     std::string log = slurp(w + "/start.out");
     throw Error("ibsim did not start: " + log.substr(log.size() > 200 ? log.size() - 200 : 0));
   }
   std::string osm = "opensm-once --engine " + shell_quote(engine) + " --timeout " + to;
   if (wants_qos(engine)) osm += " --conf 'qos TRUE'";
   auto t0 = std::chrono::steady_clock::now();
-  int rc = sh("timeout -k 5 " + std::to_string(cfg.opensm_timeout + 30) + " " + base + osm + " >" +
+  int rc = sh_checked("timeout -k 5 " + std::to_string(cfg.opensm_timeout + 30) + " " + base + osm + " >" +
               shell_quote(w + "/osm.out") + " 2>" + shell_quote(w + "/osm.err"));
   out.route_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   stopper.stop();  // the dump files are all we need from here on
@@ -358,6 +376,8 @@ RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key) {
     if (!cfg.pattern.empty()) simulate(cfg, f, r, out);
   } catch (const OptionError&) {
     throw;  // configuration mistakes stop the campaign
+  } catch (const Interrupted&) {
+    throw;
   } catch (const std::exception& e) {
     out.status = "error";
     out.message = clean(e.what());

@@ -25,9 +25,17 @@
 #include <string>
 #include <vector>
 
+#include "ftroute/error.hpp"
 #include "ftroute/fabric.hpp"
 
 namespace ftroute::campaign {
+
+// Ctrl-C / SIGTERM reached a child (ibsim, OpenSM): the run is not recorded and the campaign stops
+// (std::system ignores SIGINT in this process while a child runs, so the child's status tells).
+class Interrupted : public Error {
+ public:
+  using Error::Error;
+};
 
 // A fabric of the campaign: a .net / opensm-subnet.lst file, or a generator spec:
 //   fattree:K,N  (k-ary n-tree)          fattree2:LEAVES,SPINES,HOSTS_PER_LEAF
