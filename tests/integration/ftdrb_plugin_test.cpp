@@ -13,6 +13,7 @@
 #include "fabric_check.hpp"
 #include "ftdrb/ftdrb.hpp"
 #include "harness.hpp"
+#include "plugin_itest.hpp"
 #include "nets.hpp"
 
 using namespace ftroute;
@@ -20,41 +21,8 @@ using namespace ftroute::itest;
 
 namespace {
 
-std::string plugin_dir() {
-  if (const char* d = std::getenv("FTROUTE_PLUGIN_DIR")) return d;
-  return FTROUTE_PLUGIN_DIR;
-}
+OpensmConfig ftdrb_cfg() { return plugin_config("ftdrb", "", {"lmc 2"}); }
 
-#define REQUIRE_PLUGIN()                                                           \
-  do {                                                                             \
-    if (auto m = missing_tools(); !m.empty()) GTEST_SKIP() << m;                   \
-    if (!std::filesystem::exists(plugin_dir() + "/libftroute.so"))                 \
-      GTEST_SKIP() << "libftroute.so not built (FTROUTE_BUILD_PLUGIN off)";         \
-  } while (0)
-
-OpensmConfig ftdrb_cfg() {
-  OpensmConfig c;
-  c.engines = {"ftdrb"};
-  c.plugin_dir = plugin_dir();
-  c.event_plugin_name = "ftroute";
-  c.extra_conf = {"lmc 2"};
-  return c;
-}
-
-int differences(const Fabric& f, const Lfts& live, const Lfts& offline, std::string* first) {
-  int diff = 0;
-  for (int s : f.switches())
-    for (const EndPort& e : f.end_ports())
-      for (uint32_t lid = e.base_lid; lid <= e.last_lid(); lid++)
-        if (live.get(s, static_cast<Lid>(lid)) != offline.get(s, static_cast<Lid>(lid))) {
-          if (!diff && first)
-            *first = "switch " + f.node(s).desc + " LID " + std::to_string(lid) + ": live " +
-                     std::to_string(live.get(s, static_cast<Lid>(lid))) + ", offline " +
-                     std::to_string(offline.get(s, static_cast<Lid>(lid)));
-          diff++;
-        }
-  return diff;
-}
 
 }  // namespace
 
@@ -74,7 +42,7 @@ TEST(FtdrbPlugin, FatTreeLmc2MultipathMatchesOffline) {
   Routing off = FtDrbEngine().route(f);
   EXPECT_EQ(off.num_vls, 1);
   std::string first;
-  EXPECT_EQ(differences(f, live, off.lfts, &first), 0) << first;
+  EXPECT_EQ(lft_differences(f, live, off.lfts, &first), 0) << first;
 
   int leaf = *find_node(f, kary_ntree_switch(4, 2, 0, 0));
   int remote = 0;
@@ -99,7 +67,7 @@ TEST(FtdrbPlugin, LinkFaultKeepsIntactTreesAndMatchesOffline) {
   Lfts live0 = lfts_from_dump_fts(f0, sim.dump_fts());
   Routing off0 = FtDrbEngine().route(f0);
   std::string first;
-  ASSERT_EQ(differences(f0, live0, off0.lfts, &first), 0) << first;
+  ASSERT_EQ(lft_differences(f0, live0, off0.lfts, &first), 0) << first;
 
   const std::string sw = "T1_1";
   int s0 = *find_node(f0, sw);
@@ -117,7 +85,7 @@ TEST(FtdrbPlugin, LinkFaultKeepsIntactTreesAndMatchesOffline) {
   int s1 = *find_node(f1, sw);
   EXPECT_EQ(entries_using_port(live1, s1, 2), 0) << "dead link still used";
   Routing off1 = FtDrbEngine().route(f1, {}, PreviousRouting{&f0, &off0});
-  EXPECT_EQ(differences(f1, live1, off1.lfts, &first), 0) << first;
+  EXPECT_EQ(lft_differences(f1, live1, off1.lfts, &first), 0) << first;
   // most trees survive a single link fault unchanged
   int kept = 0, total = 0;
   for (const EndPort& e : f1.end_ports())

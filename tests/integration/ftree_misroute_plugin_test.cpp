@@ -21,33 +21,16 @@
 #include "fabric_check.hpp"
 #include "ftree_misroute/ftree_misroute.hpp"
 #include "harness.hpp"
+#include "plugin_itest.hpp"
 
 using namespace ftroute;
 using namespace ftroute::itest;
 
 namespace {
 
-std::string plugin_dir() {
-  if (const char* d = std::getenv("FTROUTE_PLUGIN_DIR")) return d;
-  return FTROUTE_PLUGIN_DIR;
-}
-
-#define REQUIRE_PLUGIN()                                                           \
-  do {                                                                             \
-    if (auto m = missing_tools(); !m.empty()) GTEST_SKIP() << m;                   \
-    if (!std::filesystem::exists(plugin_dir() + "/libftroute.so"))                 \
-      GTEST_SKIP() << "libftroute.so not built (FTROUTE_BUILD_PLUGIN off)";         \
-  } while (0)
-
 std::string net(const std::string& file) { return source_dir() + "/ibsim_topologies/nets/" + file; }
 
-OpensmConfig misroute_cfg() {
-  OpensmConfig c;
-  c.engines = {"ftree-misroute"};
-  c.plugin_dir = plugin_dir();
-  c.event_plugin_name = "ftroute";
-  return c;
-}
+OpensmConfig misroute_cfg() { return plugin_config("ftree-misroute"); }
 
 // The plugin hands the engine the fabric in OpenSM's node order (node_guid_tbl: ascending node
 // GUID, id = node description); ibnetdiscover lists nodes in discovery order. The engine orders
@@ -78,24 +61,6 @@ Fabric guid_ordered(const Fabric& f) {
   return g;
 }
 
-// Live LFTs (on the ibnetdiscover fabric f) against an offline routing of g (same fabric, other
-// node order): switches matched by GUID, every LID of every end port compared.
-int differences(const Fabric& f, const Lfts& live, const Fabric& g, const Lfts& offline, std::string* first) {
-  int diff = 0;
-  for (int s : f.switches()) {
-    const int t = *g.find_guid(f.node(s).guid);
-    for (const EndPort& e : f.end_ports())
-      for (uint32_t lid = e.base_lid; lid <= e.last_lid(); lid++)
-        if (live.get(s, static_cast<Lid>(lid)) != offline.get(t, static_cast<Lid>(lid))) {
-          if (!diff && first)
-            *first = "switch " + f.node(s).desc + " LID " + std::to_string(lid) + ": live " +
-                     std::to_string(live.get(s, static_cast<Lid>(lid))) + ", offline " +
-                     std::to_string(offline.get(t, static_cast<Lid>(lid)));
-          diff++;
-        }
-  }
-  return diff;
-}
 
 // A switch-to-switch link by ibsim node ids (desc) and ports, lower end first.
 struct SwLink {
@@ -141,10 +106,10 @@ void expect_misroute_routing(const Live& l, const std::string& what) {
   Routing off = FtreeMisrouteEngine().route(l.f);  // discovery order
   EXPECT_EQ(off.num_vls, 1) << what;
   std::string first;
-  EXPECT_EQ(differences(l.f, l.lfts, l.f, off.lfts, &first), 0) << what << " (discovery order): " << first;
+  EXPECT_EQ(lft_differences(l.f, l.lfts, l.f, off.lfts, &first), 0) << what << " (discovery order): " << first;
   Fabric g = guid_ordered(l.f);
   Routing off_g = FtreeMisrouteEngine().route(g);  // OpenSM's order
-  EXPECT_EQ(differences(l.f, l.lfts, g, off_g.lfts, &first), 0) << what << " (GUID order): " << first;
+  EXPECT_EQ(lft_differences(l.f, l.lfts, g, off_g.lfts, &first), 0) << what << " (GUID order): " << first;
 }
 
 }  // namespace

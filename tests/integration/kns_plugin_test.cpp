@@ -19,6 +19,7 @@
 #include "fabric_check.hpp"
 #include "ftroute/validate.hpp"
 #include "harness.hpp"
+#include "plugin_itest.hpp"
 #include "kns/kns.hpp"
 
 using namespace ftroute;
@@ -26,43 +27,10 @@ using namespace ftroute::itest;
 
 namespace {
 
-std::string plugin_dir() {
-  if (const char* d = std::getenv("FTROUTE_PLUGIN_DIR")) return d;
-  return FTROUTE_PLUGIN_DIR;
-}
-
-#define REQUIRE_PLUGIN()                                                           \
-  do {                                                                             \
-    if (auto m = missing_tools(); !m.empty()) GTEST_SKIP() << m;                   \
-    if (!std::filesystem::exists(plugin_dir() + "/libftroute.so"))                 \
-      GTEST_SKIP() << "libftroute.so not built (FTROUTE_BUILD_PLUGIN off)";         \
-  } while (0)
-
 std::string net(const std::string& file) { return source_dir() + "/ibsim_topologies/nets/" + file; }
 
-OpensmConfig kns_cfg() {
-  OpensmConfig c;
-  c.engines = {"kns"};
-  c.plugin_dir = plugin_dir();
-  c.event_plugin_name = "ftroute";
-  c.extra_conf = {"qos TRUE"};
-  return c;
-}
+OpensmConfig kns_cfg() { return plugin_config("kns", "", {"qos TRUE"}); }
 
-int differences(const Fabric& f, const Lfts& live, const Lfts& offline, std::string* first) {
-  int diff = 0;
-  for (int s : f.switches())
-    for (const EndPort& e : f.end_ports())
-      for (uint32_t lid = e.base_lid; lid <= e.last_lid(); lid++)
-        if (live.get(s, static_cast<Lid>(lid)) != offline.get(s, static_cast<Lid>(lid))) {
-          if (!diff && first)
-            *first = "switch " + f.node(s).desc + " LID " + std::to_string(lid) + ": live " +
-                     std::to_string(live.get(s, static_cast<Lid>(lid))) + ", offline " +
-                     std::to_string(offline.get(s, static_cast<Lid>(lid)));
-          diff++;
-        }
-  return diff;
-}
 
 // VL count of the last "ftroute: kns routed ... (VLs N, ..." line of the OpenSM log, -1 if none.
 int logged_vls(const std::string& log) {
@@ -84,7 +52,7 @@ Routing expect_kns_routing(SimFabric& sim, Fabric& f, Lfts& live, const std::str
 
   Routing off = KnsEngine().route(f);
   std::string first;
-  EXPECT_EQ(differences(f, live, off.lfts, &first), 0) << what << ": " << first;
+  EXPECT_EQ(lft_differences(f, live, off.lfts, &first), 0) << what << ": " << first;
   EXPECT_EQ(logged_vls(sim.opensm_log()), off.num_vls) << what << ": plugin and offline disagree on VLs";
   if (off.num_vls == 1) {
     EXPECT_TRUE(chk.cdg_acyclic) << what << ": " << chk.summary();

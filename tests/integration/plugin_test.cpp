@@ -19,6 +19,7 @@
 #include "ftroute/engine.hpp"
 #include "ftroute/netfile.hpp"
 #include "harness.hpp"
+#include "plugin_itest.hpp"
 #include "minhop/minhop.hpp"
 #include "nets.hpp"
 
@@ -26,29 +27,6 @@ using namespace ftroute;
 using namespace ftroute::itest;
 
 namespace {
-
-#define REQUIRE_PLUGIN()                                                                        \
-  do {                                                                                          \
-    if (auto m = missing_tools(); !m.empty()) GTEST_SKIP() << m;                                \
-    if (!std::filesystem::exists(plugin_dir() + "/libftroute.so"))                              \
-      GTEST_SKIP() << "libftroute.so not built (FTROUTE_BUILD_PLUGIN off or no libopensm-dev)"; \
-  } while (0)
-
-std::string plugin_dir() {
-  if (const char* d = std::getenv("FTROUTE_PLUGIN_DIR")) return d;
-  return FTROUTE_PLUGIN_DIR;
-}
-
-OpensmConfig plugin_cfg(const std::string& engine, const std::string& options = "",
-                        std::vector<std::string> extra = {}) {
-  OpensmConfig c;
-  c.engines = {engine};
-  c.plugin_dir = plugin_dir();
-  c.event_plugin_name = "ftroute";
-  c.event_plugin_options = options;
-  c.extra_conf = std::move(extra);
-  return c;
-}
 
 struct Live {
   Fabric fabric;
@@ -64,22 +42,6 @@ Live read_live(SimFabric& sim) {
   return l;
 }
 
-// Compares every (switch, LID) entry of the live LFTs with an offline routing of the same fabric.
-int count_differences(const Fabric& f, const Lfts& live, const Lfts& offline, std::string* first) {
-  int diff = 0;
-  for (int s : f.switches())
-    for (const EndPort& e : f.end_ports())
-      for (uint32_t lid = e.base_lid; lid <= e.last_lid(); lid++) {
-        uint8_t a = live.get(s, static_cast<Lid>(lid)), b = offline.get(s, static_cast<Lid>(lid));
-        if (a != b) {
-          if (!diff && first)
-            *first = "switch " + f.node(s).desc + " LID " + std::to_string(lid) + ": live port " +
-                     std::to_string(a) + ", offline port " + std::to_string(b);
-          diff++;
-        }
-      }
-  return diff;
-}
 
 void expect_valid(const Live& l) {
   EXPECT_TRUE(l.check.all_delivered()) << l.check.summary();
@@ -94,7 +56,7 @@ TEST(Plugin, FtMinhopConfiguresFatTreeAndMatchesOffline) {
   REQUIRE_PLUGIN();
   SimFabric sim("plugin_ftminhop");
   sim.start_text(fat_tree());
-  OpensmRun run = sim.run_opensm_once(plugin_cfg("ft-minhop"));
+  OpensmRun run = sim.run_opensm_once(plugin_config("ft-minhop"));
   ASSERT_TRUE(run.subnet_up) << run.log;
   EXPECT_EQ(run.engine_used, "ft-minhop") << "fell back; log in " << run.dir;
   EXPECT_NE(run.log.find("ft-minhop tables configured on all switches"), std::string::npos);
@@ -107,7 +69,7 @@ TEST(Plugin, FtMinhopConfiguresFatTreeAndMatchesOffline) {
   EXPECT_TRUE(l.check.cdg_acyclic) << l.check.summary();  // min-hop on a fat tree = up*/down*
   Routing off = MinHopEngine().route(l.fabric);
   std::string first;
-  EXPECT_EQ(count_differences(l.fabric, l.lfts, off.lfts, &first), 0) << first;
+  EXPECT_EQ(lft_differences(l.fabric, l.lfts, off.lfts, &first), 0) << first;
   if (have_program("ibdmchk")) {
     IbdmchkResult chk = run_ibdmchk(run.dump_dir, sim.scratch());
     ASSERT_TRUE(chk.ran) << chk.text;
@@ -129,7 +91,7 @@ TEST(Plugin, EveryEngineRegistered) {
   REQUIRE_PLUGIN();
   SimFabric sim("plugin_register");
   sim.start("/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca");
-  OpensmRun run = sim.run_opensm_once(plugin_cfg("ft-minhop"));
+  OpensmRun run = sim.run_opensm_once(plugin_config("ft-minhop"));
   ASSERT_TRUE(run.subnet_up) << run.log;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(run.log, m, std::regex("engines registered: ([^\n(]*)\\(")));
@@ -144,7 +106,7 @@ TEST(Plugin, LmcRangesRoutedAndMatchOffline) {
   REQUIRE_PLUGIN();
   SimFabric sim("plugin_lmc");
   sim.start_text(kary_ntree_net(4, 2));  // 8 switches, 16 HCAs, 4 paths between leaves
-  OpensmRun run = sim.run_opensm_once(plugin_cfg("ft-minhop", "", {"lmc 2"}));
+  OpensmRun run = sim.run_opensm_once(plugin_config("ft-minhop", "", {"lmc 2"}));
   ASSERT_TRUE(run.subnet_up) << run.log;
   EXPECT_EQ(run.engine_used, "ft-minhop") << run.dir;
   Live l = read_live(sim);
@@ -154,7 +116,7 @@ TEST(Plugin, LmcRangesRoutedAndMatchOffline) {
   expect_valid(l);
   Routing off = MinHopEngine().route(l.fabric);
   std::string first;
-  EXPECT_EQ(count_differences(l.fabric, l.lfts, off.lfts, &first), 0) << first;
+  EXPECT_EQ(lft_differences(l.fabric, l.lfts, off.lfts, &first), 0) << first;
   // the 4 LIDs of a remote HCA leave a leaf by 4 different uplinks
   int leaf = *find_node(l.fabric, kary_ntree_switch(4, 2, 0, 0));
   for (const EndPort& e : l.fabric.end_ports()) {
@@ -170,7 +132,7 @@ TEST(Plugin, EngineOptionsReachTheEngine) {
   SimFabric sim("plugin_opts");
   sim.start_text(fat_tree());
   std::string trace = sim.scratch() + "/ftroute.trace";
-  OpensmRun run = sim.run_opensm_once(plugin_cfg("ft-minhop", "ft-minhop:balance=0 log=" + trace));
+  OpensmRun run = sim.run_opensm_once(plugin_config("ft-minhop", "ft-minhop:balance=0 log=" + trace));
   ASSERT_TRUE(run.subnet_up) << run.log;
   EXPECT_EQ(run.engine_used, "ft-minhop");
   Live l = read_live(sim);
@@ -178,8 +140,8 @@ TEST(Plugin, EngineOptionsReachTheEngine) {
   EngineOptions o;
   o.set("balance", "0");
   std::string first;
-  EXPECT_EQ(count_differences(l.fabric, l.lfts, MinHopEngine().route(l.fabric, o).lfts, &first), 0) << first;
-  EXPECT_GT(count_differences(l.fabric, l.lfts, MinHopEngine().route(l.fabric).lfts, nullptr), 0)
+  EXPECT_EQ(lft_differences(l.fabric, l.lfts, MinHopEngine().route(l.fabric, o).lfts, &first), 0) << first;
+  EXPECT_GT(lft_differences(l.fabric, l.lfts, MinHopEngine().route(l.fabric).lfts, nullptr), 0)
       << "balance=0 made no difference: option not applied?";
   // the trace file (log=) got the per-sweep line too
   EXPECT_NE(read_file(trace).find("ft-minhop routed 12 switches"), std::string::npos) << read_file(trace);
@@ -189,7 +151,7 @@ TEST(Plugin, BadOptionFailsCleanlyAndOpensmFallsBack) {
   REQUIRE_PLUGIN();
   SimFabric sim("plugin_badopt");
   sim.start_text(fat_tree());
-  OpensmRun run = sim.run_opensm_once(plugin_cfg("ft-minhop", "ft-minhop:bogus=1 colour=red"));
+  OpensmRun run = sim.run_opensm_once(plugin_config("ft-minhop", "ft-minhop:bogus=1 colour=red"));
   ASSERT_TRUE(run.subnet_up) << run.log;
   EXPECT_EQ(run.engine_used, "minhop") << run.log;
   EXPECT_NE(run.log.find("ERR FT03: ftroute: event_plugin_options: unknown option 'bogus' for engine 'ft-minhop'"),
@@ -208,7 +170,7 @@ TEST(Plugin, UnfitFabricLogsErrorAndFallsBackToMinhop) {
   if (!have) GTEST_SKIP() << "ftree-misroute engine not compiled in";
   SimFabric sim("plugin_unfit");
   sim.start_text(torus2d_net(3, 3, 1));  // not a fat tree
-  OpensmRun run = sim.run_opensm_once(plugin_cfg("ftree-misroute"));
+  OpensmRun run = sim.run_opensm_once(plugin_config("ftree-misroute"));
   ASSERT_TRUE(run.subnet_up) << run.log;
   EXPECT_EQ(run.engine_used, "minhop") << run.log;
   std::smatch m;
@@ -224,7 +186,7 @@ TEST(Plugin, OfflineCliOutputLoadsThroughFileEngine) {
   if (!std::filesystem::exists(cli)) GTEST_SKIP() << "ftroute CLI not built";
   SimFabric sim("plugin_cli");
   sim.start_text(fat_tree());
-  OpensmRun run = sim.run_opensm_once(plugin_cfg("ft-minhop", "", {"lmc 1"}));
+  OpensmRun run = sim.run_opensm_once(plugin_config("ft-minhop", "", {"lmc 1"}));
   ASSERT_TRUE(run.subnet_up) << run.log;
   ASSERT_EQ(run.engine_used, "ft-minhop");
   Live plugin_live = read_live(sim);
@@ -245,7 +207,7 @@ TEST(Plugin, OfflineCliOutputLoadsThroughFileEngine) {
   Live file_live = read_live(sim);
   expect_valid(file_live);
   std::string first;
-  EXPECT_EQ(count_differences(plugin_live.fabric, plugin_live.lfts, file_live.lfts, &first), 0) << first;
+  EXPECT_EQ(lft_differences(plugin_live.fabric, plugin_live.lfts, file_live.lfts, &first), 0) << first;
   // a bad option on the CLI: clear error, exit 1, no output file
   const std::string bad = sim.scratch() + "/bad.dump";
   ProcResult q = run_process({cli, "route", "--engine", "ft-minhop", "--opt", "nope=1", net, "-o", bad}, {},
@@ -259,7 +221,7 @@ TEST(Plugin, LinkFaultIsReroutedByPlugin) {
   REQUIRE_PLUGIN();
   SimFabric sim("plugin_fault");
   sim.start_text(fat_tree());
-  sim.start_opensm_daemon(plugin_cfg("ft-minhop"));
+  sim.start_opensm_daemon(plugin_config("ft-minhop"));
   ASSERT_EQ(sim.engine_used(), "ft-minhop") << sim.opensm_log();
   const int routed_before = count_occurrences(sim.opensm_log(), "ftroute: ft-minhop routed");
   const std::string leaf = kary_ntree_switch(2, 3, 0, 0);
@@ -277,7 +239,7 @@ TEST(Plugin, LinkFaultIsReroutedByPlugin) {
   leaf_idx = *find_node(after.fabric, leaf);
   EXPECT_EQ(entries_using_port(after.lfts, leaf_idx, 3), 0) << "dead link still used";
   std::string first;
-  EXPECT_EQ(count_differences(after.fabric, after.lfts, MinHopEngine().route(after.fabric).lfts, &first), 0) << first;
+  EXPECT_EQ(lft_differences(after.fabric, after.lfts, MinHopEngine().route(after.fabric).lfts, &first), 0) << first;
 
   sim.relink(leaf, 3);
   ASSERT_TRUE(sim.wait_for_reroute()) << sim.opensm_log();
@@ -297,7 +259,7 @@ TEST(Plugin, PreviousRoutingReachesDqrAfterFault) {
   if (!have) GTEST_SKIP() << "dqr engine not compiled in";
   SimFabric sim("plugin_dqr");
   sim.start_text(torus2d_net(3, 3, 1));
-  sim.start_opensm_daemon(plugin_cfg("dqr"));
+  sim.start_opensm_daemon(plugin_config("dqr"));
   if (sim.engine_used() != "dqr") GTEST_SKIP() << "dqr does not serve this fabric: " << sim.opensm_log();
   const std::string log0 = sim.opensm_log();
   EXPECT_NE(log0.find("no previous routing"), std::string::npos) << "first sweep should have none: " << log0;
@@ -331,7 +293,7 @@ TEST(Plugin, MultiVlEngineSlsAndSl2VlWithQos) {
   if (!have) GTEST_SKIP() << "ftdrb engine not compiled in";
   SimFabric sim("plugin_qos");
   sim.start_text(torus2d_net(4, 4, 1));
-  sim.start_opensm_daemon(plugin_cfg("ftdrb", "", {"qos TRUE"}));
+  sim.start_opensm_daemon(plugin_config("ftdrb", "", {"qos TRUE"}));
   ASSERT_EQ(sim.engine_used(), "ftdrb") << sim.opensm_log();
   EXPECT_EQ(sim.opensm_log().find("ERR FT01"), std::string::npos) << sim.opensm_log();
   EXPECT_EQ(sim.opensm_log().find("ERR FT02"), std::string::npos) << sim.opensm_log();
@@ -376,7 +338,7 @@ TEST(Plugin, MultiVlEngineSlsAndSl2VlWithQos) {
   // the same without QoS: installed, but with a clear warning
   SimFabric sim2("plugin_noqos");
   sim2.start_text(torus2d_net(4, 4, 1));
-  OpensmRun run = sim2.run_opensm_once(plugin_cfg("ftdrb"));
+  OpensmRun run = sim2.run_opensm_once(plugin_config("ftdrb"));
   ASSERT_TRUE(run.subnet_up) << run.log;
   EXPECT_NE(run.log.find("ERR FT02: ftroute: engine 'ftdrb' needs"), std::string::npos) << run.log;
 }
@@ -429,7 +391,7 @@ TEST(Plugin, HopMatrixFollowsNonMinimalRoutes) {
   if (!have) GTEST_SKIP() << "ftree-misroute engine not compiled in";
   SimFabric sim("plugin_hops");
   sim.start_text(kary_ntree_net(2, 3));
-  sim.start_opensm_daemon(plugin_cfg("ftree-misroute"));
+  sim.start_opensm_daemon(plugin_config("ftree-misroute"));
   ASSERT_EQ(sim.engine_used(), "ftree-misroute") << sim.opensm_log();
   sim.unlink(kary_ntree_switch(2, 3, 1, 0), 3);  // a middle-stage uplink
   ASSERT_TRUE(sim.wait_for_reroute()) << sim.opensm_log();
