@@ -54,6 +54,9 @@ struct Registrar {
   }
 };
 
+// "a,b,,c" -> {"a", "b", "c"} (empty items dropped), for list-valued options.
+std::vector<std::string> split_list(const std::string& s, char sep = ',');
+
 // Writes `content` to `path` atomically (temp file + rename): a failed command leaves no
 // partial output behind. "-" writes to stdout.
 void write_file_atomic(const std::string& path, const std::string& content);

@@ -16,14 +16,6 @@ using namespace ftroute;
 
 namespace {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep))
-    if (!cur.empty()) out.push_back(cur);
-  return out;
-}
 
 std::string hms(double s) {
   if (!std::isfinite(s) || s < 0) return "--:--";
@@ -39,8 +31,8 @@ int run_campaign_cmd(cli::Args& a) {
   for (const auto& f : a.values("fabric")) cfg.fabrics.push_back(campaign::parse_fabric_source(f, true));
   for (const auto& g : a.values("gen")) cfg.fabrics.push_back(campaign::parse_fabric_source(g, false));
   auto engines = a.value("engines");
-  cfg.link_failures = split(a.value_or("link-failures", "0"), ',');
-  cfg.switch_failures = split(a.value_or("switch-failures", "0"), ',');
+  cfg.link_failures = cli::split_list(a.value_or("link-failures", "0"), ',');
+  cfg.switch_failures = cli::split_list(a.value_or("switch-failures", "0"), ',');
   cfg.seeds = static_cast<int>(a.int_or("seeds", 10));
   unsigned hw = std::thread::hardware_concurrency();
   cfg.jobs = static_cast<int>(a.int_or("jobs", hw ? hw : 1, "-j"));
@@ -62,7 +54,7 @@ int run_campaign_cmd(cli::Args& a) {
   if (cfg.fabrics.empty()) throw cli::UsageError("give at least one --fabric FILE or --gen SPEC");
   if (!engines) throw cli::UsageError("--engines is required");
   if (cfg.out_dir.empty()) throw cli::UsageError("--out DIR is required");
-  cfg.engines = split(*engines, ',');
+  cfg.engines = cli::split_list(*engines, ',');
   for (const auto& e : cfg.engines)
     if (e.rfind("opensm:", 0) != 0) make_engine(e);  // unknown engine: OptionError before any run
     else if (e.size() == 7) throw cli::UsageError("'opensm:' needs an engine name (opensm:minhop, opensm:updn, ...)");

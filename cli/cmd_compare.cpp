@@ -21,14 +21,6 @@ double cpu_now() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep))
-    if (!cur.empty()) out.push_back(cur);
-  return out;
-}
 
 std::string row(const std::string& name, const ValidationReport& r, double secs) {
   char buf[512];
@@ -56,7 +48,7 @@ int run_compare(cli::Args& a) {
 
   std::vector<std::string> names;
   if (engines_opt) {
-    names = split(*engines_opt, ',');
+    names = cli::split_list(*engines_opt, ',');
   } else {
     for (const auto& e : engines()) names.push_back(e.name);
   }

@@ -94,6 +94,18 @@ std::vector<std::string> Args::positionals() {
   return r;
 }
 
+std::vector<std::string> split_list(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(sep, start);
+    if (end == std::string::npos) end = s.size();
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 void write_file_atomic(const std::string& path, const std::string& content) {
   if (path == "-") {
     std::cout << content;

@@ -1,5 +1,6 @@
 // See fabric_check.hpp.
 #include "fabric_check.hpp"
+#include "harness.hpp"
 
 #include <cstdlib>
 #include <sstream>
@@ -64,6 +65,14 @@ int entries_using_port(const Lfts& lfts, int node, int port) {
   for (uint8_t p : lfts.table(node))
     if (p == port) ++n;
   return n;
+}
+
+LiveRouting read_live(SimFabric& sim) {
+  LiveRouting l;
+  l.fabric = fabric_from_ibnetdiscover(sim.ibnetdiscover());
+  l.lfts = lfts_from_dump_fts(l.fabric, sim.dump_fts());
+  l.check = check_routing(l.fabric, l.lfts);
+  return l;
 }
 
 }  // namespace ftroute::itest

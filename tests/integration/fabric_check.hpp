@@ -47,6 +47,16 @@ struct RoutingCheck {
 // unreachable pairs, forwarding loops, broken entries, CDG (channel_list) cycle search.
 RoutingCheck check_routing(const Fabric& f, const Lfts& lfts);
 
+class SimFabric;
+// What OpenSM programmed into a running simulator: the fabric from ibnetdiscover (with OpenSM's
+// LIDs), the LFTs read back with dump_fts, and check_routing() on them.
+struct LiveRouting {
+  Fabric fabric;
+  Lfts lfts;
+  RoutingCheck check;
+};
+LiveRouting read_live(SimFabric& sim);
+
 // Number of LFT entries of `node` (a switch) that forward to `port`.
 int entries_using_port(const Lfts& lfts, int node, int port);
 

@@ -86,30 +86,18 @@ std::vector<SwLink> switch_links(const Fabric& f) {
   return out;
 }
 
-struct Live {
-  Fabric f;
-  Lfts lfts;
-  RoutingCheck chk;
-};
-
-Live read_live(SimFabric& sim) {
-  Live l;
-  l.f = fabric_from_ibnetdiscover(sim.ibnetdiscover());
-  l.lfts = lfts_from_dump_fts(l.f, sim.dump_fts());
-  l.chk = check_routing(l.f, l.lfts);
-  return l;
-}
+using Live = LiveRouting;
 
 // Live LFTs are ftree-misroute's: same as offline on the discovered fabric, all checks pass.
 void expect_misroute_routing(const Live& l, const std::string& what) {
-  EXPECT_TRUE(l.chk.ok()) << what << ": " << l.chk.summary();
-  Routing off = FtreeMisrouteEngine().route(l.f);  // discovery order
+  EXPECT_TRUE(l.check.ok()) << what << ": " << l.check.summary();
+  Routing off = FtreeMisrouteEngine().route(l.fabric);  // discovery order
   EXPECT_EQ(off.num_vls, 1) << what;
   std::string first;
-  EXPECT_EQ(lft_differences(l.f, l.lfts, l.f, off.lfts, &first), 0) << what << " (discovery order): " << first;
-  Fabric g = guid_ordered(l.f);
+  EXPECT_EQ(lft_differences(l.fabric, l.lfts, l.fabric, off.lfts, &first), 0) << what << " (discovery order): " << first;
+  Fabric g = guid_ordered(l.fabric);
   Routing off_g = FtreeMisrouteEngine().route(g);  // OpenSM's order
-  EXPECT_EQ(lft_differences(l.f, l.lfts, g, off_g.lfts, &first), 0) << what << " (GUID order): " << first;
+  EXPECT_EQ(lft_differences(l.fabric, l.lfts, g, off_g.lfts, &first), 0) << what << " (GUID order): " << first;
 }
 
 }  // namespace
@@ -122,9 +110,9 @@ TEST(FtreeMisroutePlugin, SeededSwitchLinkFaultsOnRunningOpensm) {
   ASSERT_EQ(sim.engine_used(), "ftree-misroute") << sim.opensm_log();
 
   Live l0 = read_live(sim);
-  ASSERT_EQ(l0.f.switches().size(), 48u);
+  ASSERT_EQ(l0.fabric.switches().size(), 48u);
   expect_misroute_routing(l0, "fault-free");
-  std::vector<SwLink> links = switch_links(l0.f);
+  std::vector<SwLink> links = switch_links(l0.fabric);
   ASSERT_EQ(links.size(), 128u);
 
   for (unsigned seed = 1; seed <= 5; seed++) {
@@ -142,11 +130,11 @@ TEST(FtreeMisroutePlugin, SeededSwitchLinkFaultsOnRunningOpensm) {
     EXPECT_EQ(sim.engine_used(), "ftree-misroute") << "fell back; log in " << sim.opensm_dir();
 
     Live l = read_live(sim);
-    ASSERT_EQ(switch_links(l.f).size(), links.size() - nfail) << "links not down in the simulator";
+    ASSERT_EQ(switch_links(l.fabric).size(), links.size() - nfail) << "links not down in the simulator";
     expect_misroute_routing(l, what);
     for (const SwLink& d : pick) {
-      EXPECT_EQ(entries_using_port(l.lfts, *find_node(l.f, d.a), d.pa), 0) << "dead link used at " << d.a;
-      EXPECT_EQ(entries_using_port(l.lfts, *find_node(l.f, d.b), d.pb), 0) << "dead link used at " << d.b;
+      EXPECT_EQ(entries_using_port(l.lfts, *find_node(l.fabric, d.a), d.pa), 0) << "dead link used at " << d.a;
+      EXPECT_EQ(entries_using_port(l.lfts, *find_node(l.fabric, d.b), d.pb), 0) << "dead link used at " << d.b;
     }
 
     for (const SwLink& d : pick) sim.relink(d.a, d.pa);
@@ -154,7 +142,7 @@ TEST(FtreeMisroutePlugin, SeededSwitchLinkFaultsOnRunningOpensm) {
   }
   // back to the intact tree: the fault-free routing again
   Live back = read_live(sim);
-  EXPECT_EQ(switch_links(back.f).size(), links.size());
+  EXPECT_EQ(switch_links(back.fabric).size(), links.size());
   expect_misroute_routing(back, "after ReLink");
   EXPECT_EQ(sim.engine_used(), "ftree-misroute");
 }
@@ -176,7 +164,7 @@ TEST(FtreeMisroutePlugin, OpensmFtreeFallsBackWhereMisrouteRoutes) {
   EXPECT_EQ(run.engine_used, "ftree-misroute") << "fell back; log in " << run.dir;
   EXPECT_EQ(run.log.find("ERR FT"), std::string::npos) << run.log;
   Live l = read_live(sim);
-  EXPECT_EQ(switch_links(l.f).size(), 125u);
+  EXPECT_EQ(switch_links(l.fabric).size(), 125u);
   expect_misroute_routing(l, "4ary3tree_f3");
   // independent cross-check of OpenSM's own dump (one VL: ibdmchk's credit-loop search applies)
   IbdmchkResult chk = run_ibdmchk(run.dump_dir, sim.scratch());

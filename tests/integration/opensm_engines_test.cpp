@@ -30,20 +30,7 @@ namespace {
     if (auto m = missing_tools(); !m.empty()) GTEST_SKIP() << m; \
   } while (0)
 
-// Live state read back from the simulator.
-struct Live {
-  Fabric fabric;
-  Lfts lfts;
-  RoutingCheck check;
-};
-
-Live read_live(SimFabric& sim) {
-  Live l;
-  l.fabric = fabric_from_ibnetdiscover(sim.ibnetdiscover());
-  l.lfts = lfts_from_dump_fts(l.fabric, sim.dump_fts());
-  l.check = check_routing(l.fabric, l.lfts);
-  return l;
-}
+using Live = LiveRouting;
 
 std::string shipped_net(const std::string& name) {
   std::string p = source_dir() + "/ibsim_topologies/nets/" + name;

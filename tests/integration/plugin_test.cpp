@@ -28,19 +28,7 @@ using namespace ftroute::itest;
 
 namespace {
 
-struct Live {
-  Fabric fabric;
-  Lfts lfts;
-  RoutingCheck check;
-};
-
-Live read_live(SimFabric& sim) {
-  Live l;
-  l.fabric = fabric_from_ibnetdiscover(sim.ibnetdiscover());
-  l.lfts = lfts_from_dump_fts(l.fabric, sim.dump_fts());
-  l.check = check_routing(l.fabric, l.lfts);
-  return l;
-}
+using Live = LiveRouting;
 
 
 void expect_valid(const Live& l) {
