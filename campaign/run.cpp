@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #include "ftroute/campaign.hpp"
 #include "ftroute/engine.hpp"
@@ -159,7 +161,37 @@ int sh_checked(const std::string& cmd) {
 bool wants_qos(const std::string& e) { return e == "dfsssp" || e == "lash" || e == "nue" || e == "sssp" || e == "torus-2QoS"; }
 bool uses_path_sls(const std::string& e) { return e == "dfsssp" || e == "lash" || e == "nue" || e == "torus-2QoS"; }
 
-void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& engine, RunResult& out) {
+std::string pathsl_tool(const Config& cfg) {
+  if (!cfg.pathsl_tool.empty()) return cfg.pathsl_tool;
+#ifdef FTROUTE_PATHSL_BIN
+  return FTROUTE_PATHSL_BIN;
+#else
+  return "";
+#endif
+}
+
+// "src dst" port-GUID pairs for the SA: every connected CA port to every other CA port and every
+// switch (the pairs validate() checks: CA sources, CA and switch destinations).
+std::string path_pairs(const Fabric& f) {
+  std::vector<uint64_t> src, dst;
+  for (int c : f.cas())
+    for (size_t p = 1; p < f.node(c).ports.size(); ++p)
+      if (f.node(c).ports[p].connected()) src.push_back(f.node(c).ports[p].guid);
+  dst = src;
+  for (int s : f.switches()) dst.push_back(f.node(s).guid);
+  std::string out;
+  char b[64];
+  for (uint64_t a : src)
+    for (uint64_t d : dst)
+      if (a != d) {
+        std::snprintf(b, sizeof b, "0x%016llx 0x%016llx\n", static_cast<unsigned long long>(a), static_cast<unsigned long long>(d));
+        out += b;
+      }
+  return out;
+}
+
+void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& gen_spec, const std::string& engine,
+                RunResult& out) {
   std::string script = cfg.ftsim_script.empty() ? std::string(FTROUTE_SOURCE_DIR) + "/scripts/ftsim.sh"
                                                  : cfg.ftsim_script;
   std::string scratch = cfg.scratch_dir.empty() ? (cfg.out_dir.empty() ? "." : cfg.out_dir) + "/scratch"
@@ -193,18 +225,38 @@ void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& engi
     std::string log = slurp(w + "/start.out");
     throw Error("ibsim did not start: " + log.substr(log.size() > 200 ? log.size() - 200 : 0));
   }
-  std::string osm = "opensm-once --engine " + shell_quote(engine) + " --timeout " + to;
+  // Engines with per-path SLs run as a daemon so that the SA can be asked for the SLs afterwards
+  // (`opensm -o` exits after its sweep); the others run once.
+  const bool daemon = uses_path_sls(engine) && !pathsl_tool(cfg).empty();
+  std::string osm = std::string(daemon ? "opensm-start" : "opensm-once") + " --engine " + shell_quote(engine) + " --timeout " + to;
   if (wants_qos(engine)) osm += " --conf 'qos TRUE'";
+  if (engine == "torus-2QoS") {
+    std::string conf = torus2qos_conf(faulty, gen_spec);
+    if (!conf.empty()) {
+      std::ofstream(w + "/torus-2QoS.conf") << conf;
+      osm += " --conf " + shell_quote("torus_config " + w + "/torus-2QoS.conf");
+    }
+  }
   auto t0 = std::chrono::steady_clock::now();
   int rc = sh_checked("timeout -k 5 " + std::to_string(cfg.opensm_timeout + 30) + " " + base + osm + " >" +
               shell_quote(w + "/osm.out") + " 2>" + shell_quote(w + "/osm.err"));
   out.route_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  stopper.stop();  // the dump files are all we need from here on
   std::string used = slurp(w + "/osm.out");
   while (!used.empty() && (used.back() == '\n' || used.back() == ' ')) used.pop_back();
   if (auto nl = used.rfind('\n'); nl != std::string::npos) used = used.substr(nl + 1);
   out.engine_used = used.empty() ? "none" : used;
   out.fallback = used != engine;
+  // Path SLs from the SA while the daemon still runs (one PathRecord per validated pair).
+  std::string sl_text;
+  int sl_rc = -1;
+  if (rc == 0 && daemon && uses_path_sls(out.engine_used)) {
+    std::ofstream(w + "/pairs.txt") << path_pairs(faulty);
+    sl_rc = sh_checked("timeout -k 5 " + std::to_string(cfg.opensm_timeout + 30) + " " + base + "tool " +
+                       shell_quote(pathsl_tool(cfg)) + " <" + shell_quote(w + "/pairs.txt") + " >" +
+                       shell_quote(w + "/pathsl.out") + " 2>" + shell_quote(w + "/pathsl.err"));
+    sl_text = slurp(w + "/pathsl.out");
+  }
+  stopper.stop();  // the dump files are all we need from here on
   if (rc != 0) {
     out.status = "failed";
     std::string err = slurp(w + "/osm.err");
@@ -213,23 +265,125 @@ void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& engi
     return;
   }
   std::string dump = w + "/opensm-1/dump";
+  for (int i = 0; i < 50 && !fs::exists(dump + "/opensm-lfts.dump"); ++i) usleep(100000);  // daemon: written at the end of the sweep
   LoadedRouting lr = load_routing(w + "/input.net", dump + "/opensm-lfts.dump", LftFormat::Auto, "", "", true);
   if (fs::exists(dump + "/opensm-sl2vl.dump")) lr.routing.sl2vl = read_sl2vl(dump + "/opensm-sl2vl.dump", lr.fabric);
   lr.routing.engine = "opensm:" + out.engine_used;
   ValidationReport v = validate(lr.fabric, lr.routing);
   fill_validation(v, out);
   if (uses_path_sls(out.engine_used)) {
-    // OpenSM 3.3.23 dumps no per-path SLs: the CDG was built on SL 0 only, which is not the
-    // routing OpenSM really programmed. Report the check as not done rather than a false cycle.
-    out.deadlock_checked = false;
-    out.cdg_acyclic = true;
-    out.message = "per-path SLs not dumped by OpenSM: CDG not checked";
+    // OpenSM 3.3.23 dumps no per-path SLs; they come from the SA (ftroute-pathsl above). Without
+    // all of them the CDG would be built on SL 0, which is not the routing OpenSM programmed:
+    // the check is then reported as not done rather than a false cycle.
+    size_t missing = 0;
+    std::unordered_map<uint32_t, uint8_t> sls;
+    if (sl_rc == 0) sls = parse_pathsl_output(sl_text, &missing);
+    if (sl_rc != 0 || missing > 0) {
+      out.deadlock_checked = false;
+      out.cdg_acyclic = true;
+      if (!daemon) out.message = "ftroute-pathsl not built: path SLs unknown; CDG not checked";
+      else if (sl_rc != 0) out.message = "path SL query failed (" + slurp(w + "/pathsl.err").substr(0, 200) + "); CDG not checked";
+      else out.message = std::to_string(missing) + " path records missing from the SA; CDG not checked";
+    } else {
+      int max_sl = 0;
+      for (const auto& [k, sl] : sls) max_sl = std::max(max_sl, static_cast<int>(sl));
+      out.message = "path SLs from the SA: " + std::to_string(sls.size()) + " paths; SL 0.." + std::to_string(max_sl);
+      lr.routing.path_sl = [sls = std::move(sls)](Lid s, Lid d) -> uint8_t {
+        auto it = sls.find((static_cast<uint32_t>(s) << 16) | d);
+        return it == sls.end() ? 0 : it->second;
+      };
+      v = validate(lr.fabric, lr.routing);  // CDG over (link, VL) with the SA's SLs and OpenSM's SL2VL
+      fill_validation(v, out);
+    }
   }
   if (!cfg.pattern.empty()) simulate(cfg, lr.fabric, lr.routing, out);
   if (!cfg.keep_scratch) fs::remove_all(w);
 }
 
 }  // namespace
+
+std::unordered_map<uint32_t, uint8_t> parse_pathsl_output(const std::string& text, size_t* missing) {
+  std::unordered_map<uint32_t, uint8_t> sls;
+  std::istringstream in(text);
+  std::string line;
+  *missing = 0;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    if (line[0] == '-') {
+      ++*missing;
+      continue;
+    }
+    unsigned slid = 0, dlid = 0, sl = 0;
+    if (std::sscanf(line.c_str(), "%u %u %u", &slid, &dlid, &sl) != 3 || sl > 15)
+      throw Error("ftroute-pathsl: unexpected output line '" + line + "'");
+    sls[(slid << 16) | dlid] = static_cast<uint8_t>(sl);
+  }
+  return sls;
+}
+
+std::string torus2qos_conf(const Fabric& f, const std::string& gen_spec) {
+  auto colon = gen_spec.find(':');
+  if (colon == std::string::npos) return "";
+  const std::string kind = gen_spec.substr(0, colon);
+  if (kind != "mesh" && kind != "torus") return "";
+  std::vector<std::string> p = split(gen_spec.substr(colon + 1), ',');
+  if (p.empty() || p.size() > 2) return "";
+  const std::vector<int> dims = topo::parse_dims(p[0]);
+  const int hosts = p.size() > 1 ? to_int(p[1], "--gen '" + gen_spec + "'") : 1;
+  const bool torus = kind == "torus";
+  const int nd = static_cast<int>(dims.size());
+  if (nd < 1 || nd > 3) return "";
+  int nsw = 1;
+  for (int d : dims) nsw *= d;
+  const char axis[] = {'x', 'y', 'z'};
+  // Seed: the first switch (topo::grid order, first dimension fastest) that survived the faults
+  // with all its seed links up: +d (port hosts+1+2d) in every dimension, and -d (port hosts+2+2d)
+  // too on a torus (torus-2QoS needs both directions for radix-4 rings). On a mesh the switch must
+  // not sit at the upper end of any dimension.
+  for (int i = 0; i < nsw; ++i) {
+    std::vector<int> c(static_cast<size_t>(nd));
+    std::string name = "S";
+    for (int d = 0, idx = i; d < nd; ++d) {
+      c[static_cast<size_t>(d)] = idx % dims[static_cast<size_t>(d)];
+      idx /= dims[static_cast<size_t>(d)];
+      name += (d ? "_" : "") + std::to_string(c[static_cast<size_t>(d)]);
+    }
+    auto sw = f.find(name);
+    if (!sw || !f.node(*sw).is_switch()) continue;
+    const Node& n = f.node(*sw);
+    auto peer = [&](int port) -> const Node* {
+      if (port >= static_cast<int>(n.ports.size()) || !n.ports[static_cast<size_t>(port)].connected()) return nullptr;
+      const Node& q = f.node(n.ports[static_cast<size_t>(port)].peer_node);
+      return q.is_switch() ? &q : nullptr;
+    };
+    std::ostringstream o;
+    bool ok = true;
+    for (int d = 0; d < nd && ok; ++d) {
+      if (!torus && c[static_cast<size_t>(d)] + 1 >= dims[static_cast<size_t>(d)]) ok = false;
+      const Node* plus = peer(hosts + 1 + 2 * d);
+      const Node* minus = torus ? peer(hosts + 2 + 2 * d) : nullptr;
+      if (!plus || (torus && !minus)) ok = false;
+      if (!ok) break;
+      char b[128];
+      std::snprintf(b, sizeof b, "%cp_link 0x%016llx 0x%016llx\n", axis[d], static_cast<unsigned long long>(n.guid),
+                    static_cast<unsigned long long>(plus->guid));
+      o << b;
+      if (minus) {
+        std::snprintf(b, sizeof b, "%cm_link 0x%016llx 0x%016llx\n", axis[d], static_cast<unsigned long long>(n.guid),
+                      static_cast<unsigned long long>(minus->guid));
+        o << b;
+      }
+    }
+    if (!ok) continue;
+    std::ostringstream head;
+    head << "# torus-2QoS.conf written by ftroute campaign for " << gen_spec << " (seed switch " << name << ")\n"
+         << kind;
+    for (int d = 0; d < 3; ++d) head << " " << (d < nd ? dims[static_cast<size_t>(d)] : 1);
+    head << "\n";
+    return head.str() + o.str();
+  }
+  return "";
+}
 
 FabricSource parse_fabric_source(const std::string& text, bool is_file) {
   FabricSource s;
@@ -352,7 +506,10 @@ RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key) {
 
     const std::string prefix = "opensm:";
     if (key.engine.rfind(prefix, 0) == 0) {
-      run_opensm(cfg, f, key.engine.substr(prefix.size()), out);
+      std::string gen_spec;
+      for (const auto& src : cfg.fabrics)
+        if (src.name == key.fabric) gen_spec = src.gen_spec;
+      run_opensm(cfg, f, gen_spec, key.engine.substr(prefix.size()), out);
       return out;
     }
     f.assign_lids(0);

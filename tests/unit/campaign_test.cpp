@@ -5,9 +5,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 
 #include "ftroute/campaign.hpp"
 #include "ftroute/error.hpp"
+#include "ftroute/ibdmchk_io.hpp"
+#include "ftroute/lft_io.hpp"
+#include "ftroute/validate.hpp"
 
 using namespace ftroute;
 namespace fs = std::filesystem;
@@ -197,5 +202,121 @@ TEST(Campaign, OpenSmRunUnderIbsim) {
   EXPECT_TRUE(r.deadlock_checked);
   EXPECT_TRUE(r.cdg_acyclic);  // up*/down* is deadlock-free on one VL
   EXPECT_FALSE(fs::exists(d + "/scratch") && !fs::is_empty(d + "/scratch")) << "scratch not cleaned";
+  fs::remove_all(d);
+}
+
+namespace {
+
+bool have_sim() { return fs::exists("/usr/sbin/opensm") && fs::exists("/usr/bin/ibsim"); }
+
+// The only run directory a keep_scratch campaign left in <out>/scratch.
+std::string only_workdir(const std::string& out) {
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(out + "/scratch")) dirs.push_back(e.path());
+  EXPECT_EQ(dirs.size(), 1u);
+  return dirs.empty() ? "" : dirs[0].string();
+}
+
+}  // namespace
+
+TEST(Campaign, PathSlOutputParsing) {
+  size_t missing = 9;
+  auto m = campaign::parse_pathsl_output("2 9 1\n- 0x0000000000100001 0x0000000000100002\n3 4 0\n", &missing);
+  EXPECT_EQ(missing, 1u);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m.at((2u << 16) | 9u), 1);
+  EXPECT_THROW(campaign::parse_pathsl_output("2 9\n", &missing), Error);
+  EXPECT_THROW(campaign::parse_pathsl_output("2 9 16\n", &missing), Error);
+}
+
+TEST(Campaign, Torus2QosConfForGeneratedGrids) {
+  Fabric t = campaign::build_fabric(campaign::parse_fabric_source("torus:4x4", false));
+  std::string c = campaign::torus2qos_conf(t, "torus:4x4");
+  EXPECT_NE(c.find("\ntorus 4 4 1\n"), std::string::npos) << c;
+  // radix-4 rings need both directions of the seed
+  for (const char* k : {"xp_link 0x", "xm_link 0x", "yp_link 0x", "ym_link 0x"}) EXPECT_NE(c.find(k), std::string::npos) << k;
+  EXPECT_EQ(c.find("zp_link"), std::string::npos);
+  Fabric m = campaign::build_fabric(campaign::parse_fabric_source("mesh:3x3x3,2", false));
+  c = campaign::torus2qos_conf(m, "mesh:3x3x3,2");
+  EXPECT_NE(c.find("\nmesh 3 3 3\n"), std::string::npos) << c;
+  EXPECT_NE(c.find("zp_link"), std::string::npos);
+  EXPECT_EQ(c.find("xm_link"), std::string::npos);  // a mesh seed needs only + links
+  // A failed seed link moves the seed on: S0_0 lost +x, S1_0 the same link as -x, so S2_0.
+  auto s00 = *t.find("S0_0");
+  t.disconnect(s00, 2);  // +x of S0_0 (port hosts + 1)
+  c = campaign::torus2qos_conf(t, "torus:4x4");
+  EXPECT_NE(c.find("seed switch S2_0"), std::string::npos) << c;
+  EXPECT_EQ(campaign::torus2qos_conf(t, "fattree:4,2"), "");
+}
+
+// OpenSM's SL-based engines on a 4x4 torus: the per-path SLs come from the SA (ftroute-pathsl),
+// the CDG per VL is acyclic with them, and it is NOT acyclic with every path on SL 0 (so the SLs
+// really are what makes the routing deadlock free, and the check would catch their absence).
+TEST(Campaign, OpenSmPathSlsMakeTheCdgAcyclic) {
+  if (!have_sim()) GTEST_SKIP() << "ibsim/opensm not installed";
+  for (const std::string engine : {"lash", "dfsssp"}) {
+    std::string d = tmpdir("pathsl_" + engine);
+    campaign::Config c;
+    c.fabrics.push_back(campaign::parse_fabric_source("torus:4x4", false));
+    c.engines = {"opensm:" + engine};
+    c.out_dir = d;
+    c.opensm_timeout = 30;
+    c.keep_scratch = true;
+    Fabric f = campaign::build_fabric(c.fabrics[0]);
+    auto r = campaign::run_one(c, f, {"torus:4x4", "opensm:" + engine, "0", "0", 1});
+    ASSERT_EQ(r.status, "ok") << engine << ": " << r.message;
+    EXPECT_EQ(r.engine_used, engine);
+    EXPECT_EQ(r.unreachable, 0u);
+    EXPECT_EQ(r.looping, 0u);
+    EXPECT_TRUE(r.deadlock_checked) << engine << ": " << r.message;
+    EXPECT_TRUE(r.cdg_acyclic) << engine;
+    EXPECT_EQ(r.message.rfind("path SLs from the SA: 496 paths", 0), 0u) << r.message;  // 16 CAs x 31 LIDs
+
+    // Re-check from the files the run left: OpenSM's LFTs + SL2VL dump + the SA's SLs.
+    std::string w = only_workdir(d), dump = w + "/opensm-1/dump";
+    LoadedRouting lr = load_routing(w + "/input.net", dump + "/opensm-lfts.dump", LftFormat::Auto, "", "", true);
+    lr.routing.sl2vl = read_sl2vl(dump + "/opensm-sl2vl.dump", lr.fabric);
+    std::ifstream in(w + "/pathsl.out");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    size_t missing = 0;
+    auto sls = campaign::parse_pathsl_output(ss.str(), &missing);
+    EXPECT_EQ(missing, 0u);
+    int max_sl = 0;
+    for (const auto& [k, sl] : sls) max_sl = std::max(max_sl, static_cast<int>(sl));
+    EXPECT_GT(max_sl, 0) << engine << " used only SL 0 on a torus";
+    ValidationReport one_sl = validate(lr.fabric, lr.routing);
+    EXPECT_TRUE(one_sl.deadlock_checked);
+    EXPECT_FALSE(one_sl.cdg_acyclic) << engine << ": its paths on SL 0 alone should have a cycle on a 4x4 torus";
+    lr.routing.path_sl = [&sls](Lid s, Lid t) -> uint8_t {
+      auto it = sls.find((static_cast<uint32_t>(s) << 16) | t);
+      return it == sls.end() ? 0 : it->second;
+    };
+    ValidationReport with_sls = validate(lr.fabric, lr.routing);
+    EXPECT_TRUE(with_sls.cdg_acyclic) << with_sls.cycle_text;
+    EXPECT_GT(with_sls.vls_used.size(), 1u);
+    fs::remove_all(d);
+  }
+}
+
+// torus-2QoS gets a generated torus-2QoS.conf, routes the faulty torus itself (no fallback) and
+// its SL-based routes are checked per VL.
+TEST(Campaign, OpenSmTorus2QosConfiguredAndChecked) {
+  if (!have_sim()) GTEST_SKIP() << "ibsim/opensm not installed";
+  std::string d = tmpdir("torus2qos");
+  campaign::Config c;
+  c.fabrics.push_back(campaign::parse_fabric_source("torus:4x4", false));
+  c.engines = {"opensm:torus-2QoS"};
+  c.out_dir = d;
+  c.opensm_timeout = 30;
+  Fabric f = campaign::build_fabric(c.fabrics[0]);
+  auto r = campaign::run_one(c, f, {"torus:4x4", "opensm:torus-2QoS", "1", "0", 1});
+  ASSERT_EQ(r.status, "ok") << r.message;
+  EXPECT_EQ(r.engine_used, "torus-2QoS");
+  EXPECT_FALSE(r.fallback);
+  EXPECT_EQ(r.links_removed, 1);
+  EXPECT_EQ(r.unreachable, 0u);
+  EXPECT_TRUE(r.deadlock_checked) << r.message;
+  EXPECT_TRUE(r.cdg_acyclic);
   fs::remove_all(d);
 }

@@ -11,9 +11,12 @@
 // console FIFO, everything under timeout, stopped by PID), reads <dump>/opensm-lfts.dump and maps
 // it onto the Fabric by GUID. The engine OpenSM really used is read from "<x> tables configured"
 // in its log, so a silent fallback to minhop is visible (column engine_used / fallback).
-// dfsssp, lash and nue get `qos TRUE` (like opensm -Q) so they may use SLs/VLs; the SL2VL table
-// is read from opensm-sl2vl.dump. OpenSM does not dump its per-path SLs, so for those engines the
-// CDG check sees the LFTs on one SL (see docs/campaign.md) and the "deadlock_checked" column says 0.
+// dfsssp, sssp, lash, nue and torus-2QoS get `qos TRUE` (like opensm -Q) so they may use SLs/VLs;
+// the SL2VL tables are read from opensm-sl2vl.dump. OpenSM does not dump its per-path SLs, so for
+// dfsssp, lash, nue and torus-2QoS OpenSM runs as a daemon and the SA is asked for the PathRecord
+// of every validated pair (ftroute-pathsl, campaign/pathsl/); the CDG is then checked per VL with
+// those SLs. If that is impossible the "deadlock_checked" column says 0. torus-2QoS on a generated
+// mesh/torus gets a torus-2QoS.conf (torus2qos_conf).
 //
 // Results: one CSV row per run keyed by (fabric, engine, link_failures, switch_failures, seed),
 // appended (flushed) as soon as the run finishes; existing keys are skipped on re-run (resume).
@@ -23,6 +26,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ftroute/error.hpp"
@@ -53,6 +57,16 @@ Fabric build_fabric(const FabricSource& src);  // throws OptionError / ParseErro
 int failures_count(const std::string& spec, int candidates);
 double failures_x(const std::string& spec);  // numeric value for plots (4 or 1 for "1%")
 
+// torus-2QoS.conf for a generated grid ("mesh:4x4[,H]" / "torus:3x3x3[,H]"; topo::grid names and
+// ports) after faults: "torus|mesh X Y Z" (missing dimensions = 1) and one seed (xp/yp/zp_link,
+// plus xm/ym/zm_link on a torus) at the first surviving switch whose seed links are all up.
+// Returns "" for other specs or when no switch qualifies (torus-2QoS then falls back).
+std::string torus2qos_conf(const Fabric& faulty, const std::string& gen_spec);
+
+// Output of ftroute-pathsl ("slid dlid sl" lines, "- sguid dguid" for pairs without a path
+// record, counted in *missing) as a map (slid << 16 | dlid) -> SL. Throws Error on other lines.
+std::unordered_map<uint32_t, uint8_t> parse_pathsl_output(const std::string& text, size_t* missing);
+
 struct Config {
   std::vector<FabricSource> fabrics;
   std::vector<std::string> engines;
@@ -72,6 +86,7 @@ struct Config {
   std::string ftsim_script;     // default: <source dir>/scripts/ftsim.sh
   std::string scratch_dir;      // default: <out_dir>/scratch (workdirs removed after each run)
   bool keep_scratch = false;
+  std::string pathsl_tool;      // default: the built ftroute-pathsl ("" if not built: SL engines unchecked)
   std::string out_dir;
 };
 
