@@ -42,6 +42,7 @@ int run_campaign_cmd(cli::Args& a) {
   cfg.pattern = a.value_or("pattern", "");
   cfg.sim_load = a.double_or("sim-load", 0.9);
   cfg.sim_measure = a.int_or("sim-cycles", 3000);
+  cfg.sim_msg_packets = static_cast<int>(a.int_or("sim-msg-packets", 1));
   cfg.sim_warmup = cfg.sim_measure / 6;
   cfg.opensm_timeout = static_cast<int>(a.int_or("opensm-timeout", 120));
   cfg.ftsim_script = a.value_or("ftsim", "");
@@ -75,6 +76,7 @@ int run_campaign_cmd(cli::Args& a) {
     if (cfg.shard_count < 1 || cfg.shard_index < 0 || cfg.shard_index >= cfg.shard_count)
       throw cli::UsageError("--shard expects I/N (0 <= I < N), got '" + shard + "'");
   }
+  if (cfg.sim_msg_packets < 1) throw cli::UsageError("--sim-msg-packets must be >= 1");
   if (!cfg.pattern.empty() && !(cfg.sim_load > 0 && cfg.sim_load <= 1))
     throw cli::UsageError("--sim-load must be in (0, 1]");
 
@@ -151,9 +153,12 @@ DIR/plots/<fabric>_<metric>.svg and DIR/summary.txt are rewritten at the end.
                          merge the directories with `ftroute campaign-merge`
   --host-links           random link failures may also hit switch-CA links
   --allow-disconnect     accept fault sets that disconnect the fabric
-  --pattern P            simulate with flitsim: shift | exchange | uniform | any flitsim pattern
-  --sim-load X           offered load for the simulation, 0 < X <= 1 (default 0.9)
+  --pattern P            simulate with flitsim: shift-exchange (the paper's all-to-all: shifts
+                         +-1..+-N/2, run to completion; throughput = Eq. 7 per endpoint) |
+                         shift | exchange (one permutation each) | uniform | any flitsim pattern
+  --sim-load X           offered load for the simulation, 0 < X <= 1 (default 0.9; not for shift-exchange)
   --sim-cycles N         measured cycles (default 3000; warm-up N/6)
+  --sim-msg-packets N    shift-exchange: packets (16 flits) per message (default 1)
   --opensm-timeout S     seconds per OpenSM run (default 120)
   --ftsim PATH           scripts/ftsim.sh to use (default: the one of this source tree)
   --keep-scratch         keep the ibsim/OpenSM work directories in DIR/scratch

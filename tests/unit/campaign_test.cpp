@@ -107,6 +107,25 @@ TEST(Campaign, SimulationFillsThroughput) {
   EXPECT_FALSE(r.sim_deadlock);
 }
 
+// The paper's shift-exchange runs to completion: every packet delivered, so offered == accepted
+// (both are flits / (endpoints x runtime)); an endpoint ejects at most one flit per cycle.
+TEST(Campaign, ShiftExchangeRunsToCompletion) {
+  auto c = small_config("unused");
+  c.pattern = "shift-exchange";
+  c.sim_msg_packets = 2;
+  Fabric f = campaign::build_fabric(c.fabrics[0]);  // fattree:4,2: 8 hosts
+  for (const char* lf : {"0", "2"}) {
+    auto r = campaign::run_one(c, f, {c.fabrics[0].name, "ftree-misroute", lf, "0", 1});
+    ASSERT_EQ(r.status, "ok") << r.message;
+    EXPECT_TRUE(r.simulated);
+    EXPECT_FALSE(r.sim_deadlock);
+    EXPECT_EQ(r.message, "");
+    EXPECT_GT(r.sim_accepted, 0.2) << lf;
+    EXPECT_LE(r.sim_accepted, 1.0) << lf;  // an endpoint ejects at most one flit per cycle
+    EXPECT_NEAR(r.sim_offered, r.sim_accepted, 1e-9) << "not every packet was delivered";
+  }
+}
+
 TEST(Campaign, CsvRoundTripQuotesAndRejectsDamage) {
   campaign::RunResult r;
   r.key = {"fattree:4,2", "opensm:updn", "1%", "0", 3};

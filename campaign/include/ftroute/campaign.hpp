@@ -78,7 +78,8 @@ struct Config {
   bool keep_connected = true;   // paper: faults never disconnect the fabric
   bool host_links = false;      // random link failures may hit switch-CA links
   // flitsim (empty pattern = no simulation)
-  std::string pattern;          // shift | exchange | uniform | any flitsim pattern
+  std::string pattern;          // shift-exchange | shift | exchange | uniform | any flitsim pattern
+  int sim_msg_packets = 1;      // shift-exchange: packets per message (per source and shift)
   double sim_load = 0.9;
   int64_t sim_warmup = 500, sim_measure = 3000;
   // OpenSM
