@@ -40,7 +40,12 @@ int Fabric::add_node(NodeType type, std::string id, int num_ports, uint64_t guid
 
 std::string Fabric::port_name(int node, int port) const {
   if (node < 0 || node >= size()) return "<node " + std::to_string(node) + ">[" + std::to_string(port) + "]";
-  return "\"" + nodes_[static_cast<size_t>(node)].id + "\"[" + std::to_string(port) + "]";
+  // Fabrics read from ibnetdiscover output have GUID-based ids ("S-0000000000200022") and the
+  // node description after '#': show the description people know, with the unique id after it.
+  const Node& n = nodes_[static_cast<size_t>(node)];
+  std::string s = "\"" + (n.desc.empty() ? n.id : n.desc) + "\"[" + std::to_string(port) + "]";
+  if (!n.desc.empty() && n.desc != n.id) s += " (" + n.id + ")";
+  return s;
 }
 
 void Fabric::connect(int a, int pa, int b, int pb) {

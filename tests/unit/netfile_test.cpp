@@ -170,6 +170,8 @@ TEST(NetFile, IbnetdiscoverOutput) {
   EXPECT_EQ(f.node(f.owner(5)->node).desc, "Hca3");
   EXPECT_EQ(f.attach(6).sw, id(f, "S-0000000000200001"));
   EXPECT_EQ(f.attach(6).port, 2);
+  // messages name ports by description, with the GUID-based id to tell equal descriptions apart
+  EXPECT_EQ(f.port_name(s1, 3), "\"Switch1\"[3] (S-0000000000200000)");
   // "4xSDR" -> width 4, speed SDR
   EXPECT_EQ(f.node(s1).port(3).width, 4);
   EXPECT_EQ(f.node(s1).port(3).speed, 1);
