@@ -44,40 +44,50 @@ struct Rng {  // xoshiro256** seeded by splitmix64
   uint64_t below(uint64_t n) { return n ? next() % n : 0; }
 };
 
-// Fixed-capacity ring buffer.
+// Ring buffer with a power-of-two capacity (index by mask: a modulo costs a division per flit).
 template <class T>
 struct Ring {
   std::vector<T> v;
-  uint32_t head = 0, n = 0;
-  void init(size_t cap) { v.assign(cap, T{}); }
+  uint32_t head = 0, n = 0, mask = 0;
+  void init(size_t cap) {
+    size_t c = 1;
+    while (c < cap) c <<= 1;
+    v.assign(c, T{});
+    mask = static_cast<uint32_t>(c - 1);
+  }
   bool empty() const { return n == 0; }
   uint32_t size() const { return n; }
   T& front() { return v[head]; }
-  T& back() { return v[(head + n - 1) % v.size()]; }
-  T& at(uint32_t i) { return v[(head + i) % v.size()]; }
+  T& back() { return v[(head + n - 1) & mask]; }
+  T& at(uint32_t i) { return v[(head + i) & mask]; }
   void push(const T& x) {
     if (n == v.size()) {  // grow (only the DAB-less worst case of 1-flit packets can fill it)
-      std::vector<T> nv(v.size() * 2 + 1);
+      std::vector<T> nv(v.size() * 2);
       for (uint32_t i = 0; i < n; i++) nv[i] = at(i);
       v.swap(nv);
       head = 0;
+      mask = static_cast<uint32_t>(v.size() - 1);
     }
-    v[(head + n) % v.size()] = x;
+    v[(head + n) & mask] = x;
     n++;
   }
-  void pop() { head = (head + 1) % v.size(), n--; }
+  void pop() { head = (head + 1) & mask, n--; }
 };
 
 enum : uint8_t { kIdle, kRouting, kWaiting, kActive, kDiscard };
-enum EvKind : uint8_t { kEvFlit, kEvCredit, kEvRoute, kEvNacId, kEvNacRec, kEvNacTimeout };
+// kEvFlitCredit = a flit arriving on channel a plus the credit for the buffer it left (channel
+// c2, VC vc2): the common case credit_delay == link_latency needs one event per flit hop, not two.
+enum EvKind : uint8_t { kEvFlit, kEvCredit, kEvRoute, kEvNacId, kEvNacRec, kEvNacTimeout, kEvFlitCredit };
 
 struct Ev {
   uint8_t kind;
   uint8_t vc;
-  uint16_t pad;
+  uint8_t vc2 = 0;
+  uint8_t pad = 0;
   uint32_t a;  // channel / msg index
   uint32_t b;  // packet slot / count
   int32_t size;
+  uint32_t c2 = 0;
 };
 
 struct Entry {
@@ -161,6 +171,9 @@ struct EpState {
   std::deque<uint32_t> queue;  // source queue (packet slots)
   bool dirty = false;
   uint32_t rr = 0;
+  // Synthetic source process: cycle of the next Bernoulli generation not materialised yet (-1:
+  // none). Lazy sources (default) materialise it only when the queue is empty (run() comment).
+  int64_t gen_due = -1;
 };
 
 struct NacMsg {
@@ -393,7 +406,7 @@ struct Simulator::Impl {
   uint64_t wmask = 0;
   int64_t now = 0;
 
-  std::vector<int> dirty_sw, dirty_ep;
+  std::vector<int> dirty_sw, dirty_ep, retry_sw;
 
   std::priority_queue<std::pair<int64_t, int>, std::vector<std::pair<int64_t, int>>, std::greater<>> gen_q;
   std::vector<LinkEv> link_evs;
@@ -411,6 +424,7 @@ struct Simulator::Impl {
   uint64_t nac_seq = 1;
 
   Rng rng;
+  std::vector<Rng> src_rng;  // per source: gaps, destinations, LMC offsets (same draws eager or lazy)
   Result res;
   // FT-DRB source state and pending fault notifications (time, packet's src, node, port, sent)
   std::unique_ptr<FtDrbSelector> ftdrb;
@@ -434,7 +448,15 @@ struct Simulator::Impl {
   };
   std::priority_queue<FtAck, std::vector<FtAck>, std::greater<>> ft_acks;  // (node, port) already broadcast while down
   int64_t last_progress = 0;
+  int32_t min_need = 1;  // VCT: fewest credits any head needs (smallest packet; 1 after a truncation)
   bool generating = false;
+  bool eager = false;            // TrafficSpec::eager_sources
+  int64_t gen_limit = INT64_MAX;  // no packet is generated at or after this cycle (flush started)
+  int64_t gen_upto = -1;          // last cycle whose generations have been processed
+  // Sources whose next unmaterialised generation is before owe_limit (win_hi while measuring
+  // and draining, gen_limit while flushing): a lazy source still owes those packets.
+  uint64_t owing = 0;
+  int64_t owe_limit = 0;
   TrafficSpec tr;
   double pkt_prob = 0;
   std::vector<int> perm;  // fixed destination per source (permutations)
@@ -447,8 +469,10 @@ struct Simulator::Impl {
   Impl(const Fabric& fab, const Routing& r, const Config& c, Simulator* o)
       : f(fab), R(&r), cfg(c), owner(o), rng(c.seed) {
     cfg.validate();
+    min_need = cfg.packet_flits;
     V = cfg.num_vcs > 0 ? cfg.num_vcs : std::max(1, r.num_vls);
     build();
+    build_vl_cache();
     if (cfg.lid_policy == LidPolicy::FtDrb) ftdrb = std::make_unique<FtDrbSelector>(f, cfg);
   }
 
@@ -498,8 +522,10 @@ struct Simulator::Impl {
       }
     }
     ivc.resize(ch.size() * V);
-    size_t cap = static_cast<size_t>(cfg.buffer_flits / std::max(1, std::min(cfg.packet_flits, 4))) + 2;
-    for (auto& v : ivc) v.q.init(std::min<size_t>(cap, 64));
+    // Packets a VC can hold: buffer / packet size, one more being cut through; smaller (trace or
+    // truncated) packets grow the ring. Sinks do not queue.
+    size_t cap = static_cast<size_t>(cfg.buffer_flits / cfg.packet_flits) + 2;
+    for (size_t i = 0; i < ivc.size(); i++) ivc[i].q.init(ch[i / V].dst_ep >= 0 ? 1 : std::min<size_t>(cap, 64));
     credits.assign(ch.size() * V, cfg.buffer_flits);
     ovc_conn.assign(ch.size() * V, -1);
     in_stamp.assign(ch.size(), -1);
@@ -511,15 +537,60 @@ struct Simulator::Impl {
     int64_t maxd = std::max<int64_t>({cfg.link_latency + cfg.xbar_delay + cfg.alloc_delay, cfg.credit_delay,
                                       cfg.routing_delay, cfg.nac_tf});
     if (cfg.nac) maxd = std::max<int64_t>(maxd, nac_timeout() + 1);
-    uint64_t w = 16;
-    while (w <= static_cast<uint64_t>(maxd) + 2) w <<= 1;
+    // As small as the longest delay allows: a bucket is written and read within a few cycles, so
+    // a small wheel stays in cache (16 buckets of ~1k events each cost a store miss per event).
+    uint64_t w = 2;
+    while (w <= static_cast<uint64_t>(maxd)) w <<= 1;
     wheel.assign(w, {});
     wmask = w - 1;
   }
 
+  // SL2VL lookups of the current routing, flattened: a hash lookup per routed head was ~10% of
+  // the run time on the dateline torus. vl_base[c] indexes vl_idx by the output port of the
+  // switch channel c enters; vl_idx holds an index into vl_tabs (0 = identity).
+  std::vector<Sl2Vl::Table> vl_tabs;
+  std::vector<uint32_t> vl_base;
+  std::vector<uint16_t> vl_idx;
+  std::vector<uint16_t> vl_ep;  // per endpoint: table of its CA port
+  void build_vl_cache() {
+    vl_tabs.assign(1, Sl2Vl::identity());
+    vl_base.clear(), vl_idx.clear(), vl_ep.clear();
+    if (R->sl2vl.empty()) return;
+    std::map<Sl2Vl::Table, uint16_t> index{{vl_tabs[0], 0}};
+    const auto& raw = R->sl2vl.raw();
+    auto idx_of = [&](int node, int in, int out) -> uint16_t {
+      auto r = raw.find(Sl2Vl::key(node, in, out));
+      if (r == raw.end()) return 0;  // no table: VL = SL (Sl2Vl::vl)
+      const Sl2Vl::Table& t = r->second;
+      auto [it, fresh] = index.emplace(t, static_cast<uint16_t>(vl_tabs.size()));
+      if (fresh) {
+        FLITSIM_CHECK(vl_tabs.size() < 65535, "too many distinct SL2VL tables");
+        vl_tabs.push_back(t);
+      }
+      return it->second;
+    };
+    vl_base.assign(ch.size(), 0);
+    for (size_t c = 0; c < ch.size(); c++) {
+      if (ch[c].dst_sw < 0) continue;
+      int node = ch[c].dst_node, P = f.node(node).num_ports;
+      vl_base[c] = static_cast<uint32_t>(vl_idx.size());
+      for (int out = 0; out <= P; out++) vl_idx.push_back(out ? idx_of(node, ch[c].dst_port, out) : 0);
+    }
+    for (auto& e : eps) vl_ep.push_back(idx_of(e.node, 0, e.port));
+  }
+  // VL of SL `sl` entering switch channel c's switch and leaving by `out_port`.
+  int vl_at(int c, int out_port, int sl) const {
+    if (vl_base.empty()) return sl;
+    return vl_tabs[vl_idx[vl_base[static_cast<size_t>(c)] + static_cast<size_t>(out_port)]][static_cast<size_t>(sl & 15)];
+  }
+  int vl_src(int e, int sl) const {
+    if (vl_ep.empty()) return sl;
+    return vl_tabs[vl_ep[static_cast<size_t>(e)]][static_cast<size_t>(sl & 15)];
+  }
+
   int64_t nac_timeout() const { return 2 * static_cast<int64_t>(sws.size() + 1) * cfg.nac_tf + 4; }
 
-  void at(int64_t t, const Ev& e) {
+  inline void at(int64_t t, const Ev& e) {
     FLITSIM_CHECK(t > now || (t == now && e.kind != kEvFlit), "event scheduled in the past");
     FLITSIM_CHECK(static_cast<uint64_t>(t - now) <= wmask, "event beyond time wheel");
     wheel[static_cast<uint64_t>(t) & wmask].push_back(e);
@@ -598,7 +669,7 @@ struct Simulator::Impl {
     }
   }
 
-  void generate(int src, int dst, int flits) {
+  void generate(int src, int dst, int flits, int64_t gen_cycle, bool mark = true) {
     if (dst < 0 || dst == src) return;
     uint32_t pi = new_pkt();
     Pkt& p = pkts[pi];
@@ -611,7 +682,7 @@ struct Simulator::Impl {
     uint32_t nl = 1u << d.lmc, off = 0;
     switch (cfg.lid_policy) {
       case LidPolicy::Base: off = 0; break;
-      case LidPolicy::Random: off = static_cast<uint32_t>(rng.below(nl)); break;
+      case LidPolicy::Random: off = static_cast<uint32_t>(src_rng[src].below(nl)); break;
       case LidPolicy::Hash: off = static_cast<uint32_t>((static_cast<uint64_t>(src) * 2654435761u) % nl); break;
       case LidPolicy::RoundRobin: off = s.rr++ % nl; break;
       case LidPolicy::FtDrb: off = 0; break;  // chosen at the head of the source queue
@@ -619,8 +690,9 @@ struct Simulator::Impl {
     p.dlid = static_cast<Lid>(d.base + off);
     p.sl = R->sl(p.slid, p.dlid);
     p.size = p.deliver_size = p.flits_left = flits;
-    p.gen = now;
-    p.measured = now >= win_lo && now < win_hi && generating;
+    min_need = std::min(min_need, flits);
+    p.gen = gen_cycle;
+    p.measured = gen_cycle >= win_lo && gen_cycle < win_hi;
     res.generated++;
     res.in_source++;
     if (p.measured) {
@@ -628,7 +700,31 @@ struct Simulator::Impl {
       window_flits_generated += static_cast<uint64_t>(flits);
     }
     s.queue.push_back(pi);
-    mark_ep(src);
+    if (mark) mark_ep(src);
+  }
+
+  // ---------------- source process ----------------
+  void set_due(int s, int64_t t) {
+    int64_t& d = eps[s].gen_due;
+    bool owed_before = d >= 0 && d < owe_limit, owed_after = t >= 0 && t < owe_limit;
+    if (owed_before && !owed_after) owing--;
+    if (!owed_before && owed_after) owing++;
+    d = t;
+  }
+  // Generates source s's packet due at gen_due (its true generation cycle) and draws the next.
+  void gen_next(int s, bool mark) {
+    int64_t t = eps[s].gen_due;
+    generate(s, pick_dest(s), cfg.packet_flits, t, mark);
+    int64_t g = next_gap(src_rng[s]);
+    set_due(s, g > 0 ? t + g : -1);
+  }
+  // Lazy source whose queue is empty: materialise the packets already due (a backlog: their
+  // generation cycles are in the past) until one is queued, else wait for the next one.
+  void refill(int s) {
+    EpState& E = eps[s];
+    if (eager || !E.queue.empty()) return;
+    while (E.queue.empty() && E.gen_due >= 0 && E.gen_due <= gen_upto && E.gen_due < gen_limit) gen_next(s, false);
+    if (E.queue.empty() && E.gen_due > gen_upto && E.gen_due < gen_limit) gen_q.push({E.gen_due, s});
   }
 
   // ---------------- routing ----------------
@@ -654,7 +750,7 @@ struct Simulator::Impl {
     int oc = -1, ov = 0;
     if (!why) {
       oc = sws[s].out_by_port[port];
-      ov = R->sl2vl.empty() ? p.sl : R->sl2vl.vl(sws[s].node, ch[c].dst_port, port, p.sl);
+      ov = vl_at(c, port, p.sl);
       if (ov >= V) why = "VL out of range";
       else if (!ch[oc].alive && cfg.fault_policy == FaultPolicy::Drop) why = "output link down";
       else if (!ch[oc].alive && ftdrb && !p.notified) {  // Hold: the switch still notifies the source
@@ -684,7 +780,7 @@ struct Simulator::Impl {
     q.state = kRouting;
     int64_t ready = std::max(now, q.front().head_arrival + cfg.routing_delay);
     if (ready <= now) route_front(c, v);
-    else at(ready, Ev{kEvRoute, static_cast<uint8_t>(v), 0, static_cast<uint32_t>(c), 0, 0});
+    else at(ready, Ev{kEvRoute, static_cast<uint8_t>(v), 0, 0, static_cast<uint32_t>(c), 0, 0});
   }
 
   // ---------------- connections ----------------
@@ -738,7 +834,7 @@ struct Simulator::Impl {
 
   void credit_return(int c, int v, int n) {
     if (ch[c].src_sw < 0 && ch[c].src_ep < 0) return;
-    at(now + cfg.credit_delay, Ev{kEvCredit, static_cast<uint8_t>(v), 0, static_cast<uint32_t>(c), static_cast<uint32_t>(n), 0});
+    at(now + cfg.credit_delay, Ev{kEvCredit, static_cast<uint8_t>(v), 0, 0, static_cast<uint32_t>(c), static_cast<uint32_t>(n), 0});
   }
 
   // A connection finished (all `size` flits sent or discarded).
@@ -781,6 +877,7 @@ struct Simulator::Impl {
     int32_t oc = k.out_ch, ov = k.out_vc;
     if (!pkts[pi].doomed && !pkts[pi].finalized) ftdrb_fault(pi, ch[oc].src_node, ch[oc].src_port);
     finalize_drop(pi, "link failed while the packet crossed it");
+    min_need = 1;
     // Upstream part: discard the rest of this packet at this input.
     if (ch[oc].out_conn == id) ch[oc].out_conn = -1;
     if (ovc_conn[static_cast<size_t>(oc) * V + ov] == id) ovc_conn[static_cast<size_t>(oc) * V + ov] = -1;
@@ -882,15 +979,19 @@ struct Simulator::Impl {
     if (owner->on_deliver) owner->on_deliver(p.id, p.src, p.dst, latency);
   }
 
-  void on_credit(const Ev& e) {
-    size_t i = static_cast<size_t>(e.a) * V + e.vc;
-    credits[i] += static_cast<int32_t>(e.b);
-    FLITSIM_CHECK(credits[i] <= cfg.buffer_flits, "credit counter above buffer size at " + chan_name(static_cast<int>(e.a)));
-    const Channel& c = ch[e.a];
+  void on_credit(const Ev& e) { credit_arrives(e.a, e.vc, static_cast<int32_t>(e.b)); }
+  void credit_arrives(uint32_t cid, uint8_t vc, int32_t n) {
+    size_t i = static_cast<size_t>(cid) * V + vc;
+    credits[i] += n;
+    FLITSIM_CHECK(credits[i] <= cfg.buffer_flits, "credit counter above buffer size at " + chan_name(static_cast<int>(cid)));
+    // Wake the sender only if the credit can make a head feasible: its output is not streaming
+    // another packet (VCT: finish_conn wakes it then) and the counter covers the smallest packet.
+    const Channel& c = ch[cid];
+    if (!wh && (c.out_conn >= 0 || credits[i] < min_need)) return;
     if (c.src_sw >= 0) {
       if (!sws[c.src_sw].req.empty()) mark_sw(c.src_sw);
     } else if (c.src_ep >= 0) {
-      mark_ep(c.src_ep);
+      if (!eps[c.src_ep].queue.empty()) mark_ep(c.src_ep);
     }
   }
 
@@ -1021,12 +1122,29 @@ struct Simulator::Impl {
         }
       }
     }
+    // A request that lost arbitration but is still feasible (e.g. its input port picked another
+    // VC whose output went elsewhere) is retried next cycle, as a router's allocator runs every
+    // cycle. Without this it would wait for an unrelated event to wake the switch.
+    for (uint32_t r : S.req)
+      if (feasible(r)) {
+        retry_sw.push_back(s);
+        break;
+      }
   }
 
   void allocate_ep(int e) {
     EpState& E = eps[e];
     E.dirty = false;
-    while (!E.queue.empty() && E.out_ch >= 0) {
+    while (true) {
+      refill(e);
+      if (E.queue.empty()) return;
+      if (E.out_ch < 0) {  // endpoint without a link: nothing can leave
+        uint32_t pi = E.queue.front();
+        E.queue.pop_front();
+        finalize_drop(pi, "source not connected");
+        for (int i = 0; i < pkts[pi].size; i++) flit_gone(pi);
+        continue;
+      }
       Channel& oc = ch[E.out_ch];
       if (oc.out_conn >= 0) return;
       uint32_t pi = E.queue.front();
@@ -1045,7 +1163,7 @@ struct Simulator::Impl {
         for (int i = 0; i < p.size; i++) flit_gone(pi);
         continue;
       }
-      int vl = R->sl2vl.empty() ? p.sl : R->sl2vl.vl(E.node, 0, E.port, p.sl);
+      int vl = vl_src(e, p.sl);
       if (vl >= V) {
         E.queue.pop_front();
         finalize_drop(pi, "VL out of range");
@@ -1064,26 +1182,19 @@ struct Simulator::Impl {
       res.injected++;
       res.in_source--;
       res.in_network++;
+      refill(e);
       return;
-    }
-    if (E.out_ch < 0) {  // endpoint without a link: nothing can leave
-      while (!E.queue.empty()) {
-        uint32_t pi = E.queue.front();
-        E.queue.pop_front();
-        finalize_drop(pi, "source not connected");
-        for (int i = 0; i < pkts[pi].size; i++) flit_gone(pi);
-      }
     }
   }
 
   // Every active connection moves at most one flit per cycle. Under wormhole several
   // connections share a port, so a port moves at most one flit per cycle (rotating priority).
   void step_conns() {
-    step_tmp.assign(active.begin(), active.end());
+    step_tmp.assign(active.begin(), active.end());  // finish_conn edits `active`
     size_t n = step_tmp.size();
     size_t off = wh && n ? static_cast<size_t>(now) % n : 0;
     for (size_t j = 0; j < n; j++) {
-      int32_t id = step_tmp[(j + off) % n];
+      int32_t id = step_tmp[off ? (j + off) % n : j];
       Conn& k = conns[id];
       if (k.sent >= k.size) {
         finish_conn(id);
@@ -1130,6 +1241,11 @@ struct Simulator::Impl {
       e.departed++;
       if (!k.from_dab) {
         q.occ--;
+        if (cfg.credit_delay == cfg.link_latency) {  // flit and credit in one event
+          send_flit(k, ci, static_cast<uint32_t>(k.in_ch), k.in_vc);
+          if (k.sent >= k.size) finish_conn(id);
+          continue;
+        }
         credit_return(k.in_ch, k.in_vc, 1);
       }
       send_flit(k, ci);
@@ -1137,12 +1253,17 @@ struct Simulator::Impl {
     }
   }
 
-  void send_flit(Conn& k, size_t ci) {
+  // credit_ch >= 0: the flit's event also returns one credit of (credit_ch, credit_vc), which
+  // the caller guarantees is due at the same cycle (credit_delay == link_latency).
+  void send_flit(Conn& k, size_t ci, uint32_t credit_ch = UINT32_MAX, uint8_t credit_vc = 0) {
     credits[ci]--;
     FLITSIM_CHECK(credits[ci] >= 0, "negative credits at " + chan_name(k.out_ch));
     if (credits[ci] < res.min_credits) res.min_credits = credits[ci];
-    at(now + cfg.link_latency,
-       Ev{kEvFlit, k.out_vc, 0, static_cast<uint32_t>(k.out_ch), k.pkt, k.size});
+    if (credit_ch != UINT32_MAX && (ch[credit_ch].src_sw >= 0 || ch[credit_ch].src_ep >= 0))
+      at(now + cfg.link_latency, Ev{kEvFlitCredit, k.out_vc, credit_vc, 0, static_cast<uint32_t>(k.out_ch), k.pkt,
+                                    k.size, credit_ch});
+    else
+      at(now + cfg.link_latency, Ev{kEvFlit, k.out_vc, 0, 0, static_cast<uint32_t>(k.out_ch), k.pkt, k.size});
     k.sent++;
     last_progress = now;
   }
@@ -1260,7 +1381,7 @@ struct Simulator::Impl {
     m.ch = via_ch, m.vc = static_cast<uint8_t>(via_vc);
     uint32_t i = new_msg(m);
     if (kind == kEvNacId) res.nac_id_packets++;
-    at(now + cfg.nac_tf, Ev{kind, 0, 0, i, 0, 0});
+    at(now + cfg.nac_tf, Ev{kind, 0, 0, 0, i, 0, 0});
   }
 
   void nac_trigger_scan() {
@@ -1288,7 +1409,7 @@ struct Simulator::Impl {
         NacMsg m{run.seq, static_cast<int>(s), c, static_cast<uint8_t>(v), q.out_vc, q.out_ch,
                  static_cast<int32_t>(sws.size()) + 1, 0, 0, 0};
         send_ctrl(kEvNacId, m, c, v);
-        at(now + nac_timeout(), Ev{kEvNacTimeout, 0, 0, static_cast<uint32_t>(ri), 0, 0});
+        at(now + nac_timeout(), Ev{kEvNacTimeout, 0, 0, 0, static_cast<uint32_t>(ri), 0, 0});
       }
     }
   }
@@ -1609,10 +1730,10 @@ struct Simulator::Impl {
     }
   }
 
-  int64_t next_gap() {
+  int64_t next_gap(Rng& rg) {
     if (pkt_prob >= 1.0) return 1;
     if (pkt_prob <= 0) return -1;
-    double u = rng.uniform();
+    double u = rg.uniform();
     double g = std::floor(std::log1p(-u) / std::log1p(-pkt_prob));
     if (g > 1e15) return -1;
     return 1 + static_cast<int64_t>(g);
@@ -1622,11 +1743,12 @@ struct Simulator::Impl {
     int N = static_cast<int>(eps.size());
     if (N < 2) return -1;
     if (tr.pattern == "hotspot") {
-      std::vector<int> hs = tr.hotspots.empty() ? std::vector<int>{0} : tr.hotspots;
-      if (rng.uniform() < tr.hotspot_fraction) return hs[rng.below(hs.size())];
+      static const std::vector<int> kZero{0};
+      const std::vector<int>& hs = tr.hotspots.empty() ? kZero : tr.hotspots;
+      if (src_rng[s].uniform() < tr.hotspot_fraction) return hs[src_rng[s].below(hs.size())];
     }
     if (tr.pattern == "uniform" || tr.pattern == "hotspot") {
-      int d = static_cast<int>(rng.below(static_cast<uint64_t>(N - 1)));
+      int d = static_cast<int>(src_rng[s].below(static_cast<uint64_t>(N - 1)));
       return d >= s ? d + 1 : d;
     }
     return perm[s];
@@ -1640,6 +1762,10 @@ struct Simulator::Impl {
       switch (e.kind) {
         case kEvFlit: on_flit(e); break;
         case kEvCredit: on_credit(e); break;
+        case kEvFlitCredit:
+          on_flit(e);
+          credit_arrives(e.c2, e.vc2, 1);
+          break;
         case kEvRoute: route_front(static_cast<int>(e.a), e.vc); break;
         case kEvNacId: on_nac_id(e.a); break;
         case kEvNacRec: on_nac_rec(e.a); break;
@@ -1649,20 +1775,57 @@ struct Simulator::Impl {
     bucket.clear();
   }
 
-  bool network_empty() const { return res.in_network == 0 && res.in_source == 0; }
+  // Empty = nothing in the network, nothing queued, and (flushing) no lazy source still owes a
+  // packet generated before the flush started.
+  bool network_empty() const { return res.in_network == 0 && res.in_source == 0 && owing == 0; }
+
+  // End of run: packets that lazy sources owe (generated, in the eager sense, up to the last
+  // simulated cycle but never materialised) are counted as generated and waiting at the source.
+  void settle_sources() {
+    for (size_t s = 0; s < eps.size(); s++) {
+      EpState& E = eps[s];
+      while (E.gen_due >= 0 && E.gen_due <= gen_upto && E.gen_due < gen_limit) {
+        int64_t t = E.gen_due;
+        int d = pick_dest(static_cast<int>(s));
+        if (d >= 0 && d != static_cast<int>(s)) {
+          res.generated++, res.in_source++;
+          if (t >= win_lo && t < win_hi) {
+            res.measured_packets++;
+            window_flits_generated += static_cast<uint64_t>(cfg.packet_flits);
+          }
+        }
+        int64_t g = next_gap(src_rng[s]);
+        set_due(static_cast<int>(s), g > 0 ? t + g : -1);
+      }
+    }
+  }
 
   Result run(const TrafficSpec& t) {
     tr = t;
     setup_traffic();
     if (t.warmup < 0 || t.measure < 1) throw OptionError("warmup must be >= 0 and measure >= 1");
     win_lo = t.warmup, win_hi = t.warmup + t.measure;
+    // Source process. Each source's Bernoulli process is a sequence of generation cycles with
+    // geometric gaps, drawn from the source's own RNG stream (as are its destinations), so it does
+    // not depend on when the packets are materialised. Eager sources create every packet at its
+    // generation cycle; lazy sources (default) create a packet only when the source queue is
+    // empty, stamped with its true generation cycle - the packets, their order and their
+    // latencies (which include source queueing) are the same, but a source past saturation holds
+    // one packet instead of thousands (BookSim2's TrafficManager injects the same way). Packets
+    // still owed at the end are counted in generated/in_source/offered by settle_sources().
+    eager = t.eager_sources;
+    src_rng.clear();
+    for (size_t i = 0; i < eps.size(); i++) src_rng.emplace_back(cfg.seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL * (i + 1));
+    owe_limit = win_hi;
     std::vector<int> sources = t.active_sources;
     if (sources.empty())
       for (size_t i = 0; i < eps.size(); i++) sources.push_back(static_cast<int>(i));
     for (int s : sources) {
       if (s < 0 || s >= static_cast<int>(eps.size())) throw OptionError("active source out of range");
       if (t.pattern == "trace") break;
-      int64_t g = next_gap();
+      if (eps[s].gen_due >= 0) continue;  // listed twice
+      int64_t g = next_gap(src_rng[s]);
+      set_due(s, g > 0 ? g - 1 : -1);
       if (g > 0) gen_q.push({g - 1, s});
     }
     std::sort(link_evs.begin(), link_evs.end(), [](auto& a, auto& b) { return a.cycle < b.cycle; });
@@ -1677,11 +1840,15 @@ struct Simulator::Impl {
     for (now = 0;; now++) {
       // phase control
       if (!trace_mode && now >= win_hi && !flushing) {
-        if (measured_outstanding == 0 || now >= drain_end) {
-          if (measured_outstanding) res.drained = false;
+        if ((measured_outstanding == 0 && owing == 0) || now >= drain_end) {
+          if (measured_outstanding || owing) res.drained = false;
           if (!t.flush) break;
           flushing = true;
           generating = false;
+          gen_limit = now;  // packets generated before this cycle are still delivered
+          owe_limit = now;
+          owing = 0;
+          for (auto& e : eps) owing += e.gen_due >= 0 && e.gen_due < owe_limit;
         }
       }
       if (trace_mode && trace_i >= trace.size() && network_empty()) break;
@@ -1694,6 +1861,7 @@ struct Simulator::Impl {
       }
       while (routing_i < routing_evs.size() && routing_evs[routing_i].cycle <= now) {
         R = routing_evs[routing_i++].r;
+        build_vl_cache();
         if (ftdrb) ftdrb->routing_changed();
         reroute_all();
       }
@@ -1712,21 +1880,29 @@ struct Simulator::Impl {
       if (trace_mode) {
         while (trace_i < trace.size() && trace[trace_i].cycle <= now) {
           auto& x = trace[trace_i++];
-          generate(x.src, x.dst, x.flits);
+          generate(x.src, x.dst, x.flits, now);
         }
       } else {
+        gen_upto = now;
         while (!gen_q.empty() && gen_q.top().first <= now) {
           auto [tt, s] = gen_q.top();
           gen_q.pop();
-          if (!generating) continue;
-          generate(s, pick_dest(s), cfg.packet_flits);
-          int64_t g = next_gap();
-          if (g > 0) gen_q.push({now + g, s});
+          EpState& E = eps[s];
+          if (tt != E.gen_due || tt >= gen_limit) continue;  // stale, or after the flush started
+          if (eager) {
+            gen_next(s, true);
+            if (E.gen_due >= 0) gen_q.push({E.gen_due, s});
+          } else if (E.queue.empty()) {
+            refill(s);  // (a non-empty queue refills itself when it empties)
+            if (!E.queue.empty()) mark_ep(s);
+          }
         }
       }
       if (cfg.nac && now % cfg.nac_period == 0) nac_trigger_scan();
       for (size_t i = 0; i < dirty_ep.size(); i++) allocate_ep(dirty_ep[i]);
       dirty_ep.clear();
+      for (int s : retry_sw) mark_sw(s);
+      retry_sw.clear();
       for (size_t i = 0; i < dirty_sw.size(); i++) allocate_switch(dirty_sw[i]);
       dirty_sw.clear();
       step_conns();
@@ -1747,6 +1923,7 @@ struct Simulator::Impl {
     }
     res.cycles = now;
     res.endpoints = static_cast<int>(eps.size());
+    if (!trace_mode) settle_sources();
     if (ftdrb) {
       res.ftdrb_notifications = ftdrb->notifications, res.ftdrb_probes = ftdrb->probes;
       res.ftdrb_probes_delivered = ftdrb->probes_delivered, res.ftdrb_permanent = ftdrb->permanent;

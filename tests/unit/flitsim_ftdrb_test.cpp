@@ -246,11 +246,14 @@ TEST(FlitsimFtDrb, HoldPolicyNotifiesWithoutDropping) {
   };
   Result ft = run_hold(LidPolicy::FtDrb);
   Result base = run_hold(LidPolicy::Base);
-  EXPECT_EQ(ft.dropped, 0u) << format_result(ft);
+  // Only a packet already half across the link when it fails is lost (its head is on the other
+  // side, docs/flitsim.md "Faults"): at most one per direction; every other packet is held.
+  EXPECT_LE(ft.dropped, 2u) << format_result(ft);
+  for (auto& [reason, count] : ft.drops) EXPECT_EQ(reason, "link failed while the packet crossed it");
   EXPECT_TRUE(ft.flushed);
   EXPECT_GT(ft.ftdrb_notifications, 0u);
   EXPECT_EQ(ft.ftdrb_late_drops, 0u);
-  EXPECT_EQ(ft.generated, ft.delivered);
+  EXPECT_EQ(ft.generated, ft.delivered + ft.dropped);
   EXPECT_EQ(base.ftdrb_notifications, 0u);
   // No latency assertion: the held packets saturate the tree behind the dead link in both runs
   // (avg 275 vs 295 cycles here), so the gain under Hold is small (docs/ftdrb.md).

@@ -434,3 +434,127 @@ TEST(FlitsimConfig, RejectsBadValues) {
   w.switching = Switching::Wormhole;
   EXPECT_THROW(w.validate(), OptionError);
 }
+
+namespace {
+// Two switches joined by one link (a 2x1 mesh), `c` CAs on each: the bisection is that link.
+Fabric make_dumbbell(int c) {
+  Fabric f;
+  int a = f.add_node(NodeType::Switch, "SA", c + 1), b = f.add_node(NodeType::Switch, "SB", c + 1);
+  f.connect(a, c + 1, b, c + 1);
+  for (int i = 0; i < 2 * c; i++) {
+    int h = f.add_node(NodeType::Ca, "H" + std::to_string(i), 1);
+    f.connect(h, 1, i < c ? a : b, i % c + 1);
+  }
+  f.assign_default_guids();
+  f.assign_lids();
+  return f;
+}
+}  // namespace
+
+TEST(FlitsimThroughput, UniformSaturationMatchesBisectionBound) {
+  // Hand bound. Two switches joined by one link (a 2x1 mesh), c = 4 CAs on each, N = 8
+  // endpoints, uniform traffic at x flits/endpoint/cycle. A source sends c/(N-1) of its traffic
+  // across the link, so each direction carries c * x * c/(N-1) flits/cycle <= 1:
+  //   x <= (N-1)/c^2 = 7/16 = 0.4375 flits/endpoint/cycle.
+  // Every ejection link carries x < 1 and each source sends 4/7 of its packets over the link in
+  // FIFO order, so a fully busy link makes *every* endpoint accept exactly the bound.
+  // Allocator term: a connection is set up per packet, leaving alloc_delay + xbar_delay idle
+  // cycles on the output between packets (docs/flitsim.md "Pipeline"), so with S-flit packets
+  // the link carries at most S/(S + A + X) flits/cycle and the bound scales by that factor.
+  // Attainable: with one VC an input port whose head waits for a busy ejection port idles,
+  // and the link input at the far switch must forward 1 flit/cycle, so head-of-line blocking
+  // costs ~12% (checked below). Giving each destination mod 4 its own VL (path SL = DLID mod 4,
+  // 4 VCs) lets another VC's head use the port; then simulation must reach the bound.
+  // Tolerance: the local share of a source's packets varies by ~0.6% over the window, so the
+  // accepted rate may differ from the bound by ~1% either way; 3% below / 2% above is allowed.
+  // Lost credits, a lost cycle per packet, a detour or a wrong output would all fail this.
+  const int c = 4, N = 2 * c;
+  Fabric f = make_dumbbell(c);
+  Routing r = route_minhop(f);
+  r.path_sl = [](Lid, Lid dlid) { return static_cast<uint8_t>(dlid % c); };
+  const double link_bound = static_cast<double>(N - 1) / (c * c);
+  auto run_sat = [&](Config cf, double load) {
+    TrafficSpec t;
+    t.load = load;
+    t.warmup = 3000, t.measure = 30000, t.max_drain = 0, t.flush = false;
+    Simulator sim(f, r, cf);
+    Result res = sim.run(t);
+    EXPECT_GE(res.min_credits, 0);
+    EXPECT_EQ(res.dropped, 0u);
+    return res;
+  };
+  for (auto alloc : {Allocator::Separable, Allocator::ISlip})
+    for (int S : {8, 16})
+      for (int d : {0, 1}) {
+        Config cf;
+        cf.allocator = alloc, cf.num_vcs = c;
+        cf.packet_flits = S, cf.buffer_flits = 4 * S;
+        cf.routing_delay = cf.alloc_delay = cf.xbar_delay = d;
+        const double bound = link_bound * S / (S + cf.alloc_delay + cf.xbar_delay);
+        Result res = run_sat(cf, 0.9);
+        std::printf("dumbbell 4+4 uniform @0.9, S=%d, delays %d, alloc %d: accepted %.4f, bound %.4f (%.3f)\n", S, d,
+                    static_cast<int>(alloc), res.accepted, bound, res.accepted / bound);
+        EXPECT_GE(res.accepted, 0.97 * bound) << "S=" << S << " d=" << d << " alloc " << static_cast<int>(alloc);
+        EXPECT_LE(res.accepted, 1.02 * bound) << "S=" << S << " d=" << d << " alloc " << static_cast<int>(alloc);
+        if (alloc == Allocator::Separable && S == 16 && d == 1) {
+          // just below the bound the network is stable: everything offered is accepted
+          TrafficSpec t;
+          t.load = 0.93 * bound;
+          t.warmup = 3000, t.measure = 30000, t.max_drain = 50000;
+          Result lo = run_checked(f, r, cf, t);
+          EXPECT_TRUE(lo.drained);
+          EXPECT_NEAR(lo.accepted, lo.offered, 0.01 * lo.offered);
+          // and one VC (head-of-line blocking) falls clearly short of the bound
+          Config one = cf;
+          one.num_vcs = 1;
+          Routing r1 = route_minhop(f);
+          Simulator sim(f, r1, one);
+          TrafficSpec ts;
+          ts.load = 0.9, ts.warmup = 3000, ts.measure = 30000, ts.max_drain = 0, ts.flush = false;
+          Result hol = sim.run(ts);
+          EXPECT_LT(hol.accepted, 0.94 * bound) << "1 VC: " << hol.accepted;
+          EXPECT_GT(hol.accepted, 0.75 * bound) << "1 VC: " << hol.accepted;
+        }
+      }
+}
+
+TEST(FlitsimTraffic, LazySourcesGiveTheSameResultsAsEagerSources) {
+  // Lazy sources (default) create a packet only when their queue is empty, stamped with its
+  // Bernoulli generation cycle; eager sources create every packet at that cycle. Past saturation
+  // the eager queues hold thousands of packets; the statistics must be identical.
+  Fabric f = make_mesh(4, 4, false);
+  Routing r = route_dor(f, 4, 4, false);
+  struct Case {
+    const char* pattern;
+    double load;
+    bool flush;
+  };
+  for (Case k : {Case{"uniform", 0.9, false}, Case{"uniform", 0.6, true}, Case{"hotspot", 0.5, true},
+                 Case{"bitrev", 0.8, false}}) {
+    Config c;
+    c.packet_flits = 8, c.buffer_flits = 32;
+    TrafficSpec t;
+    t.pattern = k.pattern;
+    t.load = k.load;
+    t.warmup = 1000, t.measure = 6000, t.max_drain = k.flush ? 20000 : 0, t.flush = k.flush;
+    Result lazy = run_checked(f, r, c, t);
+    t.eager_sources = true;
+    Result eager = run_checked(f, r, c, t);
+    std::string what = std::string(k.pattern) + " @" + std::to_string(k.load);
+    EXPECT_EQ(lazy.cycles, eager.cycles) << what;
+    EXPECT_EQ(lazy.generated, eager.generated) << what;
+    EXPECT_EQ(lazy.delivered, eager.delivered) << what;
+    EXPECT_EQ(lazy.in_source, eager.in_source) << what;
+    EXPECT_EQ(lazy.in_network, eager.in_network) << what;
+    EXPECT_EQ(lazy.measured_packets, eager.measured_packets) << what;
+    EXPECT_EQ(lazy.measured_delivered, eager.measured_delivered) << what;
+    EXPECT_EQ(lazy.flits_moved, eager.flits_moved) << what;
+    EXPECT_EQ(lazy.offered, eager.offered) << what;
+    EXPECT_EQ(lazy.accepted, eager.accepted) << what;
+    EXPECT_EQ(lazy.avg_latency, eager.avg_latency) << what;
+    EXPECT_EQ(lazy.p99_latency, eager.p99_latency) << what;
+    EXPECT_EQ(lazy.avg_network_latency, eager.avg_network_latency) << what;
+    EXPECT_EQ(lazy.drained, eager.drained) << what;
+    if (!k.flush) EXPECT_GT(lazy.in_source, 1000u) << what << ": expected a saturated run";
+  }
+}
