@@ -1,0 +1,159 @@
+// `ftroute sim` end to end: the built binary on a shipped .net (LFTs written by `ftroute route`),
+// a load sweep with CSV + SVG output checked for its columns and for values that follow from the
+// fabric, and bad options / malformed inputs that must fail with a clear message and no output.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const std::string kExe = std::string(FTROUTE_BINARY_DIR) + "/cli/ftroute";
+const std::string kMesh = std::string(FTROUTE_SOURCE_DIR) + "/ibsim_topologies/nets/mesh4x4.net";
+
+std::string scratch(const std::string& name) { return std::string(FTROUTE_BINARY_DIR) + "/flitsim_cli_test_" + name; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool exists(const std::string& path) { return std::ifstream(path).good(); }
+
+struct CmdResult {
+  int status;
+  std::string output;  // stdout + stderr
+};
+
+CmdResult ftroute(const std::string& args) {
+  const std::string log = scratch("out.log");
+  int rc = std::system((kExe + " " + args + " >" + log + " 2>&1").c_str());
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(log)};
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> r;
+  std::stringstream in(s);
+  std::string tok;
+  while (std::getline(in, tok, sep)) r.push_back(tok);
+  return r;
+}
+
+class FlitsimCli : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(exists(kExe)) << kExe << " not built"; }
+};
+
+}  // namespace
+
+TEST_F(FlitsimCli, SweepOnShippedNetWritesCsvAndSvg) {
+  // LFTs from the engine, as a user would replay them: ftroute route -> opensm-lfts.dump.
+  const std::string lfts = scratch("mesh.lfts"), csv = scratch("sweep.csv"), svg = scratch("sweep.svg");
+  std::remove(csv.c_str()), std::remove(svg.c_str());
+  CmdResult r = ftroute("route -e ft-dor " + kMesh + " -o " + lfts + " -q");
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = ftroute("sim --fabric " + kMesh + " --lfts " + lfts + " --sweep 0.1:0.3:0.1 --warmup 500 --measure 4000 --csv " +
+              csv + " --svg " + svg);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("load 0.300"), std::string::npos) << r.output;
+
+  std::vector<std::string> lines = split(slurp(csv), '\n');
+  ASSERT_EQ(lines.size(), 4u) << slurp(csv);
+  const std::vector<std::string> want{"load",      "offered", "accepted", "avg_latency", "p99_latency",
+                                      "avg_network_latency", "avg_hops", "generated", "delivered",
+                                      "dropped", "in_flight", "drained", "deadlock", "cycles"};
+  ASSERT_EQ(split(lines[0], ','), want);
+  // 4x4 mesh, one CA per switch, DOR, uniform: the mean Manhattan distance over ordered pairs of
+  // distinct nodes is 2 * 1.25 * 256/240 = 8/3, so a packet crosses 11/3 switches on average.
+  // Zero-load latency per docs/flitsim.md (L = 1, 3-cycle router, 16-flit packets):
+  // (h + 1) + 3h + 15 with h = 11/3, i.e. 30.67 cycles; queueing only adds to it.
+  const double hops = 11.0 / 3, zero_load = (hops + 1) + 3 * hops + 15;
+  double prev_latency = 0;
+  for (size_t i = 1; i < lines.size(); i++) {
+    std::vector<std::string> v = split(lines[i], ',');
+    ASSERT_EQ(v.size(), want.size()) << lines[i];
+    double load = std::stod(v[0]), offered = std::stod(v[1]), accepted = std::stod(v[2]), avg = std::stod(v[3]),
+           p99 = std::stod(v[4]), net = std::stod(v[5]), h = std::stod(v[6]);
+    EXPECT_NEAR(load, 0.1 * i, 1e-9);
+    EXPECT_NEAR(offered, load, 0.2 * load) << lines[i];        // Bernoulli injection, 4000 cycles
+    EXPECT_NEAR(accepted, offered, 0.05 * offered) << lines[i];  // far below saturation
+    EXPECT_NEAR(h, hops, 0.2) << lines[i];
+    EXPECT_GE(avg, zero_load - 1.5) << lines[i];  // (mean over a sample of pairs)
+    EXPECT_LT(avg, 3 * zero_load) << lines[i];
+    EXPECT_GE(p99, avg) << lines[i];
+    EXPECT_LE(net, avg) << lines[i];
+    EXPECT_GE(avg, prev_latency) << "latency must grow with the load";
+    prev_latency = avg;
+    EXPECT_EQ(v[7], v[8]) << "generated != delivered: " << lines[i];
+    EXPECT_EQ(v[9], "0") << lines[i];   // dropped
+    EXPECT_EQ(v[10], "0") << lines[i];  // in flight at the end (flushed)
+    EXPECT_EQ(v[11], "1") << lines[i];  // drained
+    EXPECT_EQ(v[12], "0") << lines[i];  // deadlock
+    EXPECT_GE(std::stol(v[13]), 4500) << lines[i];
+  }
+  std::string s = slurp(svg);
+  EXPECT_NE(s.find("<svg"), std::string::npos);
+  EXPECT_NE(s.find("</svg>"), std::string::npos);
+  EXPECT_NE(s.find("mesh4x4.net"), std::string::npos) << "default title names the fabric";
+  std::remove(csv.c_str()), std::remove(svg.c_str()), std::remove(lfts.c_str());
+}
+
+TEST_F(FlitsimCli, BadOptionsAndInputsFailClearlyWithoutOutput) {
+  const std::string csv = scratch("bad.csv"), lfts = scratch("bad.lfts"), net = scratch("bad.net");
+  CmdResult r = ftroute("route -e ft-dor " + kMesh + " -o " + lfts + " -q");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string ok = "sim --fabric " + kMesh + " --engine ft-dor --measure 500 --csv " + csv;
+  struct Case {
+    std::string args;
+    int status;
+    std::string message;
+  };
+  // a malformed .net: the error names file and line
+  std::ofstream(net) << "Switch 5 \"S0\"\n[1] \"H0\"[1]\n[2] \"S1\"[x]\n";
+  // LFTs of switch S0_0 sending LID 0x12 (CA H1_0_0, line 19) to a port it does not have (9),
+  // or to its unlinked port 3 (S0_0 is a mesh corner: no -x neighbour)
+  const std::string dump = slurp(lfts), badlfts = scratch("badport.lfts"), unlinked = scratch("unlinked.lfts");
+  size_t at = dump.find("0x0012 002");
+  ASSERT_NE(at, std::string::npos);
+  std::ofstream(badlfts) << std::string(dump).replace(at, 10, "0x0012 009");
+  std::ofstream(unlinked) << std::string(dump).replace(at, 10, "0x0012 003");
+  const std::vector<Case> cases{
+      {ok + " --bogus 1", 2, "unknown option '--bogus'"},
+      {ok + " --load 1.5", 1, "load 1.5"},
+      {ok + " --pattern zigzag", 1, "unknown traffic pattern 'zigzag'"},
+      {ok + " --vcs 99", 1, "num_vcs"},
+      {ok + " --fail 100:NOPE[1]", 2, "unknown node 'NOPE'"},
+      {ok + " --fail 100:S0_0[3]", 2, "\"S0_0\"[3]"},  // S0_0 has no -x neighbour: port 3 is unlinked
+      {"sim --fabric " + kMesh + " --engine ft-dor --sweep 0.1:0.2:0.1", 2, "--sweep needs --csv"},
+      {"sim --fabric " + net + " --engine ft-dor --csv " + csv, 1, net + ":3:"},
+      {"sim --fabric " + scratch("missing.net") + " --engine ft-dor --csv " + csv, 1, "missing.net"},
+      {"sim --fabric " + kMesh + " --lfts " + badlfts + " --csv " + csv, 1,
+       badlfts + ":19: port 9 beyond the 5 ports of switch \"S0_0\""},
+      {"sim --fabric " + kMesh + " --lfts " + unlinked + " --strict --csv " + csv, 1,
+       "sends LID 18 (\"H1_0_0\"[1]) to \"S0_0\"[3], which is not linked"},
+  };
+  for (const Case& k : cases) {
+    std::remove(csv.c_str());
+    CmdResult x = ftroute(k.args);
+    EXPECT_EQ(x.status, k.status) << k.args << "\n" << x.output;
+    EXPECT_NE(x.output.find(k.message), std::string::npos) << k.args << "\nexpected '" << k.message << "' in:\n" << x.output;
+    EXPECT_FALSE(exists(csv)) << k.args << " left " << csv;
+  }
+  // The same LFTs without --strict: the report names the problem, then the simulation counts the
+  // packets the bad entry drops instead of losing them silently.
+  std::remove(csv.c_str());
+  CmdResult x = ftroute("sim --fabric " + kMesh + " --lfts " + unlinked + " --load 0.2 --measure 2000 --csv " + csv);
+  EXPECT_EQ(x.status, 0) << x.output;
+  EXPECT_NE(x.output.find("unlinked-port"), std::string::npos) << x.output;
+  EXPECT_NE(x.output.find("LFT port missing or unlinked"), std::string::npos) << x.output;
+  EXPECT_TRUE(exists(csv));
+  for (const std::string& p : {csv, lfts, net, badlfts, unlinked}) std::remove(p.c_str());
+}
