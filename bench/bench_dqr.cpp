@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <random>
 
 #include "ftroute/cdg.hpp"
@@ -40,7 +42,18 @@ static void bench(const char* name, Fabric f, const std::string& base_engine, co
       const Port& pt = f.node(s).port(p);
       if (pt.connected() && f.node(pt.peer_node).is_switch() && pt.peer_node > s) links.push_back({s, p});
     }
+  if (const char* rep = std::getenv("BENCH_DQR_PROFILE")) {  // profiling aid: DQR only, one fault, N times
+    Fabric g = f;
+    g.disconnect(links[links.size() / 2].first, links[links.size() / 2].second);
+    for (int i = 0; i < std::atoi(rep); i++) {
+      ChannelList list = list0;
+      DqrResult res = dqr_reconfigure(list, f, g, r, o);
+      if (i == 0) std::printf("%s: DQR %.2f ms\n", name, res.seconds * 1e3);
+    }
+    return;
+  }
   std::mt19937_64 rng(42);
+  std::vector<double> dfs_calls, dfs_visited;
   std::vector<double> dqr_ms, full_ms, changed_pct, full_changed_pct, flows_pct;
   int ok = 0;
   for (int i = 0; i < samples; i++) {
@@ -48,7 +61,10 @@ static void bench(const char* name, Fabric f, const std::string& base_engine, co
     Fabric g = f;
     g.disconnect(s, p);
     ChannelList list = list0;
+    const uint64_t c0 = list.dfs_calls(), v0 = list.dfs_visited();
     DqrResult res = dqr_reconfigure(list, f, g, r, o);
+    dfs_calls.push_back(static_cast<double>(list.dfs_calls() - c0));
+    dfs_visited.push_back(static_cast<double>(list.dfs_visited() - v0));
     if (!res.ok) continue;
     ok++;
     dqr_ms.push_back(res.seconds * 1e3);
@@ -77,17 +93,26 @@ static void bench(const char* name, Fabric f, const std::string& base_engine, co
   std::printf("  entries changed: DQR %.2f %% (goal < 5 %%) %s | full re-route %.2f %% | ratio %.3f\n",
               median(changed_pct), median(changed_pct) < 5 ? "MET" : "NOT MET", median(full_changed_pct),
               median(full_changed_pct) > 0 ? median(changed_pct) / median(full_changed_pct) : 0.0);
+  std::printf("  can_enable searches per reconfiguration (median): %.0f, channels visited %.0f\n", median(dfs_calls),
+              median(dfs_visited));
   std::printf("  CA flows rerouted (crossed the fault): %.2f %%\n\n", median(flows_pct));
 }
 
-int main() {
-  topo::Grid g;
-  g.dims = {20, 20};
-  DqrOptions mesh;
-  mesh.mesh_plugin = true;
-  bench("20x20 mesh", topo::grid(g), "ft-dor", "ft-minhop", mesh, 9);
-  DqrOptions e2e;
-  e2e.paths = DqrOptions::Paths::EndToEnd;
-  bench("648-port 2-level fat tree", topo::fat_tree648(), "ft-minhop", "ft-minhop", e2e, 5);
+// Usage: bench_dqr [mesh|tree|all] [samples]
+int main(int argc, char** argv) {
+  const std::string which = argc > 1 ? argv[1] : "all";
+  const int samples = argc > 2 ? std::atoi(argv[2]) : 0;
+  if (which == "all" || which == "mesh") {
+    topo::Grid g;
+    g.dims = {20, 20};
+    DqrOptions mesh;
+    mesh.mesh_plugin = true;
+    bench("20x20 mesh", topo::grid(g), "ft-dor", "ft-minhop", mesh, samples > 0 ? samples : 9);
+  }
+  if (which == "all" || which == "tree") {
+    DqrOptions e2e;
+    e2e.paths = DqrOptions::Paths::EndToEnd;
+    bench("648-port 2-level fat tree", topo::fat_tree648(), "ft-minhop", "ft-minhop", e2e, samples > 0 ? samples : 5);
+  }
   return 0;
 }

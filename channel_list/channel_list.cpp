@@ -112,11 +112,13 @@ bool ChannelList::can_enable(Id a, Id b, const std::vector<Dep>& extra) const {
     std::fill(mark_.begin(), mark_.end(), 0);
     stamp_ = 1;
   }
+  dfs_calls_++;
   std::vector<Id> stack{b};
   mark_[b] = stamp_;
   while (!stack.empty()) {
     Id u = stack.back();
     stack.pop_back();
+    dfs_visited_++;
     if (u == a) return false;
     auto visit = [&](Id v) {
       if (v < pos_.size() && pos_[v] >= 0 && pos_[v] <= bound && mark_[v] != stamp_) {

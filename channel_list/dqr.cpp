@@ -2,6 +2,8 @@
 #include "ftroute/dqr.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <queue>
@@ -20,6 +22,24 @@ std::string DqrOptions::variant_name() const {
 }
 
 namespace {
+
+// Entries != kNoPath (0xff) among n bytes, eight at a time (a per-byte loop over all
+// switches x LIDs was the largest single cost of a mesh reconfiguration).
+uint64_t count_routed(const uint8_t* p, size_t n) {
+  static_assert(kNoPath == 0xff);
+  uint64_t no_path = 0;
+  size_t i = 0;
+  constexpr uint64_t lo7 = 0x7f7f7f7f7f7f7f7fULL, hi = 0x8080808080808080ULL;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    const uint64_t x = ~w;  // 0xff bytes of w are zero bytes of x
+    const uint64_t t = ((x & lo7) + lo7) | x;  // high bit set in every non-zero byte
+    no_path += static_cast<uint64_t>(8 - std::popcount(t & hi));
+  }
+  for (; i < n; i++) no_path += p[i] == kNoPath;
+  return n - no_path;
+}
 
 using Id = ChannelList::Id;
 using Dep = ChannelList::Dep;
@@ -105,6 +125,9 @@ class Reconfigurer {
   std::vector<uint32_t> aff_;  // affected-set membership stamp
   uint32_t ag_ = 0;
   std::vector<int> dist_;
+  static uint64_t dep_key(const Dep& d) { return (static_cast<uint64_t>(d.first) << 32) | d.second; }
+  std::unordered_set<uint64_t> refused_;  // deps that cannot be enabled (alone) in this run
+  std::vector<uint8_t> ca_deps_ok_;       // by link id: every CA at the switch -> link is in the list
 };
 
 void Reconfigurer::collect_sources() {
@@ -261,28 +284,52 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
     double cost;
     std::vector<Dep> newdeps;  // deps not yet in the list, along the path (incl. terminal)
     int in_link = -1;          // channel the path arrived on at `from` (-1 at w)
-    bool evaluated = false;    // deps checked (lazy: only when the state is popped)
+    bool evaluated = false;    // deps costed (lazy: only when the state is popped)
+    size_t verified_from = 0;  // newdeps[verified_from..] not yet checked against the list
   };
   std::vector<St> st;
-  using QE = std::tuple<double, int, int>;  // cost, 0 = terminal / 1 = not (terminals first on ties), state
+  // cost, kind (0 = terminal, 1 = state, 2 = deferred expansion; lower first on ties), state
+  using QE = std::tuple<double, int, int>;
   std::priority_queue<QE, std::vector<QE>, std::greater<QE>> pq;
   const bool all = o_.turns == DqrOptions::Turns::All;
   if (stamp_.size() < static_cast<size_t>(ids_.num_links())) stamp_.assign(static_cast<size_t>(ids_.num_links()), 0);
   if (++gen_ == 0) std::fill(stamp_.begin(), stamp_.end(), 0), gen_ = 1;
 
-  // Evaluates deps; returns cost or -1 if one cannot be enabled. Appends new ones to nd.
+  // Cost of the dependencies in `cand` that are not in the list yet (appended to nd), or -1 if
+  // one of them is known to be impossible. Whether a new dependency can really be enabled (a
+  // DFS in the list) is checked only when the state is popped at its final cost (`verify`):
+  // the cost does not depend on it, and most states are never popped again.
   auto eval = [&](const std::vector<Dep>& cand, std::vector<Dep>& nd) -> double {
     double c = 0;
-    static const std::vector<Dep> none;
     for (const Dep& dp : cand) {
       if (list_.has_dep(dp.first, dp.second)) continue;
       if (std::find(nd.begin(), nd.end(), dp) != nd.end()) continue;
       if (!list_.contains(dp.first) || !list_.contains(dp.second)) return -1;
-      if (!list_.can_enable(dp.first, dp.second, all ? nd : none)) return -1;
+      if (refused_.count(dep_key(dp))) return -1;
       c += list_.pos(dp.first) < list_.pos(dp.second) ? o_.new_dep_cost : o_.turn_cost;
       nd.push_back(dp);
     }
     return c;
+  };
+  // Checks nd[from..] against the list (with nd[0..i) assumed present in "all turns" mode).
+  // A dependency that cannot be enabled alone never can later in this reconfiguration (the
+  // list only gains dependencies), so it is remembered in refused_.
+  auto verify = [&](const std::vector<Dep>& nd, size_t from) -> bool {
+    static const std::vector<Dep> none;
+    bool has_down = false;
+    for (size_t i = 0; i < nd.size(); i++) {
+      const bool down = list_.pos(nd[i].first) >= list_.pos(nd[i].second);
+      if (i >= from && (down || (all && has_down))) {
+        std::vector<Dep> prefix;
+        if (all) prefix.assign(nd.begin(), nd.begin() + static_cast<std::ptrdiff_t>(i));
+        if (!list_.can_enable(nd[i].first, nd[i].second, prefix)) {
+          if (!all || !list_.can_enable(nd[i].first, nd[i].second, none)) refused_.insert(dep_key(nd[i]));
+          return false;
+        }
+      }
+      has_down = has_down || down;
+    }
+    return true;
   };
   auto path_of = [&](int s) {  // w and the switches entered by state s and its ancestors
     std::vector<int> p{w};
@@ -300,8 +347,23 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       active_in(D, y, ain_[static_cast<size_t>(y)]);
       ain_gen_[static_cast<size_t>(y)] = ain_g_;
     }
-    for (Id c : ain_[static_cast<size_t>(y)])
-      if (ids_.link_node(static_cast<int>(c / kNumVlSlots)) != next) out.push_back({c, ch(y, q, Cdg::vl_of(c))});
+    // Single VL: once every CA attached to y has its dependency onto (y, q) in the list, that
+    // stays true for the rest of the reconfiguration, so those are not looked up again.
+    const size_t lq = static_cast<size_t>(link(y, q));
+    const bool ca_known = single_vl_ && ca_deps_ok_[lq];
+    bool ca_all = single_vl_ && !ca_known;
+    size_t ca_seen = 0;
+    for (Id c : ain_[static_cast<size_t>(y)]) {
+      const int from = ids_.link_node(static_cast<int>(c / kNumVlSlots));
+      if (from == next) continue;
+      const bool is_ca = !after_.node(from).is_switch();
+      if (is_ca && ca_known) continue;
+      const Id to = ch(y, q, Cdg::vl_of(c));
+      if (is_ca) ca_seen++;
+      if (is_ca && ca_all && !list_.has_dep(c, to)) ca_all = false;
+      out.push_back({c, to});
+    }
+    if (ca_all && ca_seen == src_at_[static_cast<size_t>(y)].size()) ca_deps_ok_[lq] = 1;
     if (in_link >= 0)
       for (int l : D.layers) out.push_back({static_cast<Id>(in_link) * kNumVlSlots + static_cast<Id>(l), ch(y, q, l)});
   };
@@ -319,7 +381,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       // lazy: the dependencies are checked when the state is popped (Dijkstra stays exact
       // because their cost is >= 0 and a re-push carries the full cost)
       double total = base_cost + 1 + (override_ok ? o_.override_cost : 0);
-      St child{l, y, static_cast<uint8_t>(q), p.peer_node, s, total, {}, in_link, false};
+      St child{l, y, static_cast<uint8_t>(q), p.peer_node, s, total, {}, in_link, false, 0};
       st.push_back(std::move(child));
       pq.push({total, 1, static_cast<int>(st.size()) - 1});
     }
@@ -330,7 +392,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
     const bool terminal = nonterminal == 0;
     pq.pop();
     if (terminal) {
-      // commit
+      // commit (enable_all checks the whole path's new dependencies jointly)
       St& T = st[static_cast<size_t>(si)];
       if (!list_.enable_all(T.newdeps)) continue;  // single-turn mode: jointly impossible; try next
       std::vector<std::pair<int, uint8_t>> entries;
@@ -359,21 +421,36 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;  // routes changed
       return true;
     }
+    if (nonterminal == 2) {  // deferred expansion of a switch that could also end the path
+      const int y = st[static_cast<size_t>(si)].sw, l = st[static_cast<size_t>(si)].link;
+      const double c = st[static_cast<size_t>(si)].cost;
+      std::vector<int> path = path_of(st[static_cast<size_t>(si)].parent);
+      path.push_back(y);
+      push_children(si, y, l, c, {}, path);
+      continue;
+    }
     if (stamp_[static_cast<size_t>(st[static_cast<size_t>(si)].link)] == gen_) continue;
     if (!st[static_cast<size_t>(si)].evaluated) {
       St& e = st[static_cast<size_t>(si)];
       std::vector<Dep> cand;
       entry_deps(e.from, e.port, e.in_link, cand);
       std::vector<Dep> nd = e.parent >= 0 ? st[static_cast<size_t>(e.parent)].newdeps : std::vector<Dep>{};
+      const size_t inherited = nd.size();
       double c = eval(cand, nd);
       if (c < 0) continue;
       e.newdeps = std::move(nd);
       e.evaluated = true;
+      e.verified_from = inherited;
       if (c > 0) {
         e.cost += c;
         pq.push({e.cost, 1, si});
         continue;
       }
+    }
+    if (st[static_cast<size_t>(si)].verified_from < st[static_cast<size_t>(si)].newdeps.size()) {
+      St& e = st[static_cast<size_t>(si)];
+      if (!verify(e.newdeps, e.verified_from)) continue;
+      e.verified_from = e.newdeps.size();
     }
     St s = st[static_cast<size_t>(si)];  // copy: st may grow
     stamp_[static_cast<size_t>(s.link)] = gen_;
@@ -396,10 +473,14 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       std::vector<Dep> nd = s.newdeps;
       double c = eval(cand, nd);
       if (c >= 0) {
-        st.push_back({s.link, s.from, s.port, s.sw, s.parent, s.cost + c, std::move(nd), s.in_link, true});
+        st.push_back({s.link, s.from, s.port, s.sw, s.parent, s.cost + c, std::move(nd), s.in_link, true, 0});
         pq.push({s.cost + c, 0, static_cast<int>(st.size()) - 1});
       }
       if (y == D.t) continue;
+      // Going on through y overrides its working entry: every child costs at least
+      // 1 + override_cost more, so expand only if no cheaper terminal commits first.
+      pq.push({s.cost + 1 + o_.override_cost, 2, si});
+      continue;
     }
     path.push_back(y);
     push_children(si, y, s.link, s.cost, s.newdeps, path);
@@ -603,8 +684,9 @@ DqrResult Reconfigurer::run() {
     const Node& n = before_.node(s);
     for (int p = 1; p <= n.num_ports; p++)
       if (dead(s, p) && before_.node(n.port(p).peer_node).is_switch()) dead_ports_.push_back({s, static_cast<uint8_t>(p)}), res.failed_channels++;
-    for (Lid l = 1; l <= before_.max_lid(); l++)
-      if (r_.lfts.get(s, l) != kNoPath) res.entries_total++;
+    const std::vector<uint8_t>& t = r_.lfts.table(s);
+    const size_t end = std::min(t.size(), static_cast<size_t>(before_.max_lid()) + 1);
+    if (end > 1) res.entries_total += count_routed(t.data() + 1, end - 1);
   }
   collect_sources();
   single_vl_ = !r_.path_sl && r_.sl2vl.empty();
@@ -616,6 +698,7 @@ DqrResult Reconfigurer::run() {
   ain_.assign(static_cast<size_t>(after_.size()), {});
   ain_gen_.assign(static_cast<size_t>(after_.size()), 0);
   src_at_.assign(static_cast<size_t>(before_.size()), {});
+  ca_deps_ok_.assign(static_cast<size_t>(ids_.num_links()), 0);
   for (size_t i = 0; i < sources_.size(); i++)
     if (sources_[i].port != 0) src_at_[static_cast<size_t>(sources_[i].sw)].push_back(static_cast<int>(i));
   uint64_t ca_lids = 0;

@@ -70,6 +70,8 @@ class ChannelList {
   const Cdg& ids() const { return ids_; }   // channel id helper (only for fabric-built lists)
   uint64_t channels_moved() const { return moved_; }   // total channels repositioned so far
   uint64_t turns_enabled() const { return enabled_; }  // downward deps made legal so far
+  uint64_t dfs_calls() const { return dfs_calls_; }      // can_enable searches run so far
+  uint64_t dfs_visited() const { return dfs_visited_; }  // channels visited by them
 
   // ---- turn enabling ----
   // True if a -> b can be added (with the deps in `extra` assumed present too) without a cycle.
@@ -100,6 +102,7 @@ class ChannelList {
   mutable std::vector<uint32_t> mark_;
   mutable uint32_t stamp_ = 0;
   uint64_t moved_ = 0, enabled_ = 0;
+  mutable uint64_t dfs_calls_ = 0, dfs_visited_ = 0;
   static inline const std::vector<Id> empty_{};
 };
 
