@@ -2,7 +2,6 @@
 #include "ftroute/dqr.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -35,7 +34,7 @@ uint64_t count_routed(const uint8_t* p, size_t n) {
     std::memcpy(&w, p + i, 8);
     const uint64_t x = ~w;  // 0xff bytes of w are zero bytes of x
     const uint64_t t = ((x & lo7) + lo7) | x;  // high bit set in every non-zero byte
-    no_path += static_cast<uint64_t>(8 - std::popcount(t & hi));
+    no_path += 8 - ((((t & hi) >> 7) * 0x0101010101010101ULL) >> 56);  // 8 - non-zero bytes
   }
   for (; i < n; i++) no_path += p[i] == kNoPath;
   return n - no_path;
@@ -68,6 +67,12 @@ class Reconfigurer {
   bool alive(int n, int p) const { return after_.node(n).port(p).connected(); }
   Id ch(int n, int p, int vl) const { return ids_.id(n, p, vl); }
   int link(int n, int p) const { return ids_.link_id(n, p); }
+  // The switch that port q of switch y leads to in `after` through a link that is not dead,
+  // else -1 (also for q = 0, kNoPath, ports out of range, CAs): one table look-up per hop.
+  int next_switch(int y, uint8_t q) const {
+    if (q == 0 || q > after_.node(y).num_ports) return -1;
+    return next_sw_[static_cast<size_t>(link(y, q))];
+  }
 
   void collect_sources();
   void apply_mesh_plugin(DqrResult& res);
@@ -105,7 +110,7 @@ class Reconfigurer {
   Lfts cur_;
   std::vector<Source> sources_;
   std::vector<int> cas_at_;  // CA base LIDs attached per switch
-  std::map<std::pair<int, Lid>, LftChange> changes_;
+  std::unordered_map<uint64_t, LftChange> changes_;  // by (switch << 16) | LID
   std::vector<std::pair<int, uint8_t>> dead_ports_;  // switch-side ports of failed switch links
   std::vector<uint32_t> stamp_;
   uint32_t gen_ = 0;
@@ -126,6 +131,8 @@ class Reconfigurer {
   uint32_t ag_ = 0;
   std::vector<int> dist_;
   static uint64_t dep_key(const Dep& d) { return (static_cast<uint64_t>(d.first) << 32) | d.second; }
+  std::vector<std::vector<std::pair<int, uint8_t>>> sw_in_;  // by switch y: (switch u, port of u to y), before
+  std::vector<int> next_sw_;              // by link id, see next_switch()
   std::unordered_set<uint64_t> refused_;  // deps that cannot be enabled (alone) in this run
   std::vector<uint8_t> ca_deps_ok_;       // by link id: every CA at the switch -> link is in the list
 };
@@ -162,10 +169,9 @@ bool Reconfigurer::reaches(const Dest& D, int s) {
     rstack_.push_back(y);
     uint8_t q = cur_.get(y, D.d);
     if (y == D.t) { verdict = (q == D.tport) ? 1 : 2; break; }
-    if (q == kNoPath || q == 0 || q > after_.node(y).num_ports) { verdict = 2; break; }
-    const Port& p = after_.node(y).port(q);
-    if (!p.connected() || dead(y, q) || !after_.node(p.peer_node).is_switch()) { verdict = 2; break; }
-    y = p.peer_node;
+    const int nx = next_switch(y, q);
+    if (nx < 0) { verdict = 2; break; }
+    y = nx;
   }
   for (int v : rstack_) rval_[static_cast<size_t>(v)] = verdict;
   return verdict == 1;
@@ -286,11 +292,28 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
     int in_link = -1;          // channel the path arrived on at `from` (-1 at w)
     bool evaluated = false;    // deps costed (lazy: only when the state is popped)
     size_t verified_from = 0;  // newdeps[verified_from..] not yet checked against the list
+    double pre = 0;            // cost of the arrival turn, added when the state was pushed
   };
   std::vector<St> st;
   // cost, kind (0 = terminal, 1 = state, 2 = deferred expansion; lower first on ties), state
-  using QE = std::tuple<double, int, int>;
-  std::priority_queue<QE, std::vector<QE>, std::greater<QE>> pq;
+  struct QE {
+    double cost;
+    int kind, idx;
+    bool operator>(const QE& o) const {
+      if (cost != o.cost) return cost > o.cost;
+      if (kind != o.kind) return kind > o.kind;
+      return idx > o.idx;
+    }
+  };
+  struct MinHeap {  // std::priority_queue with the comparison above, reserve()-able
+    std::vector<QE> v;
+    void push(QE e) { v.push_back(e), std::push_heap(v.begin(), v.end(), std::greater<QE>{}); }
+    const QE& top() const { return v.front(); }
+    void pop() { std::pop_heap(v.begin(), v.end(), std::greater<QE>{}), v.pop_back(); }
+    bool empty() const { return v.empty(); }
+  } pq;
+  pq.v.reserve(64);
+  st.reserve(64);
   const bool all = o_.turns == DqrOptions::Turns::All;
   if (stamp_.size() < static_cast<size_t>(ids_.num_links())) stamp_.assign(static_cast<size_t>(ids_.num_links()), 0);
   if (++gen_ == 0) std::fill(stamp_.begin(), stamp_.end(), 0), gen_ = 1;
@@ -381,14 +404,28 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       // lazy: the dependencies are checked when the state is popped (Dijkstra stays exact
       // because their cost is >= 0 and a re-push carries the full cost)
       double total = base_cost + 1 + (override_ok ? o_.override_cost : 0);
-      St child{l, y, static_cast<uint8_t>(q), p.peer_node, s, total, {}, in_link, false, 0};
+      // The turn from the arrival channel is known now and costs the same in eval: adding it
+      // here keeps children behind a needed reorder out of the way of cheaper terminals.
+      double pre = 0;
+      bool refused = false;
+      if (in_link >= 0)
+        for (int vl : D.layers) {
+          const Dep dp{static_cast<Id>(in_link) * kNumVlSlots + static_cast<Id>(vl), ch(y, q, vl)};
+          if (list_.has_dep(dp.first, dp.second)) continue;
+          if (refused_.count(dep_key(dp))) refused = true;
+          pre += list_.pos(dp.first) < list_.pos(dp.second) ? o_.new_dep_cost : o_.turn_cost;
+        }
+      if (refused) continue;
+      total += pre;
+      St child{l, y, static_cast<uint8_t>(q), p.peer_node, s, total, {}, in_link, false, 0, pre};
       st.push_back(std::move(child));
       pq.push({total, 1, static_cast<int>(st.size()) - 1});
     }
   };
   push_children(-1, w, -1, 0, {}, {w});
   while (!pq.empty()) {
-    auto [cost, nonterminal, si] = pq.top();
+    const QE top = pq.top();
+    const int nonterminal = top.kind, si = top.idx;
     const bool terminal = nonterminal == 0;
     pq.pop();
     if (terminal) {
@@ -401,10 +438,9 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       for (auto [y, q] : entries) {
         uint8_t old = cur_.get(y, D.d);
         if (old == q) continue;
-        auto key = std::make_pair(y, D.d);
-        auto it = changes_.find(key);
-        if (it == changes_.end()) changes_[key] = LftChange{y, D.d, old, q};
-        else it->second.new_port = q;
+        const uint64_t key = (static_cast<uint64_t>(y) << 16) | D.d;
+        auto [it, fresh] = changes_.try_emplace(key, LftChange{y, D.d, old, q});
+        if (!fresh) it->second.new_port = q;
         cur_.set(y, D.d, q);
       }
       // new traffic: the path's switches, then the joined route
@@ -441,8 +477,8 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       e.newdeps = std::move(nd);
       e.evaluated = true;
       e.verified_from = inherited;
-      if (c > 0) {
-        e.cost += c;
+      if (c - e.pre > 1e-9) {
+        e.cost += c - e.pre;
         pq.push({e.cost, 1, si});
         continue;
       }
@@ -473,7 +509,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       std::vector<Dep> nd = s.newdeps;
       double c = eval(cand, nd);
       if (c >= 0) {
-        st.push_back({s.link, s.from, s.port, s.sw, s.parent, s.cost + c, std::move(nd), s.in_link, true, 0});
+        st.push_back({s.link, s.from, s.port, s.sw, s.parent, s.cost + c, std::move(nd), s.in_link, true, 0, 0});
         pq.push({s.cost + c, 0, static_cast<int>(st.size()) - 1});
       }
       if (y == D.t) continue;
@@ -522,18 +558,12 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
     aff_[static_cast<size_t>(s)] = ag_;
     affected.push_back(s);
   }
-  for (size_t i = 0; i < affected.size(); i++) {
-    const int y = affected[i];
-    const Node& n = before_.node(y);
-    for (int p = 1; p <= n.num_ports; p++) {
-      const Port& pt = n.port(p);
-      if (!pt.connected() || !before_.node(pt.peer_node).is_switch()) continue;
-      const int u = pt.peer_node;
-      if (aff_[static_cast<size_t>(u)] == ag_ || cur_.get(u, d) != pt.peer_port) continue;
+  for (size_t i = 0; i < affected.size(); i++)
+    for (auto [u, up] : sw_in_[static_cast<size_t>(affected[i])]) {
+      if (aff_[static_cast<size_t>(u)] == ag_ || cur_.get(u, d) != up) continue;
       aff_[static_cast<size_t>(u)] = ag_;
       affected.push_back(u);
     }
-  }
   if (affected.empty()) return true;
   res.dlids_affected++;
   res.entries_affected += affected.size();
@@ -600,7 +630,9 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
 
 void Reconfigurer::apply_mesh_plugin(DqrResult& res) {
   std::string why;
-  auto grid = recognise_mesh(before_, &why);
+  std::optional<MeshGrid> found;
+  if (!o_.mesh) found = recognise_mesh(before_, &why);
+  const MeshGrid* grid = o_.mesh ? o_.mesh.get() : (found ? &*found : nullptr);  // precomputed: fault-free topology
   if (!grid) {
     res.notes.push_back("mesh plug-in not applied: " + why);
     return;
@@ -699,6 +731,24 @@ DqrResult Reconfigurer::run() {
   ain_gen_.assign(static_cast<size_t>(after_.size()), 0);
   src_at_.assign(static_cast<size_t>(before_.size()), {});
   ca_deps_ok_.assign(static_cast<size_t>(ids_.num_links()), 0);
+  next_sw_.assign(static_cast<size_t>(ids_.num_links()), -1);
+  for (int y : after_.switches()) {
+    const Node& n = after_.node(y);
+    for (int q = 1; q <= n.num_ports; q++) {
+      const Port& p = n.port(q);
+      if (p.connected() && !dead(y, q) && after_.node(p.peer_node).is_switch())
+        next_sw_[static_cast<size_t>(link(y, q))] = p.peer_node;
+    }
+  }
+  sw_in_.assign(static_cast<size_t>(before_.size()), {});
+  for (int u : before_.switches()) {
+    const Node& n = before_.node(u);
+    for (int p = 1; p <= n.num_ports; p++) {
+      const Port& pt = n.port(p);
+      if (pt.connected() && before_.node(pt.peer_node).is_switch())
+        sw_in_[static_cast<size_t>(pt.peer_node)].push_back({u, static_cast<uint8_t>(p)});
+    }
+  }
   for (size_t i = 0; i < sources_.size(); i++)
     if (sources_[i].port != 0) src_at_[static_cast<size_t>(sources_[i].sw)].push_back(static_cast<int>(i));
   uint64_t ca_lids = 0;

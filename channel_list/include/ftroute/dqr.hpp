@@ -39,6 +39,7 @@
 
 #include "ftroute/channel_list.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/grid.hpp"
 
 namespace ftroute {
 
@@ -49,6 +50,9 @@ struct DqrOptions {
   Turns turns = Turns::All;
   bool mesh_plugin = false;
   bool switch_sources = false;   // must match the channel list's ChannelListOptions
+  // Mesh recognition of the fault-free fabric, if already done (precomputation like the
+  // channel list; must describe `before`); null = recognised during the reconfiguration.
+  std::shared_ptr<const MeshGrid> mesh;
   double turn_cost = 4.0;
   double new_dep_cost = 0.25;
   double override_cost = 1.0;
