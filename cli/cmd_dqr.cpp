@@ -13,6 +13,7 @@
 #include "ftroute/channel_list.hpp"
 #include "ftroute/dqr.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/grid.hpp"
 #include "ftroute/topology.hpp"
 
 using namespace ftroute;
@@ -40,8 +41,12 @@ std::vector<std::pair<int, int>> switch_links(const Fabric& f) {
 }
 
 // Connected (every CA pair delivered), loop-free, deadlock-free. Returns the CDG edges.
-bool validate(const Fabric& f, const Routing& r, std::vector<ChannelList::Dep>* edges) {
-  CdgBuild b = build_cdg(f, r);
+// With switch_sources, switch-to-switch (and switch-to-CA) pairs count too.
+bool validate(const Fabric& f, const Routing& r, std::vector<ChannelList::Dep>* edges, bool switch_sources) {
+  CdgBuildOptions co;
+  co.switch_sources = switch_sources;
+  co.collect_loads = false;
+  CdgBuild b = build_cdg(f, r, co);
   if (b.stats.looping || b.stats.delivered != b.stats.pairs || b.cdg.find_cycle()) return false;
   if (edges) *edges = b.cdg.edges();
   return true;
@@ -81,7 +86,7 @@ Row evaluate(const std::string& topo, const Fabric& f0, const Routing& r0, const
       nr.path_sl = r.path_sl;
       nr.sl2vl = r.sl2vl;
       std::vector<ChannelList::Dep> edges;
-      if (!validate(g, nr, &edges)) break;  // would be a DQR bug; counted as failure
+      if (!validate(g, nr, &edges, o.switch_sources)) break;  // would be a DQR bug; counted as failure
       Point& pt = row.pts[static_cast<size_t>(i)];
       pt.ok++;
       pt.flows += res.flows_total ? static_cast<double>(res.flows_affected) / static_cast<double>(res.flows_total) : 0;
@@ -148,6 +153,7 @@ int run_dqr_eval(cli::Args& a) {
   const std::string variants_text = a.value_or("variants", "e2e-all,e2e-single,local-all,local-single,mesh-all,mesh-single");
   const bool fattree = a.flag("fattree");
   const int ft_faults = static_cast<int>(a.int_or("fattree-faults", 3));
+  const std::string ft_engine = a.value_or("fattree-engine", "ftree-misroute");
   const std::string out = a.value_or("out", "-", "-o");
   const std::string update = a.value_or("update", "");
   a.positionals();
@@ -184,8 +190,10 @@ int run_dqr_eval(cli::Args& a) {
     f.assign_lids();
     Routing r = make_engine("ft-dor")->route(f);
     ChannelList list = ChannelList::build(f, r);
+    auto grid = recognise_mesh(f);  // precomputed once for the plug-in (fault-free mesh)
     std::string name = std::to_string(n) + "x" + std::to_string(n) + " mesh, dor";
-    for (const auto& o : variants) {
+    for (auto o : variants) {
+      if (o.mesh_plugin && grid) o.mesh = std::make_shared<const MeshGrid>(*grid);
       rows.push_back(evaluate(name, f, r, list, o, faults, runs, seed));
       std::fprintf(stderr, "dqr-eval: %s %s done\n", name.c_str(), o.variant_name().c_str());
     }
@@ -193,17 +201,30 @@ int run_dqr_eval(cli::Args& a) {
   if (fattree) {
     Fabric f = topo::fat_tree648();
     f.assign_lids();
-    Routing r = make_engine("ft-minhop")->route(f);
-    ChannelList list = ChannelList::build(f, r);
     const int ft_runs = std::max(1, runs / 5);
-    std::string name = "648-port 2-level fat tree, ft-minhop (" + std::to_string(ft_runs) + " runs)";
-    for (auto p : {DqrOptions::Paths::EndToEnd, DqrOptions::Paths::Local}) {
-      DqrOptions o;
-      o.paths = p;
-      Row row = evaluate(name, f, r, list, o, ft_faults, ft_runs, seed);
-      row.pts.resize(static_cast<size_t>(faults));
-      rows.push_back(row);
-      std::fprintf(stderr, "dqr-eval: %s %s done\n", name.c_str(), o.variant_name().c_str());
+    // node-to-node traffic only, then (P4's fat-tree experiment) switch-to-switch paths as well
+    for (bool s2s : {false, true}) {
+      Routing r = make_engine(ft_engine)->route(f);
+      ChannelListOptions clo;
+      clo.switch_sources = s2s;
+      ChannelList list;
+      try {
+        list = ChannelList::build(f, r, clo);
+      } catch (const EngineError& e) {
+        std::fprintf(stderr, "dqr-eval: fat tree (%s) skipped: %s\n", s2s ? "switch-to-switch" : "CA", e.what());
+        continue;
+      }
+      std::string name = "648-port 2-level fat tree, " + ft_engine + (s2s ? ", switch-to-switch paths" : ", CA traffic") +
+                         " (" + std::to_string(ft_runs) + " runs)";
+      for (auto p : {DqrOptions::Paths::EndToEnd, DqrOptions::Paths::Local}) {
+        DqrOptions o;
+        o.paths = p;
+        o.switch_sources = s2s;
+        Row row = evaluate(name, f, r, list, o, ft_faults, ft_runs, seed);
+        row.pts.resize(static_cast<size_t>(faults));
+        rows.push_back(row);
+        std::fprintf(stderr, "dqr-eval: %s %s done\n", name.c_str(), o.variant_name().c_str());
+      }
     }
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -243,8 +264,12 @@ variant and the fraction of flows rerouted (paper: seed 004 Figs. 3-4, 1.7-2.2 %
   --seed N             random seed (default 1)
   --variants LIST      comma list of e2e|local|mesh + -all|-single
                        (default e2e-all,e2e-single,local-all,local-single,mesh-all,mesh-single)
-  --fattree            also the 648-port 2-level fat tree routed by ft-minhop (runs/5 runs)
+  --fattree            also the 648-port 2-level fat tree (runs/5 runs)
   --fattree-faults N   faults for the fat tree (default 3)
+  --fattree-engine E   base routing of the fat tree (default ftree-misroute, d-mod-k up/down;
+                       ft-minhop has a dependency cycle once switch-to-switch paths count); rows for CA traffic
+                       and for switch-to-switch paths (skipped with a message when the
+                       engine's switch-to-switch routing is not deadlock-free)
   -o, --out FILE       write the markdown tables to FILE (default - = stdout)
   --update FILE        replace the section between <!-- dqr-eval:begin --> and
                        <!-- dqr-eval:end --> in FILE (e.g. docs/dqr.md) instead)",
