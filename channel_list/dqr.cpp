@@ -133,6 +133,8 @@ class Reconfigurer {
   static uint64_t dep_key(const Dep& d) { return (static_cast<uint64_t>(d.first) << 32) | d.second; }
   std::vector<std::vector<std::pair<int, uint8_t>>> sw_in_;  // by switch y: (switch u, port of u to y), before
   std::vector<int> next_sw_;              // by link id, see next_switch()
+  std::vector<std::vector<int>> sw_adj_;  // by switch: switches linked to it in `after`
+  std::vector<std::vector<int>> dist_by_t_;  // by switch t: hop distances to t (lazy)
   std::unordered_set<uint64_t> refused_;  // deps that cannot be enabled (alone) in this run
   std::vector<uint8_t> ca_deps_ok_;       // by link id: every CA at the switch -> link is in the list
 };
@@ -572,27 +574,26 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
     for (int s : affected) res.flows_affected += static_cast<uint64_t>(cas_at_[static_cast<size_t>(s)]);
   mark_traffic(D);
 
-  // distances to t over working switch links (for the processing order)
-  // distances to t over working switch links (processing order; only needed with several)
   std::vector<int>& dist = dist_;
   bool have_dist = false;
+  // hop distances to t over working switch links (processing order); they depend on t only,
+  // so they are kept for the other DLIDs attached to the same switch
   auto compute_dist = [&] {
     if (have_dist) return;
     have_dist = true;
-    dist.assign(static_cast<size_t>(after_.size()), 1 << 30);
-    std::deque<int> q{D.t};
-    dist[static_cast<size_t>(D.t)] = 0;
-    while (!q.empty()) {
-      int u = q.front();
-      q.pop_front();
-      const Node& n = after_.node(u);
-      for (int p = 1; p <= n.num_ports; p++) {
-        const Port& pt = n.port(p);
-        if (!pt.connected() || !after_.node(pt.peer_node).is_switch()) continue;
-        if (dist[static_cast<size_t>(pt.peer_node)] > dist[static_cast<size_t>(u)] + 1)
-          dist[static_cast<size_t>(pt.peer_node)] = dist[static_cast<size_t>(u)] + 1, q.push_back(pt.peer_node);
+    std::vector<int>& dt = dist_by_t_[static_cast<size_t>(D.t)];
+    if (dt.empty()) {
+      dt.assign(static_cast<size_t>(after_.size()), 1 << 30);
+      std::vector<int> q{D.t};
+      dt[static_cast<size_t>(D.t)] = 0;
+      for (size_t i = 0; i < q.size(); i++) {
+        const int u = q[i];
+        for (int v : sw_adj_[static_cast<size_t>(u)])
+          if (dt[static_cast<size_t>(v)] > dt[static_cast<size_t>(u)] + 1)
+            dt[static_cast<size_t>(v)] = dt[static_cast<size_t>(u)] + 1, q.push_back(v);
       }
     }
+    dist = dt;
   };
   std::vector<int> todo;
   if (o_.paths == DqrOptions::Paths::Local) {
@@ -732,12 +733,15 @@ DqrResult Reconfigurer::run() {
   src_at_.assign(static_cast<size_t>(before_.size()), {});
   ca_deps_ok_.assign(static_cast<size_t>(ids_.num_links()), 0);
   next_sw_.assign(static_cast<size_t>(ids_.num_links()), -1);
+  sw_adj_.assign(static_cast<size_t>(after_.size()), {});
+  dist_by_t_.assign(static_cast<size_t>(after_.size()), {});
   for (int y : after_.switches()) {
     const Node& n = after_.node(y);
     for (int q = 1; q <= n.num_ports; q++) {
       const Port& p = n.port(q);
       if (p.connected() && !dead(y, q) && after_.node(p.peer_node).is_switch())
         next_sw_[static_cast<size_t>(link(y, q))] = p.peer_node;
+      if (p.connected() && after_.node(p.peer_node).is_switch()) sw_adj_[static_cast<size_t>(y)].push_back(p.peer_node);
     }
   }
   sw_in_.assign(static_cast<size_t>(before_.size()), {});
