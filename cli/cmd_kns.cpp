@@ -70,14 +70,15 @@ int run_kns_faults(Args& a) {
   const long samples = a.int_or("samples", 16600);
   const long tree_samples = a.int_or("tree-samples", 0);
   const uint64_t seed = static_cast<uint64_t>(a.int_or("seed", 1));
+  const int lmc = static_cast<int>(a.int_or("lmc", 0));
   if (!a.positionals().empty()) throw UsageError("unexpected arguments");
-  if (k < 2 || n < 1 || max_in < 0 || max_in > 2 || samples < 1 || tree_samples < 0)
-    throw UsageError("need k >= 2, n >= 1, max-in 0..2, samples >= 1");
+  if (k < 2 || n < 1 || max_in < 0 || max_in > 2 || samples < 1 || tree_samples < 0 || lmc < 0 || lmc > 7)
+    throw UsageError("need k >= 2, n >= 1, max-in 0..2, samples >= 1, lmc 0..7");
   if (fl.empty()) throw UsageError("--faults F is required (repeatable)");
   kns::Model m(k, n);
   std::printf("%d-ary %d-direct 1-indirect: %ld routers, %ld router-crossbar links (fault population)\n", k, n, m.K,
               m.K * n);
-  std::printf("faults max_in  samples  tolerated%%  paths_1IN%%  paths_2IN%%  | tree(LMC 0) samples tolerated%%\n");
+  std::printf("faults max_in  samples  tolerated%%  paths_1IN%%  paths_2IN%%  | trees(LMC %d) samples tolerated%%\n", lmc);
   for (const auto& fs : fl) {
     int faults = std::stoi(fs);
     if (faults < 0 || faults > m.K * n) throw UsageError("--faults out of range: " + fs);
@@ -91,7 +92,7 @@ int run_kns_faults(Args& a) {
       p1 += static_cast<double>(t.in1) / static_cast<double>(t.pairs);
       p2 += static_cast<double>(t.in2) / static_cast<double>(t.pairs);
       if (s < tree_samples) {  // same fault set under the engine's destination trees
-        bool tt = kns::tree_tolerance(m, max_in, true).tolerated();
+        bool tt = kns::tree_tolerance(m, max_in, true, 1 << lmc).tolerated();
         tok += tt;
         tree_only_fail += t.tolerated() && !tt;
       }
@@ -114,13 +115,15 @@ const char* kSizeHelp =
     "--ki KI selects fat-tree subnets of KI-ary switches (K = KI^s); default crossbars.";
 const char* kFaultsHelp =
     "usage: ftroute kns-faults [--k 10] [--n 3] --faults F [--faults F2 ..] [--max-in 2]\n"
-    "                          [--samples 16600] [--tree-samples 0] [--seed 1]\n"
+    "                          [--samples 16600] [--tree-samples 0] [--lmc 0] [--seed 1]\n"
     "Draws random sets of F failed router-crossbar links (population k^n * n, thesis §5.5.2) and\n"
     "reports the percentage of sets in which every router pair is served by Hybrid-DOR or by at\n"
     "most max-in intermediate routers with fault-free DOR legs (thesis criterion, per-pair choice),\n"
     "and the average percentage of pairs needing 1 / 2 intermediate routers (Table 6.1).\n"
     "--tree-samples S also checks the first S sets with the destination-based IN trees the kns engine\n"
-    "programs with LMC 0 (stricter: one next hop per crossbar and destination).\n"
+    "programs (stricter: one next hop per crossbar and destination and LID); --lmc L lets them use\n"
+    "2^L LIDs per destination: the extra LIDs carry alternative paths for the sources the base tree\n"
+    "serves with more than max-in intermediate routers (docs/kns.md \"LMC\").\n"
     "Thesis (Ch 6): 10-ary 3-D, 10 faults, 1 IN: > 99.5%; 15 faults, 2 INs: > 99.98%.";
 
 ::ftroute::cli::Registrar reg_size("kns-size", "KNS cost/size table: thesis formulas vs generated fabric", kSizeHelp,

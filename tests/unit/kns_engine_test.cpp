@@ -369,7 +369,9 @@ TEST(KnsFaults, TreesNeverClaimMoreThanTheThesisCriterion) {
     for (int max_in = 1; max_in <= 2; max_in++) {
       bool tree = kns::tree_tolerance(m, max_in).tolerated();
       bool thesis = kns::thesis_tolerance(m, max_in).tolerated();
-      if (tree) EXPECT_TRUE(thesis);
+      if (tree) {
+        EXPECT_TRUE(thesis);
+      }
       both += tree && thesis;
     }
   }
@@ -387,4 +389,118 @@ TEST(KnsEngine, ShippedNetsRouteAndValidate) {
   // the fat-tree-subnet nets are KNS too, but this engine routes crossbar subnets only
   Fabric ft = read_net_file(std::string(FTROUTE_SOURCE_DIR) + "/ibsim_topologies/nets/kns_4x2_ft2.net");
   EXPECT_THROW(make_engine("kns")->route(ft), EngineError);
+}
+
+namespace {
+
+// A fault set of the 4-ary 3-D model that the thesis criterion tolerates with 1 IN but one
+// destination tree per destination does not (sources that need disagreeing next hops).
+kns::Model fault_set_needing_lmc(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  kns::Model m(4, 3);
+  for (int i = 0; i < 5000; i++) {
+    kns::random_link_faults(m, 8, rng);
+    if (!kns::tree_tolerance(m, 1, true).tolerated() && kns::thesis_tolerance(m, 1, true).tolerated()) return m;
+  }
+  ADD_FAILURE() << "no fault set found";
+  return m;
+}
+
+std::string router_name(const kns::Model& m, long R) {
+  std::string s = "R";
+  for (int d = m.n - 1; d >= 0; d--) s += "_" + std::to_string(m.coord(R, d));
+  return s;
+}
+
+// Restarts (intermediate routers) on the LFT path from the router of CA `src` to dlid: a router
+// hop on dimension port 1+d is a restart when d is not above the dimension it arrived on.
+int path_restarts(const Fabric& f, const Routing& r, int n, int src_router, Lid dlid) {
+  int cur = src_router, arrived = -1, restarts = 0;
+  for (int i = 0; i < 64; i++) {
+    uint8_t p = r.lfts.get(cur, dlid);
+    if (p == kNoPath || p == 0) return 99;
+    int nx = f.node(cur).port(p).peer_node;
+    if (!f.node(nx).is_switch()) return restarts;       // delivered to the host
+    bool router = false;  // routers are the switches with hosts
+    for (int q = n + 1; q <= f.node(cur).num_ports; q++)
+      router |= f.node(cur).port(q).connected() && !f.node(f.node(cur).port(q).peer_node).is_switch();
+    if (router) {
+      int d = p - 1;
+      if (arrived >= 0 && d <= arrived) restarts++;
+      arrived = d;
+    }
+    cur = nx;
+  }
+  return 99;
+}
+
+}  // namespace
+
+TEST(KnsFaults, LmcAlternativeTreesReachTheThesisCriterion) {
+  // Thesis criterion = per-pair free choice; the base tree alone loses some sets (one next hop
+  // per crossbar and destination); with alternative trees on the LMC LIDs none is lost.
+  std::mt19937_64 rng(3);
+  kns::Model m(4, 3);
+  int lost_by_base = 0, sets = 0;
+  for (int i = 0; i < 400; i++) {
+    kns::random_link_faults(m, 8, rng);
+    kns::Tolerance th = kns::thesis_tolerance(m, 1);
+    kns::Tolerance base = kns::tree_tolerance(m, 1);
+    kns::Tolerance lmc = kns::tree_tolerance(m, 1, false, 2);
+    EXPECT_EQ(lmc.failed, th.failed) << "set " << i;  // pair by pair: same number not served
+    EXPECT_LE(lmc.failed, base.failed);
+    lost_by_base += th.tolerated() && !base.tolerated();
+    sets++;
+  }
+  EXPECT_GT(lost_by_base, 0) << "the sample should contain sets the base tree loses";
+  // Every alternative tree is loop-free and serves its pinned sources within max_in.
+  kns::Model f = fault_set_needing_lmc(5);
+  for (long D = 0; D < f.K; D++) {
+    kns::LidTrees lt = kns::build_lid_trees(f, D, 1, 4);
+    for (long S = 0; S < f.K; S++)
+      if (S != D) {
+        EXPECT_LE(lt.best[static_cast<size_t>(S)], 1) << S << "->" << D;
+        EXPECT_LT(lt.choice[static_cast<size_t>(S)], lt.trees.size());
+      }
+  }
+}
+
+TEST(KnsEngine, LmcLidsCarryPerSourceAlternativePaths) {
+  kns::Model m = fault_set_needing_lmc(5);
+  auto faulty_fabric = [&](uint8_t lmc) {
+    Fabric f = make_kns(xbar(4, 3), lmc);
+    for (long R = 0; R < m.K; R++)
+      for (int d = 0; d < m.n; d++)
+        if (m.link_bad[static_cast<size_t>(R * m.n + d)]) f.disconnect(*f.find(router_name(m, R)), d + 1);
+    return f;
+  };
+  EngineOptions one_in = EngineOptions::parse("max_in=1");
+  // LMC 0: one tree per destination cannot serve every source within one IN
+  EXPECT_THROW(make_engine("kns")->route(faulty_fabric(0), one_in), EngineError);
+  Fabric f = faulty_fabric(1);
+  EXPECT_THROW(make_engine("kns")->route(f, EngineOptions::parse("max_in=1,lmc_alt=0")), EngineError);
+  KnsEngine eng;
+  Routing r = eng.route(f, one_in);
+  check_routing(f, r);
+  // each CA source, on the DLID the engine tells it to use, crosses at most one IN; some pairs
+  // need the alternative LID and their base-LID path needs more (else LMC 0 would have worked)
+  int alt = 0, checked = 0;
+  for (const EndPort& s : f.end_ports()) {
+    if (f.node(s.node).is_switch()) continue;
+    const int sr = f.attach(s.base_lid).sw;
+    for (const EndPort& d : f.end_ports()) {
+      if (f.node(d.node).is_switch() || f.attach(d.base_lid).sw == sr) continue;
+      Lid use = eng.preferred_dlid(s.base_lid, d.base_lid);
+      ASSERT_GE(use, d.base_lid);
+      ASSERT_LE(use, d.last_lid());
+      EXPECT_LE(path_restarts(f, r, m.n, sr, use), 1) << f.node(s.node).id << " -> " << f.node(d.node).id;
+      if (use != d.base_lid) {
+        alt++;
+        EXPECT_GT(path_restarts(f, r, m.n, sr, d.base_lid), 1);
+      }
+      checked++;
+    }
+  }
+  EXPECT_GT(alt, 0);
+  EXPECT_EQ(checked, 64 * 63);
 }

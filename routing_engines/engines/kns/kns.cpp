@@ -216,6 +216,7 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
     throw OptionError("kns: vls must be 1, 2, 4 or 8 (XORDET classes, a power of two)");
   if (!xordet && classes != 1) throw OptionError("kns: vls=" + std::to_string(classes) + " needs xordet=1");
   const int max_vls = static_cast<int>(options.get_int("max_vls", 8));
+  const bool lmc_alt = options.get_bool("lmc_alt", true);
   if (max_vls < 1 || max_vls > 15) throw OptionError("kns: max_vls must be 1..15");
   if (classes > max_vls) throw OptionError("kns: vls=" + std::to_string(classes) + " exceeds max_vls=" + std::to_string(max_vls));
 
@@ -257,20 +258,43 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
   // Trees, one per destination model node.
   // Crossbar destinations count restarts with the crossbar's dimension last: their paths correct
   // the other dimensions in order and then enter the crossbar (one final "restart" at most).
-  std::unordered_map<long, kns::Tree> trees;
-  auto tree = [&](long dm) -> const kns::Tree& {
-    auto it = trees.find(dm);
-    if (it == trees.end())
-      it = trees.emplace(dm, kns::build_tree(m, dm, dm >= m.K ? static_cast<int>((dm - m.K) / m.lines) : -1)).first;
+  // CA destinations with LMC > 0 (lmc_alt=1) get alternative trees on their extra LIDs for the
+  // routers the base tree serves with more than max_in intermediate routers (kns::build_lid_trees);
+  // LID offset j uses tree j when it exists, else the base tree.
+  std::unordered_map<long, kns::LidTrees> trees;
+  auto lid_trees = [&](long dm, int num_lids) -> const kns::LidTrees& {
+    const long key = dm * 256 + num_lids;  // router LIDs (LMC 0) and CA LIDs of one router differ
+    auto it = trees.find(key);
+    if (it == trees.end()) {
+      kns::LidTrees lt;
+      if (dm < m.K) {
+        lt = kns::build_lid_trees(m, dm, max_in, lmc_alt ? num_lids : 1);
+      } else {
+        lt.trees.push_back(kns::build_tree(m, dm, static_cast<int>((dm - m.K) / m.lines)));
+      }
+      it = trees.emplace(key, std::move(lt)).first;
+    }
     return it->second;
   };
+  auto tree_of = [&](size_t i, Lid lid) -> const kns::Tree& {
+    const kns::LidTrees& lt = lid_trees(dests[i].model, static_cast<int>(eps[i].last_lid() - eps[i].base_lid + 1));
+    const size_t j = dests[i].ca ? static_cast<size_t>(lid - eps[i].base_lid) : 0;
+    return lt.trees[j < lt.trees.size() ? j : 0];
+  };
+  // Number of distinct trees the LIDs of end port i use (their offsets are 0..count-1).
+  auto trees_used = [&](size_t i) -> Lid {
+    if (!dests[i].ca) return 1;
+    const Lid nl = static_cast<Lid>(eps[i].last_lid() - eps[i].base_lid + 1);
+    return std::min<Lid>(nl, static_cast<Lid>(lid_trees(dests[i].model, nl).trees.size()));
+  };
+  long alt_pairs = 0;
   int max_restarts = 0;
   long rerouted_pairs = 0, unreachable_switch_pairs = 0;
   for (size_t i = 0; i < eps.size(); i++) {
     const Dest& d = dests[i];
     if (d.model < 0) continue;
-    const kns::Tree& t = tree(d.model);
-    for (Lid lid = eps[i].base_lid; lid <= eps[i].last_lid(); lid++)
+    for (Lid lid = eps[i].base_lid; lid <= eps[i].last_lid(); lid++) {
+      const kns::Tree& t = tree_of(i, lid);
       for (int sw : sws) {
         long mu = sh.node_model[static_cast<size_t>(sw)];
         if (mu < 0) continue;
@@ -289,22 +313,29 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
         }
         r.lfts.set(sw, lid, static_cast<uint8_t>(s + 1));  // router: port 1+dim; crossbar: port 1+coord
       }
-    if (d.ca)
+    }
+    if (d.ca) {
+      const int nl = static_cast<int>(eps[i].last_lid() - eps[i].base_lid + 1);
+      const kns::LidTrees& lt = lid_trees(d.model, nl);
       for (long R = 0; R < m.K; R++) {
         if (R == d.model) continue;
-        int rs = t.restarts[static_cast<size_t>(R)];
+        int rs = lt.best[static_cast<size_t>(R)];
         if (rs > max_in)
           fail("router \"" + fabric.node(sh.router_node[static_cast<size_t>(R)]).id + "\" needs " + std::to_string(rs) +
                " intermediate routers to reach " + fabric.node(eps[i].node).id + " (max_in=" + std::to_string(max_in) +
+               (nl > 1 ? ", on the best of its " + std::to_string(lt.trees.size()) + " LID tree(s)" : std::string()) +
                "): fault set not tolerated");
         max_restarts = std::max(max_restarts, rs);
+        alt_pairs += lt.choice[static_cast<size_t>(R)] != 0;
       }
+    }
   }
   // VL layers: per (source switch, end port) a layer; layer 0 = no restarts.
   const size_t S = sws.size();
   std::vector<int> swpos(static_cast<size_t>(fabric.size()), -1);
   for (size_t i = 0; i < S; i++) swpos[static_cast<size_t>(sws[i])] = static_cast<int>(i);
-  auto layer_tab = std::make_shared<std::vector<uint8_t>>(S * eps.size(), 0);
+  const size_t LIDS = static_cast<size_t>(fabric.max_lid()) + 1;
+  auto layer_tab = std::make_shared<std::vector<uint8_t>>(S * LIDS, 0);  // [switch pos * LIDS + dlid]
   struct LayerGraph {
     std::unordered_map<uint32_t, std::vector<uint32_t>> adj;
     std::unordered_set<uint64_t> edges;
@@ -348,15 +379,17 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
   for (size_t i = 0; i < eps.size(); i++) {
     const Dest& d = dests[i];
     if (d.model < 0) continue;
-    const kns::Tree& t = tree(d.model);
     if (d.xdim >= 0 && d.xdim != m.n - 1) continue;  // not rank-increasing: pass 2 checks them
     LayerGraph& g0 = graphs[static_cast<size_t>(d.cls)][0];
-    for (size_t si = 0; si < S; si++) {
-      long mu = sh.node_model[static_cast<size_t>(sws[si])];
-      if (mu < 0 || mu == d.model || t.succ[static_cast<size_t>(mu)] < 0 || t.restarts[static_cast<size_t>(mu)] != 0) continue;
-      auto ch = path_channels(sws[si], eps[i].base_lid);
-      for (size_t j = 0; j + 1 < ch.size(); j++)
-        if (g0.edges.insert((static_cast<uint64_t>(ch[j]) << 32) | ch[j + 1]).second) g0.adj[ch[j]].push_back(ch[j + 1]);
+    for (Lid lid = eps[i].base_lid; lid < eps[i].base_lid + trees_used(i); lid++) {
+      const kns::Tree& t = tree_of(i, lid);
+      for (size_t si = 0; si < S; si++) {
+        long mu = sh.node_model[static_cast<size_t>(sws[si])];
+        if (mu < 0 || mu == d.model || t.succ[static_cast<size_t>(mu)] < 0 || t.restarts[static_cast<size_t>(mu)] != 0) continue;
+        auto ch = path_channels(sws[si], lid);
+        for (size_t j = 0; j + 1 < ch.size(); j++)
+          if (g0.edges.insert((static_cast<uint64_t>(ch[j]) << 32) | ch[j + 1]).second) g0.adj[ch[j]].push_back(ch[j + 1]);
+      }
     }
   }
   // Pass 2: paths through intermediate routers. Data paths (to CA LIDs) start at layer 1 (the
@@ -364,8 +397,8 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
   for (size_t i = 0; i < eps.size(); i++) {
     const Dest& d = dests[i];
     if (d.model < 0) continue;
-    const kns::Tree& t = tree(d.model);
-    const Lid lid = eps[i].base_lid;
+    for (Lid lid = eps[i].base_lid; lid < eps[i].base_lid + trees_used(i); lid++) {
+    const kns::Tree& t = tree_of(i, lid);
     for (size_t si = 0; si < S; si++) {
       int sw = sws[si];
       long mu = sh.node_model[static_cast<size_t>(sw)];
@@ -373,7 +406,7 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
       if (mu < 0 || mu == d.model || t.succ[static_cast<size_t>(mu)] < 0 || (safe && t.restarts[static_cast<size_t>(mu)] == 0))
         continue;
       if (mu >= m.K) continue;  // crossbar sources: see docs/kns.md (management only, SL 0)
-      if (d.ca && mu < m.K) rerouted_pairs++;
+      if (d.ca && mu < m.K && lid == eps[i].base_lid) rerouted_pairs++;
       auto ch = path_channels(sw, lid);
       std::vector<std::pair<uint32_t, uint32_t>> path_edges;
       for (size_t j = 0; j + 1 < ch.size(); j++) path_edges.push_back({ch[j], ch[j + 1]});
@@ -408,10 +441,14 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
         fail("the rerouted paths need more than " + std::to_string(max_layers) + " VL layers x " + std::to_string(classes) +
              " classes (max_vls=" + std::to_string(max_vls) + "): path from \"" + fabric.node(sw).id + "\" to " +
              fabric.node(eps[i].node).id + " does not fit");
-      (*layer_tab)[si * eps.size() + i] = static_cast<uint8_t>(placed);
+      (*layer_tab)[si * LIDS + lid] = static_cast<uint8_t>(placed);
       layers_used = std::max(layers_used, placed + 1);
       max_sl = std::max(max_sl, placed * classes + d.cls);
     }
+    }
+    // LIDs beyond the trees in use share the base LID's paths, hence its layers.
+    for (Lid lid = eps[i].base_lid + trees_used(i); lid <= eps[i].last_lid(); lid++)
+      for (size_t si = 0; si < S; si++) (*layer_tab)[si * LIDS + lid] = (*layer_tab)[si * LIDS + eps[i].base_lid];
   }
   // path_sl: SL = layer * classes + class; identity SL2VL (VL = SL).
   auto lid_ep = std::make_shared<std::vector<int32_t>>(static_cast<size_t>(fabric.max_lid()) + 1, -1);
@@ -426,13 +463,40 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
   auto cls = std::make_shared<std::vector<uint8_t>>(eps.size());
   for (size_t i = 0; i < eps.size(); i++) (*cls)[i] = static_cast<uint8_t>(dests[i].cls);
   const size_t E = eps.size();
-  r.path_sl = [layer_tab, lid_ep, src_sw, cls, classes, E](Lid slid, Lid dlid) -> uint8_t {
+  r.path_sl = [layer_tab, lid_ep, src_sw, cls, classes, LIDS](Lid slid, Lid dlid) -> uint8_t {
     if (dlid >= lid_ep->size() || (*lid_ep)[dlid] < 0) return 0;
     size_t di = static_cast<size_t>((*lid_ep)[dlid]);
     int layer = 0;
-    if (slid < src_sw->size() && (*src_sw)[slid] >= 0) layer = (*layer_tab)[static_cast<size_t>((*src_sw)[slid]) * E + di];
+    if (slid < src_sw->size() && (*src_sw)[slid] >= 0) layer = (*layer_tab)[static_cast<size_t>((*src_sw)[slid]) * LIDS + dlid];
     return static_cast<uint8_t>(layer * classes + (*cls)[di]);
   };
+  // DLID each source should use (the thesis keeps the IN choice at the source, §6.4; here it is
+  // the LMC offset of the tree that serves the source's router best).
+  {
+    auto choice = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(m.K) * E, 0);
+    for (size_t i = 0; i < E; i++)
+      if (dests[i].ca) {
+        const kns::LidTrees& lt = lid_trees(dests[i].model, static_cast<int>(eps[i].last_lid() - eps[i].base_lid + 1));
+        for (long R = 0; R < m.K; R++) (*choice)[static_cast<size_t>(R) * E + i] = lt.choice[static_cast<size_t>(R)];
+      }
+    auto src_router = std::make_shared<std::vector<int32_t>>(static_cast<size_t>(fabric.max_lid()) + 1, -1);
+    for (size_t i = 0; i < E; i++) {
+      if (fabric.node(eps[i].node).is_switch()) continue;
+      Attach at = fabric.attach(eps[i].base_lid);
+      long R = at.valid() ? sh.node_model[static_cast<size_t>(at.sw)] : -1;
+      for (Lid l = eps[i].base_lid; l <= eps[i].last_lid(); l++) (*src_router)[l] = static_cast<int32_t>(R);
+    }
+    std::vector<Lid> base(E);
+    for (size_t i = 0; i < E; i++) base[i] = eps[i].base_lid;
+    auto bases = std::make_shared<std::vector<Lid>>(std::move(base));
+    dlid_choice_ = [choice, src_router, lid_ep, bases, E](Lid slid, Lid dlid) -> Lid {
+      if (dlid >= lid_ep->size() || (*lid_ep)[dlid] < 0) return dlid;
+      const size_t di = static_cast<size_t>((*lid_ep)[dlid]);
+      const long R = slid < src_router->size() ? (*src_router)[slid] : -1;
+      if (R < 0) return dlid;
+      return static_cast<Lid>((*bases)[di] + (*choice)[static_cast<size_t>(R) * E + di]);
+    };
+  }
   r.num_vls = max_sl + 1;
   r.notes.push_back("KNS " + std::to_string(sh.k) + "-ary " + std::to_string(sh.n) + "-direct 1-indirect, p=" +
                     std::to_string(sh.p) + ", " + std::to_string(sh.faults.size()) + " faults detected");
@@ -440,6 +504,9 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
   r.notes.push_back(std::to_string(rerouted_pairs) + " router->CA-LID routes use intermediate routers (max " +
                     std::to_string(max_restarts) + " per path); " + std::to_string(layers_used) + " VL layer(s) x " +
                     std::to_string(classes) + " XORDET class(es) = " + std::to_string(r.num_vls) + " VL(s)");
+  if (alt_pairs)
+    r.notes.push_back(std::to_string(alt_pairs) + " (router, CA) pairs need an alternative LMC LID (DLID = base + offset) to stay within max_in=" +
+                      std::to_string(max_in) + " intermediate routers");
   if (unreachable_switch_pairs)
     r.notes.push_back(std::to_string(unreachable_switch_pairs) + " switch -> switch-LID entries have no route");
   return r;

@@ -15,16 +15,20 @@
 //    router is an error (the thesis does not support router faults).
 //
 // Routing: for every destination switch an IN tree (kns_model.hpp build_tree): Hybrid-DOR where
-// the DOR path works, otherwise DOR legs through intermediate routers. LMC > 0: the extra LIDs
-// of a CA get the same tree. Each (source, DLID) path gets an SL = layer * classes + class:
+// the DOR path works, otherwise DOR legs through intermediate routers. LMC > 0 (lmc_alt=1, the
+// default): when the base tree serves some source router with more than max_in intermediate
+// routers, the CA's extra LIDs carry alternative trees that serve those sources within max_in
+// (kns::build_lid_trees; preferred_dlid() tells which DLID a source uses); other extra LIDs reuse
+// the base tree. Each (source, DLID) path gets an SL = layer * classes + class:
 // layer 0 = paths without intermediate routers (pure DOR, acyclic), paths with intermediate
 // routers go to layers 1, 2, ... chosen so every layer's channel dependency graph stays acyclic
 // (identity SL2VL, VL = SL). class = XORDET class of the destination node id (xordet=1).
 //
-// Options: max_in=0|1|2 (default 2), xordet=0|1, vls=<classes, power of 2> (default 1, with
+// Options: max_in=0|1|2 (default 2), lmc_alt=0|1 (default 1), xordet=0|1, vls=<classes, power of 2> (default 1, with
 // xordet=1 default 2), max_vls=<VL budget, default 8>, k=, n= (expected shape).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,10 +54,18 @@ class KnsEngine : public Engine {
   static constexpr const char* kName = "kns";
   std::string name() const override { return kName; }
   std::vector<std::string> option_keys() const override {
-    return {"max_in", "xordet", "vls", "max_vls", "k", "n"};
+    return {"max_in", "xordet", "vls", "max_vls", "k", "n", "lmc_alt"};
   }
   using Engine::route;
   Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+  // After route(): the DLID a CA source (slid) should use to reach the CA owning dlid, i.e. that
+  // CA's base LID + the LMC offset of the tree serving the source's router within max_in
+  // intermediate routers (= dlid's base LID unless the base tree needs too many). The value is
+  // only meaningful for the fabric last routed; it returns dlid for switch LIDs/unknown LIDs.
+  Lid preferred_dlid(Lid slid, Lid dlid) const { return dlid_choice_ ? dlid_choice_(slid, dlid) : dlid; }
+
+ private:
+  std::function<Lid(Lid, Lid)> dlid_choice_;
 };
 
 }  // namespace ftroute

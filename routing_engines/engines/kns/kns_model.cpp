@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <queue>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace ftroute::kns {
@@ -49,6 +50,25 @@ bool Model::dor_ok(long X, long Y) const {
   }
   return true;
 }
+
+namespace {
+
+// Router of line `ln` of dimension d with coordinate d = 0.
+long line_base(const Model& m, int d, long ln) {
+  long base = 0, w = 1, rest = ln;
+  for (int i = 0; i < m.n; i++) {
+    if (i == d) {
+      w *= m.k;
+      continue;
+    }
+    base += (rest % m.k) * w;
+    rest /= m.k;
+    w *= m.k;
+  }
+  return base;
+}
+
+}  // namespace
 
 Tree build_tree(const Model& m, long dest, int last_dim) {
   // rank of a dimension in the order used to count restarts (n = "deliver", after everything)
@@ -103,20 +123,7 @@ Tree build_tree(const Model& m, long dest, int last_dim) {
       long x = v - m.K;
       int d = static_cast<int>(x / m.lines);
       long ln = x % m.lines;
-      // router of this line with coordinate d = 0
-      long base = 0;
-      {
-        long w = 1, rest = ln;
-        for (int i = 0; i < m.n; i++) {
-          if (i == d) {
-            w *= m.k;
-            continue;
-          }
-          base += (rest % m.k) * w;
-          rest /= m.k;
-          w *= m.k;
-        }
-      }
+      const long base = line_base(m, d, ln);
       for (int c = 0; c < m.k; c++) {
         long R = m.with_coord(base, d, c);
         if (!m.up(R, d)) continue;
@@ -212,19 +219,174 @@ Tolerance thesis_tolerance(const Model& m, int max_in, bool stop_early) {
   return r;
 }
 
-Tolerance tree_tolerance(const Model& m, int max_in, bool stop_early) {
+namespace {
+
+// Recounts restarts/hops of every node's path in t (routers as sources arriving from their host,
+// crossbars arriving on their dimension); 255 restarts = the walk does not reach the destination.
+void recount(const Model& m, Tree& t) {
+  const long N = m.num_nodes();
+  for (long v = 0; v < N; v++) {
+    if (t.succ[static_cast<size_t>(v)] < 0) continue;
+    long cur = v;
+    int a = v < m.K ? -1 : static_cast<int>((v - m.K) / m.lines);
+    int rs = 0, h = 0;
+    bool ok = false;
+    for (long guard = 0; guard < 4 * N; guard++) {
+      const int s = t.succ[static_cast<size_t>(cur)];
+      if (s < 0) break;
+      if (cur < m.K) {
+        if (s >= m.n) {
+          ok = true;
+          break;
+        }
+        if (a >= 0 && s <= a) rs++;
+        cur = m.xbar_id(s, m.line(cur, s));
+        a = s;
+      } else {
+        if (s >= m.k) {
+          ok = true;
+          break;
+        }
+        const int d = static_cast<int>((cur - m.K) / m.lines);
+        cur = m.with_coord(line_base(m, d, (cur - m.K) % m.lines), d, s);
+      }
+      h++;
+    }
+    t.restarts[static_cast<size_t>(v)] = static_cast<uint8_t>(ok ? std::min(rs, 254) : 255);
+    t.hops[static_cast<size_t>(v)] = static_cast<uint16_t>(h);
+  }
+}
+
+// Best path from source router S to router dest in the (router, arrival dimension) state graph,
+// where pinned nodes must keep t.succ. Pins it into t and returns true when it needs at most
+// max_in restarts and visits no node twice with different next hops.
+bool pin_best_path(const Model& m, Tree& t, std::vector<char>& pinned, long dest, long S, int max_in) {
+  const int n = m.n;
+  const long RS = m.K * (n + 1);                 // router states (R, a), a = -1..n-1
+  const long NS = RS + n * m.lines;              // + crossbar states
+  auto rstate = [&](long R, int a) { return R * (n + 1) + (a + 1); };
+  std::vector<uint64_t> dist(static_cast<size_t>(NS), UINT64_MAX);
+  std::vector<int16_t> nxt(static_cast<size_t>(NS), -1);
+  std::vector<char> done(static_cast<size_t>(NS), 0);
+  using QE = std::pair<uint64_t, long>;
+  std::priority_queue<QE, std::vector<QE>, std::greater<QE>> pq;
+  auto offer = [&](long st, uint64_t dd, int nx) {
+    if (done[static_cast<size_t>(st)] || dd >= dist[static_cast<size_t>(st)]) return;
+    dist[static_cast<size_t>(st)] = dd;
+    nxt[static_cast<size_t>(st)] = static_cast<int16_t>(nx);
+    pq.push({dd, st});
+  };
+  for (int a = -1; a < n; a++) offer(rstate(dest, a), 0, n);
+  const long goal = rstate(S, -1);
+  while (!pq.empty()) {
+    auto [dd, u] = pq.top();
+    pq.pop();
+    if (done[static_cast<size_t>(u)] || dd != dist[static_cast<size_t>(u)]) continue;
+    done[static_cast<size_t>(u)] = 1;
+    if (u == goal) break;
+    if (u < RS) {
+      const long R = u / (n + 1);
+      const int a = static_cast<int>(u % (n + 1)) - 1;
+      if (a < 0 || !m.up(R, a)) continue;  // from the host: a source state, no predecessor
+      const long x = m.xbar_id(a, m.line(R, a));
+      const int c = m.coord(R, a);
+      if (pinned[static_cast<size_t>(x)] && t.succ[static_cast<size_t>(x)] != c) continue;
+      offer(RS + (x - m.K), dd + 1, c);
+    } else {
+      const long xi = u - RS;
+      const int d = static_cast<int>(xi / m.lines);
+      const long base = line_base(m, d, xi % m.lines);
+      for (int c = 0; c < m.k; c++) {
+        const long R = m.with_coord(base, d, c);
+        if (R == dest || !m.up(R, d)) continue;
+        if (pinned[static_cast<size_t>(R)] && t.succ[static_cast<size_t>(R)] != d) continue;
+        for (int a = -1; a < n; a++) {
+          if (a == d) continue;  // back into the crossbar it came from
+          offer(rstate(R, a), dd + 1 + (a >= 0 && d <= a ? (1ULL << 32) : 0), d);
+        }
+      }
+    }
+  }
+  if (dist[static_cast<size_t>(goal)] == UINT64_MAX || static_cast<int>(dist[static_cast<size_t>(goal)] >> 32) > max_in)
+    return false;
+  // Walk the path forward and collect the pins; reject a node visited with two next hops.
+  std::vector<std::pair<long, int>> pins;
+  std::unordered_map<long, int> seen;
+  long R = S;
+  int a = -1;
+  for (int guard = 0; guard < 4 * m.K && R != dest; guard++) {
+    const int f = nxt[static_cast<size_t>(rstate(R, a))];
+    const long x = m.xbar_id(f, m.line(R, f));
+    const int c = nxt[static_cast<size_t>(RS + (x - m.K))];
+    for (auto [node, s] : {std::pair<long, int>{R, f}, std::pair<long, int>{x, c}}) {
+      auto [it, fresh] = seen.emplace(node, s);
+      if (!fresh && it->second != s) return false;
+      pins.push_back({node, s});
+    }
+    R = m.with_coord(R, f, c);
+    a = f;
+  }
+  if (R != dest) return false;
+  for (auto [node, s] : pins) {
+    t.succ[static_cast<size_t>(node)] = static_cast<int16_t>(s);
+    pinned[static_cast<size_t>(node)] = 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+LidTrees build_lid_trees(const Model& m, long dest, int max_in, int num_trees) {
+  LidTrees lt;
+  lt.trees.push_back(build_tree(m, dest));
+  const Tree& t0 = lt.trees[0];
+  std::vector<long> need;
+  for (long R = 0; R < m.K; R++)
+    if (R != dest && t0.succ[static_cast<size_t>(R)] >= 0 && t0.restarts[static_cast<size_t>(R)] > max_in) need.push_back(R);
+  for (int j = 1; j < num_trees && !need.empty(); j++) {
+    Tree t = t0;
+    std::vector<char> pinned(static_cast<size_t>(m.num_nodes()), 0);
+    pinned[static_cast<size_t>(dest)] = 1;
+    std::vector<long> rest;
+    for (long S : need)
+      if (!pin_best_path(m, t, pinned, dest, S, max_in)) rest.push_back(S);
+    if (rest.size() == need.size()) break;  // this tree could hold none: more trees will not help
+    recount(m, t);
+    lt.trees.push_back(std::move(t));
+    need.swap(rest);
+  }
+  lt.choice.assign(static_cast<size_t>(m.K), 0);
+  lt.best.assign(static_cast<size_t>(m.K), 255);
+  for (size_t j = 0; j < lt.trees.size(); j++)
+    for (long R = 0; R < m.K; R++) {
+      const Tree& t = lt.trees[j];
+      const uint8_t rs = t.succ[static_cast<size_t>(R)] < 0 ? 255 : t.restarts[static_cast<size_t>(R)];
+      if (rs < lt.best[static_cast<size_t>(R)]) lt.best[static_cast<size_t>(R)] = rs, lt.choice[static_cast<size_t>(R)] = static_cast<uint8_t>(j);
+    }
+  return lt;
+}
+
+Tolerance tree_tolerance(const Model& m, int max_in, bool stop_early, int num_trees) {
   Tolerance r;
   for (long D = 0; D < m.K; D++) {
-    Tree t = build_tree(m, D);
+    LidTrees lt;
+    if (num_trees > 1) {
+      lt = build_lid_trees(m, D, max_in, num_trees);
+    } else {
+      lt.trees.push_back(build_tree(m, D));
+      lt.best.resize(static_cast<size_t>(m.K));
+      for (long S = 0; S < m.K; S++)
+        lt.best[static_cast<size_t>(S)] = lt.trees[0].succ[static_cast<size_t>(S)] < 0 ? 255 : lt.trees[0].restarts[static_cast<size_t>(S)];
+    }
     for (long S = 0; S < m.K; S++) {
       if (S == D) continue;
       r.pairs++;
-      if (t.succ[static_cast<size_t>(S)] < 0 || t.restarts[static_cast<size_t>(S)] > max_in) {
+      const int rs = lt.best[static_cast<size_t>(S)];
+      if (rs > max_in) {
         r.failed++;
         if (stop_early) return r;
         continue;
       }
-      int rs = t.restarts[static_cast<size_t>(S)];
       if (rs == 0) r.dor++;
       else if (rs == 1) r.in1++;
       else r.in2++;

@@ -58,6 +58,25 @@ struct Tree {
 // crossbar destinations: their paths correct the other dimensions first, then enter the crossbar).
 Tree build_tree(const Model& m, long dest, int last_dim = -1);
 
+// Per-source alternative paths on LMC LIDs (docs/kns.md "LMC"). A destination-based tree gives
+// every router ONE next hop per destination, so when two sources need paths that disagree at a
+// shared router or crossbar, the tree (trees[0], the base LID) serves one of them with more
+// intermediate routers than the thesis' per-pair choice. build_lid_trees adds up to
+// num_trees - 1 alternative trees for the destination's extra LMC LIDs: each source router the
+// base tree serves with more than max_in restarts (or not at all) gets, in the first alternative
+// tree that can still hold it, its own best path (a Dijkstra over (router, arrival dimension)
+// states in which the routers/crossbars already pinned in that tree keep their next hop); every
+// node not pinned keeps the base tree's next hop, so each alternative tree is loop-free (pinned
+// chains end at the destination, the others follow the base tree until they meet one).
+// choice[R] = the tree (LID offset) the hosts of router R use to reach dest (fewest restarts,
+// lowest index on ties); best[R] = its restarts (255 = unreachable). Tree restarts/hops of the
+// alternative trees are recounted by walking them (a router as source, arriving from its host).
+struct LidTrees {
+  std::vector<Tree> trees;
+  std::vector<uint8_t> choice, best;
+};
+LidTrees build_lid_trees(const Model& m, long dest, int max_in, int num_trees);
+
 // Statistics for one fault set, thesis criterion (per pair free choice of INs, spec §3.2/§7.3)
 // and destination-tree criterion (what the engine programs with LMC 0).
 struct Tolerance {
@@ -68,7 +87,8 @@ struct Tolerance {
   bool tolerated() const { return failed == 0; }
 };
 Tolerance thesis_tolerance(const Model& m, int max_in, bool stop_at_first_failure = false);
-Tolerance tree_tolerance(const Model& m, int max_in, bool stop_at_first_failure = false);
+// num_trees = LIDs per destination the trees may use (2^LMC; 1 = one tree per destination).
+Tolerance tree_tolerance(const Model& m, int max_in, bool stop_at_first_failure = false, int num_trees = 1);
 
 // Marks `faults` distinct random router-crossbar links as failed (population K * n, as in
 // thesis §5.5.2). Clears previous faults.
