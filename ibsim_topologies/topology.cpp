@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "ftroute/error.hpp"
+#include "ftroute/kns_topology.hpp"
 #include "ftroute/netfile.hpp"
 
 namespace ftroute::topo {
@@ -439,6 +440,17 @@ Fabric with_faults(Fabric f, const FaultSpec& s, std::string* notes) {
   return f;
 }
 
+// KNS (seed 002, docs/kns.md): crossbar subnets (ki = 0) or ki-ary fat-tree subnets.
+Fabric kns_net(int k, int n, int p, int ki) {
+  KnsParams q;
+  q.k = k;
+  q.n = n;
+  q.p = p;
+  q.ki = ki;
+  if (ki) q.subnet = KnsSubnet::FatTree;
+  return make_kns(q);
+}
+
 }  // namespace
 
 const std::vector<ShippedNet>& shipped_nets() {
@@ -498,6 +510,31 @@ const std::vector<ShippedNet>& shipped_nets() {
        [](std::string*) { return grid({{8}, true, 1, 0}); }},
       {"torus3d_4x4x4.net", "4x4x4 3-D torus, one host per switch\nftroute gen torus --dims 4x4x4 --hosts 1",
        [](std::string*) { return grid({{4, 4, 4}, true, 1, 0}); }},
+      {"kns_4x2.net", "KNS 4-ary 2-direct 1-indirect (thesis Fig 4.1): 16 routers, 8 crossbars, 16 hosts\n"
+                      "ftroute gen kns --k 4 --n 2",
+       [](std::string*) { return kns_net(4, 2, 1, 0); }},
+      {"kns_4x2_p2.net", "KNS 4-ary 2-direct 1-indirect, 2 hosts per router (thesis Fig 4.2)\nftroute gen kns --k 4 --n 2 --p 2",
+       [](std::string*) { return kns_net(4, 2, 2, 0); }},
+      {"kns_8x2.net", "KNS 8-ary 2-direct 1-indirect: 64 routers, 16 crossbars, 64 hosts\nftroute gen kns --k 8 --n 2",
+       [](std::string*) { return kns_net(8, 2, 1, 0); }},
+      {"kns_4x3.net", "KNS 4-ary 3-direct 1-indirect: 64 routers, 48 crossbars, 64 hosts\nftroute gen kns --k 4 --n 3",
+       [](std::string*) { return kns_net(4, 3, 1, 0); }},
+      {"kns_4x3_f3.net",
+       "KNS 4-ary 3-direct 1-indirect with 3 failed router-crossbar links\n"
+       "ftroute gen kns --k 4 --n 3 --fail-links 3 --seed 2 --keep-connected",
+       [](std::string* notes) {
+         FaultSpec s;
+         s.random_links = 3;
+         s.seed = 2;
+         s.keep_connected = true;
+         return with_faults(kns_net(4, 3, 1, 0), s, notes);
+       }},
+      {"kns_4x2_ft2.net", "KNS 4-ary 2-direct 2-indirect: fat-tree subnets of 2-ary switches\nftroute gen kns --k 4 --n 2 --ki 2",
+       [](std::string*) { return kns_net(4, 2, 1, 2); }},
+      {"kns_8x2_ft3.net",
+       "KNS 8-ary 2-direct 3-indirect: fat-tree subnets (2-ary 3-trees of 4-port switches), 256 switches\n"
+       "ftroute gen kns --k 8 --n 2 --ki 2",
+       [](std::string*) { return kns_net(8, 2, 1, 2); }},
   };
   return nets;
 }

@@ -313,7 +313,8 @@ TEST(Topology, ShippedNetsAreUpToDate) {
     EXPECT_TRUE(f.connected());
   }
   for (const char* need : {"4ary3tree.net", "4ary3tree_f3.net", "ft648.net", "ft648_f1.net", "mesh4x4.net",
-                           "torus4x4.net", "ring8.net", "torus3d_4x4x4.net", "mesh4x4_f1.net", "torus4x4_f1.net"})
+                           "torus4x4.net", "ring8.net", "torus3d_4x4x4.net", "mesh4x4_f1.net", "torus4x4_f1.net", "kns_4x2.net", "kns_4x2_p2.net",
+                           "kns_8x2.net", "kns_4x3.net", "kns_4x3_f3.net", "kns_4x2_ft2.net", "kns_8x2_ft3.net"})
     EXPECT_TRUE(files.count(need)) << need;
   // the faulty variants really are faulty
   Fabric f3 = read_net_file(dir + "4ary3tree_f3.net");
