@@ -133,11 +133,31 @@ TEST(KnsRecognize, ClearErrorsNamingSwitchAndPort) {
     f.connect(a, 4, b, 4);
     expect_error(f, "\"R_0_0\"[4]");
   }
-  {  // fat-tree subnets are generated but not routed by this engine
+  {  // crossbar and fat-tree subnets mixed: one 4-ary 2-tree subnet replaces crossbar X_0_0
     KnsParams q = xbar(4, 2);
     q.subnet = KnsSubnet::FatTree;
     q.ki = 2;
-    expect_error(make_kns(q), "only crossbar subnets");
+    Fabric ft = make_kns(q);
+    Fabric f = make_kns(xbar(4, 2));
+    int x = *f.find("X_0_0");
+    for (int p = 1; p <= 4; p++) f.disconnect(x, p);
+    std::vector<int> sw;
+    for (const char* id : {"F_0_0_0_0", "F_0_0_0_1", "F_0_0_1_0", "F_0_0_1_1"})
+      sw.push_back(f.add_node(NodeType::Switch, id, 4, 0x900000 + sw.size()));
+    auto idx = [&](int ftnode) {
+      const std::string& id = ft.node(ftnode).id;
+      for (size_t i = 0; i < 4; i++)
+        if (f.node(sw[i]).id == id) return sw[i];
+      return *f.find(id);
+    };
+    for (size_t i = 0; i < 4; i++) {
+      int a = *ft.find(f.node(sw[i]).id);
+      for (int p = 1; p <= 4; p++) {
+        const Port& pt = ft.node(a).port(p);
+        if (pt.connected() && !f.node(sw[i]).port(p).connected()) f.connect(sw[i], p, idx(pt.peer_node), pt.peer_port);
+      }
+    }
+    expect_error(f, "mixes crossbar and fat-tree subnets");
   }
   {  // a missing router
     Fabric f = make_kns(xbar(4, 2));
@@ -386,9 +406,91 @@ TEST(KnsEngine, ShippedNetsRouteAndValidate) {
     check_routing(f, r);
     EXPECT_LE(r.num_vls, 8);
   }
-  // the fat-tree-subnet nets are KNS too, but this engine routes crossbar subnets only
-  Fabric ft = read_net_file(std::string(FTROUTE_SOURCE_DIR) + "/ibsim_topologies/nets/kns_4x2_ft2.net");
-  EXPECT_THROW(make_engine("kns")->route(ft), EngineError);
+}
+
+TEST(KnsEngine, FatTreeSubnetsRouteWithDestro) {
+  for (const char* name : {"kns_4x2_ft2", "kns_8x2_ft3"}) {
+    SCOPED_TRACE(name);
+    Fabric f = read_net_file(std::string(FTROUTE_SOURCE_DIR) + "/ibsim_topologies/nets/" + name + ".net");
+    Routing r = make_engine("kns")->route(f);
+    check_routing(f, r);
+  }
+  // §1.8(c): 8-ary 2-direct 3-indirect, dimension 0 from r_0 = 5 to x_0 = 2: up to stage 2 and
+  // down again (6 links in the subnet), the DESTRO path, then the destination router.
+  KnsParams q = xbar(8, 2);
+  q.subnet = KnsSubnet::FatTree;
+  q.ki = 2;
+  Fabric f = make_kns(q);
+  Routing r = make_engine("kns")->route(f);
+  auto path = walk(f, r, "R_3_5", ca_lid(f, "H_3_2_0"));
+  ASSERT_EQ(path.size(), 7u);
+  EXPECT_EQ(path.front(), "R_3_5");
+  EXPECT_EQ(path.back(), "R_3_2");
+  // stages from the generator's names F_<d>_<line>_<stage>_<order>: 0 1 2 1 0 in line 3 of dim 0
+  const char* stages[] = {"0", "1", "2", "1", "0"};
+  for (int i = 0; i < 5; i++) {
+    EXPECT_EQ(path[static_cast<size_t>(i + 1)].rfind("F_0_3_", 0), 0u) << path[static_cast<size_t>(i + 1)];
+    EXPECT_EQ(path[static_cast<size_t>(i + 1)].substr(6, 1), stages[i]) << path[static_cast<size_t>(i + 1)];
+  }
+  // the first hop is up port 2 + t_0 = 2 (1-based 3) of the leaf, the top switch goes down t_2 = 0
+  EXPECT_EQ(r.lfts.get(*f.find(path[1]), ca_lid(f, "H_3_2_0")), 3);
+  // coordinates come from the structure (ports), not from names
+  Fabric g;
+  for (int i = 0; i < f.size(); i++) g.add_node(f.node(i).type, "n" + std::to_string(i * 7 % 1000 + 1000), f.node(i).num_ports, f.node(i).guid);
+  for (int i = 0; i < f.size(); i++)
+    for (int p = 1; p <= f.node(i).num_ports; p++) {
+      const Port& pt = f.node(i).port(p);
+      if (pt.connected()) g.connect(i, p, pt.peer_node, pt.peer_port);
+    }
+  KnsShape sh = recognize_kns(g);
+  EXPECT_EQ(sh.k, 8);
+  EXPECT_EQ(sh.ki, 2);
+  EXPECT_EQ(sh.s, 3);
+  EXPECT_TRUE(sh.faults.empty());
+  for (long R = 0; R < sh.model.K; R++)
+    EXPECT_EQ(f.node(sh.router_node[static_cast<size_t>(R)]).id,
+              kns_router_name(q, {sh.model.coord(R, 0), sh.model.coord(R, 1)}));
+}
+
+TEST(KnsEngine, FatTreeSubnetsWithRouterLinkFaults) {
+  KnsParams q = xbar(8, 2);
+  q.subnet = KnsSubnet::FatTree;
+  q.ki = 2;
+  Fabric f = make_kns(q, 1);
+  // router-subnet links fail (the thesis' fault model): rerouted through intermediate routers
+  for (const char* r : {"R_0_1", "R_2_5", "R_7_7"}) f.disconnect(*f.find(r), 1);
+  f.disconnect(*f.find("R_3_3"), 2);
+  Routing r = make_engine("kns")->route(f, EngineOptions::parse("max_in=2"));
+  check_routing(f, r);
+  EXPECT_GT(r.num_vls, 1);
+  auto path = walk(f, r, "R_0_0", ca_lid(f, "H_0_1_0"));
+  EXPECT_EQ(path.back(), "R_0_1");
+  EXPECT_EQ(path[1].rfind("F_1_0_", 0), 0u) << path[1] << ": R_0_1 lost its dimension-0 link, the path must leave in dimension 1";
+  // a link inside a fat-tree subnet: refused with the switch and port
+  Fabric g = make_kns(q);
+  int leaf = *g.find("F_1_4_0_2");
+  g.disconnect(leaf, 3);
+  try {
+    make_engine("kns")->route(g);
+    ADD_FAILURE() << "internal fault accepted";
+  } catch (const EngineError& e) {
+    EXPECT_NE(std::string(e.what()).find("inside fat-tree subnets are not supported"), std::string::npos) << e.what();
+  }
+  // two up links of one leaf swapped: not the k-ary s-tree wiring, named
+  Fabric h = make_kns(q);
+  int a = *h.find("F_0_0_0_0");
+  int pa3 = h.node(a).port(3).peer_node, pp3 = h.node(a).port(3).peer_port;
+  int pa4 = h.node(a).port(4).peer_node, pp4 = h.node(a).port(4).peer_port;
+  h.disconnect(a, 3);
+  h.disconnect(a, 4);
+  h.connect(a, 3, pa4, pp4);
+  h.connect(a, 4, pa3, pp3);
+  try {
+    make_engine("kns")->route(h);
+    ADD_FAILURE() << "miswired subnet accepted";
+  } catch (const EngineError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not follow the k-ary s-tree wiring"), std::string::npos) << e.what();
+  }
 }
 
 namespace {

@@ -1,6 +1,8 @@
 #include "kns/kns.hpp"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
@@ -73,26 +75,199 @@ KnsShape recognize_kns(const Fabric& f, int expect_k, int expect_n) {
              std::to_string(n) + " must be crossbar links, hosts above)");
     }
   }
-  // Crossbars: only routers behind them, all on the same router port (= dimension).
-  int k = 0;
-  std::vector<int> xdim(static_cast<size_t>(N), -1);
+  // Subnets = connected components of the switches without hosts. A component of one switch is
+  // a crossbar; a larger one must be a complete k_i-ary s-tree of 2k_i-port switches wired as the
+  // generator does (spec §1.3, docs/kns.md). Each subnet serves one dimension (the router port
+  // its links arrive on) and gives every router attached to it its coordinate in that dimension.
+  struct Sub {
+    std::vector<int> sws;
+    int d = -1;
+    int kk = 0;                                       // routers per line this subnet serves
+    std::vector<std::tuple<int, int, int>> att;      // (router fabric node, coordinate, subnet port node*256+port)
+    std::vector<std::pair<int, int>> at_coord;        // coordinate -> (switch, port) routers attach to
+  };
+  std::vector<Sub> subs;
+  std::vector<int> sub_of(static_cast<size_t>(N), -1);
   for (int x : xbars) {
-    const Node& nd = f.node(x);
-    for (int q = 1; q <= nd.num_ports; q++) {
-      const Port& pt = nd.port(q);
-      if (!pt.connected()) continue;
-      if (!is_router[static_cast<size_t>(pt.peer_node)])
-        fail("switch " + f.port_name(x, q) + " links to " + f.port_name(pt.peer_node, pt.peer_port) +
-             ", which has no host: only crossbar subnets (1-indirect) are supported by this engine");
-      int d = pt.peer_port - 1;
-      if (xdim[static_cast<size_t>(x)] < 0) xdim[static_cast<size_t>(x)] = d;
-      else if (xdim[static_cast<size_t>(x)] != d)
-        fail("crossbar " + f.port_name(x, q) + " reaches router port " + std::to_string(pt.peer_port) +
-             " but its other links arrive on router port " + std::to_string(xdim[static_cast<size_t>(x)] + 1) +
-             ": a crossbar must serve one dimension");
-      k = std::max(k, q);
+    if (sub_of[static_cast<size_t>(x)] >= 0) continue;
+    Sub sb;
+    std::vector<int> st{x};
+    sub_of[static_cast<size_t>(x)] = static_cast<int>(subs.size());
+    while (!st.empty()) {
+      int u = st.back();
+      st.pop_back();
+      sb.sws.push_back(u);
+      for (int q = 1; q <= f.node(u).num_ports; q++) {
+        const Port& pt = f.node(u).port(q);
+        if (!pt.connected() || !f.node(pt.peer_node).is_switch() || is_router[static_cast<size_t>(pt.peer_node)]) continue;
+        if (sub_of[static_cast<size_t>(pt.peer_node)] < 0) {
+          sub_of[static_cast<size_t>(pt.peer_node)] = static_cast<int>(subs.size());
+          st.push_back(pt.peer_node);
+        }
+      }
+    }
+    std::sort(sb.sws.begin(), sb.sws.end());
+    subs.push_back(std::move(sb));
+  }
+  std::vector<int> ft_stage(static_cast<size_t>(N), -1), ft_label(static_cast<size_t>(N), -1);
+  int ki = 0, stages = 1;
+  bool any_xbar = false, any_ft = false;
+  auto set_dim = [&](Sub& sb, int sw, int q, const Port& pt) {
+    int d = pt.peer_port - 1;
+    if (sb.d < 0) sb.d = d;
+    else if (sb.d != d)
+      fail("crossbar " + f.port_name(sw, q) + " reaches router port " + std::to_string(pt.peer_port) +
+           " but its other links arrive on router port " + std::to_string(sb.d + 1) + ": a crossbar must serve one dimension");
+  };
+  for (Sub& sb : subs) {
+    if (sb.sws.size() == 1) {  // crossbar
+      any_xbar = true;
+      int x = sb.sws[0];
+      for (int q = 1; q <= f.node(x).num_ports; q++) {
+        const Port& pt = f.node(x).port(q);
+        if (!pt.connected()) continue;
+        set_dim(sb, x, q, pt);
+        sb.att.emplace_back(pt.peer_node, q - 1, x * 256 + q);
+        sb.kk = std::max(sb.kk, q);
+      }
+      sb.at_coord.assign(static_cast<size_t>(std::max(sb.kk, 1)), {x, 0});
+      for (int c = 0; c < sb.kk; c++) sb.at_coord[static_cast<size_t>(c)] = {x, c + 1};
+      continue;
+    }
+    // fat-tree subnet
+    any_ft = true;
+    const int first = sb.sws[0];
+    for (int u : sb.sws) {
+      const int np = f.node(u).num_ports;
+      if (np % 2 || (ki && np != 2 * ki))
+        fail("switch \"" + f.node(u).id + "\" of a fat-tree subnet has " + std::to_string(np) +
+             " ports: fat-tree subnets must be built of 2k_i-port switches (ports 1..k_i down, k_i+1..2k_i up), all of one size");
+      ki = np / 2;
+    }
+    auto peer_in_sub = [&](int u, int q) {
+      const Port& pt = f.node(u).port(q);
+      return pt.connected() && sub_of[static_cast<size_t>(pt.peer_node)] == sub_of[static_cast<size_t>(first)];
+    };
+    // stage = number of down steps to the routers (leaves: no switch on a down port)
+    for (int u : sb.sws) {
+      for (int q = ki + 1; q <= 2 * ki; q++)
+        if (f.node(u).port(q).connected() && !peer_in_sub(u, q))
+          fail("fat-tree subnet switch " + f.port_name(u, q) + " (an up port) links to router " +
+               f.port_name(f.node(u).port(q).peer_node, f.node(u).port(q).peer_port) + ": routers must hang on down ports 1.." +
+               std::to_string(ki));
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int u : sb.sws) {
+        int stg = 0;
+        bool known = true;
+        for (int q = 1; q <= ki; q++)
+          if (peer_in_sub(u, q)) {
+            int c = ft_stage[static_cast<size_t>(f.node(u).port(q).peer_node)];
+            if (c < 0) known = false;
+            else stg = std::max(stg, c + 1);
+          }
+        if (known && stg != ft_stage[static_cast<size_t>(u)]) {
+          if (stg > static_cast<int>(sb.sws.size()))
+            fail("fat-tree subnet containing \"" + f.node(first).id + "\" has a cycle through down ports");
+          ft_stage[static_cast<size_t>(u)] = stg, changed = true;
+        }
+      }
+    }
+    int s = 0;
+    for (int u : sb.sws) {
+      if (ft_stage[static_cast<size_t>(u)] < 0)
+        fail("fat-tree subnet containing \"" + f.node(first).id + "\" has a cycle through down ports");
+      s = std::max(s, ft_stage[static_cast<size_t>(u)] + 1);
+    }
+    if (any_ft && stages > 1 && s != stages)
+      fail("fat-tree subnets of different depths (" + std::to_string(stages) + " and " + std::to_string(s) + ")");
+    stages = s;
+    long kk = 1;
+    for (int i = 0; i < s; i++) kk *= ki;
+    // complete k_i-ary s-tree: s * k/k_i switches, every up port of a non-top switch and every
+    // down port of a non-leaf switch linked inside the subnet (faults inside the subnet are not
+    // supported: docs/kns.md)
+    if (static_cast<long>(sb.sws.size()) != s * kk / ki)
+      fail("fat-tree subnet containing \"" + f.node(first).id + "\" has " + std::to_string(sb.sws.size()) +
+           " switches but a complete " + std::to_string(ki) + "-ary " + std::to_string(s) + "-tree has " +
+           std::to_string(s * kk / ki) + " (switch or link faults inside fat-tree subnets are not supported)");
+    for (int u : sb.sws) {
+      const int e = ft_stage[static_cast<size_t>(u)];
+      for (int q = 1; q <= 2 * ki; q++) {
+        bool need = q > ki ? e < s - 1 : e > 0;
+        if (need && !peer_in_sub(u, q))
+          fail("fat-tree subnet link " + f.port_name(u, q) + " is missing (switch or link faults inside fat-tree subnets are "
+               "not supported; only router-subnet links may fail)");
+      }
+    }
+    // labels: a leaf's digit i = (down port its first up path arrives on at stage i+1) - 1; a
+    // stage-e switch = label of a child with digit e-1 := (child's up port) - k_i - 1.
+    auto digit = [&](int w, int i) {
+      for (int j = 0; j < i; j++) w /= ki;
+      return w % ki;
+    };
+    auto with_digit = [&](int w, int i, int v) {
+      int p = 1;
+      for (int j = 0; j < i; j++) p *= ki;
+      return w + (v - (w / p) % ki) * p;
+    };
+    for (int e = 0; e < s; e++)
+      for (int u : sb.sws) {
+        if (ft_stage[static_cast<size_t>(u)] != e) continue;
+        int w = 0;
+        if (e == 0) {
+          int cur = u, pw = 1;
+          for (int i = 0; i + 1 < s; i++, pw *= ki) {
+            const Port& pt = f.node(cur).port(ki + 1);
+            w += (pt.peer_port - 1) * pw;
+            cur = pt.peer_node;
+          }
+        } else {
+          const Port& pt = f.node(u).port(1);
+          w = with_digit(ft_label[static_cast<size_t>(pt.peer_node)], e - 1, pt.peer_port - ki - 1);
+        }
+        ft_label[static_cast<size_t>(u)] = w;
+      }
+    // every link must follow the wiring: up port k_i+1+j of (e, w) -> (e+1, w with digit e := j)
+    // at down port 1 + digit e of w; labels unique per stage
+    std::map<std::pair<int, int>, int> by_label;
+    for (int u : sb.sws) {
+      const int e = ft_stage[static_cast<size_t>(u)], w = ft_label[static_cast<size_t>(u)];
+      auto [it, fresh] = by_label.emplace(std::pair<int, int>{e, w}, u);
+      if (!fresh)
+        fail("fat-tree subnet switches \"" + f.node(it->second).id + "\" and \"" + f.node(u).id +
+             "\" get the same position (stage " + std::to_string(e) + "): not wired as a k-ary s-tree (docs/kns.md)");
+      if (e == s - 1) continue;
+      for (int j = 0; j < ki; j++) {
+        const Port& pt = f.node(u).port(ki + 1 + j);
+        if (ft_stage[static_cast<size_t>(pt.peer_node)] != e + 1 || ft_label[static_cast<size_t>(pt.peer_node)] != with_digit(w, e, j) ||
+            pt.peer_port != 1 + digit(w, e))
+          fail("fat-tree subnet link " + f.port_name(u, ki + 1 + j) + " -> " + f.port_name(pt.peer_node, pt.peer_port) +
+               " does not follow the k-ary s-tree wiring (up port k_i+1+j of a stage-e switch must reach the stage-(e+1) "
+               "switch with digit e replaced by j, at down port 1 + the old digit; docs/kns.md)");
+      }
+    }
+    sb.kk = static_cast<int>(kk);
+    sb.at_coord.assign(static_cast<size_t>(kk), {-1, 0});
+    for (int u : sb.sws) {
+      if (ft_stage[static_cast<size_t>(u)] != 0) continue;
+      for (int q = 1; q <= ki; q++) {
+        const int c = (q - 1) + ki * ft_label[static_cast<size_t>(u)];
+        sb.at_coord[static_cast<size_t>(c)] = {u, q};
+        const Port& pt = f.node(u).port(q);
+        if (!pt.connected()) continue;
+        set_dim(sb, u, q, pt);
+        sb.att.emplace_back(pt.peer_node, c, u * 256 + q);
+      }
     }
   }
+  if (any_xbar && any_ft) fail("the fabric mixes crossbar and fat-tree subnets: use one kind");
+  int k = 0;
+  for (const Sub& sb : subs) k = std::max(k, sb.kk);
+  if (any_ft)
+    for (const Sub& sb : subs)
+      if (sb.kk != k) fail("fat-tree subnets of different sizes");
   if (expect_k > 0) {
     if (k > expect_k)
       fail("a crossbar uses port " + std::to_string(k) + " but k=" + std::to_string(expect_k));
@@ -111,48 +286,43 @@ KnsShape recognize_kns(const Fabric& f, int expect_k, int expect_n) {
   sh.k = k;
   sh.n = n;
   sh.p = p;
+  sh.ki = any_ft ? ki : 0;
+  sh.s = any_ft ? stages : 1;
   sh.model = kns::Model(k, n);
   kns::Model& m = sh.model;
-  // Coordinates from the crossbar port each router is cabled to.
+  // Coordinates from the subnet position each router is cabled to.
   std::vector<int> rpos(static_cast<size_t>(N), -1);
   for (size_t i = 0; i < routers.size(); i++) rpos[static_cast<size_t>(routers[i])] = static_cast<int>(i);
   std::vector<std::vector<int>> co(routers.size(), std::vector<int>(static_cast<size_t>(n), -1));
-  for (size_t i = 0; i < routers.size(); i++)
-    for (int d = 0; d < n; d++) {
-      const Port& pt = f.node(routers[i]).port(d + 1);
-      if (!pt.connected()) continue;
-      if (pt.peer_port > k)
-        fail("router " + f.port_name(routers[i], d + 1) + " is cabled to crossbar port " +
-             f.port_name(pt.peer_node, pt.peer_port) + " beyond k=" + std::to_string(k));
-      co[i][static_cast<size_t>(d)] = pt.peer_port - 1;
+  for (Sub& sb : subs)
+    for (auto [rn, c, at] : sb.att) {
+      if (c >= k)
+        fail("router " + f.port_name(rn, sb.d + 1) + " is cabled to subnet port " + f.port_name(at / 256, at % 256) +
+             " beyond k=" + std::to_string(k));
+      co[static_cast<size_t>(rpos[static_cast<size_t>(rn)])][static_cast<size_t>(sb.d)] = c;
     }
-  // Members of each crossbar; propagate coordinates shared along lines (fills coordinates of
-  // routers whose own link in that dimension is down) and check they agree.
-  std::vector<std::vector<std::pair<int, int>>> members(static_cast<size_t>(N));  // (router pos, xbar port)
-  for (int x : xbars)
-    for (int q = 1; q <= f.node(x).num_ports; q++) {
-      const Port& pt = f.node(x).port(q);
-      if (pt.connected()) members[static_cast<size_t>(x)].push_back({rpos[static_cast<size_t>(pt.peer_node)], q});
-    }
+  // Propagate coordinates shared along lines (fills coordinates of routers whose own link in
+  // that dimension is down) and check they agree.
   for (bool changed = true; changed;) {
     changed = false;
-    for (int x : xbars) {
-      int d = xdim[static_cast<size_t>(x)];
+    for (const Sub& sb : subs) {
       for (int e = 0; e < n; e++) {
-        if (e == d) continue;
+        if (e == sb.d) continue;
         int val = -1, from = -1;
-        for (auto [ri, q] : members[static_cast<size_t>(x)]) {
-          int c = co[static_cast<size_t>(ri)][static_cast<size_t>(e)];
+        for (auto [rn, c0, at] : sb.att) {
+          int c = co[static_cast<size_t>(rpos[static_cast<size_t>(rn)])][static_cast<size_t>(e)];
           if (c < 0) continue;
-          if (val < 0) val = c, from = q;
+          if (val < 0) val = c, from = at;
           else if (c != val)
-            fail("crossbar \"" + f.node(x).id + "\" (dimension " + std::to_string(d) + ") joins routers that differ in dimension " +
-                 std::to_string(e) + ": " + f.port_name(x, from) + " has coordinate " + std::to_string(val) + ", " +
-                 f.port_name(x, q) + " has " + std::to_string(c));
+            fail("crossbar \"" + f.node(sb.sws[0]).id + "\" (dimension " + std::to_string(sb.d) + ") joins routers that differ in dimension " +
+                 std::to_string(e) + ": " + f.port_name(from / 256, from % 256) + " has coordinate " + std::to_string(val) + ", " +
+                 f.port_name(at / 256, at % 256) + " has " + std::to_string(c));
         }
         if (val < 0) continue;
-        for (auto [ri, q] : members[static_cast<size_t>(x)])
-          if (co[static_cast<size_t>(ri)][static_cast<size_t>(e)] < 0) co[static_cast<size_t>(ri)][static_cast<size_t>(e)] = val, changed = true;
+        for (auto [rn, c0, at] : sb.att) {
+          int& c = co[static_cast<size_t>(rpos[static_cast<size_t>(rn)])][static_cast<size_t>(e)];
+          if (c < 0) c = val, changed = true;
+        }
       }
     }
   }
@@ -175,16 +345,23 @@ KnsShape recognize_kns(const Fabric& f, int expect_k, int expect_n) {
     sh.node_model[static_cast<size_t>(routers[i])] = R;
   }
   sh.xbar_node.assign(static_cast<size_t>(n * m.lines), -1);
-  for (int x : xbars) {
-    int d = xdim[static_cast<size_t>(x)];
-    auto [ri, q] = members[static_cast<size_t>(x)].front();
-    long R = sh.node_model[static_cast<size_t>(routers[static_cast<size_t>(ri)])];
+  std::vector<int> sub_at(static_cast<size_t>(n * m.lines), -1);
+  for (size_t si = 0; si < subs.size(); si++) {
+    const Sub& sb = subs[si];
+    if (sb.att.empty()) fail("subnet switch \"" + f.node(sb.sws[0]).id + "\" has no router link");
+    const int d = sb.d;
+    long R = sh.node_model[static_cast<size_t>(std::get<0>(sb.att.front()))];
     long id = d * m.lines + m.line(R, d);
     if (sh.xbar_node[static_cast<size_t>(id)] >= 0)
-      fail("crossbars \"" + f.node(sh.xbar_node[static_cast<size_t>(id)]).id + "\" and \"" + f.node(x).id +
+      fail("crossbars \"" + f.node(sh.xbar_node[static_cast<size_t>(id)]).id + "\" and \"" + f.node(sb.sws[0]).id +
            "\" both serve the dimension-" + std::to_string(d) + " line of router " + coords_text(m, R));
-    sh.xbar_node[static_cast<size_t>(id)] = x;
-    sh.node_model[static_cast<size_t>(x)] = m.K + id;
+    sh.xbar_node[static_cast<size_t>(id)] = sb.sws[0];
+    sub_at[static_cast<size_t>(id)] = static_cast<int>(si);
+    for (int u : sb.sws) sh.node_model[static_cast<size_t>(u)] = m.K + id;
+  }
+  if (any_ft) {
+    sh.ft_stage = std::move(ft_stage);
+    sh.ft_label = std::move(ft_label);
   }
   // Faults: dead crossbars and router links that are not cabled as expected.
   for (long id = 0; id < n * m.lines; id++)
@@ -196,11 +373,17 @@ KnsShape recognize_kns(const Fabric& f, int expect_k, int expect_n) {
     for (int d = 0; d < n; d++) {
       int rn = sh.router_node[static_cast<size_t>(R)];
       const Port& pt = f.node(rn).port(d + 1);
-      int x = sh.xbar_node[static_cast<size_t>(d * m.lines + m.line(R, d))];
-      bool ok = pt.connected() && x >= 0 && pt.peer_node == x && pt.peer_port == m.coord(R, d) + 1;
+      int si = sub_at[static_cast<size_t>(d * m.lines + m.line(R, d))];
+      bool ok = false;
+      if (si >= 0 && pt.connected()) {
+        const auto& ac = subs[static_cast<size_t>(si)].at_coord;
+        const int c = m.coord(R, d);
+        ok = c < static_cast<int>(ac.size()) && pt.peer_node == ac[static_cast<size_t>(c)].first &&
+             pt.peer_port == ac[static_cast<size_t>(c)].second;
+      }
       if (!ok) {
         m.link_bad[static_cast<size_t>(R * n + d)] = 1;
-        if (x >= 0) sh.faults.push_back("link " + f.port_name(rn, d + 1) + " down");
+        if (si >= 0) sh.faults.push_back("link " + f.port_name(rn, d + 1) + " down");
       }
     }
   return sh;
@@ -288,6 +471,39 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
     return std::min<Lid>(nl, static_cast<Lid>(lid_trees(dests[i].model, nl).trees.size()));
   };
   long alt_pairs = 0;
+  // Fat-tree subnet switch (stage e, label w; spec §1.3/§7.1): toward the router with line
+  // coordinate c = t_0 + k_i (t_1 + k_i (...)) DESTRO: down port 1 + t_e when the switch is above
+  // c (its digits e..s-2 equal t_{e+1..s-1}), else up port k_i + 1 + t_e. Toward a switch F =
+  // (e_F, w_F) of the same subnet (management LIDs): with lo = the lowest digit where the label
+  // differs from w_F, go down keeping the label while e > lo, then up setting digit e := w_F's
+  // (which keeps e <= lo) until the label is w_F, then down along w_F to stage e_F (or up, below
+  // it). Loop-free: lo only grows and the stage moves monotonically within each phase. -1 = no
+  // route.
+  auto ft_port = [&](int sw, int target_sw, int c) -> int {
+    const int ki = sh.ki, e = sh.ft_stage[static_cast<size_t>(sw)], w = sh.ft_label[static_cast<size_t>(sw)];
+    auto digit = [ki](int v, int i) {
+      for (int j = 0; j < i; j++) v /= ki;
+      return v % ki;
+    };
+    auto high = [ki](int v, int i) {  // v without its digits below i
+      for (int j = 0; j < i; j++) v /= ki;
+      return v;
+    };
+    if (target_sw >= 0) {
+      const int ef = sh.ft_stage[static_cast<size_t>(target_sw)], wf = sh.ft_label[static_cast<size_t>(target_sw)];
+      if (sw == target_sw) return 0;
+      int lo = -1;  // lowest differing digit
+      for (int i = 0; i + 1 < sh.s && lo < 0; i++)
+        if (digit(w, i) != digit(wf, i)) lo = i;
+      if (lo < 0) return e > ef ? 1 + digit(wf, e - 1) : ki + 1 + digit(wf, e);
+      if (e > lo) return 1 + digit(w, e - 1);  // down, keeping the label, to the stage of digit lo
+      return ki + 1 + digit(wf, e);            // up, fixing digit e
+    }
+    if (c < 0 || c >= sh.k) return -1;
+    const int te = digit(c, e);
+    if (high(w, e) == high(c / ki, e)) return 1 + te;
+    return ki + 1 + te;
+  };
   int max_restarts = 0;
   long rerouted_pairs = 0, unreachable_switch_pairs = 0;
   for (size_t i = 0; i < eps.size(); i++) {
@@ -298,6 +514,12 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
       for (int sw : sws) {
         long mu = sh.node_model[static_cast<size_t>(sw)];
         if (mu < 0) continue;
+        if (sh.s > 1 && mu >= m.K) {  // fat-tree subnet switch
+          int port = ft_port(sw, mu == d.model ? eps[i].node : -1, t.succ[static_cast<size_t>(mu)]);
+          if (port < 0) unreachable_switch_pairs++;
+          else r.lfts.set(sw, lid, static_cast<uint8_t>(port));
+          continue;
+        }
         if (mu == d.model) {
           r.lfts.set(sw, lid, d.deliver);
           continue;
@@ -498,7 +720,8 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
     };
   }
   r.num_vls = max_sl + 1;
-  r.notes.push_back("KNS " + std::to_string(sh.k) + "-ary " + std::to_string(sh.n) + "-direct 1-indirect, p=" +
+  r.notes.push_back("KNS " + std::to_string(sh.k) + "-ary " + std::to_string(sh.n) + "-direct " + std::to_string(sh.s) +
+                    "-indirect" + (sh.s > 1 ? " (" + std::to_string(sh.ki) + "-ary fat-tree subnets)" : std::string()) + ", p=" +
                     std::to_string(sh.p) + ", " + std::to_string(sh.faults.size()) + " faults detected");
   for (size_t i = 0; i < sh.faults.size() && i < 20; i++) r.notes.push_back("fault: " + sh.faults[i]);
   r.notes.push_back(std::to_string(rerouted_pairs) + " router->CA-LID routes use intermediate routers (max " +

@@ -1,9 +1,13 @@
-// kns: Hybrid-DOR routing for k-ary n-direct 1-indirect KNS fabrics (crossbar subnets) with
+// kns: Hybrid-DOR routing for k-ary n-direct s-indirect KNS fabrics (crossbar subnets, or
+// complete k_i-ary s-tree fat-tree subnets routed with DESTRO, spec §1.3/§4.4.2) with
 // intermediate-router fault tolerance and XORDET destination classes (seed 002, Penaranda;
 // spec /work/shared/docs/penaranda_kns.md; docs/kns.md describes the IB mapping).
 //
 // Recognition (recognize_kns): from the discovered graph only (never from names):
-//  * routers = switches with at least one CA; every other switch is a crossbar;
+//  * routers = switches with at least one CA; the other switches form the subnets (connected
+//    components): one switch = a crossbar, more = a fat-tree subnet that must be a complete
+//    k_i-ary s-tree of 2k_i-port switches wired as docs/kns.md says (ports 1..k_i down); its
+//    switches' stages/labels and the routers' coordinates come from the port numbers;
 //  * cabling convention (the generator's, spec §6.3): router port 1 + d is its dimension-d
 //    link, router ports above n are hosts; crossbar port 1 + j goes to the router whose
 //    coordinate in the crossbar's dimension is j. The crossbar's dimension is the router port
@@ -39,6 +43,8 @@ namespace ftroute {
 
 struct KnsShape {
   int k = 0, n = 0, p = 0;            // p = host ports per router (num_ports - n, max)
+  int ki = 0, s = 1;                  // fat-tree subnets: k = ki^s (ki = 0: crossbar subnets)
+  std::vector<int> ft_stage, ft_label; // fat-tree switches: stage e and label w (-1 otherwise)
   kns::Model model;                   // faults filled in from missing links/crossbars
   std::vector<int> router_node;       // R -> fabric node
   std::vector<int> xbar_node;         // d * lines + line -> fabric node, -1 = absent (dead)
@@ -46,7 +52,7 @@ struct KnsShape {
   std::vector<std::string> faults;    // human-readable list of detected faults
 };
 
-// Throws EngineError("kns", reason) when the fabric is not a KNS with crossbar subnets.
+// Throws EngineError("kns", reason) when the fabric is not a KNS with crossbar or fat-tree subnets.
 KnsShape recognize_kns(const Fabric& fabric, int expect_k = 0, int expect_n = 0);
 
 class KnsEngine : public Engine {
