@@ -78,12 +78,14 @@ int run_kns_faults(Args& a) {
   kns::Model m(k, n);
   std::printf("%d-ary %d-direct 1-indirect: %ld routers, %ld router-crossbar links (fault population)\n", k, n, m.K,
               m.K * n);
-  std::printf("faults max_in  samples  tolerated%%  paths_1IN%%  paths_2IN%%  | trees(LMC %d) samples tolerated%%\n", lmc);
+  std::printf("faults max_in  samples  tolerated%%  paths_1IN%%  paths_2IN%%  | trees: samples  LMC0 tol%%");
+  if (lmc) std::printf("  LMC%d tol%%", lmc);
+  std::printf("\n");
   for (const auto& fs : fl) {
     int faults = std::stoi(fs);
     if (faults < 0 || faults > m.K * n) throw UsageError("--faults out of range: " + fs);
     std::mt19937_64 rng(seed + static_cast<uint64_t>(faults) * 1000003u);
-    long ok = 0, tok = 0, tree_only_fail = 0;
+    long ok = 0, tok = 0, tree_only_fail = 0, lok = 0;
     double p1 = 0, p2 = 0;
     for (long s = 0; s < samples; s++) {
       kns::random_link_faults(m, faults, rng);
@@ -92,16 +94,24 @@ int run_kns_faults(Args& a) {
       p1 += static_cast<double>(t.in1) / static_cast<double>(t.pairs);
       p2 += static_cast<double>(t.in2) / static_cast<double>(t.pairs);
       if (s < tree_samples) {  // same fault set under the engine's destination trees
-        bool tt = kns::tree_tolerance(m, max_in, true, 1 << lmc).tolerated();
+        // trees serve a subset of what the thesis criterion serves (KnsFaults tests), and the
+        // LMC trees include the base tree: check only what can change
+        bool tt = t.tolerated() && kns::tree_tolerance(m, max_in, true).tolerated();
+        bool lt = tt || (t.tolerated() && lmc > 0 && kns::tree_tolerance(m, max_in, true, 1 << lmc).tolerated());
         tok += tt;
-        tree_only_fail += t.tolerated() && !tt;
+        lok += lt;
+        tree_only_fail += t.tolerated() && !lt;
       }
     }
     std::printf("%6d %6d %8ld %10.3f %11.4f %11.6f", faults, max_in, samples, 100.0 * ok / samples,
                 100.0 * p1 / samples, 100.0 * p2 / samples);
-    if (tree_samples)
-      std::printf("  | %8ld %10.3f  (%ld sets tolerated by the thesis criterion but not by the trees)",
-                  std::min(tree_samples, samples), 100.0 * tok / std::min(tree_samples, samples), tree_only_fail);
+    if (tree_samples) {
+      const long ts = std::min(tree_samples, samples);
+      std::printf("  | %8ld %10.3f", ts, 100.0 * tok / ts);
+      if (lmc) std::printf(" %12.3f", 100.0 * lok / ts);
+      std::printf("  (%ld sets tolerated by the thesis criterion but not by the trees%s)", tree_only_fail,
+                  lmc ? " with LMC" : "");
+    }
     std::printf("\n");
     std::fflush(stdout);
   }
@@ -123,7 +133,7 @@ const char* kFaultsHelp =
     "--tree-samples S also checks the first S sets with the destination-based IN trees the kns engine\n"
     "programs (stricter: one next hop per crossbar and destination and LID); --lmc L lets them use\n"
     "2^L LIDs per destination: the extra LIDs carry alternative paths for the sources the base tree\n"
-    "serves with more than max-in intermediate routers (docs/kns.md \"LMC\").\n"
+    "serves with more than max-in intermediate routers (docs/kns.md \"LMC\"); both columns are printed.\n"
     "Thesis (Ch 6): 10-ary 3-D, 10 faults, 1 IN: > 99.5%; 15 faults, 2 INs: > 99.98%.";
 
 ::ftroute::cli::Registrar reg_size("kns-size", "KNS cost/size table: thesis formulas vs generated fabric", kSizeHelp,
