@@ -606,3 +606,34 @@ TEST(KnsEngine, LmcLidsCarryPerSourceAlternativePaths) {
   EXPECT_GT(alt, 0);
   EXPECT_EQ(checked, 64 * 63);
 }
+
+TEST(KnsEngine, SwitchSourcedTrafficDeadlockFree) {
+  // Paths from the subnet switches' own LIDs (SMA/PMA responses) also get acyclic VL layers:
+  // in 2-D within the layers the CA traffic uses, in 3-D with switch_sources=1.
+  auto check_all_sources = [](const Fabric& f, const Routing& r) {
+    CdgBuildOptions o;
+    o.ca_sources = true;
+    o.switch_sources = true;
+    o.switch_destinations = true;
+    CdgBuild b = build_cdg(f, r, o);
+    EXPECT_EQ(b.stats.delivered, b.stats.pairs);
+    EXPECT_EQ(b.stats.looping, 0u);
+    for (int vl : b.cdg.vls_used()) {
+      EXPECT_LT(vl, r.num_vls);
+      EXPECT_FALSE(b.cdg.find_cycle(vl).has_value()) << "VL " << vl;
+    }
+  };
+  for (const char* name : {"kns_8x2", "kns_4x2_ft2", "kns_4x3", "kns_4x3_f3"}) {
+    SCOPED_TRACE(name);
+    Fabric f = read_net_file(std::string(FTROUTE_SOURCE_DIR) + "/ibsim_topologies/nets/" + name + ".net");
+    Routing r = make_engine("kns")->route(f, EngineOptions::parse("switch_sources=1,max_vls=15"));
+    check_routing(f, r);
+    check_all_sources(f, r);
+    if (std::string(name).find("x2") != std::string::npos) {  // 2-D: no extra VL needed
+      Routing d = make_engine("kns")->route(f);
+      EXPECT_EQ(d.num_vls, r.num_vls);
+      for (const auto& note : d.notes) EXPECT_EQ(note.find("keep SL 0"), std::string::npos) << note;
+      check_all_sources(f, d);
+    }
+  }
+}

@@ -400,6 +400,7 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
   if (!xordet && classes != 1) throw OptionError("kns: vls=" + std::to_string(classes) + " needs xordet=1");
   const int max_vls = static_cast<int>(options.get_int("max_vls", 8));
   const bool lmc_alt = options.get_bool("lmc_alt", true);
+  const bool switch_sources = options.get_bool("switch_sources", false);
   if (max_vls < 1 || max_vls > 15) throw OptionError("kns: max_vls must be 1..15");
   if (classes > max_vls) throw OptionError("kns: vls=" + std::to_string(classes) + " exceeds max_vls=" + std::to_string(max_vls));
 
@@ -616,6 +617,12 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
   }
   // Pass 2: paths through intermediate routers. Data paths (to CA LIDs) start at layer 1 (the
   // thesis' "next virtual network"); management paths to switch LIDs may stay on layer 0.
+  // Round 0 places the paths from routers (hence from CAs); round 1 those from subnet switches
+  // (their own SMA/PMA traffic): by default best effort, only into layers round 0 already uses,
+  // so they never raise the VL count (a path that fits nowhere keeps SL 0 and is reported in the
+  // notes); with switch_sources=1 they may open layers up to max_vls and must all fit.
+  long xbar_uncovered = 0;
+  for (int round = 0; round < 2; round++)
   for (size_t i = 0; i < eps.size(); i++) {
     const Dest& d = dests[i];
     if (d.model < 0) continue;
@@ -625,16 +632,20 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
       int sw = sws[si];
       long mu = sh.node_model[static_cast<size_t>(sw)];
       const bool safe = d.xdim < 0 || d.xdim == m.n - 1;
-      if (mu < 0 || mu == d.model || t.succ[static_cast<size_t>(mu)] < 0 || (safe && t.restarts[static_cast<size_t>(mu)] == 0))
+      // inside one fat-tree subnet toward one of its switches: a real path (possibly down then up)
+      const bool same_ft = mu == d.model && sh.s > 1 && mu >= m.K && sw != eps[i].node;
+      if (mu < 0 || (mu == d.model && !same_ft) || t.succ[static_cast<size_t>(mu)] < 0 ||
+          (!same_ft && safe && t.restarts[static_cast<size_t>(mu)] == 0))
         continue;
-      if (mu >= m.K) continue;  // crossbar sources: see docs/kns.md (management only, SL 0)
+      if ((mu >= m.K) != (round == 1)) continue;
       if (d.ca && mu < m.K && lid == eps[i].base_lid) rerouted_pairs++;
       auto ch = path_channels(sw, lid);
       std::vector<std::pair<uint32_t, uint32_t>> path_edges;
       for (size_t j = 0; j + 1 < ch.size(); j++) path_edges.push_back({ch[j], ch[j + 1]});
       auto& gl = graphs[static_cast<size_t>(d.cls)];
       int placed = -1;
-      for (int L = d.ca ? 1 : 0; L < max_layers && placed < 0; L++) {
+      const int layer_cap = round == 0 || switch_sources ? max_layers : layers_used;
+      for (int L = d.ca ? 1 : 0; L < layer_cap && placed < 0; L++) {
         if (static_cast<int>(gl.size()) <= L) gl.emplace_back();
         LayerGraph& g = gl[static_cast<size_t>(L)];
         std::vector<std::pair<uint32_t, uint32_t>> added;
@@ -659,6 +670,10 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
           v.erase(std::find(v.begin(), v.end(), e.second));
         }
       }
+      if (placed < 0 && round == 1 && !switch_sources) {
+        xbar_uncovered++;
+        continue;
+      }
       if (placed < 0)
         fail("the rerouted paths need more than " + std::to_string(max_layers) + " VL layers x " + std::to_string(classes) +
              " classes (max_vls=" + std::to_string(max_vls) + "): path from \"" + fabric.node(sw).id + "\" to " +
@@ -668,10 +683,12 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
       max_sl = std::max(max_sl, placed * classes + d.cls);
     }
     }
-    // LIDs beyond the trees in use share the base LID's paths, hence its layers.
-    for (Lid lid = eps[i].base_lid + trees_used(i); lid <= eps[i].last_lid(); lid++)
-      for (size_t si = 0; si < S; si++) (*layer_tab)[si * LIDS + lid] = (*layer_tab)[si * LIDS + eps[i].base_lid];
   }
+  // LIDs beyond the trees in use share the base LID's paths, hence its layers.
+  for (size_t i = 0; i < eps.size(); i++)
+    if (dests[i].model >= 0)
+      for (Lid lid = eps[i].base_lid + trees_used(i); lid <= eps[i].last_lid(); lid++)
+        for (size_t si = 0; si < S; si++) (*layer_tab)[si * LIDS + lid] = (*layer_tab)[si * LIDS + eps[i].base_lid];
   // path_sl: SL = layer * classes + class; identity SL2VL (VL = SL).
   auto lid_ep = std::make_shared<std::vector<int32_t>>(static_cast<size_t>(fabric.max_lid()) + 1, -1);
   for (size_t i = 0; i < eps.size(); i++)
@@ -730,6 +747,9 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
   if (alt_pairs)
     r.notes.push_back(std::to_string(alt_pairs) + " (router, CA) pairs need an alternative LMC LID (DLID = base + offset) to stay within max_in=" +
                       std::to_string(max_in) + " intermediate routers");
+  if (xbar_uncovered)
+    r.notes.push_back(std::to_string(xbar_uncovered) + " paths from subnet switches (their own management traffic) fit no "
+                      "existing VL layer and keep SL 0: outside the deadlock guarantee (docs/kns.md)");
   if (unreachable_switch_pairs)
     r.notes.push_back(std::to_string(unreachable_switch_pairs) + " switch -> switch-LID entries have no route");
   return r;

@@ -28,7 +28,9 @@
 // routers go to layers 1, 2, ... chosen so every layer's channel dependency graph stays acyclic
 // (identity SL2VL, VL = SL). class = XORDET class of the destination node id (xordet=1).
 //
-// Options: max_in=0|1|2 (default 2), lmc_alt=0|1 (default 1), xordet=0|1, vls=<classes, power of 2> (default 1, with
+// Options: max_in=0|1|2 (default 2), lmc_alt=0|1 (default 1), switch_sources=0|1 (default 0:
+// paths from subnet switches only use VL layers the CA traffic needs; 1: all of them get an
+// acyclic layer, possibly more VLs), xordet=0|1, vls=<classes, power of 2> (default 1, with
 // xordet=1 default 2), max_vls=<VL budget, default 8>, k=, n= (expected shape).
 #pragma once
 
@@ -60,7 +62,7 @@ class KnsEngine : public Engine {
   static constexpr const char* kName = "kns";
   std::string name() const override { return kName; }
   std::vector<std::string> option_keys() const override {
-    return {"max_in", "xordet", "vls", "max_vls", "k", "n", "lmc_alt"};
+    return {"max_in", "xordet", "vls", "max_vls", "k", "n", "lmc_alt", "switch_sources"};
   }
   using Engine::route;
   Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
