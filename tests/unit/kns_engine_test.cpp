@@ -68,6 +68,18 @@ std::vector<std::string> walk(const Fabric& f, const Routing& r, const std::stri
   return out;
 }
 
+// The same cabling with every node renamed (and no LIDs): recognition must not use names.
+Fabric renamed(const Fabric& f) {
+  Fabric g;
+  for (int i = 0; i < f.size(); i++) g.add_node(f.node(i).type, "n" + std::to_string(i * 7 % 1000 + 1000), f.node(i).num_ports, f.node(i).guid);
+  for (int i = 0; i < f.size(); i++)
+    for (int p = 1; p <= f.node(i).num_ports; p++) {
+      const Port& pt = f.node(i).port(p);
+      if (pt.connected()) g.connect(i, p, pt.peer_node, pt.peer_port);
+    }
+  return g;
+}
+
 void kill_switch(Fabric& f, const std::string& id) {
   int x = *f.find(id);
   for (int p = 1; p <= f.node(x).num_ports; p++) f.disconnect(x, p);
@@ -78,15 +90,7 @@ void kill_switch(Fabric& f, const std::string& id) {
 
 TEST(KnsRecognize, CoordinatesFromStructureNotNames) {
   Fabric f = make_kns(xbar(4, 3, 2));
-  // Rename every node: recognition must not care.
-  Fabric g;
-  for (int i = 0; i < f.size(); i++) g.add_node(f.node(i).type, "n" + std::to_string(i * 7 % 1000 + 1000), f.node(i).num_ports, f.node(i).guid);
-  for (int i = 0; i < f.size(); i++)
-    for (int p = 1; p <= f.node(i).num_ports; p++) {
-      const Port& pt = f.node(i).port(p);
-      if (pt.connected()) g.connect(i, p, pt.peer_node, pt.peer_port);
-    }
-  KnsShape sh = recognize_kns(g);
+  KnsShape sh = recognize_kns(renamed(f));  // recognition must not care about names
   EXPECT_EQ(sh.k, 4);
   EXPECT_EQ(sh.n, 3);
   EXPECT_EQ(sh.p, 2);
@@ -435,14 +439,7 @@ TEST(KnsEngine, FatTreeSubnetsRouteWithDestro) {
   // the first hop is up port 2 + t_0 = 2 (1-based 3) of the leaf, the top switch goes down t_2 = 0
   EXPECT_EQ(r.lfts.get(*f.find(path[1]), ca_lid(f, "H_3_2_0")), 3);
   // coordinates come from the structure (ports), not from names
-  Fabric g;
-  for (int i = 0; i < f.size(); i++) g.add_node(f.node(i).type, "n" + std::to_string(i * 7 % 1000 + 1000), f.node(i).num_ports, f.node(i).guid);
-  for (int i = 0; i < f.size(); i++)
-    for (int p = 1; p <= f.node(i).num_ports; p++) {
-      const Port& pt = f.node(i).port(p);
-      if (pt.connected()) g.connect(i, p, pt.peer_node, pt.peer_port);
-    }
-  KnsShape sh = recognize_kns(g);
+  KnsShape sh = recognize_kns(renamed(f));
   EXPECT_EQ(sh.k, 8);
   EXPECT_EQ(sh.ki, 2);
   EXPECT_EQ(sh.s, 3);
