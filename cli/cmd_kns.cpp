@@ -85,12 +85,21 @@ int run_kns_faults(Args& a) {
     int faults = std::stoi(fs);
     if (faults < 0 || faults > m.K * n) throw UsageError("--faults out of range: " + fs);
     std::mt19937_64 rng(seed + static_cast<uint64_t>(faults) * 1000003u);
-    long ok = 0, tok = 0, tree_only_fail = 0, lok = 0;
+    long ok = 0, tok = 0, tree_only_fail = 0, lok = 0, fail_two_bad = 0;
     double p1 = 0, p2 = 0;
     for (long s = 0; s < samples; s++) {
       kns::random_link_faults(m, faults, rng);
       kns::Tolerance t = kns::thesis_tolerance(m, max_in);
       ok += t.tolerated();
+      if (!t.tolerated()) {  // does the set contain a router with at least two failed links?
+        bool two = false;
+        for (long R = 0; R < m.K && !two; R++) {
+          int b = 0;
+          for (int d = 0; d < n; d++) b += m.link_bad[static_cast<size_t>(R * n + d)];
+          two = b >= 2;
+        }
+        fail_two_bad += two;
+      }
       p1 += static_cast<double>(t.in1) / static_cast<double>(t.pairs);
       p2 += static_cast<double>(t.in2) / static_cast<double>(t.pairs);
       if (s < tree_samples) {  // same fault set under the engine's destination trees
@@ -113,6 +122,9 @@ int run_kns_faults(Args& a) {
                   lmc ? " with LMC" : "");
     }
     std::printf("\n");
+    if (ok < samples)
+      std::printf("       %ld of the %ld sets not tolerated contain a router with >= 2 failed links\n", fail_two_bad,
+                  samples - ok);
     std::fflush(stdout);
   }
   return 0;
