@@ -126,6 +126,22 @@ TEST(Campaign, ShiftExchangeRunsToCompletion) {
   }
 }
 
+TEST(Campaign, SummaryShowsMedianAndWorstChangeVsFaultFree) {
+  std::vector<campaign::RunResult> rows;
+  auto add = [&](const std::string& lf, int seed, double thr) {
+    campaign::RunResult r;
+    r.key = {"f", "e", lf, "0", seed};
+    r.simulated = true;
+    r.sim_accepted = thr;
+    rows.push_back(r);
+  };
+  add("0", 1, 0.5), add("0", 2, 0.5);
+  add("2", 1, 0.45), add("2", 2, 0.35), add("2", 3, 0.40);
+  std::string t = campaign::summary_table(rows);
+  EXPECT_NE(t.find("-20.0%(-30.0)"), std::string::npos) << t;  // median 0.40, worst 0.35 vs 0.5
+  EXPECT_NE(t.find("+0.0%(+0.0)"), std::string::npos) << t;
+}
+
 TEST(Campaign, CsvRoundTripQuotesAndRejectsDamage) {
   campaign::RunResult r;
   r.key = {"fattree:4,2", "opensm:updn", "1%", "0", 3};
