@@ -314,8 +314,11 @@ void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& gen_
   }
   std::string dump = w + "/opensm-1/dump";
   for (int i = 0; i < 50 && !fs::exists(dump + "/opensm-lfts.dump"); ++i) usleep(100000);  // daemon: written at the end of the sweep
-  LoadedRouting lr = load_routing(w + "/input.net", dump + "/opensm-lfts.dump", LftFormat::Auto, "", "", true);
-  if (fs::exists(dump + "/opensm-sl2vl.dump")) lr.routing.sl2vl = read_sl2vl(dump + "/opensm-sl2vl.dump", lr.fabric);
+  // With the SL2VL dump, load_routing also sets num_vls (highest VL + 1): flitsim sizes its VCs by
+  // it and would drop every packet on a higher VL.
+  const std::string sl2vl = dump + "/opensm-sl2vl.dump";
+  LoadedRouting lr = load_routing(w + "/input.net", dump + "/opensm-lfts.dump", LftFormat::Auto, "",
+                                  fs::exists(sl2vl) ? sl2vl : "", true);
   lr.routing.engine = "opensm:" + out.engine_used;
   ValidationReport v = validate(lr.fabric, lr.routing);
   fill_validation(v, out);

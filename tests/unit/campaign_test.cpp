@@ -297,6 +297,7 @@ TEST(Campaign, OpenSmPathSlsMakeTheCdgAcyclic) {
     c.out_dir = d;
     c.opensm_timeout = 30;
     c.keep_scratch = true;
+    c.pattern = "shift-exchange";  // flitsim on OpenSM's SLs/VLs: nothing may be dropped
     Fabric f = campaign::build_fabric(c.fabrics[0]);
     auto r = campaign::run_one(c, f, {"torus:4x4", "opensm:" + engine, "0", "0", 1});
     ASSERT_EQ(r.status, "ok") << engine << ": " << r.message;
@@ -306,6 +307,10 @@ TEST(Campaign, OpenSmPathSlsMakeTheCdgAcyclic) {
     EXPECT_TRUE(r.deadlock_checked) << engine << ": " << r.message;
     EXPECT_TRUE(r.cdg_acyclic) << engine;
     EXPECT_EQ(r.message.rfind("path SLs from the SA: 496 paths", 0), 0u) << r.message;  // 16 CAs x 31 LIDs
+    EXPECT_TRUE(r.simulated);
+    EXPECT_EQ(r.sim_dropped, 0u) << engine << ": packets on VLs flitsim does not have?";
+    EXPECT_FALSE(r.sim_deadlock);
+    EXPECT_GT(r.sim_accepted, 0.05);
 
     // Re-check from the files the run left: OpenSM's LFTs + SL2VL dump + the SA's SLs.
     std::string w = only_workdir(d), dump = w + "/opensm-1/dump";
