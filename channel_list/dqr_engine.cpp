@@ -57,8 +57,44 @@ std::vector<int> map_nodes(const Fabric& prev, const Fabric& now) {
 
 }  // namespace
 
+DqrEngine::~DqrEngine() {
+  if (next_.valid()) next_.wait();
+}
+
 Routing DqrEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) {
   options.check_known(kName, option_keys());
+  const bool precompute = options.get_bool("precompute", true);
+  const bool switch_sources = options.get_bool("switch_sources", false);
+  std::shared_ptr<Prepared> prepared;
+  if (next_.valid()) {
+    try {
+      prepared = next_.get();  // waits if the background build is still running
+    } catch (const std::exception&) {
+      prepared.reset();  // e.g. the routing had a dependency cycle: route_impl reports it
+    }
+  }
+  Routing r = route_impl(fabric, options, previous, precompute ? prepared.get() : nullptr);
+  if (precompute) {
+    auto p = std::make_shared<Prepared>();
+    p->fabric = fabric;
+    p->routing.engine = r.engine;
+    p->routing.lfts = r.lfts;
+    p->routing.path_sl = r.path_sl;
+    p->routing.sl2vl = r.sl2vl;
+    p->routing.num_vls = r.num_vls;
+    p->switch_sources = switch_sources;
+    next_ = std::async(std::launch::async, [p] {
+      ChannelListOptions clo;
+      clo.switch_sources = p->switch_sources;
+      p->list = ChannelList::build(p->fabric, p->routing, clo);  // refers to p->fabric (kept alive by p)
+      return p;
+    });
+  }
+  return r;
+}
+
+Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous,
+                              Prepared* prepared) {
   const Fabric& shape = previous.fabric ? *previous.fabric : fabric;
   const bool mesh = recognise_mesh(shape).has_value();
   const std::string base = options.get("base", mesh ? "ft-dor" : "ft-minhop");
@@ -126,10 +162,28 @@ Routing DqrEngine::route(const Fabric& fabric, const EngineOptions& options, con
   }
   try {
     auto t0 = std::chrono::steady_clock::now();
+    // The list precomputed after the previous sweep fits if it was built for this very routing
+    // on the same node numbering and links as `before` (channel ids depend on both).
+    bool reuse = prepared && prepared->switch_sources == dopt.switch_sources &&
+                 prepared->fabric.size() == before.size() && prepared->routing.lfts == old.lfts &&
+                 prepared->routing.sl2vl.raw() == old.sl2vl.raw();
+    for (int i = 0; reuse && i < fabric.size(); i++) {
+      if (m[static_cast<size_t>(i)] != i) reuse = false;
+      const Node& a = before.node(i);
+      const Node& b = prepared->fabric.node(i);
+      if (a.num_ports != b.num_ports || a.type != b.type) reuse = false;
+      for (int p = 1; reuse && p <= a.num_ports; p++)
+        if (a.port(p).connected() != b.port(p).connected() ||
+            (a.port(p).connected() && (a.port(p).peer_node != b.port(p).peer_node || a.port(p).peer_port != b.port(p).peer_port)))
+          reuse = false;
+    }
     ChannelListOptions clo;
     clo.switch_sources = dopt.switch_sources;
-    ChannelList list = ChannelList::build(before, old, clo);
+    ChannelList list = reuse ? std::move(prepared->list) : ChannelList::build(before, old, clo);
     double tb = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::string list_note = reuse ? "channel list precomputed in the background after the previous sweep (" +
+                                              std::to_string(static_cast<long>(tb * 1e3)) + " ms to take over)"
+                                        : "channel list " + std::to_string(static_cast<long>(tb * 1e3)) + " ms";
     DqrResult res = dqr_reconfigure(list, before, fabric, old, dopt);
     if (!res.ok) {
       std::string why = res.failures.empty() ? "unknown" : res.failures.front();
@@ -152,8 +206,7 @@ Routing DqrEngine::route(const Fabric& fabric, const EngineOptions& options, con
                         " LFT entries changed (" + pct(res.entries_changed, res.entries_total) + "), " +
                         std::to_string(res.dlids_affected) + " DLIDs affected, " +
                         pct(res.flows_affected, res.flows_total) + " of CA flows rerouted, " +
-                        std::to_string(res.turns_enabled) + " turns enabled; channel list " +
-                        std::to_string(static_cast<long>(tb * 1e3)) + " ms, reconfiguration " +
+                        std::to_string(res.turns_enabled) + " turns enabled; " + list_note + ", reconfiguration " +
                         std::to_string(static_cast<long>(res.seconds * 1e3)) + " ms");
     }
     for (auto& n : res.notes) r.notes.push_back("dqr: " + n);

@@ -33,6 +33,7 @@
 
 #include <chrono>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -110,21 +111,39 @@ std::vector<LftChange> transition_order(const Fabric& after, const Lfts& new_lft
 //   switch_sources=bool   count switch-generated traffic in the channel list (default false)
 //   fallback=bool         full re-route with the base engine when DQR fails (default true;
 //                         false = throw EngineError so OpenSM falls back)
+//   precompute=bool       after returning a routing, build its channel list in a background
+//                         thread (the paper's "background" step), so that the next sweep's
+//                         DQR does not wait for it (default true). It is used only if the
+//                         next previous routing is that very routing on the same fabric
+//                         layout (same node order, same LFTs); otherwise it is rebuilt.
 // Routing::notes records what happened ("dqr: patched ...: N of M entries changed").
 class DqrEngine : public Engine {
  public:
   using Factory = std::function<std::unique_ptr<Engine>(const std::string&)>;
   explicit DqrEngine(Factory factory) : factory_(std::move(factory)) {}
+  ~DqrEngine() override;
   static constexpr const char* kName = "dqr";
   std::string name() const override { return kName; }
   std::vector<std::string> option_keys() const override {
-    return {"base", "paths", "turns", "plugin", "switch_sources", "fallback"};
+    return {"base", "paths", "turns", "plugin", "switch_sources", "fallback", "precompute"};
   }
   using Engine::route;
   Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
 
+  // The channel list of the last routing returned, built in the background (owns copies of
+  // the fabric and routing it refers to).
+  struct Prepared {
+    Fabric fabric;
+    Routing routing;
+    bool switch_sources = false;
+    ChannelList list;
+  };
+
  private:
+  Routing route_impl(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous,
+                     Prepared* prepared);
   Factory factory_;
+  std::future<std::shared_ptr<Prepared>> next_;
 };
 
 // Options parsed from EngineOptions (shared by the engine and the CLI).
