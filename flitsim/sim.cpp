@@ -16,9 +16,14 @@
 namespace ftroute::flitsim {
 
 // Internal invariant check: throws instead of aborting (library code may run inside tools).
-#define FLITSIM_CHECK(cond, what)                                                        \
-  do {                                                                                   \
-    if (!(cond)) throw Error(std::string("flitsim internal invariant violated: ") + (what)); \
+// The message is built in an out-of-line cold lambda, so a check on the per-flit path costs a
+// compare and a branch, not the register pressure of an inline std::string construction.
+#define FLITSIM_CHECK(cond, what)                                                              \
+  do {                                                                                         \
+    if (__builtin_expect(!(cond), 0))                                                          \
+      [&]() __attribute__((noinline, cold)) {                                                  \
+        throw Error(std::string("flitsim internal invariant violated: ") + (what));           \
+      }();                                                                                     \
   } while (0)
 
 namespace {
@@ -920,7 +925,7 @@ struct Simulator::Impl {
   }
 
   // ---------------- per-cycle steps ----------------
-  void on_flit(const Ev& e) {
+  __attribute__((always_inline)) inline void on_flit(const Ev& e) {
     int c = static_cast<int>(e.a);
     uint32_t pi = e.b;
     Pkt& p = pkts[pi];
@@ -980,7 +985,7 @@ struct Simulator::Impl {
   }
 
   void on_credit(const Ev& e) { credit_arrives(e.a, e.vc, static_cast<int32_t>(e.b)); }
-  void credit_arrives(uint32_t cid, uint8_t vc, int32_t n) {
+  __attribute__((always_inline)) inline void credit_arrives(uint32_t cid, uint8_t vc, int32_t n) {
     size_t i = static_cast<size_t>(cid) * V + vc;
     credits[i] += n;
     FLITSIM_CHECK(credits[i] <= cfg.buffer_flits, "credit counter above buffer size at " + chan_name(static_cast<int>(cid)));
@@ -1053,7 +1058,12 @@ struct Simulator::Impl {
         cands.push_back({r, ch[c].dst_port, ch[q.out_ch].src_port, q.out_ch, q.dab_full});
       }
     if (cands.empty()) return;
-    auto rr_dist = [](int x, int ptr, int mod) { return ((x - ptr) % mod + mod) % mod; };
+    // distance from a round-robin pointer (0 <= x < mod, 0 <= ptr <= mod); no division: the
+    // comparators run O(n log n) times per allocation
+    auto rr_dist = [](int x, int ptr, int mod) {
+      int d = x - ptr;
+      return d < 0 ? d + mod : d;
+    };
     const int P = 256, VV = V;
     if (cfg.allocator == Allocator::Separable) {
       // input stage: one VC per input port (DAB first, then round-robin from in_rr)
@@ -1125,8 +1135,9 @@ struct Simulator::Impl {
     // A request that lost arbitration but is still feasible (e.g. its input port picked another
     // VC whose output went elsewhere) is retried next cycle, as a router's allocator runs every
     // cycle. Without this it would wait for an unrelated event to wake the switch.
-    for (uint32_t r : S.req)
-      if (feasible(r)) {
+    // (Requests that were not candidates were infeasible, and grants only take resources.)
+    for (const Cand& x : cands)
+      if (feasible(x.r)) {
         retry_sw.push_back(s);
         break;
       }
@@ -1259,7 +1270,7 @@ struct Simulator::Impl {
     credits[ci]--;
     FLITSIM_CHECK(credits[ci] >= 0, "negative credits at " + chan_name(k.out_ch));
     if (credits[ci] < res.min_credits) res.min_credits = credits[ci];
-    if (credit_ch != UINT32_MAX && (ch[credit_ch].src_sw >= 0 || ch[credit_ch].src_ep >= 0))
+    if (credit_ch != UINT32_MAX)  // (every channel has a sender: build() skips the others)
       at(now + cfg.link_latency, Ev{kEvFlitCredit, k.out_vc, credit_vc, 0, static_cast<uint32_t>(k.out_ch), k.pkt,
                                     k.size, credit_ch});
     else
