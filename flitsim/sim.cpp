@@ -407,7 +407,14 @@ struct Simulator::Impl {
   std::vector<uint32_t> pkt_free;
   uint64_t next_id = 1;
 
-  std::vector<std::vector<Ev>> wheel;
+  // Time-wheel bucket: `v` is storage (its size is the capacity), `n` the events in it. Growing
+  // is out of line so that at(), called for every flit hop, stays small enough to inline.
+  struct Bucket {
+    std::vector<Ev> v;
+    uint32_t n = 0;
+  };
+  std::vector<Bucket> wheel;
+  __attribute__((noinline)) static void grow(Bucket& b) { b.v.resize(b.v.empty() ? 256 : 2 * b.v.size()); }
   uint64_t wmask = 0;
   int64_t now = 0;
 
@@ -598,7 +605,9 @@ struct Simulator::Impl {
   inline void at(int64_t t, const Ev& e) {
     FLITSIM_CHECK(t > now || (t == now && e.kind != kEvFlit), "event scheduled in the past");
     FLITSIM_CHECK(static_cast<uint64_t>(t - now) <= wmask, "event beyond time wheel");
-    wheel[static_cast<uint64_t>(t) & wmask].push_back(e);
+    Bucket& b = wheel[static_cast<uint64_t>(t) & wmask];
+    if (__builtin_expect(b.n == b.v.size(), 0)) grow(b);
+    b.v[b.n++] = e;
   }
 
   std::string chan_name(int c) const {
@@ -1767,9 +1776,9 @@ struct Simulator::Impl {
 
   // ---------------- main loop ----------------
   void process_events() {
-    auto& bucket = wheel[static_cast<uint64_t>(now) & wmask];
-    for (size_t i = 0; i < bucket.size(); i++) {
-      Ev e = bucket[i];
+    Bucket& bucket = wheel[static_cast<uint64_t>(now) & wmask];
+    for (uint32_t i = 0; i < bucket.n; i++) {
+      Ev e = bucket.v[i];  // (a handler may append to this bucket and grow it)
       switch (e.kind) {
         case kEvFlit: on_flit(e); break;
         case kEvCredit: on_credit(e); break;
@@ -1783,7 +1792,7 @@ struct Simulator::Impl {
         case kEvNacTimeout: on_nac_timeout(e.a); break;
       }
     }
-    bucket.clear();
+    bucket.n = 0;
   }
 
   // Empty = nothing in the network, nothing queued, and (flushing) no lazy source still owes a
