@@ -1,0 +1,406 @@
+// `ftroute ftdrb-eval`: the FT-DRB evaluation of issue 8 (docs/ftdrb.md "Evaluation").
+//
+// For every topology x fault level x traffic pattern it sweeps the offered load up to
+// saturation in flitsim and compares, relative to the same method on the fault-free fabric:
+//   single        base LID only (LID offset 0 of the ftdrb routing: balanced min-hop paths, same
+//                 SLs/VLs), LFTs re-computed by the subnet manager for the faulty fabric
+//                 ("single path + re-route");
+//   ftdrb         FT-DRB source (LidPolicy::FtDrb: latency-weighted metapath over the 2^LMC
+//                 LIDs) on the ftdrb LFTs re-computed for the faulty fabric (intact trees kept);
+//   ftdrb-static  FT-DRB source on the fault-free LFTs with the failed links dead from cycle 0:
+//                 no re-route at all, the sources learn the faults by notifications (thesis set-up);
+//   single-static base LID on the fault-free LFTs, links dead from cycle 0 (what a single-path
+//                 fabric does before the SM re-routes; not in the default method list).
+// Faults are static (present from the first cycle). Everything is deterministic: fault sets
+// come from topo::inject_faults(seed), traffic from Config::seed; results do not depend on --jobs.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "cli.hpp"
+#include "ftroute/engine.hpp"
+#include "ftroute/flitsim.hpp"
+#include "ftroute/topology.hpp"
+
+namespace {
+
+using namespace ftroute;
+using namespace ftroute::flitsim;
+
+const char* kHelp = R"(usage: ftroute ftdrb-eval [options]
+
+FT-DRB evaluation (docs/ftdrb.md "Evaluation"): saturation throughput and light-load latency
+of FT-DRB vs single path + re-route, relative to the fault-free fabric, with static link faults.
+
+  --topos LIST      torusAxB[xC..] | meshAxB.. | KaryNtree (e.g. 4ary3tree), comma separated
+                    (default torus8x8,torus16x16,4ary3tree; --quick: torus8x8,4ary3tree)
+  --patterns LIST   flitsim patterns (default uniform,bitrev,shuffle,transpose)
+  --faults LIST     failed switch-to-switch links in % (default 0,2.5,5,10; --quick 0,10);
+                    count = round(pct x switch links), random, fabric kept connected
+  --methods LIST    single, ftdrb, ftdrb-static, single-static (default: the first three)
+  --loads LIST      offered loads (flits/endpoint/cycle) swept in order until the first
+                    saturated point (default 0.02,0.05,0.1,0.15,0.2,0.3,0.4,0.5,0.6,0.8,1.0);
+                    the first load is the "light load" of the latency column
+  --lmc N           LIDs per CA = 2^N (default 2); a topology whose ftdrb routing needs more than
+                    15 VLs is routed with the next lower LMC (printed in the table)
+  --warmup N --measure N  cycles per point (default 1000/4000; --quick 500/1500)
+  --seed N          fault and traffic seed (default 1)
+  --jobs N          parallel simulations (default 1); output is identical for any N
+  --quick           small, fast variant (the defaults marked --quick above)
+  --out FILE        markdown tables (default stdout); --csv FILE one line per (run, method)
+)";
+
+struct TopoSpec {
+  std::string name;
+  Fabric fabric;  // intact, no LIDs
+};
+
+TopoSpec make_topo(const std::string& name) {
+  TopoSpec t{name, {}};
+  auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
+  if (starts("torus") || starts("mesh")) {
+    topo::Grid g;
+    g.torus = starts("torus");
+    g.dims = topo::parse_dims(name.substr(g.torus ? 5 : 4));
+    g.hosts_per_switch = 1;
+    t.fabric = topo::grid(g);
+    return t;
+  }
+  int k = 0, n = 0;
+  char rest[8] = {};
+  if (std::sscanf(name.c_str(), "%dary%dtree%7s", &k, &n, rest) == 2 && k >= 2 && n >= 1) {
+    t.fabric = topo::kary_ntree(k, n);
+    return t;
+  }
+  throw cli::UsageError("--topos: unknown topology '" + name + "' (torusAxB, meshAxB, KaryNtree)");
+}
+
+int switch_links(const Fabric& f) {
+  int n = 0;
+  for (int s : f.switches())
+    for (int p = 1; p <= f.node(s).num_ports; p++) {
+      const Port& pt = f.node(s).port(p);
+      if (pt.connected() && f.node(pt.peer_node).is_switch() && pt.peer_node > s) n++;
+    }
+  return n;
+}
+
+// Links of `intact` missing in `faulty` (same node order), once per link.
+std::vector<std::pair<int, int>> removed_links(const Fabric& intact, const Fabric& faulty) {
+  std::vector<std::pair<int, int>> r;
+  for (int i = 0; i < static_cast<int>(intact.size()); i++)
+    for (int p = 1; p <= intact.node(i).num_ports; p++) {
+      const Port& a = intact.node(i).port(p);
+      if (a.connected() && a.peer_node > i && !faulty.node(i).port(p).connected()) r.push_back({i, p});
+    }
+  return r;
+}
+
+const std::vector<std::string> kAllMethods = {"single", "ftdrb", "ftdrb-static", "single-static"};
+
+struct Scenario {  // one topology at one fault level
+  std::string topo;
+  double pct = 0;
+  int failed = 0, lmc = 0, vls = 0;
+  int vcs = 0;  // VCs simulated: the most VLs any routing of this topology needs (same routers in every run)
+  Fabric intact, faulty;  // with LIDs
+  Routing r_free, r_fault;
+  std::vector<std::pair<int, int>> dead;  // for the *-static methods
+};
+
+struct Point {
+  double load;
+  Result res;
+  bool saturated;
+};
+
+struct Job {  // one load sweep
+  const Scenario* sc;
+  std::string pattern, method;
+  std::vector<Point> pts;
+  double sat = 0, light_lat = 0, light_acc = 0;
+  bool light_ok = false, deadlock = false;
+  uint64_t dropped = 0, generated = 0, notifications = 0;
+};
+
+struct Params {
+  std::vector<double> loads;
+  int64_t warmup, measure;
+  uint64_t seed;
+};
+
+// Saturated: deadlock, measured packets not finished within max_drain, average latency above
+// 5x the light-load latency, or (with enough packets for the rate to mean something) accepted
+// plus dropped flits below 90 % of the offered load.
+bool is_saturated(const Result& r, const TrafficSpec& t, int packet_flits, double light_latency) {
+  if (r.deadlock.detected || !r.drained) return true;
+  if (light_latency > 0 && r.avg_latency > 5 * light_latency) return true;
+  double drop_rate = static_cast<double>(r.measured_dropped) * packet_flits /
+                     (static_cast<double>(std::max(1, r.endpoints)) * static_cast<double>(t.measure));
+  return r.measured_packets >= 500 && r.accepted + drop_rate < 0.9 * r.offered;
+}
+
+void run_job(Job& j, const Params& p) {
+  const Scenario& sc = *j.sc;
+  const bool stat = j.method == "ftdrb-static" || j.method == "single-static";
+  const Fabric& f = stat ? sc.intact : sc.faulty;
+  const Routing& r = stat ? sc.r_free : sc.r_fault;
+  Config c;
+  c.seed = p.seed;
+  c.num_vcs = sc.vcs;
+  c.lid_policy = j.method.rfind("ftdrb", 0) == 0 ? LidPolicy::FtDrb : LidPolicy::Base;
+  for (double load : p.loads) {
+    TrafficSpec t;
+    t.pattern = j.pattern;
+    t.load = load;
+    t.warmup = p.warmup;
+    t.measure = p.measure;
+    t.max_drain = p.measure;
+    t.flush = false;
+    Simulator sim(f, r, c);
+    if (stat)
+      for (auto [n, port] : sc.dead) sim.schedule_link(0, n, port, false);
+    Result res = sim.run(t);
+    bool s = is_saturated(res, t, c.packet_flits, j.light_lat);
+    j.pts.push_back({load, res, s});
+    j.sat = std::max(j.sat, res.accepted);
+    j.dropped += res.dropped;
+    j.generated += res.generated;
+    j.notifications += res.ftdrb_notifications;
+    if (res.deadlock.detected) j.deadlock = true;
+    if (j.pts.size() == 1) j.light_acc = res.accepted;
+    if (j.pts.size() == 1 && !s) j.light_ok = true, j.light_lat = res.avg_latency;
+    if (s) break;
+  }
+}
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+int run_eval(cli::Args& a) {
+  const bool quick = a.flag("quick");
+  std::vector<std::string> topos =
+      cli::split_list(a.value_or("topos", quick ? "torus8x8,4ary3tree" : "torus8x8,torus16x16,4ary3tree"));
+  std::vector<std::string> patterns = cli::split_list(a.value_or("patterns", "uniform,bitrev,shuffle,transpose"));
+  std::vector<std::string> fault_text = cli::split_list(a.value_or("faults", quick ? "0,10" : "0,2.5,5,10"));
+  std::vector<std::string> methods = cli::split_list(a.value_or("methods", "single,ftdrb,ftdrb-static"));
+  std::vector<std::string> load_text =
+      cli::split_list(a.value_or("loads", "0.02,0.05,0.1,0.15,0.2,0.3,0.4,0.5,0.6,0.8,1.0"));
+  const long lmc_req = a.int_or("lmc", 2);
+  Params prm;
+  prm.warmup = a.int_or("warmup", quick ? 500 : 1000);
+  prm.measure = a.int_or("measure", quick ? 1500 : 4000);
+  prm.seed = static_cast<uint64_t>(a.int_or("seed", 1));
+  const long jobs_n = a.int_or("jobs", 1, "-j");
+  const std::string out = a.value_or("out", "-", "-o"), csv = a.value_or("csv", "");
+  auto pos = a.positionals();
+  if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "'");
+  if (lmc_req < 1 || lmc_req > 3) throw cli::UsageError("--lmc must be 1..3");
+  if (jobs_n < 1 || jobs_n > 64) throw cli::UsageError("--jobs must be 1..64");
+  if (prm.warmup < 0 || prm.measure < 100) throw cli::UsageError("--warmup >= 0, --measure >= 100");
+  for (auto& m : methods)
+    if (std::find(kAllMethods.begin(), kAllMethods.end(), m) == kAllMethods.end())
+      throw cli::UsageError("--methods: unknown method '" + m + "'");
+  auto num = [](const std::string& s, const char* what) {
+    try {
+      size_t used = 0;
+      double v = std::stod(s, &used);
+      if (used != s.size()) throw 1;
+      return v;
+    } catch (...) {
+      throw cli::UsageError(std::string(what) + ": bad number '" + s + "'");
+    }
+  };
+  std::vector<double> faults;
+  for (auto& s : fault_text) {
+    double v = num(s, "--faults");
+    if (v < 0 || v > 50) throw cli::UsageError("--faults: " + s + " is not in 0..50 %");
+    faults.push_back(v);
+  }
+  if (faults.empty() || faults.front() != 0) faults.insert(faults.begin(), 0.0);  // the reference
+  for (auto& s : load_text) {
+    double v = num(s, "--loads");
+    if (v <= 0 || v > 1) throw cli::UsageError("--loads: " + s + " is not in (0, 1]");
+    prm.loads.push_back(v);
+  }
+  if (prm.loads.empty() || patterns.empty() || topos.empty() || methods.empty())
+    throw cli::UsageError("empty --loads/--patterns/--topos/--methods");
+  for (auto& pt : patterns) {  // validate names before any work
+    TrafficSpec t;
+    t.pattern = pt;
+    static const std::vector<std::string> ok = {"uniform", "bitrev", "transpose", "shuffle", "butterfly",
+                                                "complement", "tornado", "hotspot"};
+    if (std::find(ok.begin(), ok.end(), pt) == ok.end()) throw cli::UsageError("--patterns: unknown pattern '" + pt + "'");
+  }
+
+  // ---- routings (sequential: a few seconds for 16x16) ----
+  std::vector<std::unique_ptr<Scenario>> scen;
+  std::vector<TopoSpec> specs;
+  for (auto& tn : topos) specs.push_back(make_topo(tn));
+  for (size_t ti = 0; ti < specs.size(); ti++) {
+    auto engine = make_engine("ftdrb");
+    EngineOptions eo = EngineOptions::parse("max_vls=15");
+    int lmc = static_cast<int>(lmc_req);
+    Fabric intact;
+    Routing r_free;
+    for (;; lmc--) {
+      intact = specs[ti].fabric;
+      intact.assign_lids(static_cast<uint8_t>(lmc));
+      try {
+        r_free = engine->route(intact, eo);
+        break;
+      } catch (const EngineError& e) {
+        if (lmc <= 1) throw;
+        std::fprintf(stderr, "%s: LMC %d: %s; trying LMC %d\n", specs[ti].name.c_str(), lmc, e.what(), lmc - 1);
+      }
+    }
+    for (auto& pt : patterns) {  // pattern fits this topology? (fail before hours of work)
+      TrafficSpec t;
+      t.pattern = pt, t.warmup = 0, t.measure = 1, t.max_drain = 0, t.flush = false;
+      try {
+        Simulator(intact, r_free, Config{}).run(t);
+      } catch (const OptionError& e) {
+        throw cli::UsageError(specs[ti].name + ", pattern " + pt + ": " + e.what());
+      }
+    }
+    const int links = switch_links(intact);
+    for (double pct : faults) {
+      auto sc = std::make_unique<Scenario>();
+      sc->topo = specs[ti].name;
+      sc->pct = pct;
+      sc->lmc = lmc;
+      sc->intact = intact;
+      sc->r_free = r_free;
+      sc->failed = static_cast<int>(std::lround(pct / 100.0 * links));
+      sc->faulty = intact;
+      if (sc->failed > 0) {
+        topo::FaultSpec fs;
+        fs.random_links = sc->failed;
+        fs.keep_connected = true;
+        fs.seed = prm.seed * 1000003u + ti * 101u + static_cast<uint64_t>(sc->failed);
+        topo::inject_faults(sc->faulty, fs);
+        sc->dead = removed_links(intact, sc->faulty);
+        sc->r_fault = engine->route(sc->faulty, eo, PreviousRouting{&intact, &r_free});
+      } else {
+        sc->r_fault = r_free;
+      }
+      sc->vls = std::max(r_free.num_vls, sc->r_fault.num_vls);
+      std::fprintf(stderr, "%s %.1f%%: %d of %d switch links failed, LMC %d, %d VLs\n", sc->topo.c_str(), pct,
+                   sc->failed, links, lmc, sc->vls);
+      scen.push_back(std::move(sc));
+    }
+    int vcs = 1;
+    for (auto& s : scen)
+      if (s->topo == specs[ti].name) vcs = std::max(vcs, s->vls);
+    for (auto& s : scen)
+      if (s->topo == specs[ti].name) s->vcs = vcs;
+  }
+
+  // ---- simulations ----
+  std::vector<Job> jobs;
+  for (auto& sc : scen)
+    for (auto& pt : patterns)
+      for (auto& m : methods) {
+        // the *-static methods equal their re-routed twins on the fault-free fabric
+        if (sc->failed == 0 && (m == "ftdrb-static" || m == "single-static")) continue;
+        jobs.push_back({sc.get(), pt, m, {}, 0, 0, 0, false, false, 0, 0, 0});
+      }
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  size_t done = 0;
+  auto worker = [&]() {
+    for (size_t i; (i = next++) < jobs.size();) {
+      run_job(jobs[i], prm);
+      std::lock_guard<std::mutex> lk(mu);
+      Job& j = jobs[i];
+      std::fprintf(stderr, "[%zu/%zu] %s %.1f%% %s %s: sat %.4f, light latency %.1f, %zu points\n", ++done,
+                   jobs.size(), j.sc->topo.c_str(), j.sc->pct, j.pattern.c_str(), j.method.c_str(), j.sat,
+                   j.light_lat, j.pts.size());
+    }
+  };
+  std::vector<std::thread> th;
+  for (long k = 1; k < jobs_n; k++) th.emplace_back(worker);
+  worker();
+  for (auto& t : th) t.join();
+
+  // ---- tables ----
+  auto find = [&](const std::string& topo, double pct, const std::string& pat, const std::string& m) -> const Job* {
+    std::string mm = m;
+    if (pct == 0 && m == "ftdrb-static") mm = "ftdrb";
+    if (pct == 0 && m == "single-static") mm = "single";
+    for (auto& j : jobs)
+      if (j.sc->topo == topo && j.sc->pct == pct && j.pattern == pat && j.method == mm) return &j;
+    return nullptr;
+  };
+  std::ostringstream md, cs;
+  cs << "topology,lmc,vls,pattern,failed_pct,failed_links,method,sat_throughput,rel_sat,light_load,light_accepted,light_latency,"
+        "rel_latency,points,saturated_at,generated,dropped,notifications,deadlock\n";
+  md << "Saturation throughput (max accepted flits/endpoint/cycle over the sweep) and average latency at the\n"
+        "light load "
+     << prm.loads.front() << " (cycles), each also relative to the same method on the fault-free fabric.\n\n";
+  for (auto& tn : topos) {
+    const Scenario* sc0 = nullptr;
+    for (auto& s : scen)
+      if (s->topo == tn) sc0 = s.get();
+    md << "**" << tn << "** (" << sc0->intact.switches().size() << " switches, " << sc0->intact.cas().size()
+       << " CAs, " << switch_links(sc0->intact) << " switch links; LMC " << sc0->lmc << ", " << sc0->vcs
+       << " VCs in every run)\n\n";
+    md << "| pattern | failed links | VLs |";
+    for (auto& m : methods) md << " " << m << " sat (rel) | " << m << " latency (rel) |";
+    if (std::find(methods.begin(), methods.end(), "ftdrb") != methods.end() &&
+        std::find(methods.begin(), methods.end(), "single") != methods.end())
+      md << " ftdrb / single sat |";
+    md << " thesis ref. |\n|---|---|---|";
+    for (size_t i = 0; i < methods.size(); i++) md << "---|---|";
+    if (std::find(methods.begin(), methods.end(), "ftdrb") != methods.end() &&
+        std::find(methods.begin(), methods.end(), "single") != methods.end())
+      md << "---|";
+    md << "---|\n";
+    for (auto& pt : patterns)
+      for (auto& s : scen) {
+        if (s->topo != tn) continue;
+        md << "| " << pt << " | " << fmt("%g", s->pct) << " % (" << s->failed << ") | " << s->vls << " |";
+        for (auto& m : methods) {
+          const Job* j = find(tn, s->pct, pt, m);
+          const Job* j0 = find(tn, 0, pt, m);
+          double rs = j0 && j0->sat > 0 ? j->sat / j0->sat : 0;
+          double rl = j0 && j0->light_ok && j->light_ok ? j->light_lat / j0->light_lat : 0;
+          std::string lost;
+          if (j->dropped) lost = ", " + fmt("%.2g %% lost", 100.0 * static_cast<double>(j->dropped) / std::max<double>(1, static_cast<double>(j->generated)));
+          md << " " << fmt("%.3f", j->sat) << " (" << fmt("%.0f %%", 100 * rs) << lost << ")" << (j->deadlock ? " DL" : "")
+             << " | " << (j->light_ok ? fmt("%.1f", j->light_lat) + " (" + fmt("%.2f", rl) + ")" : "sat") << " |";
+          const Point& last = j->pts.back();
+          cs << tn << "," << s->lmc << "," << s->vls << "," << pt << "," << s->pct << "," << s->failed << "," << m
+             << "," << fmt("%.5f", j->sat) << "," << fmt("%.5f", rs) << "," << prm.loads.front() << "," << fmt("%.5f", j->light_acc) << ","
+             << (j->light_ok ? fmt("%.3f", j->light_lat) : "") << "," << (j->light_ok ? fmt("%.5f", rl) : "") << ","
+             << j->pts.size() << "," << (last.saturated ? fmt("%g", last.load) : "") << "," << j->generated << "," << j->dropped << ","
+             << j->notifications << "," << (j->deadlock ? 1 : 0) << "\n";
+        }
+        const Job* jf = find(tn, s->pct, pt, "ftdrb");
+        const Job* js = find(tn, s->pct, pt, "single");
+        if (jf && js) md << " " << fmt("%.2f", js->sat > 0 ? jf->sat / js->sat : 0) << " |";
+        std::string ref = "-";
+        if (s->pct >= 9.99) ref = (tn.find("tree") != std::string::npos && pt == "uniform") ? "~80 %" : "> 95 %";
+        md << " " << ref << " |\n";
+      }
+    md << "\n";
+  }
+  if (!csv.empty()) cli::write_file_atomic(csv, cs.str());
+  cli::write_file_atomic(out, md.str());
+  return 0;
+}
+
+}  // namespace
+
+// (FTROUTE_SUBCOMMAND needs an identifier; the command name has a dash)
+static ::ftroute::cli::Registrar ftroute_subcommand_ftdrb_eval(
+    "ftdrb-eval", "FT-DRB evaluation: throughput/latency vs fault-free, FT-DRB vs single path + re-route", kHelp,
+    run_eval);
