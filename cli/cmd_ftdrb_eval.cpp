@@ -10,7 +10,10 @@
 //   ftdrb-static  FT-DRB source on the fault-free LFTs with the failed links dead from cycle 0:
 //                 no re-route at all, the sources learn the faults by notifications (thesis set-up);
 //   single-static base LID on the fault-free LFTs, links dead from cycle 0 (what a single-path
-//                 fabric does before the SM re-routes; not in the default method list).
+//                 fabric does before the SM re-routes; not in the default method list);
+//   ftree         k-ary n-trees only: the ftree-misroute engine (d-mod-k up/down, one path per
+//                 LID) re-run on the faulty fabric - the single-path + re-route baseline with the
+//                 best single-path engine for fat trees (the ftdrb base path is plain min-hop).
 // Faults are static (present from the first cycle). Everything is deterministic: fault sets
 // come from topo::inject_faults(seed), traffic from Config::seed; results do not depend on --jobs.
 #include <algorithm>
@@ -42,12 +45,15 @@ of FT-DRB vs single path + re-route, relative to the fault-free fabric, with sta
   --patterns LIST   flitsim patterns (default uniform,bitrev,shuffle,transpose)
   --faults LIST     failed switch-to-switch links in % (default 0,2.5,5,10; --quick 0,10);
                     count = round(pct x switch links), random, fabric kept connected
-  --methods LIST    single, ftdrb, ftdrb-static, single-static (default: the first three)
+  --methods LIST    single, ftdrb, ftdrb-static, single-static, ftree (default: all but
+                    single-static; ftree = ftree-misroute re-run on the faulty fabric, k-ary n-trees only)
   --loads LIST      offered loads (flits/endpoint/cycle) swept in order until the first
                     saturated point (default 0.02,0.05,0.1,0.15,0.2,0.3,0.4,0.5,0.6,0.8,1.0);
                     the first load is the "light load" of the latency column
   --lmc N           LIDs per CA = 2^N (default 2); a topology whose ftdrb routing needs more than
                     15 VLs is routed with the next lower LMC (printed in the table)
+  --no-spread       keep the engine's first-fit VL layers (default: every routing of a topology
+                    spreads its paths evenly over the same number of VLs, see docs/ftdrb.md)
   --warmup N --measure N  cycles per point (default 1000/4000; --quick 500/1500)
   --seed N          fault and traffic seed (default 1)
   --jobs N          parallel simulations (default 1); output is identical for any N
@@ -101,7 +107,7 @@ std::vector<std::pair<int, int>> removed_links(const Fabric& intact, const Fabri
   return r;
 }
 
-const std::vector<std::string> kAllMethods = {"single", "ftdrb", "ftdrb-static", "single-static"};
+const std::vector<std::string> kAllMethods = {"single", "ftdrb", "ftdrb-static", "single-static", "ftree"};
 
 struct Scenario {  // one topology at one fault level
   std::string topo;
@@ -110,6 +116,8 @@ struct Scenario {  // one topology at one fault level
   int vcs = 0;  // VCs simulated: the most VLs any routing of this topology needs (same routers in every run)
   Fabric intact, faulty;  // with LIDs
   Routing r_free, r_fault;
+  bool has_ftree = false;  // ftree-misroute routed the faulty fabric (k-ary n-trees only)
+  Routing r_ftree;
   std::vector<std::pair<int, int>> dead;  // for the *-static methods
 };
 
@@ -149,7 +157,7 @@ void run_job(Job& j, const Params& p) {
   const Scenario& sc = *j.sc;
   const bool stat = j.method == "ftdrb-static" || j.method == "single-static";
   const Fabric& f = stat ? sc.intact : sc.faulty;
-  const Routing& r = stat ? sc.r_free : sc.r_fault;
+  const Routing& r = j.method == "ftree" ? sc.r_ftree : stat ? sc.r_free : sc.r_fault;
   Config c;
   c.seed = p.seed;
   c.num_vcs = sc.vcs;
@@ -191,10 +199,11 @@ int run_eval(cli::Args& a) {
       cli::split_list(a.value_or("topos", quick ? "torus8x8,4ary3tree" : "torus8x8,torus16x16,4ary3tree"));
   std::vector<std::string> patterns = cli::split_list(a.value_or("patterns", "uniform,bitrev,shuffle,transpose"));
   std::vector<std::string> fault_text = cli::split_list(a.value_or("faults", quick ? "0,10" : "0,2.5,5,10"));
-  std::vector<std::string> methods = cli::split_list(a.value_or("methods", "single,ftdrb,ftdrb-static"));
+  std::vector<std::string> methods = cli::split_list(a.value_or("methods", "single,ftdrb,ftdrb-static,ftree"));
   std::vector<std::string> load_text =
       cli::split_list(a.value_or("loads", "0.02,0.05,0.1,0.15,0.2,0.3,0.4,0.5,0.6,0.8,1.0"));
   const long lmc_req = a.int_or("lmc", 2);
+  const bool spread = !a.flag("no-spread");
   Params prm;
   prm.warmup = a.int_or("warmup", quick ? 500 : 1000);
   prm.measure = a.int_or("measure", quick ? 1500 : 4000);
@@ -293,6 +302,15 @@ int run_eval(cli::Args& a) {
         sc->r_fault = r_free;
       }
       sc->vls = std::max(r_free.num_vls, sc->r_fault.num_vls);
+      if (std::find(methods.begin(), methods.end(), "ftree") != methods.end() &&
+          specs[ti].name.find("tree") != std::string::npos) {
+        try {  // the fat-tree engine re-run on the faulty fabric: single path + re-route
+          sc->r_ftree = make_engine("ftree-misroute")->route(sc->faulty);
+          sc->has_ftree = true;
+        } catch (const EngineError& e) {
+          std::fprintf(stderr, "%s %.1f%%: ftree-misroute: %s\n", sc->topo.c_str(), pct, e.what());
+        }
+      }
       std::fprintf(stderr, "%s %.1f%%: %d of %d switch links failed, LMC %d, %d VLs\n", sc->topo.c_str(), pct,
                    sc->failed, links, lmc, sc->vls);
       scen.push_back(std::move(sc));
@@ -300,6 +318,32 @@ int run_eval(cli::Args& a) {
     int vcs = 1;
     for (auto& s : scen)
       if (s->topo == specs[ti].name) vcs = std::max(vcs, s->vls);
+    if (spread && vcs > 1) {
+      // Same VLs in every run of this topology: first fit packs paths onto the lowest layers,
+      // so a fabric needing 1 layer would use 1 of the vcs VCs and one needing 3 would use 3
+      // (less head-of-line blocking) - that would show up as a fault "gain". Re-route every
+      // scenario with the paths spread evenly over vcs layers (the LFTs do not change).
+      try {
+        EngineOptions es = EngineOptions::parse("max_vls=15,spread_vls=" + std::to_string(vcs));
+        Routing rf = engine->route(intact, es);
+        std::vector<Routing> rs;
+        for (auto& s : scen)
+          if (s->topo == specs[ti].name)
+            rs.push_back(s->failed ? engine->route(s->faulty, es, PreviousRouting{&intact, &rf}) : rf);
+        size_t k = 0;
+        for (auto& s : scen)
+          if (s->topo == specs[ti].name) {
+            s->r_free = rf;
+            s->r_fault = rs[k++];
+            s->vls = std::max(rf.num_vls, s->r_fault.num_vls);
+            vcs = std::max(vcs, s->vls);
+          }
+        std::fprintf(stderr, "%s: paths spread over %d VLs\n", specs[ti].name.c_str(), vcs);
+      } catch (const EngineError& e) {
+        std::fprintf(stderr, "%s: spreading over %d VLs failed (%s); first-fit layers kept\n",
+                     specs[ti].name.c_str(), vcs, e.what());
+      }
+    }
     for (auto& s : scen)
       if (s->topo == specs[ti].name) s->vcs = vcs;
   }
@@ -311,6 +355,7 @@ int run_eval(cli::Args& a) {
       for (auto& m : methods) {
         // the *-static methods equal their re-routed twins on the fault-free fabric
         if (sc->failed == 0 && (m == "ftdrb-static" || m == "single-static")) continue;
+        if (m == "ftree" && !sc->has_ftree) continue;
         jobs.push_back({sc.get(), pt, m, {}, 0, 0, 0, false, false, 0, 0, 0});
       }
   std::atomic<size_t> next{0};
@@ -371,6 +416,10 @@ int run_eval(cli::Args& a) {
         for (auto& m : methods) {
           const Job* j = find(tn, s->pct, pt, m);
           const Job* j0 = find(tn, 0, pt, m);
+          if (!j) {  // ftree on a torus (n/a) or ftree-misroute rejected the faulty fabric
+            md << (tn.find("tree") != std::string::npos ? " engine fails | - |" : " - | - |");
+            continue;
+          }
           double rs = j0 && j0->sat > 0 ? j->sat / j0->sat : 0;
           double rl = j0 && j0->light_ok && j->light_ok ? j->light_lat / j0->light_lat : 0;
           std::string lost;

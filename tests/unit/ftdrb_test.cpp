@@ -175,6 +175,29 @@ TEST(FtDrb, FatTreeStaysOnOneLayer) {
   EXPECT_EQ(r.num_vls, 1);  // every path through a spine is up*/down*
 }
 
+TEST(FtDrb, SpreadVlsUsesEveryLayerAndStaysAcyclic) {
+  Fabric ft = two_level(4, 4, 2);
+  ft.assign_lids(2);
+  Routing r = make_engine("ftdrb")->route(ft, EngineOptions::parse("spread_vls=3"));
+  EXPECT_TRUE(expect_valid(ft, r));
+  EXPECT_EQ(r.num_vls, 3);
+  std::map<int, size_t> per_sl;  // CA -> LID paths per SL
+  size_t total = 0;
+  for (const EndPort& s : ft.end_ports())
+    for (const EndPort& d : ft.end_ports())
+      if (!ft.node(s.node).is_switch() && !ft.node(d.node).is_switch() && ft.attach(s.base_lid).sw != ft.attach(d.base_lid).sw)
+        for (uint32_t l = d.base_lid; l <= d.last_lid(); l++) per_sl[r.sl(s.base_lid, static_cast<Lid>(l))]++, total++;
+  ASSERT_EQ(per_sl.size(), 3u);
+  for (auto& [sl, n] : per_sl) EXPECT_GT(n * 3 * 10, total * 7) << "SL " << sl << " carries too few paths";
+  // tori: spreading must still give an acyclic CDG per VL
+  Fabric t = grid(4, 4, true, 1);
+  t.assign_lids(2);
+  Routing rt = make_engine("ftdrb")->route(t, EngineOptions::parse("spread_vls=6"));
+  EXPECT_TRUE(expect_valid(t, rt));
+  EXPECT_GE(rt.num_vls, 6);
+  EXPECT_THROW(make_engine("ftdrb")->route(t, EngineOptions::parse("spread_vls=9")), OptionError);  // > max_vls 8
+}
+
 TEST(FtDrb, LinkFaultKeepsIntactTreesAndAvoidsDeadLink) {
   Fabric f = grid(4, 4, true, 1);
   f.assign_lids(2);

@@ -217,6 +217,8 @@ Routing FtDrbEngine::route(const Fabric& f, const EngineOptions& opt, const Prev
   const bool switch_sources = opt.get_bool("switch_sources", false);
   if (max_alt < 0 || max_alt > 127) throw OptionError("ftdrb: max_alternatives must be 0..127");
   if (max_vls < 1 || max_vls > 15) throw OptionError("ftdrb: max_vls must be 1..15");
+  const long spread_vls = opt.get_int("spread_vls", 0);
+  if (spread_vls < 0 || spread_vls > max_vls) throw OptionError("ftdrb: spread_vls must be 0..max_vls");
 
   SwitchGraph g(f);
   if (g.size() == 0) throw EngineError(name(), "fabric has no switches");
@@ -357,6 +359,14 @@ Routing FtDrbEngine::route(const Fabric& f, const EngineOptions& opt, const Prev
       return false;
     };
     if (u.preferred >= 0 && u.preferred < max_vls && try_layer(u.preferred)) placed = u.preferred;
+    if (placed < 0 && spread_vls > 0) {
+      // spread paths evenly over the first spread_vls layers (start at a per-path hash, then
+      // rotate), so every VL carries traffic; the first-fit search below is the fallback
+      int start = static_cast<int>((static_cast<uint32_t>(u.src) * 2654435761u + u.lid * 40503u) %
+                                   static_cast<uint32_t>(spread_vls));
+      for (int k = 0; placed < 0 && k < spread_vls; k++)
+        if (try_layer((start + k) % static_cast<int>(spread_vls))) placed = (start + k) % static_cast<int>(spread_vls);
+    }
     for (int L = 0; placed < 0 && L < max_vls; L++)
       if (try_layer(L)) placed = L;
     if (placed < 0)

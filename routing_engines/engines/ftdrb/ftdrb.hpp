@@ -28,7 +28,10 @@
 //    their previous layer where it still fits, so SLs stay stable for unaffected pairs.
 //
 // Options: max_alternatives (default 4), max_vls (default 8: layers allowed), switch_sources
-// (default false: also layer paths sourced at switches without CAs).
+// (default false: also layer paths sourced at switches without CAs), spread_vls (default 0 =
+// first fit, which packs paths onto the lowest layers; N > 0: each path first tries the layers
+// 0..N-1 starting at a per-(source switch, LID) hash, so N VLs carry about equal shares - used by
+// `ftroute ftdrb-eval` so fault-free and faulty fabrics use the same VLs).
 #pragma once
 
 #include "ftroute/engine.hpp"
@@ -39,7 +42,7 @@ class FtDrbEngine : public Engine {
  public:
   std::string name() const override { return "ftdrb"; }
   std::vector<std::string> option_keys() const override {
-    return {"max_alternatives", "max_vls", "switch_sources"};
+    return {"max_alternatives", "max_vls", "switch_sources", "spread_vls"};
   }
   Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
   using Engine::route;
