@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "ftroute/cdg.hpp"
 #include "ftroute/dqr.hpp"
 #include "ftroute/grid.hpp"
 
@@ -97,7 +98,8 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
                               Prepared* prepared) {
   const Fabric& shape = previous.fabric ? *previous.fabric : fabric;
   const bool mesh = recognise_mesh(shape).has_value();
-  const std::string base = options.get("base", mesh ? "ft-dor" : "ft-minhop");
+  const std::string base =
+      options.get("base", previous.routing && !base_.empty() ? base_ : (mesh ? "ft-dor" : "ft-minhop"));
   const DqrOptions dopt = dqr_options_from(options, mesh);
   const bool fallback = options.get_bool("fallback", true);
   if (base == kName) throw OptionError("option base=dqr for engine 'dqr': the base engine must be another engine");
@@ -107,6 +109,18 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
     auto t0 = std::chrono::steady_clock::now();
     Routing r = eng->route(fabric, EngineOptions{}, previous);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // DQR exists to keep routings deadlock free: never hand OpenSM a full routing that is not.
+    CdgBuildOptions co;
+    co.switch_sources = dopt.switch_sources;
+    co.collect_loads = false;
+    CdgBuild b = build_cdg(fabric, r, co);
+    const std::string refused = reason + "; the full routing by base engine '" + base + "' ";
+    if (b.stats.looping > 0)
+      throw EngineError(kName, refused + "has forwarding loops" +
+                                   (b.stats.loop_examples.empty() ? "" : ": " + b.stats.loop_examples.front()));
+    if (auto cyc = b.cdg.find_cycle())
+      throw EngineError(kName, refused + "is not deadlock free: dependency cycle " + b.cdg.format_cycle(*cyc));
+    base_ = base;
     r.notes.push_back("dqr: " + reason + "; full routing with base engine '" + base + "' (" +
                       std::to_string(static_cast<long>(s * 1e3)) + " ms)");
     r.engine = std::string(kName) + "(" + r.engine + ")";
@@ -160,6 +174,8 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
     if (node >= 0 && node < fabric.size())
       old.sl2vl.set(inv[static_cast<size_t>(node)], static_cast<int>((k >> 8) & 0xff), static_cast<int>(k & 0xff), tab);
   }
+  std::string failure;  // why DQR could not patch the previous routing (then: full routing)
+  Routing patched;
   try {
     auto t0 = std::chrono::steady_clock::now();
     // The list precomputed after the previous sweep fits if it was built for this very routing
@@ -188,33 +204,36 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
     if (!res.ok) {
       std::string why = res.failures.empty() ? "unknown" : res.failures.front();
       if (!fallback) throw EngineError(kName, "reconfiguration failed: " + why);
-      return full("DQR (" + dopt.variant_name() + ") failed after " + std::to_string(res.failed_channels / 2) +
-                  " link fault(s): " + why);
-    }
-    Routing r;
-    r.engine = kName;
-    r.lfts = std::move(res.lfts);
-    r.path_sl = old.path_sl;
-    r.sl2vl = old.sl2vl;
-    r.num_vls = old.num_vls;
-    if (res.failed_channels == 0) {
-      r.notes.push_back("dqr: no link of the previous routing disappeared; previous routing kept (0 entries changed)");
+      failure = "DQR (" + dopt.variant_name() + ") failed after " + std::to_string(res.failed_channels / 2) +
+                " link fault(s): " + why;
     } else {
-      r.notes.push_back("dqr: patched the previous routing (" + old.engine + ") with " + dopt.variant_name() + " after " +
-                        std::to_string(res.failed_channels / 2) + " failed link(s): " +
-                        std::to_string(res.entries_changed) + " of " + std::to_string(res.entries_total) +
-                        " LFT entries changed (" + pct(res.entries_changed, res.entries_total) + "), " +
-                        std::to_string(res.dlids_affected) + " DLIDs affected, " +
-                        pct(res.flows_affected, res.flows_total) + " of CA flows rerouted, " +
-                        std::to_string(res.turns_enabled) + " turns enabled; " + list_note + ", reconfiguration " +
-                        std::to_string(static_cast<long>(res.seconds * 1e3)) + " ms");
+      patched.engine = kName;
+      patched.lfts = std::move(res.lfts);
+      patched.path_sl = old.path_sl;
+      patched.sl2vl = old.sl2vl;
+      patched.num_vls = old.num_vls;
+      if (res.failed_channels == 0) {
+        patched.notes.push_back(
+            "dqr: no link of the previous routing disappeared; previous routing kept (0 entries changed)");
+      } else {
+        patched.notes.push_back("dqr: patched the previous routing (" + old.engine + ") with " + dopt.variant_name() +
+                                " after " + std::to_string(res.failed_channels / 2) + " failed link(s): " +
+                                std::to_string(res.entries_changed) + " of " + std::to_string(res.entries_total) +
+                                " LFT entries changed (" + pct(res.entries_changed, res.entries_total) + "), " +
+                                std::to_string(res.dlids_affected) + " DLIDs affected, " +
+                                pct(res.flows_affected, res.flows_total) + " of CA flows rerouted, " +
+                                std::to_string(res.turns_enabled) + " turns enabled; " + list_note +
+                                ", reconfiguration " + std::to_string(static_cast<long>(res.seconds * 1e3)) + " ms");
+      }
+      for (auto& n : res.notes) patched.notes.push_back("dqr: " + n);
     }
-    for (auto& n : res.notes) r.notes.push_back("dqr: " + n);
-    return r;
   } catch (const EngineError& e) {
     if (!fallback) throw;
-    return full(std::string("DQR not applicable: ") + e.what());
+    failure = std::string("DQR not applicable: ") + e.what();
   }
+  // Outside the try: a full routing that is refused (EngineError) goes to the caller as it is.
+  if (!failure.empty()) return full(failure);
+  return patched;
 }
 
 }  // namespace ftroute

@@ -233,12 +233,59 @@ TEST(DqrEngine, FallsBackWhenPreviousRoutingHasCycles) {
   auto eng = make_engine("dqr");
   EngineOptions o;
   o.set("base", "ft-minhop");
-  Routing r = eng->route(g, o, PreviousRouting{&f, &mh});
-  bool said = false;
-  for (auto& n : r.notes) said = said || n.find("not deadlock-free") != std::string::npos;
-  EXPECT_TRUE(said) << r.notes.back();
+  // The full re-route with ft-minhop on the faulty torus has cycles too: it is refused with both
+  // reasons named, never returned (OpenSM then uses its next routing engine).
+  try {
+    Routing r = eng->route(g, o, PreviousRouting{&f, &mh});
+    ADD_FAILURE() << "a routing with a dependency cycle was returned: " << r.notes.back();
+  } catch (const EngineError& e) {
+    std::string w = e.what();
+    EXPECT_NE(w.find("not deadlock-free"), std::string::npos) << w;  // why DQR could not patch
+    EXPECT_NE(w.find("base engine 'ft-minhop' is not deadlock free: dependency cycle"), std::string::npos) << w;
+  }
   o.set("fallback", "false");
   EXPECT_THROW(eng->route(g, o, PreviousRouting{&f, &mh}), EngineError);
+}
+
+// After DQR has patched a mesh routing, the previous fabric is a faulty mesh (not recognised as
+// a mesh). A later full re-route must keep the base engine chosen for the mesh (ft-dor), not
+// drift to ft-minhop, and must never return a routing with a dependency cycle.
+TEST(DqrEngine, KeepsItsBaseEngineAndNeverReturnsACyclicFullRouting) {
+  auto eng = make_engine("dqr");
+  Fabric f = mesh(5, 5);
+  Routing first = eng->route(f);
+  ASSERT_NE(first.notes.back().find("'ft-dor'"), std::string::npos) << first.notes.back();
+  Fabric g = f;
+  g.disconnect(*f.find("S2_2"), 2);
+  Routing second = eng->route(g, {}, PreviousRouting{&f, &first});
+  ASSERT_EQ(second.engine, "dqr");
+  ASSERT_FALSE(recognise_mesh(g).has_value());
+  // LIDs change, so DQR cannot patch: a full routing is needed on the faulty mesh
+  Fabric h = g;
+  int ca = -1;
+  for (int i = 0; i < h.size() && ca < 0; i++)
+    if (!h.node(i).is_switch()) ca = i;
+  ASSERT_GE(ca, 0);
+  h.set_lid(ca, 1, static_cast<Lid>(h.max_lid() + 1));
+  ASSERT_TRUE(build_cdg(h, make_engine("ft-minhop")->route(h)).cdg.find_cycle())
+      << "expected min-hop on the faulty mesh to have a dependency cycle";
+  try {
+    Routing r = eng->route(h, {}, PreviousRouting{&g, &second});
+    EXPECT_FALSE(build_cdg(h, r).cdg.find_cycle()) << r.notes.back();
+    EXPECT_EQ(r.notes.back().find("'ft-minhop'"), std::string::npos) << r.notes.back();
+  } catch (const EngineError& e) {
+    // ft-dor cannot route a mesh with a missing link: refused, OpenSM falls back
+    EXPECT_NE(std::string(e.what()).find("ft-dor"), std::string::npos) << e.what();
+  }
+  // an explicit base with cycles on this fabric is refused, naming the cycle
+  EngineOptions o;
+  o.set("base", "ft-minhop");
+  try {
+    eng->route(h, o, PreviousRouting{&g, &second});
+    ADD_FAILURE() << "cyclic ft-minhop routing returned";
+  } catch (const EngineError& e) {
+    EXPECT_NE(std::string(e.what()).find("dependency cycle"), std::string::npos) << e.what();
+  }
 }
 
 // Fat tree (P4 §V-C): end-to-end DQR tolerates every single switch-link fault of a 4-ary 2-tree
@@ -407,7 +454,13 @@ TEST(DqrEngine, PrecomputedChannelListIsUsedAndGivesTheSameRouting) {
     Fabric g = prev;
     g.disconnect(links[i].first, links[i].second);
     if (!g.connected()) continue;
-    Routing nb = b->route(g, off, PreviousRouting{&prev, &rb});
+    Routing nb;
+    try {
+      nb = b->route(g, off, PreviousRouting{&prev, &rb});
+    } catch (const EngineError&) {  // not repairable, and ft-dor cannot route the faulty mesh
+      b = make_engine("dqr");
+      continue;
+    }
     if (nb.engine != "dqr") {  // b's next list is for nb: resync b on the previous state
       b = make_engine("dqr");
       continue;

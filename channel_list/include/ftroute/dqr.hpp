@@ -110,7 +110,9 @@ std::vector<LftChange> transition_order(const Fabric& after, const Lfts& new_lft
 //   paths=local|e2e, turns=single|all, plugin=auto|mesh|none (auto = mesh when recognised)
 //   switch_sources=bool   count switch-generated traffic in the channel list (default false)
 //   fallback=bool         full re-route with the base engine when DQR fails (default true;
-//                         false = throw EngineError so OpenSM falls back)
+//                         false = throw EngineError so OpenSM falls back). Every full routing
+//                         is CDG-checked first: one with a dependency cycle or a forwarding loop
+//                         is refused with EngineError (naming the cycle), never returned.
 //   precompute=bool       after returning a routing, build its channel list in a background
 //                         thread (the paper's "background" step), so that the next sweep's
 //                         DQR does not wait for it (default true). It is used only if the
@@ -144,6 +146,10 @@ class DqrEngine : public Engine {
                      Prepared* prepared);
   Factory factory_;
   std::future<std::shared_ptr<Prepared>> next_;
+  // Base engine of the last full routing. Kept while sweeps bring a previous routing, so that a
+  // mesh that has lost links (no longer recognised as a mesh) keeps ft-dor instead of drifting to
+  // ft-minhop, whose routes on a mesh have dependency cycles.
+  std::string base_;
 };
 
 // Options parsed from EngineOptions (shared by the engine and the CLI).
