@@ -32,9 +32,14 @@
 #   --sweep SECONDS        sweep_interval (default 0: no periodic sweeps; traps still trigger sweeps)
 #   --timeout SECONDS      opensm-once: whole run; opensm-start: until SUBNET UP (default 60)
 #   --sim-host NODE        SIM_HOST: the node OpenSM attaches to (default: first node of the .net file)
+#   --until-routed         opensm-once: stop OpenSM right after "<x> tables configured on all switches"
+#                          (no LFT upload, no SUBNET UP): times the routing step of big fabrics
 #
 # Environment: FTSIM_WORKDIR (default ./run/ftsim), FTSIM_LIFETIME (upper bound for background
-# processes, default 3600 s), FTSIM_TOOL_TIMEOUT (default 60 s), SIM_HOST (tools' attach node).
+# processes, default 3600 s), FTSIM_TOOL_TIMEOUT (default 60 s), SIM_HOST (tools' attach node),
+# FTSIM_IBSIM_OPTS (extra ibsim options, e.g. '-N 14000 -S 2000 -P 100000' for fabrics beyond
+# ibsim's default limits of 2048 nodes / 256 switches), FTSIM_START_TIMEOUT (seconds to wait for
+# ibsim to load the fabric, default 10).
 #
 # Every process runs under timeout(1). Background processes (holder, ibsim, OpenSM) are recorded
 # in WORKDIR/*.pid and stopped by PID with `stop`; `run` and failing starts clean up via trap EXIT.
@@ -55,7 +60,7 @@ note() { echo "ftsim: $*" >&2; }
 
 W=${FTSIM_WORKDIR:-$PWD/run/ftsim}
 if [ "${1:-}" = "-w" ]; then W=$2; shift 2; fi
-[ $# -ge 1 ] || { sed -n '2,40p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,45p' "$0"; exit 2; }
 OP=$1; shift
 
 need() { command -v "$1" >/dev/null 2>&1 || die "'$1' not found (run scripts/install-deps.sh)"; }
@@ -104,10 +109,10 @@ cmd_start() {
   # sees EOF on its console and spins at 100% CPU.
   ( exec timeout "$LIFE" sleep "$LIFE" ) 3<>"$W/ibsim.in" </dev/null >/dev/null 2>&1 &
   echo $! > "$W/holder.pid"
-  (cd "$W" && IBSIM_SOCKNAME=$(cat "$W/sockname") exec timeout -k 3 "$LIFE" ibsim -s "$W/fabric.net") \
+  (cd "$W" && IBSIM_SOCKNAME=$(cat "$W/sockname") exec timeout -k 3 "$LIFE" ibsim ${FTSIM_IBSIM_OPTS:-} -s "$W/fabric.net") \
     < "$W/ibsim.in" > "$W/ibsim.out" 2>&1 &
   echo $! > "$W/ibsim.pid"
-  for _ in $(seq 200); do
+  for _ in $(seq $((${FTSIM_START_TIMEOUT:-10} * 20))); do
     grep -q 'sim>' "$W/ibsim.out" 2>/dev/null && break
     alive ibsim || { cat "$W/ibsim.out" >&2; die "ibsim exited while starting on $net"; }
     sleep 0.05
@@ -120,6 +125,7 @@ cmd_start() {
 # Parses OSM-OPTS, writes <run>/opensm.conf, sets OSM_DIR, OSM_ENV, OSM_TIMEOUT.
 prep_opensm() {
   local engines=minhop plugin="" pdir="" popts="" lfts="" sweep=0 host=${SIM_HOST:-}
+  UNTIL_ROUTED=0
   local -a conf=()
   OSM_TIMEOUT=60
   while [ $# -gt 0 ]; do
@@ -133,6 +139,7 @@ prep_opensm() {
       --sweep) sweep=$2; shift 2 ;;
       --timeout) OSM_TIMEOUT=$2; shift 2 ;;
       --sim-host) host=$2; shift 2 ;;
+      --until-routed) UNTIL_ROUTED=1; shift ;;
       *) die "unknown OpenSM option '$1'" ;;
     esac
   done
@@ -168,6 +175,22 @@ prep_opensm() {
 cmd_opensm_once() {
   prep_opensm "$@"
   local rc=0
+  if [ "$UNTIL_ROUTED" = 1 ]; then
+    # Stop OpenSM as soon as the routing pass has ended (LFT upload and SUBNET UP are skipped):
+    # for timing the routing step on big fabrics, where the upload under ibsim takes minutes.
+    (cd "$OSM_DIR" && exec env "${OSM_ENV[@]}" timeout -k 3 "$OSM_TIMEOUT" env LD_PRELOAD="$UM" \
+       opensm -o -F "$OSM_DIR/opensm.conf" -f "$OSM_DIR/osm.log" -d 2) </dev/null > "$OSM_DIR/opensm.out" 2>&1 &
+    echo $! > "$W/opensm.pid"
+    while alive opensm; do
+      grep -q -E 'tables configured on all switches|No routing engine able' "$OSM_DIR/osm.log" 2>/dev/null && break
+      sleep 0.1
+    done
+    stop_pid opensm
+    grep -q 'tables configured on all switches' "$OSM_DIR/osm.log" 2>/dev/null ||
+      die "OpenSM configured no routing tables (log $OSM_DIR/osm.log)"
+    engine_of "$OSM_DIR/osm.log"
+    return 0
+  fi
   (cd "$OSM_DIR" && env "${OSM_ENV[@]}" timeout -k 3 "$OSM_TIMEOUT" env LD_PRELOAD="$UM" \
      opensm -o -F "$OSM_DIR/opensm.conf" -f "$OSM_DIR/osm.log" -d 2) > "$OSM_DIR/opensm.out" 2>&1 || rc=$?
   if ! grep -q 'SUBNET UP' "$OSM_DIR/osm.log" 2>/dev/null; then
@@ -287,6 +310,6 @@ case $OP in
     tool dump_fts > "$W/dump_fts.txt"
     echo "LFTs: $W/dump_fts.txt ($(grep -c '^Unicast lids' "$W/dump_fts.txt") switches)"
     ;;
-  -h|--help|help) sed -n '2,40p' "$0" ;;
+  -h|--help|help) sed -n '2,45p' "$0" ;;
   *) die "unknown command '$OP' (try: ftsim.sh help)" ;;
 esac
