@@ -26,6 +26,14 @@ $F relink Switch1 3 >/dev/null
 $F wait-reroute 30 || fail "no re-route after ReLink"
 $F dump-fts | grep -A8 '(Switch1)' | grep -qE '^0x[0-9a-f]+ 003 ' || fail "port 3 unused after ReLink"
 $F cmd 'Route 2 4' | grep -q 'Hca2' || fail "ibsim console Route gave no path"
+# --until-routed (bench_ftree opensm): stops OpenSM after the routing pass, before SUBNET UP
+$F opensm-stop
+eng=$($F opensm-once --until-routed --engine minhop --conf 'log_flags 0x47') || fail "opensm-once --until-routed"
+[ "$eng" = minhop ] || fail "--until-routed: engine '$eng' != minhop"
+log=$($F log)
+grep -q "building routing with 'minhop'" "$log" || fail "--until-routed: no VERBOSE routing line in $log"
+if grep -q 'SUBNET UP' "$log"; then fail "--until-routed: OpenSM went on to SUBNET UP"; fi
+[ ! -f "$W/opensm.pid" ] || fail "--until-routed left opensm.pid"
 $F stop
 sleep 0.2
 for p in $pids; do kill -0 "$p" 2>/dev/null && fail "process $p still running after stop"; done

@@ -1,6 +1,10 @@
 // campaign/compare.cpp: OpenSM routing-step timing from log timestamps, and the markdown
 // comparison table of docs/ftree-misroute.md (issue 4).
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
 
 #include "ftroute/campaign_compare.hpp"
 #include "ftroute/error.hpp"
@@ -111,4 +115,41 @@ TEST(ComparisonTable, CountsToleratedFallbackAndUncheckedRuns) {
   EXPECT_LT(r2b, r2c);
   EXPECT_LT(r2c, r10);
   at("* †:");
+}
+
+// Real ibsim + OpenSM: an ftroute engine inside OpenSM (opensm:<ftroute engine> loads
+// libftroute.so) and OpenSM's ftree on the same faulty tree. route_seconds must be the routing
+// step read from the log, not the whole `opensm -o` run (ibsim start, discovery, LFT upload).
+TEST(ComparisonCampaign, FtroutePluginAndOpensmFtreeUnderIbsim) {
+  namespace fs = std::filesystem;
+  if (!fs::exists("/usr/sbin/opensm") || !fs::exists("/usr/bin/ibsim")) GTEST_SKIP() << "ibsim/opensm not installed";
+  if (!fs::exists(std::string(FTROUTE_PLUGIN_DIR) + "/libftroute.so")) GTEST_SKIP() << "libftroute.so not built";
+  const std::string d = (fs::temp_directory_path() / ("ftroute_cmp_test_" + std::to_string(::getpid()))).string();
+  Config c;
+  c.fabrics.push_back(parse_fabric_source("fattree:2,3", false));
+  c.out_dir = d;
+  c.opensm_timeout = 30;
+  Fabric f = build_fabric(c.fabrics[0]);
+  std::vector<RunResult> rows;
+  for (const std::string e : {"opensm:ftree-misroute", "opensm:ftree"}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    RunResult r = run_one(c, f, {"fattree:2,3", e, "1", "0", 2});
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_EQ(r.status, "ok") << e << ": " << r.message;
+    EXPECT_EQ(r.links_removed, 1);
+    EXPECT_EQ(r.unreachable, 0u) << e;
+    EXPECT_GT(r.route_seconds, 0.0) << e;
+    EXPECT_LT(r.route_seconds, 0.5 * wall) << e << ": route_seconds is not the routing step alone";
+    rows.push_back(r);
+  }
+  EXPECT_EQ(rows[0].engine_used, "ftree-misroute");
+  EXPECT_FALSE(rows[0].fallback);
+  EXPECT_TRUE(rows[0].deadlock_checked && rows[0].cdg_acyclic);
+  EXPECT_EQ(rows[0].vls_used, 1);
+  EXPECT_EQ(rows[1].engine_used, "minhop");  // OpenSM 3.3.23's ftree refuses a tree with a missing link
+  EXPECT_TRUE(rows[1].fallback);
+  const std::string t = comparison_table(rows);
+  EXPECT_NE(t.find("| opensm:ftree | 1/1 |"), std::string::npos);
+  EXPECT_NE(t.find("1/1 → minhop |"), std::string::npos) << t;
+  fs::remove_all(d);
 }
