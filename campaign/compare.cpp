@@ -149,7 +149,8 @@ std::string comparison_table(const std::vector<RunResult>& rows, const std::vect
       }
     }
     o << "| " << std::get<0>(k) << " | " << faults << " | " << std::get<6>(k) << " | " << tol << " | "
-      << (s.measured ? std::to_string(s.vls) : "-") << " | "
+      << (!s.measured ? std::string("-") : s.unchecked_ok == s.measured ? std::string("? †") : std::to_string(s.vls))
+      << " | "
       << (s.measured ? fmt("%.1f", s.efi_max_sum / s.measured) + " (" + std::to_string(s.efi_max_max) + ")" : "-")
       << " | " << (s.measured ? fmt("%.2f", s.efi_avg_sum / s.measured) : "-") << " | "
       << (s.n ? ms(s.secs / s.n) : "-") << " | " << fb << " |\n";
@@ -168,8 +169,8 @@ std::string comparison_table(const std::vector<RunResult>& rows, const std::vect
        "(engine option check=auto, so the result check is included).\n";
   if (any_unchecked)
     o << "* †: the engine OpenSM used (dfsssp, lash, nue, torus-2QoS) avoids deadlock with per-path SLs mapped to "
-         "VLs; those SLs are not in OpenSM's dumps, so the CDG of these runs is not judged (and VLs shows only "
-         "what the LFTs on SL 0 use). They count as not tolerated in the first number.\n";
+         "VLs; those SLs are not in OpenSM's dumps, so the CDG of these runs is not judged and their VL count is unknown (\"?\"). They count as not "
+         "tolerated in the first number.\n";
   return o.str();
 }
 
