@@ -206,12 +206,15 @@ int main_opensm(int argc, char** argv) {
   int reps = argc > 3 ? std::max(1, std::atoi(argv[3])) : 1;
   const std::string root = (std::filesystem::temp_directory_path() / ("bench_ftree_" + std::to_string(getpid()))).string();
   std::printf("bench_ftree opensm: OpenSM 3.3.23 ftree vs ftree-misroute (libftroute.so) under ibsim\n");
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { std::filesystem::remove_all(dir); }
+  } cleanup{root};
   run_opensm("648-port 2-level", topo::fat_tree648(), root + "/ft648", reps, 300);
   if (radix > 0) {
     Fabric big = topo::fat_tree3(radix);
     run_opensm("3-level radix " + std::to_string(radix), big, root + "/ft3", reps, 1800);
   }
-  std::filesystem::remove_all(root);
   return 0;
 }
 
