@@ -169,8 +169,8 @@ std::string comparison_table(const std::vector<RunResult>& rows, const std::vect
        "(engine option check=auto, so the result check is included).\n";
   if (any_unchecked)
     o << "* †: the engine OpenSM used (dfsssp, lash, nue, torus-2QoS) avoids deadlock with per-path SLs mapped to "
-         "VLs; those SLs are not in OpenSM's dumps, so the CDG of these runs is not judged and their VL count is unknown (\"?\"). They count as not "
-         "tolerated in the first number.\n";
+         "VLs, and these runs could not read all of those SLs back from the SA (the CSV message says why), so their "
+         "CDG is not judged and their VL count is unknown (\"?\"). They count as not tolerated in the first number.\n";
   return o.str();
 }
 
