@@ -123,7 +123,7 @@ TEST(ComparisonTable, CountsToleratedFallbackAndUncheckedRuns) {
 TEST(ComparisonCampaign, FtroutePluginAndOpensmFtreeUnderIbsim) {
   namespace fs = std::filesystem;
   if (!fs::exists("/usr/sbin/opensm") || !fs::exists("/usr/bin/ibsim")) GTEST_SKIP() << "ibsim/opensm not installed";
-  if (!fs::exists(std::string(FTROUTE_PLUGIN_DIR) + "/libftroute.so")) GTEST_SKIP() << "libftroute.so not built";
+  if (!fs::exists(std::string(FTROUTE_BINARY_DIR) + "/plugin/libftroute.so")) GTEST_SKIP() << "libftroute.so not built";
   const std::string d = (fs::temp_directory_path() / ("ftroute_cmp_test_" + std::to_string(::getpid()))).string();
   Config c;
   c.fabrics.push_back(parse_fabric_source("fattree:2,3", false));
