@@ -49,6 +49,10 @@ faults and re-routing:
   --fail CYCLE:NODE[PORT]     link down, e.g. --fail 5000:S1_1[2] (repeatable)
   --recover CYCLE:NODE[PORT]  link up again
   --hold                      hold packets at failed links (default: drop and count them)
+  --fault-policy P            drop | hold | escape | escape-hold: escape re-addresses packets
+                              meeting a dead port to another LMC LID of their destination
+                              (FT-DRB escape path, docs/ftdrb.md); without one they fall back
+                              to drop (escape) or hold (escape-hold)
   --reroute CYCLE[:LFTFILE]   switch to new LFTs at CYCLE: from LFTFILE, or by re-running
                               --engine on the fabric without the links failed so far
 output:
@@ -134,6 +138,14 @@ int run_sim(cli::Args& a) {
   c.islip_iterations = static_cast<int>(a.int_or("islip-iters", c.islip_iterations));
   c.hop_limit = static_cast<int>(a.int_or("hop-limit", c.hop_limit));
   if (a.flag("hold")) c.fault_policy = FaultPolicy::Hold;
+  if (auto fpv = a.value("fault-policy")) {
+    const std::string& fp = *fpv;
+    if (fp == "drop") c.fault_policy = FaultPolicy::Drop;
+    else if (fp == "hold") c.fault_policy = FaultPolicy::Hold;
+    else if (fp == "escape" || fp == "escape-drop") c.fault_policy = FaultPolicy::Escape;
+    else if (fp == "escape-hold") c.fault_policy = FaultPolicy::Escape, c.escape_fallback = FaultPolicy::Hold;
+    else throw cli::UsageError("--fault-policy must be drop, hold, escape (= escape-drop) or escape-hold");
+  }
   if (a.flag("nac")) c.nac = true;
   c.nac_tf = static_cast<int>(a.int_or("nac-tf", c.nac_tf));
   c.nac_period = static_cast<int>(a.int_or("nac-period", c.nac_period));

@@ -172,6 +172,9 @@ std::string format_result(const Result& r) {
   o << "measured: " << r.measured_packets << " packets, " << r.measured_delivered << " delivered, "
     << r.measured_dropped << " dropped" << (r.drained ? "" : " (NOT drained: saturated?)") << "\n";
   for (auto& [why, n] : r.drops) o << "  dropped " << n << ": " << why << "\n";
+  if (r.escaped || r.escape_fallbacks)
+    o << "escape paths: " << r.escaped << " packets re-addressed, " << r.escape_fallbacks
+      << " without a usable escape LID (fallback)\n";
   if (r.nac_triggers)
     o << "NAC: " << r.nac_triggers << " triggers, " << r.nac_id_packets << " ID packets, " << r.nac_confirmed
       << " cycles confirmed, " << r.nac_recovery_moves << " recovery moves, " << r.nac_timeouts << " timeouts\n";

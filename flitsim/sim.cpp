@@ -142,6 +142,7 @@ struct Conn {
   int32_t size, sent;
   int64_t start;
   uint32_t list_pos;
+  bool finish_dead = false;  // Escape: its link died after the head crossed; the tail follows
 };
 
 struct Pkt {
@@ -151,6 +152,7 @@ struct Pkt {
   uint8_t sl;
   bool measured, doomed, finalized, injected;
   bool lid_chosen, probe, notified;  // FtDrb: DLID picked at the head of the source queue; probe message
+  bool escaped;  // FaultPolicy::Escape: re-addressed to an escape LID (no latency ACK)
   uint8_t lid_off;
   int64_t lid_at;  // FtDrb: cycle the DLID was chosen
   int32_t size, deliver_size, sink_arrived, flits_left;
@@ -374,6 +376,7 @@ void Config::validate() const {
   need(ftdrb_probe_every >= 0, "ftdrb_probe_every must be >= 0 (0 = never probe)");
   need(ftdrb_permanent_after >= 1, "ftdrb_permanent_after must be >= 1");
   need(ftdrb_notify_hop_cycles >= 0, "ftdrb_notify_hop_cycles must be >= 0");
+  need(escape_fallback != FaultPolicy::Escape, "escape_fallback must be Drop or Hold");
 }
 
 // ------------------------------------------------------------------------------------------
@@ -742,6 +745,43 @@ struct Simulator::Impl {
   }
 
   // ---------------- routing ----------------
+  // FaultPolicy::Escape: the first LID of p's destination (base + 0, 1, ... 2^LMC - 1) other
+  // than p.dlid whose LFT walk from the switch channel c enters (the packet arriving by c)
+  // reaches the destination CA over live links, visiting no switch twice, with every VL (SL2VL
+  // of the routing's path_sl for (SLID, new DLID)) below V. 0 if there is none.
+  Lid find_escape(int c, const Pkt& p, uint8_t* sl_out) const {
+    const EpState& d = eps[p.dst];
+    const uint32_t nl = 1u << d.lmc;
+    for (uint32_t off = 0; off < nl; off++) {
+      const Lid l = static_cast<Lid>(d.base + off);
+      if (l == p.dlid) continue;
+      const uint8_t sl = R->sl(p.slid, l);
+      int in = c;
+      bool ok = false;
+      for (size_t hop = 0; hop <= sws.size(); hop++) {  // more switch hops than switches: a loop
+        int s = ch[in].dst_sw;
+        if (s < 0) {
+          ok = ch[in].dst_ep == p.dst;
+          break;
+        }
+        uint8_t port = R->lfts.get(sws[s].node, l);
+        if (port == kNoPath || port == 0 || port >= sws[s].out_by_port.size() || sws[s].out_by_port[port] < 0) break;
+        int oc = sws[s].out_by_port[port];
+        if (!ch[oc].alive || vl_at(in, port, sl) >= V) break;
+        in = oc;
+      }
+      if (ok) {
+        *sl_out = sl;
+        return l;
+      }
+    }
+    return 0;
+  }
+  // What a packet that meets a dead port gets when it cannot (or may not) escape.
+  FaultPolicy dead_port_policy() const {
+    return cfg.fault_policy == FaultPolicy::Escape ? cfg.escape_fallback : cfg.fault_policy;
+  }
+
   // Route the front packet of (c, v) at switch sw. Returns false if it was dropped.
   void route_front(int c, int v) {
     InVC& q = ivc[static_cast<size_t>(c) * V + v];
@@ -761,12 +801,29 @@ struct Simulator::Impl {
       else if (port == 0) why = "LFT delivers to switch port 0";
       else if (port >= sws[s].out_by_port.size() || sws[s].out_by_port[port] < 0) why = "LFT port missing or unlinked";
     }
+    if (!why && cfg.fault_policy == FaultPolicy::Escape && !ch[sws[s].out_by_port[port]].alive) {
+      // Escape path (docs/ftdrb.md "Escape paths"): the detecting switch notifies the source
+      // and rewrites DLID (and SL) to an escape LID of the same destination.
+      const Channel& dead = ch[sws[s].out_by_port[port]];
+      uint8_t nsl = 0;
+      Lid l = find_escape(c, p, &nsl);
+      if (l) {
+        ftdrb_fault(e.pkt, dead.src_node, dead.src_port);
+        p.notified = true;
+        p.dlid = l, p.sl = nsl, p.escaped = true;
+        res.escaped++;
+        port = R->lfts.get(sws[s].node, l);
+      } else {
+        res.escape_fallbacks++;
+      }
+    }
     int oc = -1, ov = 0;
     if (!why) {
       oc = sws[s].out_by_port[port];
       ov = vl_at(c, port, p.sl);
       if (ov >= V) why = "VL out of range";
-      else if (!ch[oc].alive && cfg.fault_policy == FaultPolicy::Drop) why = "output link down";
+      else if (!ch[oc].alive && dead_port_policy() == FaultPolicy::Drop)
+        why = cfg.fault_policy == FaultPolicy::Escape ? "output link down (no escape LID)" : "output link down";
       else if (!ch[oc].alive && ftdrb && !p.notified) {  // Hold: the switch still notifies the source
         p.notified = true;
         ftdrb_fault(e.pkt, ch[oc].src_node, ch[oc].src_port);
@@ -985,7 +1042,7 @@ struct Simulator::Impl {
       nlat.push_back(static_cast<double>(now - p.inject));
       hops_sum += p.hops;
     }
-    if (ftdrb) {  // latency ACK back to the source: hops x per-hop cycles, like notifications
+    if (ftdrb && !p.escaped) {  // latency ACK back to the source (escaped packets send none): hops x per-hop cycles, like notifications
       int64_t per = cfg.ftdrb_notify_hop_cycles > 0 ? cfg.ftdrb_notify_hop_cycles : cfg.link_latency;
       ft_acks.push(FtAck{now + std::max<int64_t>(1, static_cast<int64_t>(p.hops + 1) * per), p.src, p.dst,
                          p.lid_off, p.probe, now - p.inject});
@@ -1176,8 +1233,9 @@ struct Simulator::Impl {
         p.dlid = static_cast<Lid>(d.base + c.offset);
         p.sl = R->sl(p.slid, p.dlid);
       }
-      if (!oc.alive) {
-        if (cfg.fault_policy == FaultPolicy::Hold) return;
+      if (!oc.alive) {  // the CA's own link: no escape LID can avoid it
+        if (dead_port_policy() == FaultPolicy::Hold) return;
+        if (cfg.fault_policy == FaultPolicy::Escape) res.escape_fallbacks++;
         E.queue.pop_front();
         finalize_drop(pi, "source link down");
         for (int i = 0; i < p.size; i++) flit_gone(pi);
@@ -1228,7 +1286,7 @@ struct Simulator::Impl {
           finish_conn(id);
           continue;
         }
-        if (!ch[k.out_ch].alive) continue;
+        if (!ch[k.out_ch].alive && !k.finish_dead) continue;
         size_t ci = static_cast<size_t>(k.out_ch) * V + k.out_vc;
         if (credits[ci] <= 0) continue;
         send_flit(k, ci);
@@ -1251,7 +1309,7 @@ struct Simulator::Impl {
         if (k.sent >= k.size) finish_conn(id);
         continue;
       }
-      if (e.departed >= e.arrived || !ch[k.out_ch].alive) continue;
+      if (e.departed >= e.arrived || (!ch[k.out_ch].alive && !k.finish_dead)) continue;
       size_t ci = static_cast<size_t>(k.out_ch) * V + k.out_vc;
       if (credits[ci] <= 0) continue;
       if (wh) {
@@ -1300,13 +1358,27 @@ struct Simulator::Impl {
       if (!((x.src_node == node && x.src_port == port) || (x.src_node == peer && x.src_port == pp))) continue;
       if (x.alive == up) continue;
       x.alive = up;
-      if (!up) {  // a packet crossing the link is cut in two in both policies: it cannot be held
+      if (!up) {  // Drop/Hold: a packet crossing the link is cut in two: it cannot be held
         for (int v = 0; v < V; v++)
           if (ovc_conn[c * V + v] >= 0) {
             int32_t id = ovc_conn[c * V + v];
-            if (conns[id].sent > 0 || cfg.fault_policy == FaultPolicy::Drop) truncate_conn(id);
-            else ungrant(id);  // hold: not started yet, wait again (and take new LFTs if any)
+            if (conns[id].sent > 0 && cfg.fault_policy == FaultPolicy::Escape)
+              conns[id].finish_dead = true;  // Escape: the link fails at the packet boundary
+            else if (conns[id].sent > 0 || cfg.fault_policy == FaultPolicy::Drop) truncate_conn(id);
+            else ungrant(id);  // hold/escape: not started yet, wait again or escape below
           }
+      }
+      if (!up && cfg.fault_policy == FaultPolicy::Escape && x.src_sw >= 0) {
+        // Heads waiting for the dead port (the thesis' "output buffer" packets, [A] re-submit to
+        // the routing unit): routed again now, so they take an escape LID or the fallback.
+        std::vector<uint32_t> waiting;
+        for (uint32_t r : sws[x.src_sw].req)
+          if (ivc[r].state == kWaiting && ivc[r].out_ch == static_cast<int>(c)) waiting.push_back(r);
+        for (uint32_t r : waiting) {
+          ivc[r].state = kRouting;
+          pkts[ivc[r].front().pkt].hops--;
+          route_front(static_cast<int>(r / V), static_cast<int>(r % V));
+        }
       }
       if (!up && cfg.fault_policy == FaultPolicy::Hold && ftdrb && x.src_sw >= 0) {
         for (uint32_t r : sws[x.src_sw].req) {  // held heads: their sources are notified

@@ -258,3 +258,123 @@ TEST(FlitsimFtDrb, HoldPolicyNotifiesWithoutDropping) {
   // No latency assertion: the held packets saturate the tree behind the dead link in both runs
   // (avg 275 vs 295 cycles here), so the gain under Hold is small (docs/ftdrb.md).
 }
+
+// ---------------- FaultPolicy::Escape (docs/ftdrb.md "Escape paths") ----------------
+namespace {
+
+struct EscapeRun {
+  Result res;
+  uint64_t duplicates = 0;
+  uint64_t late_delivered = 0;  // packets delivered at or after kFail + kWindow, before kEnd
+};
+
+EscapeRun run_escape(const Fabric& f, const Routing& r, LidPolicy lp, bool fail, int fail_port = 2,
+                     FaultPolicy fallback = FaultPolicy::Drop, int64_t recover = -1, double load = 0.3) {
+  Config c;
+  c.lid_policy = lp;
+  c.fault_policy = FaultPolicy::Escape;
+  c.escape_fallback = fallback;
+  c.seed = 7;
+  TrafficSpec t;
+  t.pattern = "uniform";
+  t.load = load;
+  t.warmup = 1000;
+  t.measure = kEnd - 1000;
+  Simulator sim(f, r, c);
+  int node = *f.find("S1_0");
+  if (fail) sim.schedule_link(kFail, node, fail_port, false);  // permanent unless recover >= 0
+  if (fail && recover >= 0) sim.schedule_link(recover, node, fail_port, true);
+  EscapeRun out;
+  std::set<uint64_t> seen;
+  sim.on_deliver = [&](uint64_t id, int, int, int64_t) {
+    if (!seen.insert(id).second) out.duplicates++;
+    if (sim.cycle() >= kFail + kWindow && sim.cycle() < kEnd) out.late_delivered++;
+  };
+  sim.on_drop = [&](uint64_t id, const std::string&) {
+    if (!seen.insert(id).second) out.duplicates++;
+  };
+  out.res = sim.run(t);
+  EXPECT_EQ(seen.size(), out.res.delivered + out.res.dropped);
+  EXPECT_FALSE(out.res.deadlock.detected) << out.res.deadlock.text;
+  EXPECT_TRUE(out.res.flushed) << format_result(out.res);
+  return out;
+}
+
+}  // namespace
+
+TEST(FlitsimFtDrb, EscapePathsLoseNoPacketOnAPermanentFailure) {
+  // A permanent failure of S1_0 +x (used by base and alternative paths) at cycle 3000, no new
+  // LFTs: packets meeting the dead port (routed there, or waiting for it when it fails) are
+  // re-addressed to another LID of their destination; the sources are notified and move to
+  // other MSPs. Nothing is lost, and throughput after the failure matches the fault-free run.
+  const Net& n = net();
+  EscapeRun free = run_escape(n.f, n.r, LidPolicy::FtDrb, false);
+  EscapeRun r = run_escape(n.f, n.r, LidPolicy::FtDrb, true);
+  EXPECT_EQ(free.res.escaped, 0u);
+  EXPECT_EQ(r.res.dropped, 0u) << format_result(r.res);
+  EXPECT_EQ(r.res.generated, r.res.delivered);
+  EXPECT_EQ(r.duplicates, 0u);
+  EXPECT_GT(r.res.escaped, 0u);
+  EXPECT_EQ(r.res.escape_fallbacks, 0u);
+  EXPECT_GT(r.res.ftdrb_notifications, 0u);
+  EXPECT_EQ(r.res.ftdrb_late_drops, 0u);
+  // Delivered packets from the end of the notification window to the end of the window:
+  // >= 95% of the fault-free run's (same seed, same offered traffic).
+  EXPECT_GE(static_cast<double>(r.late_delivered), 0.95 * static_cast<double>(free.late_delivered))
+      << r.late_delivered << " vs " << free.late_delivered;
+  EXPECT_GE(r.res.accepted, 0.95 * free.res.accepted) << format_result(r.res);
+
+  // With the base LID only (no FT-DRB source) every packet over the link keeps escaping at
+  // S1_0 until the end, and still none is lost.
+  EscapeRun b = run_escape(n.f, n.r, LidPolicy::Base, true);
+  EXPECT_EQ(b.res.dropped, 0u) << format_result(b.res);
+  EXPECT_EQ(b.res.generated, b.res.delivered);
+  EXPECT_EQ(b.duplicates, 0u);
+  EXPECT_GT(b.res.escaped, r.res.escaped);  // the FT-DRB sources stopped using the link
+  // Near saturation (load 0.6: heads also wait for the port when it fails and are re-routed
+  // from there) the same holds.
+  EscapeRun free6 = run_escape(n.f, n.r, LidPolicy::FtDrb, false, 2, FaultPolicy::Drop, -1, 0.6);
+  EscapeRun r6 = run_escape(n.f, n.r, LidPolicy::FtDrb, true, 2, FaultPolicy::Drop, -1, 0.6);
+  EXPECT_EQ(r6.res.dropped, 0u) << format_result(r6.res);
+  EXPECT_EQ(r6.res.generated, r6.res.delivered);
+  EXPECT_EQ(r6.duplicates, 0u);
+  EXPECT_GT(r6.res.escaped, 0u);
+  EXPECT_GE(r6.res.accepted, 0.95 * free6.res.accepted) << format_result(r6.res);
+}
+
+TEST(FlitsimFtDrb, EscapeWithoutAnEscapeLidFallsBack) {
+  // LMC 0: a destination has a single LID, so no packet can escape; it falls back to
+  // escape_fallback. Drop: every packet meeting the dead port is dropped with the reason
+  // below and counted as a fallback. Hold (with the link repaired later): none is lost.
+  Fabric f = make_mesh(4, 4, true);
+  f.assign_lids(0);
+  Routing r = make_engine("ftdrb")->route(f);
+  EscapeRun d = run_escape(f, r, LidPolicy::Base, true);
+  EXPECT_EQ(d.res.escaped, 0u);
+  EXPECT_GT(d.res.dropped, 0u);
+  EXPECT_EQ(d.res.escape_fallbacks, d.res.dropped) << format_result(d.res);
+  ASSERT_EQ(d.res.drops.size(), 1u) << format_result(d.res);
+  EXPECT_EQ(d.res.drops.begin()->first, "output link down (no escape LID)");
+  EXPECT_EQ(d.res.generated, d.res.delivered + d.res.dropped);
+
+  EscapeRun h = run_escape(f, r, LidPolicy::Base, true, 2, FaultPolicy::Hold, kFail + 2000);
+  EXPECT_EQ(h.res.escaped, 0u);
+  EXPECT_GT(h.res.escape_fallbacks, 0u);
+  EXPECT_EQ(h.res.dropped, 0u) << format_result(h.res);
+  EXPECT_EQ(h.res.generated, h.res.delivered);
+
+  // LMC 2 but the failed link is a CA's own link (S1_0 port 1 = H1_0): every LID of H1_0
+  // ends on it, so packets to H1_0 fall back (dropped) and nothing escapes a dead end.
+  const Net& n = net();
+  EscapeRun ca = run_escape(n.f, n.r, LidPolicy::FtDrb, true, 1);
+  EXPECT_GT(ca.res.escape_fallbacks, 0u);
+  EXPECT_GT(ca.res.dropped, 0u);
+  EXPECT_EQ(ca.res.generated, ca.res.delivered + ca.res.dropped);
+}
+
+TEST(FlitsimFtDrb, ConfigRejectsEscapeAsItsOwnFallback) {
+  Config c;
+  c.fault_policy = FaultPolicy::Escape;
+  c.escape_fallback = FaultPolicy::Escape;
+  EXPECT_THROW(c.validate(), OptionError);
+}

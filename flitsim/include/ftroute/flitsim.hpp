@@ -35,7 +35,14 @@ enum class Allocator { Separable, ISlip };
 //        at the sink, the rest is discarded upstream). Every drop is counted with its reason.
 //  Hold: packets wait (head of their VC) until the link recovers or new LFTs route them away;
 //        only a packet already half across the link when it fails is truncated and dropped.
-enum class FaultPolicy { Drop, Hold };
+//  Escape: FT-DRB escape paths (docs/ftdrb.md "Escape paths"): the switch that meets the dead
+//        port (at routing time, or for heads waiting for that port when it dies) re-addresses
+//        the packet to the first other LMC LID of the same destination whose LFT walk from that
+//        switch reaches it over live links, without a loop and within the VLs; the packet is
+//        marked escaped (no latency ACK) and its source is notified (FT-DRB). A packet whose
+//        head already crossed the link when it fails finishes crossing (the link fails at a
+//        packet boundary). Without such a LID the packet falls back to `escape_fallback`.
+enum class FaultPolicy { Drop, Hold, Escape };
 // Which LID of a destination with LMC > 0 a source uses. FtDrb: the FT-DRB source (seed 000
 // ch. 3): the LIDs are the MSPs of a metapath, chosen per message weighted by 1/latency, with
 // fault notification, fault list and probing (docs/ftdrb.md "Simulator side"). FtDrb picks
@@ -55,6 +62,7 @@ struct Config {
   Allocator allocator = Allocator::Separable;
   int islip_iterations = 2;
   FaultPolicy fault_policy = FaultPolicy::Drop;
+  FaultPolicy escape_fallback = FaultPolicy::Drop;  // Escape without a usable LID: Drop or Hold
   LidPolicy lid_policy = LidPolicy::Base;
   int hop_limit = 64;                 // switches a packet may cross before it is dropped (loops)
   int64_t deadlock_timeout = 2000;    // cycles without any flit moving while packets are in flight
@@ -166,6 +174,9 @@ struct Result {
   uint64_t ftdrb_notifications = 0, ftdrb_probes = 0, ftdrb_probes_delivered = 0, ftdrb_permanent = 0,
            ftdrb_grows = 0, ftdrb_shrinks = 0;
   uint64_t ftdrb_late_drops = 0;  // non-probe drops on a link the source already knew was faulty
+  // FaultPolicy::Escape: packets re-addressed to an escape LID; packets that met a dead port
+  // without a usable escape LID (handled by escape_fallback; each counted once per switch visit)
+  uint64_t escaped = 0, escape_fallbacks = 0;
   DeadlockReport deadlock;
   std::vector<std::string> notes;
 };
