@@ -39,6 +39,16 @@ struct SimRun {
   uint64_t duplicates = 0;
 };
 
+// Uniform traffic over the whole run (warm-up 1000, measurement to kEnd).
+TrafficSpec uniform_until_end(double load) {
+  TrafficSpec t;
+  t.pattern = "uniform";
+  t.load = load;
+  t.warmup = 1000;
+  t.measure = kEnd - 1000;
+  return t;
+}
+
 SimRun run_sim(LidPolicy lp, bool fail, double load = 0.3, int probe_every = 100, bool notify_all = false) {
   const Net& n = net();
   Config c;
@@ -47,11 +57,7 @@ SimRun run_sim(LidPolicy lp, bool fail, double load = 0.3, int probe_every = 100
   c.ftdrb_probe_every = probe_every;
   c.ftdrb_notify_all = notify_all;
   c.seed = 7;
-  TrafficSpec t;
-  t.pattern = "uniform";
-  t.load = load;
-  t.warmup = 1000;
-  t.measure = kEnd - 1000;
+  TrafficSpec t = uniform_until_end(load);
   Simulator sim(n.f, n.r, c);
   if (fail) sim.schedule_link(kFail, *n.f.find("S1_0"), 2, false);  // S1_0 +x -> S2_0
   SimRun out;
@@ -275,11 +281,7 @@ EscapeRun run_escape(const Fabric& f, const Routing& r, LidPolicy lp, bool fail,
   c.fault_policy = FaultPolicy::Escape;
   c.escape_fallback = fallback;
   c.seed = 7;
-  TrafficSpec t;
-  t.pattern = "uniform";
-  t.load = load;
-  t.warmup = 1000;
-  t.measure = kEnd - 1000;
+  TrafficSpec t = uniform_until_end(load);
   Simulator sim(f, r, c);
   int node = *f.find("S1_0");
   if (fail) sim.schedule_link(kFail, node, fail_port, false);  // permanent unless recover >= 0
