@@ -1,6 +1,8 @@
 // Integration-test harness implementation: see harness.hpp.
 #include "harness.hpp"
 
+#include "ftroute/lft_io.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -518,11 +520,50 @@ ProcResult SimFabric::run_tool(const std::vector<std::string>& argv, double time
   return run_process(full, tool_env(sim_host_), scratch_, timeout_s);
 }
 
-std::string SimFabric::dump_fts(double timeout_s) {
+std::string SimFabric::dump_fts_raw(double timeout_s) {
   ProcResult r = run_tool({"dump_fts"}, timeout_s);
   if (!r.ok())
     throw HarnessError("dump_fts failed (exit " + std::to_string(r.exit_code) + "):\n" + tail(r.err));
   return r.out;
+}
+
+std::string SimFabric::dump_fts(double timeout_s) {
+  const std::string raw = dump_fts_raw(timeout_s);
+  LftFile file = parse_lft(raw, "dump_fts", LftFormat::DumpFts);
+  bool added = false;
+  for (LftTable& t : file.tables) {
+    const Lid top = dump_fts_unread_lid(t);
+    if (!top) continue;
+    // header address "DR path slid 0; dlid 0; 0,1,3" -> "0,1,3"
+    const auto semi = t.addr.rfind(';');
+    if (t.addr.rfind("DR path", 0) != 0 || semi == std::string::npos)
+      throw HarnessError("dump_fts table of " + t.desc + ": cannot take a DR path from '" + t.addr + "'");
+    const std::string path = t.addr.substr(semi + 2);
+    ProcResult r = run_tool({"smpdump", "-D", path, "0x19", std::to_string(top / 64)}, timeout_s);
+    // stdout: 64 bytes as 4 lines of 8 "xxxx" groups, then e.g. "SMP status: 0x8000"
+    std::string hex;
+    static const std::regex data_line("^[0-9a-fA-F]{4}( [0-9a-fA-F]{4})* *$");
+    std::istringstream lines(r.out);
+    for (std::string l; std::getline(lines, l);)
+      if (std::regex_match(l, data_line))
+        for (char c : l)
+          if (c != ' ') hex += c;
+    if (!r.ok() || hex.size() != 128)
+      throw HarnessError("smpdump of LFT block " + std::to_string(top / 64) + " of " + t.desc + " failed (exit " +
+                         std::to_string(r.exit_code) + "):\n" + tail(r.out + r.err));
+    const unsigned port = static_cast<unsigned>(std::stoul(hex.substr(2 * (top % 64), 2), nullptr, 16));
+    if (port == 0xff) continue;  // no route to LID top: dump_fts would not list it either
+    LftEntry e;
+    e.lid = top;
+    e.port = static_cast<uint8_t>(port);
+    e.info = " : (read with smpdump: dump_fts skips LID LinearFDBTop)";
+    t.entries.push_back(std::move(e));
+    std::smatch m;
+    static const std::regex footer("^([0-9]+)( valid lids dumped.*)$");
+    if (std::regex_match(t.footer, m, footer)) t.footer = std::to_string(std::stoul(m[1].str()) + 1) + m[2].str();
+    added = true;
+  }
+  return added ? write_lft_file(file) : raw;
 }
 
 std::string SimFabric::ibnetdiscover(double timeout_s) {

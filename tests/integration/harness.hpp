@@ -139,7 +139,14 @@ class SimFabric {
 
   // Diagnostics against the simulator (LD_PRELOAD=libumad2sim.so, same socket); throw
   // HarnessError with stderr when the tool fails.
+  // dump_fts() is dump_fts's output completed with the entry dump_fts never reads: when a
+  // switch's LinearFDBTop is a multiple of 64, infiniband-diags skips the LFT block holding LID
+  // top (ftroute::dump_fts_unread_lid, docs/HARNESS.md); that block is read with
+  // `smpdump -D <dr path> 0x19 <block>` and the entry added as
+  // "0x0040 003 : (read with smpdump: dump_fts skips LID LinearFDBTop)". dump_fts_raw() is the
+  // tool's output unchanged.
   std::string dump_fts(double timeout_s = 60);
+  std::string dump_fts_raw(double timeout_s = 60);
   std::string ibnetdiscover(double timeout_s = 60);
   // Any libibumad tool, e.g. {"ibroute", "2"}; does not throw.
   ProcResult run_tool(const std::vector<std::string>& argv, double timeout_s = 60);

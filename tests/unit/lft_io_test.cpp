@@ -349,3 +349,36 @@ TEST(IbdmchkIo, ReadsOpenSMSl2VlDump) {
         << e.what();
   }
 }
+
+TEST(LftIo, DumpFtsTopLidOnBlockBoundaryIsNamedAsUnread) {
+  // infiniband-diags 44 dump_fts/ibroute read blocks [lo/64, ALIGN(top,64)/64): with
+  // LinearFDBTop = 64 block 1 (LID 64) is never read (docs/HARNESS.md). Same tables, range
+  // ending on 0x40 as dump_fts prints it for such a switch.
+  Fabric fab = read_net_file(kDir + "2sw4hca.net");
+  std::string text = slurp(kDir + "2sw4hca.dump_fts");
+  for (size_t p; (p = text.find("[0x0-0x6]")) != std::string::npos;) text.replace(p, 9, "[0x0-0x40]");
+  LftFile f = parse_lft(text, "x.dump_fts");
+  ASSERT_EQ(f.tables.size(), 2u);
+  EXPECT_EQ(write_lft_file(f), text);
+  for (const LftTable& t : f.tables) EXPECT_EQ(dump_fts_unread_lid(t), 64);
+  adopt_lids(f, fab);
+  LftMapResult m = map_lfts(f, fab);
+  ASSERT_EQ(m.warnings.size(), 1u);
+  EXPECT_NE(m.warnings[0].find("LID 64 missing from 2 dump_fts table(s) (x.dump_fts:1 (Switch2), x.dump_fts:"),
+            std::string::npos)
+      << m.warnings[0];
+  EXPECT_NE(m.warnings[0].find("multiple of 64"), std::string::npos) << m.warnings[0];
+
+  // an entry for LID 64 present, a range not ending on a multiple of 64, OpenSM's decimal dump
+  LftFile g = f;
+  g.tables[0].entries.push_back(g.tables[0].entries.back());
+  g.tables[0].entries.back().lid = 64;
+  EXPECT_EQ(dump_fts_unread_lid(g.tables[0]), 0);
+  EXPECT_EQ(dump_fts_unread_lid(g.tables[1]), 64);
+  g.tables[1].lid_hi = 63;
+  EXPECT_EQ(dump_fts_unread_lid(g.tables[1]), 0);
+  LftFile o = read_lft_file(kDir + "2sw4hca.opensm-lfts.dump");
+  o.tables[0].lid_hi = 64;
+  EXPECT_EQ(dump_fts_unread_lid(o.tables[0]), 0);
+  EXPECT_TRUE(map_lfts(read_lft_file(kDir + "2sw4hca.dump_fts"), fab).warnings.empty());
+}
