@@ -225,6 +225,16 @@ std::vector<RunResult> read_csv(const std::string& path) {
   return parse_csv(ss.str(), path);
 }
 
+std::vector<std::vector<RunResult>> read_result_parts(const std::vector<std::string>& paths) {
+  std::vector<std::vector<RunResult>> parts;
+  for (const auto& p : paths) {
+    std::string csv = std::filesystem::is_directory(p) ? p + "/results.csv" : p;
+    if (!std::filesystem::exists(csv)) throw Error(csv + ": no such file");
+    parts.push_back(read_csv(csv));
+  }
+  return parts;
+}
+
 std::vector<RunResult> merge(const std::vector<std::vector<RunResult>>& parts, int* duplicates) {
   std::set<std::string> seen;
   std::vector<RunResult> out;

@@ -107,12 +107,7 @@ int run_merge_cmd(cli::Args& a) {
   auto pos = a.positionals();
   if (out.empty()) throw cli::UsageError("--out DIR is required");
   if (pos.empty()) throw cli::UsageError("give the campaign directories (or results.csv files) to merge");
-  std::vector<std::vector<campaign::RunResult>> parts;
-  for (const auto& p : pos) {
-    std::string csv = std::filesystem::is_directory(p) ? p + "/results.csv" : p;
-    if (!std::filesystem::exists(csv)) throw Error(csv + ": no such file");
-    parts.push_back(campaign::read_csv(csv));
-  }
+  std::vector<std::vector<campaign::RunResult>> parts = campaign::read_result_parts(pos);
   int dup = 0;
   auto rows = campaign::merge(parts, &dup);
   std::filesystem::create_directories(out);

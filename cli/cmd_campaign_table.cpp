@@ -1,7 +1,6 @@
 // ftroute campaign-table: the engine comparison of docs/ftree-misroute.md (issue 4) as a markdown
 // table, from one or more campaign directories (results.csv). The work is in campaign/compare.cpp.
 #include <cstdio>
-#include <filesystem>
 
 #include "cli.hpp"
 #include "ftroute/campaign.hpp"
@@ -16,12 +15,7 @@ int run_campaign_table(cli::Args& a) {
   if (auto e = a.value("engines")) order = cli::split_list(*e, ',');
   auto pos = a.positionals();
   if (pos.empty()) throw cli::UsageError("give the campaign directories (or results.csv files)");
-  std::vector<std::vector<campaign::RunResult>> parts;
-  for (const auto& p : pos) {
-    std::string csv = std::filesystem::is_directory(p) ? p + "/results.csv" : p;
-    if (!std::filesystem::exists(csv)) throw Error(csv + ": no such file");
-    parts.push_back(campaign::read_csv(csv));
-  }
+  std::vector<std::vector<campaign::RunResult>> parts = campaign::read_result_parts(pos);
   auto rows = campaign::merge(parts);
   if (rows.empty()) throw Error("no campaign results in the given files");
   std::fputs(campaign::comparison_table(rows, order).c_str(), stdout);

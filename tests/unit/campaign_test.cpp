@@ -1,6 +1,8 @@
 // Fail-in-place campaign library (campaign/): plan, sharding, in-process runs, CSV round trip,
 // resume, merge, plots; one OpenSM run when ibsim/opensm are installed.
 #include <gtest/gtest.h>
+
+#include <functional>
 #include <unistd.h>
 
 #include <filesystem>
@@ -34,6 +36,31 @@ campaign::Config small_config(const std::string& out) {
   c.jobs = 2;
   c.out_dir = out;
   return c;
+}
+
+bool have_sim() { return fs::exists("/usr/sbin/opensm") && fs::exists("/usr/bin/ibsim"); }
+
+// The only run directory a keep_scratch campaign left in <out>/scratch.
+std::string only_workdir(const std::string& out) {
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(out + "/scratch")) dirs.push_back(e.path());
+  EXPECT_EQ(dirs.size(), 1u);
+  return dirs.empty() ? "" : dirs[0].string();
+}
+
+// One campaign run of OpenSM engine `engine` ("opensm:...") on the generated fabric `spec` with
+// `link_failures` failed links (seed 1), output in `dir`; `tweak` adjusts the configuration.
+campaign::RunResult opensm_run(const std::string& dir, const std::string& spec, const std::string& engine,
+                               const std::string& link_failures, int timeout,
+                               const std::function<void(campaign::Config&)>& tweak = {}) {
+  campaign::Config c;
+  c.fabrics.push_back(campaign::parse_fabric_source(spec, false));
+  c.engines = {engine};
+  c.out_dir = dir;
+  c.opensm_timeout = timeout;
+  if (tweak) tweak(c);
+  Fabric f = campaign::build_fabric(c.fabrics[0]);
+  return campaign::run_one(c, f, {spec, engine, link_failures, "0", 1});
 }
 
 }  // namespace
@@ -219,15 +246,9 @@ TEST(Campaign, RunsResumeAndMerge) {
 }
 
 TEST(Campaign, OpenSmRunUnderIbsim) {
-  if (!fs::exists("/usr/sbin/opensm") || !fs::exists("/usr/bin/ibsim")) GTEST_SKIP() << "ibsim/opensm not installed";
+  if (!have_sim()) GTEST_SKIP() << "ibsim/opensm not installed";
   std::string d = tmpdir("opensm");
-  campaign::Config c;
-  c.fabrics.push_back(campaign::parse_fabric_source("fattree:2,2", false));
-  c.engines = {"opensm:updn"};
-  c.out_dir = d;
-  c.opensm_timeout = 15;
-  Fabric f = campaign::build_fabric(c.fabrics[0]);
-  auto r = campaign::run_one(c, f, {"fattree:2,2", "opensm:updn", "1", "0", 1});
+  auto r = opensm_run(d, "fattree:2,2", "opensm:updn", "1", 15);
   ASSERT_EQ(r.status, "ok") << r.message;
   EXPECT_EQ(r.engine_used, "updn");
   EXPECT_FALSE(r.fallback);
@@ -240,19 +261,6 @@ TEST(Campaign, OpenSmRunUnderIbsim) {
   fs::remove_all(d);
 }
 
-namespace {
-
-bool have_sim() { return fs::exists("/usr/sbin/opensm") && fs::exists("/usr/bin/ibsim"); }
-
-// The only run directory a keep_scratch campaign left in <out>/scratch.
-std::string only_workdir(const std::string& out) {
-  std::vector<fs::path> dirs;
-  for (const auto& e : fs::directory_iterator(out + "/scratch")) dirs.push_back(e.path());
-  EXPECT_EQ(dirs.size(), 1u);
-  return dirs.empty() ? "" : dirs[0].string();
-}
-
-}  // namespace
 
 TEST(Campaign, PathSlOutputParsing) {
   size_t missing = 9;
@@ -291,15 +299,10 @@ TEST(Campaign, OpenSmPathSlsMakeTheCdgAcyclic) {
   if (!have_sim()) GTEST_SKIP() << "ibsim/opensm not installed";
   for (const std::string engine : {"lash", "dfsssp"}) {
     std::string d = tmpdir("pathsl_" + engine);
-    campaign::Config c;
-    c.fabrics.push_back(campaign::parse_fabric_source("torus:4x4", false));
-    c.engines = {"opensm:" + engine};
-    c.out_dir = d;
-    c.opensm_timeout = 30;
-    c.keep_scratch = true;
-    c.pattern = "shift-exchange";  // flitsim on OpenSM's SLs/VLs: nothing may be dropped
-    Fabric f = campaign::build_fabric(c.fabrics[0]);
-    auto r = campaign::run_one(c, f, {"torus:4x4", "opensm:" + engine, "0", "0", 1});
+    auto r = opensm_run(d, "torus:4x4", "opensm:" + engine, "0", 30, [](campaign::Config& c) {
+      c.keep_scratch = true;
+      c.pattern = "shift-exchange";  // flitsim on OpenSM's SLs/VLs: nothing may be dropped
+    });
     ASSERT_EQ(r.status, "ok") << engine << ": " << r.message;
     EXPECT_EQ(r.engine_used, engine);
     EXPECT_EQ(r.unreachable, 0u);
@@ -344,13 +347,7 @@ TEST(Campaign, OpenSmPathSlsMakeTheCdgAcyclic) {
 TEST(Campaign, OpenSmTorus2QosConfiguredAndChecked) {
   if (!have_sim()) GTEST_SKIP() << "ibsim/opensm not installed";
   std::string d = tmpdir("torus2qos");
-  campaign::Config c;
-  c.fabrics.push_back(campaign::parse_fabric_source("torus:4x4", false));
-  c.engines = {"opensm:torus-2QoS"};
-  c.out_dir = d;
-  c.opensm_timeout = 30;
-  Fabric f = campaign::build_fabric(c.fabrics[0]);
-  auto r = campaign::run_one(c, f, {"torus:4x4", "opensm:torus-2QoS", "1", "0", 1});
+  auto r = opensm_run(d, "torus:4x4", "opensm:torus-2QoS", "1", 30);
   ASSERT_EQ(r.status, "ok") << r.message;
   EXPECT_EQ(r.engine_used, "torus-2QoS");
   EXPECT_FALSE(r.fallback);

@@ -133,6 +133,9 @@ std::string csv_row(const RunResult& r);
 // Parses a results CSV (header required); throws ParseError "<file>:<line>: ..." on bad rows.
 std::vector<RunResult> parse_csv(const std::string& text, const std::string& filename);
 std::vector<RunResult> read_csv(const std::string& path);  // missing file -> empty
+// Reads each campaign directory (its results.csv) or results.csv file given, one part each;
+// throws Error "<path>: no such file" for a missing one (campaign-merge, campaign-table).
+std::vector<std::vector<RunResult>> read_result_parts(const std::vector<std::string>& paths);
 // Merges rows; later duplicates of a key are dropped (counted in *duplicates).
 std::vector<RunResult> merge(const std::vector<std::vector<RunResult>>& parts, int* duplicates = nullptr);
 
