@@ -168,6 +168,20 @@ TEST(Plugin, UnfitFabricLogsErrorAndFallsBackToMinhop) {
   expect_valid(read_live(sim));
 }
 
+// dqr never hands OpenSM a routing that can deadlock: on a torus its default base (ft-minhop)
+// has a dependency cycle, so the engine refuses with the cycle named and OpenSM falls back.
+TEST(Plugin, DqrRefusesACyclicBaseRoutingAndOpensmFallsBack) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("plugin_dqr_torus");
+  sim.start_text(torus2d_net(3, 3, 1));
+  OpensmRun run = sim.run_opensm_once(plugin_config("dqr"));
+  ASSERT_TRUE(run.subnet_up) << run.log;
+  EXPECT_EQ(run.engine_used, "minhop") << run.log;
+  EXPECT_TRUE(std::regex_search(run.log, std::regex("ERR FT01: ftroute: engine 'dqr' failed: [^\n]*base engine "
+                                                    "'ft-minhop' is not deadlock free: dependency cycle")))
+      << run.log;
+}
+
 TEST(Plugin, OfflineCliOutputLoadsThroughFileEngine) {
   REQUIRE_PLUGIN();
   const std::string cli = binary_dir() + "/cli/ftroute";
@@ -240,24 +254,30 @@ TEST(Plugin, LinkFaultIsReroutedByPlugin) {
 
 // The plugin keeps the last Fabric+Routing per engine and hands it to the next sweep as
 // PreviousRouting: DQR (which patches the previous routing after a fault) sees it after Unlink.
+// On a mesh DQR's base engine is ft-dor (deadlock free), so dqr must serve the fabric; after the
+// central link fails, the next sweep must patch the previous routing, not route from scratch.
 TEST(Plugin, PreviousRoutingReachesDqrAfterFault) {
   REQUIRE_PLUGIN();
   bool have = false;
   for (const auto& e : engines()) have |= e.name == "dqr";
-  if (!have) GTEST_SKIP() << "dqr engine not compiled in";
+  ASSERT_TRUE(have) << "dqr engine not registered";
   SimFabric sim("plugin_dqr");
-  sim.start_text(torus2d_net(3, 3, 1));
+  sim.start(source_dir() + "/ibsim_topologies/nets/mesh4x4.net");
   sim.start_opensm_daemon(plugin_config("dqr"));
-  if (sim.engine_used() != "dqr") GTEST_SKIP() << "dqr does not serve this fabric: " << sim.opensm_log();
+  ASSERT_EQ(sim.engine_used(), "dqr") << sim.opensm_log();
   const std::string log0 = sim.opensm_log();
   EXPECT_NE(log0.find("no previous routing"), std::string::npos) << "first sweep should have none: " << log0;
+  EXPECT_NE(log0.find("base engine 'ft-dor'"), std::string::npos) << log0;
   const int first_notes = count_occurrences(log0, "no previous routing");
-  sim.unlink("T1_1", 2);
+  sim.unlink("S1_1", 2);
   ASSERT_TRUE(sim.wait_for_reroute()) << sim.opensm_log();
   const std::string log1 = sim.opensm_log();
+  const std::string after = log1.substr(log0.size());
   EXPECT_GT(count_occurrences(log1, "ftroute: dqr routed"), count_occurrences(log0, "ftroute: dqr routed"));
   EXPECT_EQ(count_occurrences(log1, "no previous routing"), first_notes)
-      << "the re-route after the fault did not get the previous routing:\n" << log1.substr(log0.size());
+      << "the re-route after the fault did not get the previous routing:\n" << after;
+  EXPECT_NE(after.find("patched the previous routing"), std::string::npos) << after;
+  EXPECT_EQ(after.find("ERR FT01"), std::string::npos) << after;
   expect_valid(read_live(sim));
 }
 
