@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Integration test of scripts/ftsim.sh (ctest: integration.ftsim_script):
 # start -> opensm-start -> Unlink -> wait-reroute -> dead port unused -> ReLink -> stop, then
-# checks that every process the script started is gone; and `run` (one shot) leaves nothing.
+# checks that every process the script started is gone; and `run` (one shot) leaves nothing;
+# dump-fts completes the LID dump_fts skips when the top LID is a multiple of 64.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 W=${1:?usage: ftsim_script_test.sh WORKDIR}
@@ -43,6 +44,11 @@ for p in $pids; do kill -0 "$p" 2>/dev/null && fail "process $p still running af
 out=$($F run "$NET" --engine minhop) || fail "run"
 echo "$out" | grep -q 'engine: minhop' || fail "run output: $out"
 for f in holder ibsim opensm; do [ ! -f "$W/$f.pid" ] || fail "$f.pid left behind by run"; done
+# a fabric whose top LID is 64: dump_fts skips LID LinearFDBTop, dump-fts must read it back with
+# smpdump on every switch (48), so the tables list all 64 LIDs
+$F run "$REPO/ibsim_topologies/nets/kns_4x2_ft2.net" --engine minhop >/dev/null 2>&1 || fail "run kns_4x2_ft2"
+[ "$(grep -c '^0x0040 .*read with smpdump' "$W/dump_fts.txt")" = 48 ] || fail "LID 64 not completed on 48 switches"
+[ "$(grep -c '^64 valid lids dumped' "$W/dump_fts.txt")" = 48 ] || fail "footers not updated to 64 LIDs"
 # a failing start must clean up too
 if $F start /nonexistent.net 2>/dev/null; then fail "start on a missing file succeeded"; fi
 echo "PASS"
