@@ -169,6 +169,11 @@ int run_sim(cli::Args& a) {
   TrafficSpec t;
   t.pattern = a.value_or("pattern", "uniform");
   t.load = a.double_or("load", t.load);
+  if (!(t.load >= 0 && t.load <= 1)) {
+    char v[32];
+    std::snprintf(v, sizeof v, "%g", t.load);
+    throw cli::UsageError(std::string("--load ") + v + " out of range: offered flits/endpoint/cycle must be 0..1");
+  }
   const std::string sweep_spec = a.value_or("sweep", "");
   if (auto d = a.value("dims")) t.dims = parse_ints(*d, 'x', "--dims");
   if (auto h = a.value("hotspots")) t.hotspots = parse_ints(*h, ',', "--hotspots");

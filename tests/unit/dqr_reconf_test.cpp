@@ -44,10 +44,12 @@ void expect_valid(const Fabric& f, const Routing& r, const ChannelList* list, co
                                               << (b.stats.unreachable_examples.empty() ? "" : b.stats.unreachable_examples[0]);
   auto cyc = b.cdg.find_cycle();
   EXPECT_FALSE(cyc) << ctx << ": " << (cyc ? b.cdg.format_cycle(*cyc) : "");
-  if (list)
-    for (auto [a, c] : b.cdg.edges())
+  if (list) {
+    for (auto [a, c] : b.cdg.edges()) {
       ASSERT_LT(list->pos(a), list->pos(c)) << ctx << ": dependency " << list->name(a) << " -> " << list->name(c)
                                             << " not upwards in the channel list";
+    }
+  }
 }
 
 Routing with_lfts(const Routing& base, Lfts l) {
@@ -100,8 +102,11 @@ TEST(DqrReconf, OnlyBrokenDestinationsChange) {
   for (Lid d = 1; d <= f.max_lid(); d++)
     if (r.lfts.get(s, d) == 2 || r.lfts.get(peer, d) == f.node(s).port(2).peer_port) broken.insert(d);
   for (int sw : f.switches())
-    for (Lid d = 1; d <= f.max_lid(); d++)
-      if (!broken.count(d)) EXPECT_EQ(res.lfts.get(sw, d), r.lfts.get(sw, d)) << f.node(sw).id << " lid " << d;
+    for (Lid d = 1; d <= f.max_lid(); d++) {
+      if (!broken.count(d)) {
+        EXPECT_EQ(res.lfts.get(sw, d), r.lfts.get(sw, d)) << f.node(sw).id << " lid " << d;
+      }
+    }
   EXPECT_EQ(res.entries_changed, res.changes.size());
   EXPECT_LE(res.entries_changed, res.entries_affected + 3 * broken.size());
   EXPECT_LT(res.entries_changed, res.entries_total / 20);  // < 5 %

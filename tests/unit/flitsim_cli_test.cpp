@@ -127,7 +127,7 @@ TEST_F(FlitsimCli, BadOptionsAndInputsFailClearlyWithoutOutput) {
   std::ofstream(unlinked) << std::string(dump).replace(at, 10, "0x0012 003");
   const std::vector<Case> cases{
       {ok + " --bogus 1", 2, "unknown option '--bogus'"},
-      {ok + " --load 1.5", 1, "load 1.5"},
+      {ok + " --load 1.5", 2, "--load 1.5 out of range"},
       {ok + " --pattern zigzag", 1, "unknown traffic pattern 'zigzag'"},
       {ok + " --vcs 99", 1, "num_vcs"},
       {ok + " --fail 100:NOPE[1]", 2, "unknown node 'NOPE'"},

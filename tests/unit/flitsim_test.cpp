@@ -39,7 +39,9 @@ Result run_checked(const Fabric& f, const Routing& r, const Config& c, const Tra
     EXPECT_EQ(res.in_network, 0u);
     // ids are 1..generated: every generated packet accounted exactly once
     EXPECT_EQ(delivered.size() + dropped.size(), res.generated);
-    if (!delivered.empty()) EXPECT_LE(*delivered.rbegin(), res.generated);
+    if (!delivered.empty()) {
+      EXPECT_LE(*delivered.rbegin(), res.generated);
+    }
   }
   if (ids_out) *ids_out = delivered;
   return res;
@@ -555,6 +557,8 @@ TEST(FlitsimTraffic, LazySourcesGiveTheSameResultsAsEagerSources) {
     EXPECT_EQ(lazy.p99_latency, eager.p99_latency) << what;
     EXPECT_EQ(lazy.avg_network_latency, eager.avg_network_latency) << what;
     EXPECT_EQ(lazy.drained, eager.drained) << what;
-    if (!k.flush) EXPECT_GT(lazy.in_source, 1000u) << what << ": expected a saturated run";
+    if (!k.flush) {
+      EXPECT_GT(lazy.in_source, 1000u) << what << ": expected a saturated run";
+    }
   }
 }
