@@ -53,7 +53,10 @@ if [ $DOBUILD -eq 1 ]; then
   cmake -S "$REPO" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$BUILD/demo-build.log" 2>&1 ||
     { tail -20 "$BUILD/demo-build.log" >&2; fail "cmake configure failed (log: $BUILD/demo-build.log)"; }
   TARGETS=(ftroute)
-  cmake --build "$BUILD" --target help 2>/dev/null | grep -q 'ftroute_plugin' && TARGETS+=(ftroute_plugin)
+  # No `| grep -q` here: under pipefail, cmake killed by SIGPIPE after grep's early exit would
+  # make the test fail at random and leave a stale (or no) libftroute.so.
+  targets_help=$(cmake --build "$BUILD" --target help 2>/dev/null || true)
+  [[ $targets_help == *"... ftroute_plugin"$'\n'* ]] && TARGETS+=(ftroute_plugin)
   if ! cmake --build "$BUILD" -j2 --target "${TARGETS[@]}" >> "$BUILD/demo-build.log" 2>&1; then
     grep -E 'error|Error' "$BUILD/demo-build.log" | head -20 >&2
     fail "build failed (full log: $BUILD/demo-build.log)"

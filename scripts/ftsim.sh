@@ -255,7 +255,7 @@ cmd_console() {
   # The holder keeps the FIFO open, so this write never blocks for long; bound it anyway.
   timeout 10 bash -c 'printf "%s\n" "$1" > "$2"' _ "$1" "$W/ibsim.in" || die "cannot write to the ibsim console"
   for _ in $(seq 100); do
-    tail -c +"$((before + 1))" "$W/ibsim.out" | grep -q 'sim>' && break
+    [[ $(tail -c +"$((before + 1))" "$W/ibsim.out") == *'sim>'* ]] && break
     sleep 0.02
   done
   tail -c +"$((before + 1))" "$W/ibsim.out" | grep -v '^sim> *$' || true
