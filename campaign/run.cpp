@@ -78,16 +78,6 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-int switch_links(const Fabric& f) {
-  int n = 0;
-  for (int s : f.switches())
-    for (size_t p = 1; p < f.node(s).ports.size(); ++p) {
-      const auto& port = f.node(s).ports[p];
-      if (port.connected() && f.node(port.peer_node).is_switch()) ++n;
-    }
-  return n / 2;
-}
-
 // flitsim pattern for a campaign pattern name. "shift-exchange" is the paper's whole pattern (B.8,
 // a trace, see simulate()); "shift" and "exchange" are one representative permutation each, under
 // steady injection: "shift" = tornado over the endpoint index (i -> i + ceil(N/2) - 1),
@@ -560,7 +550,7 @@ RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key) {
     fs_.seed = static_cast<uint64_t>(key.seed);
     fs_.keep_connected = cfg.keep_connected;
     fs_.host_links = cfg.host_links;
-    int cand_links = cfg.host_links ? f.num_links() : switch_links(f);
+    int cand_links = cfg.host_links ? f.num_links() : static_cast<int>(f.switch_links().size());
     fs_.random_links = failures_count(key.link_failures, cand_links);
     fs_.random_switches = failures_count(key.switch_failures, static_cast<int>(f.switches().size()));
     topo::FaultReport rep = topo::inject_faults(f, fs_);

@@ -30,16 +30,6 @@ struct Row {
   std::vector<Point> pts;
 };
 
-std::vector<std::pair<int, int>> switch_links(const Fabric& f) {
-  std::vector<std::pair<int, int>> r;
-  for (int s : f.switches())
-    for (int p = 1; p <= f.node(s).num_ports; p++) {
-      const Port& pt = f.node(s).port(p);
-      if (pt.connected() && f.node(pt.peer_node).is_switch() && pt.peer_node > s) r.push_back({s, p});
-    }
-  return r;
-}
-
 // Connected (every CA pair delivered), loop-free, deadlock-free. Returns the CDG edges.
 // With switch_sources, switch-to-switch (and switch-to-CA) pairs count too.
 bool validate(const Fabric& f, const Routing& r, std::vector<ChannelList::Dep>* edges, bool switch_sources) {
@@ -67,7 +57,7 @@ Row evaluate(const std::string& topo, const Fabric& f0, const Routing& r0, const
     for (int i = 0; i < faults; i++) {
       // a random switch link whose loss keeps the fabric connected (physical disconnection is
       // not a routing failure; such draws are redrawn)
-      auto links = switch_links(f);
+      auto links = f.switch_links();
       Fabric g;
       bool found = false;
       for (int tries = 0; tries < 100 && !links.empty(); tries++) {

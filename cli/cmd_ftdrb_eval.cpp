@@ -86,16 +86,6 @@ TopoSpec make_topo(const std::string& name) {
   throw cli::UsageError("--topos: unknown topology '" + name + "' (torusAxB, meshAxB, KaryNtree)");
 }
 
-int switch_links(const Fabric& f) {
-  int n = 0;
-  for (int s : f.switches())
-    for (int p = 1; p <= f.node(s).num_ports; p++) {
-      const Port& pt = f.node(s).port(p);
-      if (pt.connected() && f.node(pt.peer_node).is_switch() && pt.peer_node > s) n++;
-    }
-  return n;
-}
-
 // Links of `intact` missing in `faulty` (same node order), once per link.
 std::vector<std::pair<int, int>> removed_links(const Fabric& intact, const Fabric& faulty) {
   std::vector<std::pair<int, int>> r;
@@ -280,7 +270,7 @@ int run_eval(cli::Args& a) {
         throw cli::UsageError(specs[ti].name + ", pattern " + pt + ": " + e.what());
       }
     }
-    const int links = switch_links(intact);
+    const int links = static_cast<int>(intact.switch_links().size());
     for (double pct : faults) {
       auto sc = std::make_unique<Scenario>();
       sc->topo = specs[ti].name;
@@ -402,7 +392,7 @@ int run_eval(cli::Args& a) {
     for (auto& s : scen)
       if (s->topo == tn) sc0 = s.get();
     md << "**" << tn << "** (" << sc0->intact.switches().size() << " switches, " << sc0->intact.cas().size()
-       << " CAs, " << switch_links(sc0->intact) << " switch links; LMC " << sc0->lmc << ", " << sc0->vcs
+       << " CAs, " << sc0->intact.switch_links().size() << " switch links; LMC " << sc0->lmc << ", " << sc0->vcs
        << " VCs in every run)\n\n";
     std::vector<std::string> shown;  // methods with runs on this topology (ftree: k-ary n-trees only)
     for (auto& m : methods)

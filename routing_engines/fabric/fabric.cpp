@@ -175,6 +175,18 @@ std::vector<int> Fabric::cas() const {
   return r;
 }
 
+std::vector<std::pair<int, int>> Fabric::switch_links() const {
+  std::vector<std::pair<int, int>> r;
+  for (int s : switches_)
+    for (int p = 1; p <= nodes_[static_cast<size_t>(s)].num_ports; p++) {
+      const Port& x = nodes_[static_cast<size_t>(s)].port(p);
+      if (x.connected() && nodes_[static_cast<size_t>(x.peer_node)].is_switch() &&
+          (x.peer_node > s || (x.peer_node == s && x.peer_port > p)))
+        r.emplace_back(s, p);
+    }
+  return r;
+}
+
 int Fabric::num_links() const {
   int n = 0;
   for (size_t i = 0; i < nodes_.size(); i++)

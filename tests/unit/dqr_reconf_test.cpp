@@ -26,16 +26,6 @@ Fabric mesh(int x, int y, int hps = 1) {
   return f;
 }
 
-std::vector<std::pair<int, int>> switch_links(const Fabric& f) {
-  std::vector<std::pair<int, int>> r;
-  for (int s : f.switches())
-    for (int p = 1; p <= f.node(s).num_ports; p++) {
-      const Port& pt = f.node(s).port(p);
-      if (pt.connected() && f.node(pt.peer_node).is_switch() && pt.peer_node > s) r.push_back({s, p});
-    }
-  return r;
-}
-
 // connected (every CA pair delivered) and deadlock-free, every dependency up in `list`
 void expect_valid(const Fabric& f, const Routing& r, const ChannelList* list, const std::string& ctx) {
   CdgBuild b = build_cdg(f, r);
@@ -70,7 +60,7 @@ TEST(DqrReconf, MeshPluginToleratesEverySingleLinkFault) {
   ChannelList base = ChannelList::build(f, r);
   DqrOptions o;
   o.mesh_plugin = true;
-  for (auto [s, p] : switch_links(f)) {
+  for (auto [s, p] : f.switch_links()) {
     Fabric g = f;
     g.disconnect(s, p);
     ChannelList list = base;
@@ -126,7 +116,7 @@ TEST(DqrReconf, TransitionOrderKeepsEveryIntermediateStateSafe) {
   Routing r = DorEngine().route(f);
   ChannelList base = ChannelList::build(f, r);
   std::mt19937_64 rng(7);
-  auto links = switch_links(f);
+  auto links = f.switch_links();
   for (int trial = 0; trial < 6; trial++) {
     Fabric g = f;
     auto [s, p] = links[rng() % links.size()];
@@ -166,7 +156,7 @@ TEST(DqrReconf, VariantsAreSoundUnderSuccessiveFaults) {
     Routing r = r0;
     ChannelList list = ChannelList::build(f, r);
     for (int fault = 0; fault < 4; fault++) {
-      auto links = switch_links(f);
+      auto links = f.switch_links();
       Fabric g = f;
       auto [s, p] = links[rng() % links.size()];
       g.disconnect(s, p);
@@ -303,7 +293,7 @@ TEST(DqrEngine, FatTreeEndToEndToleratesEverySingleLinkFault) {
   EngineOptions o;
   o.set("paths", "e2e");
   o.set("fallback", "false");
-  for (auto [s, p] : switch_links(f)) {
+  for (auto [s, p] : f.switch_links()) {
     Fabric g = f;
     g.disconnect(s, p);
     Routing r = eng->route(g, o, PreviousRouting{&f, &first});
@@ -394,7 +384,7 @@ TEST(DqrReconf, FatTreeSwitchToSwitchEndToEnd) {
   co.switch_sources = true;
   const int s00 = *f.find("S0_0");
   int repaired = 0, refused = 0;
-  for (auto [s, p] : switch_links(f)) {
+  for (auto [s, p] : f.switch_links()) {
     Fabric g = f;
     g.disconnect(s, p);
     ChannelList list = list0;
@@ -415,7 +405,7 @@ TEST(DqrReconf, FatTreeSwitchToSwitchEndToEnd) {
     repaired++;
   }
   EXPECT_EQ(refused, 4);  // the four spine links of S0_0
-  EXPECT_EQ(repaired, static_cast<int>(switch_links(f).size()) - 4);
+  EXPECT_EQ(repaired, static_cast<int>(f.switch_links().size()) - 4);
 }
 
 // A precomputed mesh recognition (DqrOptions::mesh) gives exactly the same repair as one done
@@ -428,7 +418,7 @@ TEST(DqrReconf, PrecomputedMeshGivesTheSameRepair) {
   o.mesh_plugin = true;
   DqrOptions op = o;
   op.mesh = std::make_shared<const MeshGrid>(*recognise_mesh(f));
-  for (auto [s, p] : switch_links(f)) {
+  for (auto [s, p] : f.switch_links()) {
     Fabric g = f;
     g.disconnect(s, p);
     ChannelList l1 = list0, l2 = list0;
@@ -450,7 +440,7 @@ TEST(DqrEngine, PrecomputedChannelListIsUsedAndGivesTheSameRouting) {
   auto a = make_engine("dqr"), b = make_engine("dqr");
   Routing ra = a->route(f, on), rb = b->route(f, off);
   ASSERT_TRUE(ra.lfts == rb.lfts);
-  const auto links = switch_links(f);
+  const auto links = f.switch_links();
   Fabric prev = f;
   int patched = 0;
   // successive faults; a fault DQR cannot repair (fallback: full re-route) is put back and

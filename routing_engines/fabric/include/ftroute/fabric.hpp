@@ -98,6 +98,9 @@ class Fabric {
   const std::vector<int>& switches() const { return switches_; } // node indices, in order added
   std::vector<int> cas() const;                                  // CA and router nodes
   int num_links() const;                                         // physical links (each counted once)
+  // Switch-to-switch links, each once, as (node, port) of its lower end (node index, then port),
+  // in node order: the candidates for link faults.
+  std::vector<std::pair<int, int>> switch_links() const;
 
   // Rebuilds the LID index after set_lid/assign_lids (called automatically by them).
   std::vector<EndPort> end_ports() const;       // sorted by base LID, only those with a LID
