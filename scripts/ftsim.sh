@@ -203,14 +203,19 @@ prep_opensm() {
   echo "$OSM_DIR" > "$W/current_opensm"
 }
 
+# One OpenSM sweep (opensm -o) with the run's configuration, log and environment (after prep_opensm).
+opensm_o() {
+  cd "$OSM_DIR" && exec env "${OSM_ENV[@]}" timeout -k 3 "$OSM_TIMEOUT" env LD_PRELOAD="$UM" \
+    opensm -o -F "$OSM_DIR/opensm.conf" -f "$OSM_DIR/osm.log" -d 2
+}
+
 cmd_opensm_once() {
   prep_opensm "$@"
   local rc=0
   if [ "$UNTIL_ROUTED" = 1 ]; then
     # Stop OpenSM as soon as the routing pass has ended (LFT upload and SUBNET UP are skipped):
     # for timing the routing step on big fabrics, where the upload under ibsim takes minutes.
-    (cd "$OSM_DIR" && exec env "${OSM_ENV[@]}" timeout -k 3 "$OSM_TIMEOUT" env LD_PRELOAD="$UM" \
-       opensm -o -F "$OSM_DIR/opensm.conf" -f "$OSM_DIR/osm.log" -d 2) </dev/null > "$OSM_DIR/opensm.out" 2>&1 &
+    (opensm_o) </dev/null > "$OSM_DIR/opensm.out" 2>&1 &
     echo $! > "$W/opensm.pid"
     while alive opensm; do
       grep -q -E 'tables configured on all switches|No routing engine able' "$OSM_DIR/osm.log" 2>/dev/null && break
@@ -222,8 +227,7 @@ cmd_opensm_once() {
     engine_of "$OSM_DIR/osm.log"
     return 0
   fi
-  (cd "$OSM_DIR" && env "${OSM_ENV[@]}" timeout -k 3 "$OSM_TIMEOUT" env LD_PRELOAD="$UM" \
-     opensm -o -F "$OSM_DIR/opensm.conf" -f "$OSM_DIR/osm.log" -d 2) > "$OSM_DIR/opensm.out" 2>&1 || rc=$?
+  (opensm_o) > "$OSM_DIR/opensm.out" 2>&1 || rc=$?
   if ! grep -q 'SUBNET UP' "$OSM_DIR/osm.log" 2>/dev/null; then
     grep -E 'ERR|error' "$OSM_DIR/osm.log" 2>/dev/null | tail -5 >&2 || true
     die "OpenSM did not bring the subnet up (rc $rc; log $OSM_DIR/osm.log)"
