@@ -78,11 +78,7 @@ Routing DqrEngine::route(const Fabric& fabric, const EngineOptions& options, con
   if (precompute) {
     auto p = std::make_shared<Prepared>();
     p->fabric = fabric;
-    p->routing.engine = r.engine;
-    p->routing.lfts = r.lfts;
-    p->routing.path_sl = r.path_sl;
-    p->routing.sl2vl = r.sl2vl;
-    p->routing.num_vls = r.num_vls;
+    p->routing = r;
     p->switch_sources = switch_sources;
     next_ = std::async(std::launch::async, [p] {
       ChannelListOptions clo;
