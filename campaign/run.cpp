@@ -198,11 +198,6 @@ int sh_checked(const std::string& cmd) {
 // Engines that get `qos TRUE` (opensm -Q), and those of them whose deadlock freedom rests on
 // per-path SLs (sssp computes the same paths without the VL layering, so it gets SL 0).
 bool wants_qos(const std::string& e) { return e == "dfsssp" || e == "lash" || e == "nue" || e == "sssp" || e == "torus-2QoS"; }
-bool is_ftroute_engine(const std::string& e) {
-  for (const auto& i : engines())
-    if (i.name == e) return true;
-  return false;
-}
 bool uses_path_sls(const std::string& e) { return e == "dfsssp" || e == "lash" || e == "nue" || e == "torus-2QoS"; }
 
 std::string pathsl_tool(const Config& cfg) {
@@ -276,7 +271,7 @@ void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& gen_
   std::string osm = std::string(daemon ? "opensm-start" : "opensm-once") + " --engine " + shell_quote(engine) +
                     " --timeout " + to + " --conf 'log_flags 0x47'";
   if (wants_qos(engine)) osm += " --conf 'qos TRUE'";
-  if (is_ftroute_engine(engine))  // an ftroute engine inside OpenSM, through libftroute.so
+  if (find_engine(engine))  // an ftroute engine inside OpenSM, through libftroute.so
     osm += " --plugin ftroute --plugin-dir " + shell_quote(FTROUTE_PLUGIN_DIR);
   if (engine == "torus-2QoS") {
     std::string conf = torus2qos_conf(faulty, gen_spec);

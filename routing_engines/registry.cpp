@@ -32,12 +32,16 @@ const std::vector<EngineInfo>& engines() {
   return list;
 }
 
+const EngineInfo* find_engine(const std::string& name) {
+  for (const auto& e : engines())
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
 std::unique_ptr<Engine> make_engine(const std::string& name) {
+  if (const EngineInfo* e = find_engine(name)) return e->create();
   std::string known;
-  for (const auto& e : engines()) {
-    if (e.name == name) return e.create();
-    known += (known.empty() ? "" : ", ") + e.name;
-  }
+  for (const auto& e : engines()) known += (known.empty() ? "" : ", ") + e.name;
   throw OptionError("unknown engine '" + name + "' (known: " + (known.empty() ? "none" : known) + ")");
 }
 

@@ -153,9 +153,7 @@ TEST(Plugin, BadOptionFailsCleanlyAndOpensmFallsBack) {
 
 TEST(Plugin, UnfitFabricLogsErrorAndFallsBackToMinhop) {
   REQUIRE_PLUGIN();
-  bool have = false;
-  for (const auto& e : engines()) have |= e.name == "ftree-misroute";
-  if (!have) GTEST_SKIP() << "ftree-misroute engine not compiled in";
+  if (!find_engine("ftree-misroute")) GTEST_SKIP() << "ftree-misroute engine not compiled in";
   SimFabric sim("plugin_unfit");
   sim.start_text(torus2d_net(3, 3, 1));  // not a fat tree
   OpensmRun run = sim.run_opensm_once(plugin_config("ftree-misroute"));
@@ -258,9 +256,7 @@ TEST(Plugin, LinkFaultIsReroutedByPlugin) {
 // central link fails, the next sweep must patch the previous routing, not route from scratch.
 TEST(Plugin, PreviousRoutingReachesDqrAfterFault) {
   REQUIRE_PLUGIN();
-  bool have = false;
-  for (const auto& e : engines()) have |= e.name == "dqr";
-  ASSERT_TRUE(have) << "dqr engine not registered";
+  ASSERT_TRUE(find_engine("dqr") != nullptr) << "dqr engine not registered";
   SimFabric sim("plugin_dqr");
   sim.start(source_dir() + "/ibsim_topologies/nets/mesh4x4.net");
   sim.start_opensm_daemon(plugin_config("dqr"));
@@ -296,9 +292,7 @@ int saquery_sl(SimFabric& sim, Lid s, Lid d) {
 TEST(Plugin, MultiVlEngineSlsAndSl2VlWithQos) {
   REQUIRE_PLUGIN();
   if (!have_program("saquery") || !have_program("smpquery")) GTEST_SKIP() << "saquery/smpquery missing";
-  bool have = false;
-  for (const auto& e : engines()) have |= e.name == "ftdrb";
-  if (!have) GTEST_SKIP() << "ftdrb engine not compiled in";
+  if (!find_engine("ftdrb")) GTEST_SKIP() << "ftdrb engine not compiled in";
   SimFabric sim("plugin_qos");
   sim.start_text(torus2d_net(4, 4, 1));
   sim.start_opensm_daemon(plugin_config("ftdrb", "", {"qos TRUE"}));
@@ -394,9 +388,7 @@ int walk_hops(const Fabric& f, const Lfts& lfts, int sw, Lid lid) {
 // (dumped as opensm-lid-matrix.dump) holds, for the port each LFT uses, the hops actually taken.
 TEST(Plugin, HopMatrixFollowsNonMinimalRoutes) {
   REQUIRE_PLUGIN();
-  bool have = false;
-  for (const auto& e : engines()) have |= e.name == "ftree-misroute";
-  if (!have) GTEST_SKIP() << "ftree-misroute engine not compiled in";
+  if (!find_engine("ftree-misroute")) GTEST_SKIP() << "ftree-misroute engine not compiled in";
   SimFabric sim("plugin_hops");
   sim.start_text(kary_ntree_net(2, 3));
   sim.start_opensm_daemon(plugin_config("ftree-misroute"));

@@ -66,6 +66,8 @@ struct EngineInfo {
 
 // All engines compiled into ftroute (routing_engines/registry.cpp lists them).
 const std::vector<EngineInfo>& engines();
+// The registered engine of that name, or nullptr.
+const EngineInfo* find_engine(const std::string& name);
 // Throws OptionError("unknown engine 'x' (known: ...)").
 std::unique_ptr<Engine> make_engine(const std::string& name);
 
