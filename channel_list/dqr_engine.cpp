@@ -94,8 +94,10 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
                               Prepared* prepared) {
   const Fabric& shape = previous.fabric ? *previous.fabric : fabric;
   const bool mesh = recognise_mesh(shape).has_value();
+  // ft-dor on a full torus too: E-cube, one virtual layer per path, which DQR can patch.
+  const bool grid = mesh || recognise_torus(shape).has_value();
   const std::string base =
-      options.get("base", previous.routing && !base_.empty() ? base_ : (mesh ? "ft-dor" : "ft-minhop"));
+      options.get("base", previous.routing && !base_.empty() ? base_ : (grid ? "ft-dor" : "ft-minhop"));
   const DqrOptions dopt = dqr_options_from(options, mesh);
   const bool fallback = options.get_bool("fallback", true);
   if (base == kName) throw OptionError("option base=dqr for engine 'dqr': the base engine must be another engine");

@@ -22,7 +22,7 @@ const std::vector<EngineInfo>& engines() {
        [] { return std::make_unique<KnsEngine>(); }},
       {"ftree-misroute", "fat-tree d-mod-k up/down routing with static misrouting around link faults, one VL (seed 001)",
        [] { return std::make_unique<FtreeMisrouteEngine>(); }},
-      {"ft-dor", "dimension-order (XY/XYZ) routing for full 2-D/3-D meshes, one VL (reference for DQR)",
+      {"ft-dor", "dimension-order (XY/XYZ) routing for full 2-D/3-D meshes (one VL) and tori (E-cube, 2^dims virtual layers; reference for DQR)",
        [] { return std::make_unique<DorEngine>(); }},
       {"dqr", "DQR: patch the previous routing after link faults via the channel list, else base engine (seed 004)",
        [] { return std::make_unique<DqrEngine>(&make_engine); }},

@@ -1,16 +1,37 @@
 #include "dor/dor.hpp"
 
 #include <algorithm>
-
-#include "ftroute/grid.hpp"
+#include <memory>
 
 namespace ftroute {
 
+int torus_direction(const MeshGrid& grid, int d, int from, int to) {
+  if (from == to) return 0;
+  const int n = grid.size[static_cast<size_t>(d)];
+  if (!grid.torus) return to > from ? 1 : -1;
+  const int plus = ((to - from) % n + n) % n;  // hops going +
+  return plus <= n - plus ? 1 : -1;             // tie (plus == n/2) -> + (dor.hpp)
+}
+
+int torus_layer(const MeshGrid& grid, const std::array<int, 3>& a, const std::array<int, 3>& b) {
+  if (!grid.torus) return 0;
+  int layer = 0;
+  for (int d = 0; d < grid.ndims; d++) {
+    const int x = a[static_cast<size_t>(d)], y = b[static_cast<size_t>(d)];
+    const int dir = torus_direction(grid, d, x, y);
+    // going + from x reaches y without wrapping iff y > x; going - iff y < x
+    if ((dir > 0 && y < x) || (dir < 0 && y > x)) layer |= 1 << d;
+  }
+  return layer;
+}
+
 Routing DorEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
   options.check_known(kName, option_keys());
+  const long max_vls = options.get_int("max_vls", 8);
+  if (max_vls < 1 || max_vls > 15) throw OptionError("option max_vls=" + std::to_string(max_vls) + " for engine 'ft-dor': must be 1..15");
   std::string why;
-  auto grid = recognise_mesh(fabric, &why);
-  if (!grid) throw EngineError(kName, "not a full 2-D/3-D mesh: " + why);
+  auto grid = recognise_grid(fabric, &why);
+  if (!grid) throw EngineError(kName, "not a full 2-D/3-D mesh or torus: " + why);
   std::string order = options.get("order", grid->ndims == 3 ? "xyz" : "xy");
   std::vector<int> dims;
   for (char ch : order) {
@@ -23,11 +44,16 @@ Routing DorEngine::route(const Fabric& fabric, const EngineOptions& options, con
   if (static_cast<int>(dims.size()) != grid->ndims)
     throw OptionError("option order=" + order + " for engine 'ft-dor': expected a permutation of " +
                       std::string(grid->ndims == 3 ? "xyz" : "xy"));
+  const int layers = grid->torus ? 1 << grid->ndims : 1;
+  if (layers > max_vls)
+    throw EngineError(kName, "the " + grid->describe() + " needs " + std::to_string(layers) +
+                                 " virtual layers (one per set of dateline-crossing dimensions), max_vls=" +
+                                 std::to_string(max_vls) + " allows " + std::to_string(max_vls));
 
   Routing r;
   r.engine = kName;
   r.lfts = Lfts(fabric);
-  r.num_vls = 1;
+  r.num_vls = layers;
   for (const EndPort& ep : fabric.end_ports()) {
     Lid base = ep.base_lid;
     Attach at = fabric.attach(base);
@@ -42,8 +68,9 @@ Routing DorEngine::route(const Fabric& fabric, const EngineOptions& options, con
         const auto& cs = grid->coord[static_cast<size_t>(s)];
         port = kNoPath;
         for (int d : dims) {
-          if (cs[static_cast<size_t>(d)] == ct[static_cast<size_t>(d)]) continue;
-          port = grid->port[static_cast<size_t>(s)][static_cast<size_t>(2 * d + (ct[static_cast<size_t>(d)] > cs[static_cast<size_t>(d)] ? 0 : 1))];
+          const int dir = torus_direction(*grid, d, cs[static_cast<size_t>(d)], ct[static_cast<size_t>(d)]);
+          if (dir == 0) continue;
+          port = grid->port[static_cast<size_t>(s)][static_cast<size_t>(2 * d + (dir > 0 ? 0 : 1))];
           break;
         }
         if (port == 0 || port == kNoPath)
@@ -53,7 +80,36 @@ Routing DorEngine::route(const Fabric& fabric, const EngineOptions& options, con
       for (Lid l = base; l <= ep.last_lid(); l++) r.lfts.set(s, l, port);
     }
   }
-  r.notes.push_back("dor: " + grid->describe() + ", dimension order " + order);
+  std::string note = "dor: " + grid->describe() + ", dimension order " + order;
+  if (grid->torus) {
+    // path_sl: layer of (switch of slid, switch of dlid); identity SL2VL (sl2vl left empty).
+    struct Tab {
+      MeshGrid grid;                 // sizes + torus flag (coords by linear index below)
+      std::vector<int32_t> lid_lin;  // LID -> linear grid index of its switch, -1 = none
+    };
+    auto tab = std::make_shared<Tab>();
+    tab->grid.ndims = grid->ndims;
+    tab->grid.size = grid->size;
+    tab->grid.torus = true;
+    tab->lid_lin.assign(static_cast<size_t>(fabric.max_lid()) + 1, -1);
+    for (const EndPort& ep : fabric.end_ports()) {
+      const int sw = fabric.node(ep.node).is_switch() ? ep.node : fabric.attach(ep.base_lid).sw;
+      if (!grid->is_grid_switch(sw)) continue;
+      for (Lid l = ep.base_lid; l <= ep.last_lid(); l++)
+        tab->lid_lin[l] = grid->linear(grid->coord[static_cast<size_t>(sw)]);
+    }
+    r.path_sl = [tab](Lid slid, Lid dlid) -> uint8_t {
+      const auto& t = *tab;
+      if (slid >= t.lid_lin.size() || dlid >= t.lid_lin.size() || t.lid_lin[slid] < 0 || t.lid_lin[dlid] < 0) return 0;
+      auto coord = [&](int li) {
+        const auto& sz = t.grid.size;
+        return std::array<int, 3>{li % sz[0], (li / sz[0]) % sz[1], li / (sz[0] * sz[1])};
+      };
+      return static_cast<uint8_t>(torus_layer(t.grid, coord(t.lid_lin[slid]), coord(t.lid_lin[dlid])));
+    };
+    note += ", E-cube: " + std::to_string(layers) + " virtual layers (SL = VL = dateline crossings), ties towards +";
+  }
+  r.notes.push_back(note);
   return r;
 }
 
