@@ -360,9 +360,13 @@ std::optional<MeshGrid> recognise_torus(const Fabric& f, std::string* why) {
                 " switch neighbours: every switch of a 2-D/3-D torus has 4/6");
   const int n = ds.modal / 2;
   if (!ds.off.empty()) return fail(degree_reason(f, g, ds, std::to_string(n) + "-D torus"));
-  const int root = *std::min_element(sw.begin(), sw.end());
-  std::vector<int> nbrs;  // ascending node index
+  // Order by GUID (node index for equal/unset GUIDs): the embedding, hence ft-dor's routing, must
+  // not depend on the node numbering (OpenSM's and ibnetdiscover's differ; grid.hpp).
+  auto before = [&](int a, int b) { return std::make_pair(f.node(a).guid, a) < std::make_pair(f.node(b).guid, b); };
+  const int root = *std::min_element(sw.begin(), sw.end(), before);
+  std::vector<int> nbrs;
   for (const auto& [v, p] : g.nbr[static_cast<size_t>(root)]) nbrs.push_back(v);
+  std::sort(nbrs.begin(), nbrs.end(), before);
   // Canonical frames: the lowest unassigned neighbour is +e_k of the next dimension k, each
   // remaining neighbour in turn its partner -e_k (see grid.hpp).
   std::string first_why;

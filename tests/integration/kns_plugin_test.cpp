@@ -35,15 +35,6 @@ std::string net(const std::string& file) { return source_dir() + "/ibsim_topolog
 OpensmConfig kns_cfg() { return plugin_config("kns", "", {"qos TRUE"}); }
 
 
-// VL count of the last "ftroute: kns routed ... (VLs N, ..." line of the OpenSM log, -1 if none.
-int logged_vls(const std::string& log) {
-  static const std::regex re("ftroute: kns routed [^\\n]*\\(VLs ([0-9]+),");
-  int vls = -1;
-  for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it)
-    vls = std::stoi((*it)[1].str());
-  return vls;
-}
-
 // Live routing read back from the simulator: kns's, deliverable, deadlock-free.
 Routing expect_kns_routing(SimFabric& sim, Fabric& f, Lfts& live, const std::string& what) {
   f = fabric_from_ibnetdiscover(sim.ibnetdiscover());
@@ -56,7 +47,7 @@ Routing expect_kns_routing(SimFabric& sim, Fabric& f, Lfts& live, const std::str
   Routing off = KnsEngine().route(f);
   std::string first;
   EXPECT_EQ(lft_differences(f, live, off.lfts, &first), 0) << what << ": " << first;
-  EXPECT_EQ(logged_vls(sim.opensm_log()), off.num_vls) << what << ": plugin and offline disagree on VLs";
+  EXPECT_EQ(logged_vls(sim.opensm_log(), "kns"), off.num_vls) << what << ": plugin and offline disagree on VLs";
   if (off.num_vls == 1) {
     EXPECT_TRUE(chk.cdg_acyclic) << what << ": " << chk.summary();
   } else {
@@ -69,54 +60,6 @@ Routing expect_kns_routing(SimFabric& sim, Fabric& f, Lfts& live, const std::str
   return off;
 }
 
-
-// SL of the PathRecord OpenSM's SA answers for slid -> dlid (OpenSM asks the routing engine's
-// path_sl callback), -1 if saquery fails or prints no SL.
-int sa_path_sl(SimFabric& sim, Lid slid, Lid dlid) {
-  ProcResult r = sim.run_tool({"saquery", "--src-to-dst", std::to_string(slid) + ":" + std::to_string(dlid)}, 20);
-  std::smatch m;
-  static const std::regex re("\\bsl\\.+0x([0-9a-fA-F]+)");
-  if (!r.ok() || !std::regex_search(r.out, m, re)) return -1;
-  return std::stoi(m[1].str(), nullptr, 16);
-}
-
-// Checks that the SA gives every CA pair whose offline path needs a higher SL that SL, plus a
-// few SL-0 pairs; returns the number of pairs with SL > 0.
-int expect_sa_sls(SimFabric& sim, const Fabric& f, const Routing& off, const std::string& what) {
-  int high = 0, low = 0;
-  for (const EndPort& a : f.end_ports())
-    for (const EndPort& b : f.end_ports()) {
-      if (f.node(a.node).is_switch() || f.node(b.node).is_switch() || a.node == b.node) continue;
-      const int sl = off.sl(a.base_lid, b.base_lid);
-      if (sl == 0 && low >= 6) continue;
-      (sl ? high : low)++;
-      EXPECT_EQ(sa_path_sl(sim, a.base_lid, b.base_lid), sl)
-          << what << ": SA PathRecord SL for LID " << a.base_lid << " -> " << b.base_lid;
-    }
-  return high;
-}
-
-// SL2VL tables in the simulated switches (smpquery): for the SLs the engine uses, VL = SL on every
-// (in, out) pair of one switch's port 1 (identity SL2VL, docs/kns.md).
-void expect_identity_sl2vl(SimFabric& sim, const Fabric& f, int sw, int num_vls, const std::string& what) {
-  ProcResult r = sim.run_tool({"smpquery", "sl2vl", std::to_string(f.node(sw).port(0).base_lid), "1"}, 20);
-  ASSERT_TRUE(r.ok()) << r.err;
-  static const std::regex row("ports: in +([0-9]+), out +([0-9]+):((?: *\\| *[0-9]+)+)");
-  int rows = 0;
-  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), row); it != std::sregex_iterator(); ++it) {
-    std::vector<int> vl;
-    static const std::regex cell("\\| *([0-9]+)");
-    const std::string cells = (*it)[3].str();
-    for (auto c = std::sregex_iterator(cells.begin(), cells.end(), cell); c != std::sregex_iterator(); ++c)
-      vl.push_back(std::stoi((*c)[1].str()));
-    ASSERT_EQ(vl.size(), 16u) << r.out;
-    for (int sl = 0; sl < num_vls; sl++)
-      EXPECT_EQ(vl[static_cast<size_t>(sl)], sl) << what << ": " << f.node(sw).desc << " in " << (*it)[1] << " out "
-                                                  << (*it)[2] << " SL " << sl;
-    rows++;
-  }
-  EXPECT_GT(rows, 0) << r.out;
-}
 
 }  // namespace
 

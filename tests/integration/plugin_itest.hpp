@@ -1,12 +1,14 @@
 // Shared pieces of the integration tests that load libftroute.so into OpenSM: where the plugin
 // is, the OpenSM configuration that loads it, the skip rule when it is not built, and the
-// comparison of live LFTs (read back from ibsim's switches) with an offline routing.
+// comparison of live LFTs (read back from ibsim's switches) with an offline routing, and the SL /
+// SL2VL checks of multi-VL engines (SA PathRecord SLs, switch SL2VL tables, logged VL count).
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,66 @@ inline int lft_differences(const Fabric& f, const Lfts& live, const Fabric& g, c
 }
 inline int lft_differences(const Fabric& f, const Lfts& live, const Lfts& offline, std::string* first) {
   return lft_differences(f, live, f, offline, first);
+}
+
+// VL count of the last "ftroute: <engine> routed ... (VLs N, ..." line of an OpenSM log, -1 if none.
+inline int logged_vls(const std::string& log, const std::string& engine) {
+  // engine names are letters and '-' (literal in a regex outside brackets)
+  const std::regex re("ftroute: " + engine + " routed [^\\n]*\\(VLs ([0-9]+),");
+  int vls = -1;
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it)
+    vls = std::stoi((*it)[1].str());
+  return vls;
+}
+
+// ---- SLs and VLs of multi-VL routings (OpenSM with `qos TRUE`) ----
+
+// SL of the PathRecord OpenSM's SA answers for slid -> dlid (OpenSM asks the routing engine's
+// path_sl callback), -1 if saquery fails or prints no SL.
+inline int sa_path_sl(SimFabric& sim, Lid slid, Lid dlid) {
+  ProcResult r = sim.run_tool({"saquery", "--src-to-dst", std::to_string(slid) + ":" + std::to_string(dlid)}, 20);
+  std::smatch m;
+  static const std::regex re("\\bsl\\.+0x([0-9a-fA-F]+)");
+  if (!r.ok() || !std::regex_search(r.out, m, re)) return -1;
+  return std::stoi(m[1].str(), nullptr, 16);
+}
+
+// Checks that the SA gives every CA pair whose offline path needs a higher SL that SL, plus a
+// few SL-0 pairs; returns the number of pairs with SL > 0.
+inline int expect_sa_sls(SimFabric& sim, const Fabric& f, const Routing& off, const std::string& what) {
+  int high = 0, low = 0;
+  for (const EndPort& a : f.end_ports())
+    for (const EndPort& b : f.end_ports()) {
+      if (f.node(a.node).is_switch() || f.node(b.node).is_switch() || a.node == b.node) continue;
+      const int sl = off.sl(a.base_lid, b.base_lid);
+      if (sl == 0 && low >= 6) continue;
+      (sl ? high : low)++;
+      EXPECT_EQ(sa_path_sl(sim, a.base_lid, b.base_lid), sl)
+          << what << ": SA PathRecord SL for LID " << a.base_lid << " -> " << b.base_lid;
+    }
+  return high;
+}
+
+// SL2VL tables in the simulated switches (smpquery): for the SLs the engine uses, VL = SL on every
+// (in, out) pair of one switch's port 1 (identity SL2VL, docs/kns.md).
+inline void expect_identity_sl2vl(SimFabric& sim, const Fabric& f, int sw, int num_vls, const std::string& what) {
+  ProcResult r = sim.run_tool({"smpquery", "sl2vl", std::to_string(f.node(sw).port(0).base_lid), "1"}, 20);
+  ASSERT_TRUE(r.ok()) << r.err;
+  static const std::regex row("ports: in +([0-9]+), out +([0-9]+):((?: *\\| *[0-9]+)+)");
+  int rows = 0;
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), row); it != std::sregex_iterator(); ++it) {
+    std::vector<int> vl;
+    static const std::regex cell("\\| *([0-9]+)");
+    const std::string cells = (*it)[3].str();
+    for (auto c = std::sregex_iterator(cells.begin(), cells.end(), cell); c != std::sregex_iterator(); ++c)
+      vl.push_back(std::stoi((*c)[1].str()));
+    ASSERT_EQ(vl.size(), 16u) << r.out;
+    for (int sl = 0; sl < num_vls; sl++)
+      EXPECT_EQ(vl[static_cast<size_t>(sl)], sl) << what << ": " << f.node(sw).desc << " in " << (*it)[1] << " out "
+                                                  << (*it)[2] << " SL " << sl;
+    rows++;
+  }
+  EXPECT_GT(rows, 0) << r.out;
 }
 
 }  // namespace ftroute::itest

@@ -166,18 +166,34 @@ TEST(Plugin, UnfitFabricLogsErrorAndFallsBackToMinhop) {
   expect_valid(read_live(sim));
 }
 
-// dqr never hands OpenSM a routing that can deadlock: on a torus its default base (ft-minhop)
-// has a dependency cycle, so the engine refuses with the cycle named and OpenSM falls back.
+// dqr never hands OpenSM a routing that can deadlock: on a torus, ft-minhop (forced as the base
+// engine with the plugin's ENGINE:key=value option syntax; the default on a torus is ft-dor) has a
+// dependency cycle, so the engine refuses with the cycle named and OpenSM falls back.
 TEST(Plugin, DqrRefusesACyclicBaseRoutingAndOpensmFallsBack) {
   REQUIRE_PLUGIN();
   SimFabric sim("plugin_dqr_torus");
   sim.start_text(torus2d_net(3, 3, 1));
-  OpensmRun run = sim.run_opensm_once(plugin_config("dqr"));
+  OpensmRun run = sim.run_opensm_once(plugin_config("dqr", "dqr:base=ft-minhop"));
   ASSERT_TRUE(run.subnet_up) << run.log;
   EXPECT_EQ(run.engine_used, "minhop") << run.log;
   EXPECT_TRUE(std::regex_search(run.log, std::regex("ERR FT01: ftroute: engine 'dqr' failed: [^\n]*base engine "
                                                     "'ft-minhop' is not deadlock free: dependency cycle")))
       << run.log;
+}
+
+// On a recognised torus dqr's default base engine is ft-dor (E-cube, one virtual layer per path,
+// 4 VLs on a 2-D torus): dqr serves the fabric, deadlock free with the engine's SLs.
+TEST(Plugin, DqrOnATorusUsesFtDorLayers) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("plugin_dqr_torus_dor");
+  sim.start_text(torus2d_net(3, 3, 1));
+  OpensmRun run = sim.run_opensm_once(plugin_config("dqr", "", {"qos TRUE"}));
+  ASSERT_TRUE(run.subnet_up) << run.log;
+  EXPECT_EQ(run.engine_used, "dqr") << run.log;
+  EXPECT_EQ(run.log.find("ERR FT"), std::string::npos) << run.log;
+  EXPECT_NE(run.log.find("base engine 'ft-dor'"), std::string::npos) << run.log;
+  EXPECT_EQ(logged_vls(run.log, "dqr"), 4) << run.log;
+  expect_valid(read_live(sim));
 }
 
 TEST(Plugin, OfflineCliOutputLoadsThroughFileEngine) {
@@ -277,15 +293,6 @@ TEST(Plugin, PreviousRoutingReachesDqrAfterFault) {
   expect_valid(read_live(sim));
 }
 
-namespace {
-// "sl......................0x1" from `saquery -p --src-to-dst S:D`; -1 if absent.
-int saquery_sl(SimFabric& sim, Lid s, Lid d) {
-  ProcResult p = sim.run_tool({"saquery", "-p", "--src-to-dst", std::to_string(s) + ":" + std::to_string(d)}, 30);
-  std::smatch m;
-  if (!std::regex_search(p.out, m, std::regex("\\n\\s*sl\\.+0x([0-9a-fA-F]+)"))) return -1;
-  return std::stoi(m[1].str(), nullptr, 16);
-}
-}  // namespace
 
 // A multi-VL engine with `qos TRUE`: path_sl answers SA PathRecord queries with the engine's SLs,
 // update_sl2vl programs SL s -> VL s for the VLs it uses. Without QoS the plugin warns (ERR FT02).
@@ -312,29 +319,16 @@ TEST(Plugin, MultiVlEngineSlsAndSl2VlWithQos) {
       if (f.node(b.node).is_switch() || a.node == b.node) continue;
       int want = off.sl(a.base_lid, b.base_lid);
       if (tried[want]++ >= 3) continue;
-      EXPECT_EQ(saquery_sl(sim, a.base_lid, b.base_lid), want) << a.base_lid << " -> " << b.base_lid;
+      EXPECT_EQ(sa_path_sl(sim, a.base_lid, b.base_lid), want) << a.base_lid << " -> " << b.base_lid;
       checked++;
     }
   }
   EXPECT_GE(tried.size(), 2u) << "all sampled paths on one SL";
   EXPECT_GT(checked, 3);
   // SL2VL of a switch: SL s -> VL s for s < num_vls on every (in, out) row smpquery prints
-  int sw = f.switches().front();
-  ProcResult q = sim.run_tool({"smpquery", "sl2vl", std::to_string(f.node(sw).port(0).base_lid), "1"}, 30);
-  std::regex row("ports: in\\s+(\\d+), out\\s+(\\d+):((\\s*\\|\\s*\\d+){16})");
-  int rows = 0;
-  for (std::sregex_iterator it(q.out.begin(), q.out.end(), row), end; it != end; ++it) {
-    std::vector<int> vls;
-    std::string cells = (*it)[3].str();
-    std::regex num("\\d+");
-    for (std::sregex_iterator n(cells.begin(), cells.end(), num); n != std::sregex_iterator(); ++n)
-      vls.push_back(std::stoi(n->str()));
-    ASSERT_EQ(vls.size(), 16u);
-    const int in = std::stoi((*it)[1].str()), out = std::stoi((*it)[2].str());
-    for (int s = 0; s < off.num_vls; s++) EXPECT_EQ(vls[static_cast<size_t>(s)], off.sl2vl.vl(sw, in, out, s)) << q.out;
-    rows++;
-  }
-  EXPECT_GT(rows, 0) << q.out << q.err;
+  // (ftdrb leaves Routing::sl2vl empty = identity)
+  ASSERT_TRUE(off.sl2vl.empty());
+  expect_identity_sl2vl(sim, f, f.switches().front(), off.num_vls, "ftdrb");
   sim.stop();
 
   // the same without QoS: installed, but with a clear warning

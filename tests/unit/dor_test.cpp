@@ -487,6 +487,37 @@ TEST(Dor, OrderOptionOnTorusKeepsLayersAcyclic) {
   EXPECT_EQ(r.lfts.get(s, f.node(t).port(0).base_lid), g->port[static_cast<size_t>(s)][2]);  // +y first
 }
 
+// The embedding is keyed on GUIDs, not node indices: the same fabric numbered differently (OpenSM's
+// node order in the plugin vs ibnetdiscover's offline) gets the same routing, port for port and
+// SL for SL - also on the 4x4 torus (a 4-cube, several embeddings) and the 4x4x4.
+TEST(Dor, TorusRoutingDoesNotDependOnNodeNumbering) {
+  for (auto dims : std::vector<std::vector<int>>{{4, 4}, {5, 3}, {4, 4, 4}}) {
+    Fabric f = torus(dims, 1);
+    std::vector<int> order(static_cast<size_t>(f.size()));
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), std::mt19937(7));
+    Fabric g;
+    std::vector<int> to_g(static_cast<size_t>(f.size()));
+    for (int i : order) {
+      const Node& n = f.node(i);
+      to_g[static_cast<size_t>(i)] = g.add_node(n.type, n.id, n.num_ports, n.guid);
+    }
+    for (int i = 0; i < f.size(); i++)
+      for (int p = 1; p <= f.node(i).num_ports; p++) {
+        const Port& x = f.node(i).port(p);
+        if (x.connected()) g.connect(to_g[static_cast<size_t>(i)], p, to_g[static_cast<size_t>(x.peer_node)], x.peer_port);
+      }
+    for (const EndPort& e : f.end_ports()) g.set_lid(to_g[static_cast<size_t>(e.node)], e.port, e.base_lid, e.lmc);
+    Routing a = DorEngine().route(f), b = DorEngine().route(g);
+    int diff = 0;
+    for (int s : f.switches())
+      for (const EndPort& e : f.end_ports()) diff += a.lfts.get(s, e.base_lid) != b.lfts.get(to_g[static_cast<size_t>(s)], e.base_lid);
+    EXPECT_EQ(diff, 0) << dims.size() << "-D";
+    for (const EndPort& x : f.end_ports())
+      for (const EndPort& y : f.end_ports()) ASSERT_EQ(a.sl(x.base_lid, y.base_lid), b.sl(x.base_lid, y.base_lid));
+  }
+}
+
 // dqr's default base engine on a recognised torus is ft-dor (one layer per path: a channel list
 // exists), no longer ft-minhop (whose torus routing has a dependency cycle).
 TEST(Dor, DqrBaseOnATorusIsFtDor) {

@@ -17,9 +17,9 @@
 // DQR's mesh plug-in relies on that (it only understands meshes).
 //
 // Method (torus, recognise_torus): every switch must have the same number 2n (4 or 6) of distinct
-// switch neighbours. The root is the switch with the lowest node index; its 2n neighbours are
-// paired into dimensions and given directions ("frame"). Because every dimension can be renumbered
-// and every ring reversed, the lowest-index unassigned neighbour is always +e_k of the next
+// switch neighbours. The root is the switch with the lowest GUID; its 2n neighbours are paired
+// into dimensions and given directions ("frame"). Because every dimension can be renumbered and
+// every ring reversed, the lowest-GUID unassigned neighbour is always +e_k of the next
 // dimension k and only its partner (-e_k) is chosen: 3 pairings in 2-D, 15 in 3-D. A frame then
 // propagates to every switch: for a switch u = v + s*e_i reached from v, u - s*e_i = v, u + t*e_j
 // (j != i) is the common neighbour of u and v + t*e_j other than v (unique in a torus whose rings
@@ -35,7 +35,10 @@
 // link is not determined by the graph); the first pairing that verifies is taken. Any verified
 // embedding is a correct torus, so routing on it (ft-dor) is minimal and deadlock-free - only
 // which links count as "dimension 0" differs. Dimension 0 is the dimension of the root's
-// lowest-index neighbour, + pointing at it (row-major generators: x, +x).
+// lowest-GUID neighbour, + pointing at it (row-major generators: x, +x). GUIDs, not node indices
+// (those only break GUID ties), so that the embedding - and the dateline, ties and layers of
+// ft-dor - is the same for every numbering of the same fabric: OpenSM's node order (plugin) and
+// ibnetdiscover's (offline checks) differ.
 // recognise_grid() tries both and explains the failure of the one the fabric resembles: a
 // torus with a missing or an extra link (almost every switch of degree 2n) is reported as such,
 // naming a switch whose degree is off.
