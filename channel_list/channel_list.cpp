@@ -57,17 +57,31 @@ void ChannelList::add_channel(Id c) {
 }
 
 void ChannelList::insert_dep(Id a, Id b) {
-  if (!deps_.insert(key(a, b)).second) return;
-  out_[a].push_back(b);
+  std::vector<Id>& o = out_[a];
+  auto it = std::lower_bound(o.begin(), o.end(), b);
+  if (it != o.end() && *it == b) return;
+  o.insert(it, b);
   in_[b].push_back(a);
+  num_deps_++;
+}
+
+bool ChannelList::has_dep(Id a, Id b) const {
+  if (a >= out_.size()) return false;
+  const std::vector<Id>& o = out_[a];
+  if (o.size() <= 16) {  // most channels have few successors: a scan beats the binary search
+    for (Id x : o)
+      if (x == b) return true;
+    return false;
+  }
+  return std::binary_search(o.begin(), o.end(), b);
 }
 
 std::vector<ChannelList::Dep> ChannelList::dependencies() const {
   std::vector<Dep> r;
-  r.reserve(deps_.size());
-  for (uint64_t k : deps_) r.emplace_back(static_cast<Id>(k >> 32), static_cast<Id>(k & 0xffffffffu));
-  std::sort(r.begin(), r.end());
-  return r;
+  r.reserve(num_deps_);
+  for (Id a = 0; a < out_.size(); a++)
+    for (Id b : out_[a]) r.emplace_back(a, b);
+  return r;  // sorted: by source id, successors kept sorted
 }
 
 bool ChannelList::valid(std::string* why) const {
@@ -76,13 +90,12 @@ bool ChannelList::valid(std::string* why) const {
       if (why) *why = "position table out of sync at " + std::to_string(i);
       return false;
     }
-  for (uint64_t k : deps_) {
-    Id a = static_cast<Id>(k >> 32), b = static_cast<Id>(k & 0xffffffffu);
-    if (!contains(a) || !contains(b) || pos_[a] >= pos_[b]) {
-      if (why) *why = "dependency " + name(a) + " -> " + name(b) + " goes down";
-      return false;
-    }
-  }
+  for (Id a = 0; a < out_.size(); a++)
+    for (Id b : out_[a])
+      if (!contains(a) || !contains(b) || pos_[a] >= pos_[b]) {
+        if (why) *why = "dependency " + name(a) + " -> " + name(b) + " goes down";
+        return false;
+      }
   return true;
 }
 
@@ -196,7 +209,7 @@ bool ChannelList::enable_all(const std::vector<Dep>& deps) {
 }
 
 void ChannelList::replace_dependencies(const std::vector<Dep>& deps) {
-  deps_.clear();
+  num_deps_ = 0;
   for (auto& v : out_) v.clear();
   for (auto& v : in_) v.clear();
   bool down = false;
@@ -212,7 +225,8 @@ void ChannelList::replace_dependencies(const std::vector<Dep>& deps) {
 void ChannelList::rebuild_order() {
   // Kahn's algorithm, ready channels taken by current position (stable).
   std::vector<uint32_t> indeg(pos_.size(), 0);
-  for (uint64_t k : deps_) indeg[k & 0xffffffffu]++;
+  for (const std::vector<Id>& o : out_)
+    for (Id b : o) indeg[b]++;
   using Item = std::pair<int32_t, Id>;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
   for (Id c : ord_)

@@ -21,7 +21,6 @@ std::string DqrOptions::variant_name() const {
 }
 
 namespace {
-
 // Entries != kNoPath (0xff) among n bytes, eight at a time (a per-byte loop over all
 // switches x LIDs was the largest single cost of a mesh reconfiguration).
 uint64_t count_routed(const uint8_t* p, size_t n) {
@@ -96,10 +95,25 @@ class Reconfigurer {
   void set_mask(const Dest& D, int u, uint16_t bits) { mask_[static_cast<size_t>(u)] = mask(D, u) | bits; }
   // Does y's current route (after the fault) reach d? Memoised until the next commit.
   bool reaches(const Dest& D, int y);
+  int route_hops(int y) const { return rhops_[static_cast<size_t>(y)]; }  // after reaches(y) == true
   bool route_touches(const Dest& D, int y, const std::vector<int>& path) const;
   void mark_traffic(Dest& D);
   bool search_and_commit(Dest& D, int w, std::string& why);
-  uint8_t out_port(int y, Lid d) const { return cur_.get(y, d); }
+  // End-to-end repair of a switch that carries no traffic for d any more (see LftChange::idle):
+  // its entry goes to the neighbour nearest to d whose route reaches d without coming back;
+  // no dependency is involved. False if w carries traffic or no neighbour qualifies.
+  bool idle_route(Dest& D, int w);
+  bool direct_route(Dest& D, int w);
+  void entry_deps(const Dest& D, int y, uint8_t q, int in_link, std::vector<Dep>& out);
+  void junction_deps(const Dest& D, int prev_link, int z, std::vector<Dep>& out);
+  void commit(Dest& D, const std::vector<std::pair<int, uint8_t>>& entries, int junction);
+  bool carries_no_traffic(const Dest& D, int w) const;
+  bool is_idle(int u) const { return idle_[static_cast<size_t>(u)] == ag_; }
+  void record_change(int y, Lid d, uint8_t q);
+  const std::vector<int>& dist_to(int t);  // hop distances to switch t over working links
+  // Entries of the LID being repaired: current (col_) and of the old routing (old_col_).
+  uint8_t cur(int y) const { return col_[static_cast<size_t>(y)]; }
+  uint8_t old(int y) const { return old_col_[static_cast<size_t>(y)]; }
 
   ChannelList& list_;
   const Fabric& before_;
@@ -107,7 +121,9 @@ class Reconfigurer {
   const Routing& r_;
   DqrOptions o_;
   Cdg ids_;
-  Lfts cur_;
+  std::shared_ptr<const DqrTables> tables_;  // the old routing by LID
+  std::vector<uint8_t> col_;                 // current entries for the LID being repaired
+  const uint8_t* old_col_ = nullptr;
   std::vector<Source> sources_;
   std::vector<int> cas_at_;  // CA base LIDs attached per switch
   std::unordered_map<uint64_t, LftChange> changes_;  // by (switch << 16) | LID
@@ -124,12 +140,16 @@ class Reconfigurer {
   std::vector<std::vector<int>> src_at_;  // by switch: indices into sources_ of CAs attached
   bool single_vl_ = true;                 // no path_sl and no SL2VL tables: everything on VL 0
   std::vector<int8_t> rval_;
+  std::vector<int> rhops_;  // hops to d along the current route, where rval_ == 1
   std::vector<uint32_t> rgen_;
   uint32_t rg_ = 0;
   std::vector<int> rstack_;
-  std::vector<uint32_t> aff_;  // affected-set membership stamp
+  std::vector<uint32_t> aff_;  // affected-set membership stamp (one generation per DLID)
   uint32_t ag_ = 0;
-  std::vector<int> dist_;
+  std::vector<uint32_t> idle_;  // by switch: == ag_ while its new entry for d carries no traffic
+  std::vector<int> idle_list_;  // switches made idle for the current d
+  std::vector<std::pair<int, int>> cand_;  // scratch of direct_route
+  std::vector<Dep> deps_;                  // scratch of direct_route
   static uint64_t dep_key(const Dep& d) { return (static_cast<uint64_t>(d.first) << 32) | d.second; }
   std::vector<std::vector<std::pair<int, uint8_t>>> sw_in_;  // by switch y: (switch u, port of u to y), before
   std::vector<int> next_sw_;              // by link id, see next_switch()
@@ -159,23 +179,29 @@ bool Reconfigurer::reaches(const Dest& D, int s) {
   // rval_: 1 ok, 2 broken, 3 on the current walk (valid while rgen_ == rg_)
   int y = s;
   int8_t verdict = 2;
+  int base = 0;  // hops to d from the switch after the last one on the stack
   rstack_.clear();
   while (true) {
     if (rgen_[static_cast<size_t>(y)] == rg_) {
       int8_t st = rval_[static_cast<size_t>(y)];
       verdict = st == 3 ? 2 : st;  // 3: loop
+      if (verdict == 1) base = rhops_[static_cast<size_t>(y)];
       break;
     }
     rgen_[static_cast<size_t>(y)] = rg_;
     rval_[static_cast<size_t>(y)] = 3;
     rstack_.push_back(y);
-    uint8_t q = cur_.get(y, D.d);
-    if (y == D.t) { verdict = (q == D.tport) ? 1 : 2; break; }
+    uint8_t q = cur(y);
+    if (y == D.t) { verdict = (q == D.tport) ? 1 : 2, base = -1; break; }
     const int nx = next_switch(y, q);
     if (nx < 0) { verdict = 2; break; }
     y = nx;
   }
-  for (int v : rstack_) rval_[static_cast<size_t>(v)] = verdict;
+  for (size_t i = 0; i < rstack_.size(); i++) {
+    const size_t v = static_cast<size_t>(rstack_[i]);
+    rval_[v] = verdict;
+    rhops_[v] = base + static_cast<int>(rstack_.size() - i);
+  }
   return verdict == 1;
 }
 
@@ -200,7 +226,7 @@ void Reconfigurer::mark_traffic(Dest& D) {
       if (s.port != 0) {
         vl = r_.sl2vl.vl(s.node, 0, s.port, sl);
       } else {
-        uint8_t q = cur_.get(y, D.d);
+        uint8_t q = cur(y);
         vl = (q == kNoPath || q == 0) ? 0 : r_.sl2vl.vl(y, 0, q, sl);
       }
     }
@@ -209,7 +235,7 @@ void Reconfigurer::mark_traffic(Dest& D) {
     for (int hops = 0; hops <= before_.size(); hops++) {
       if (mask_[static_cast<size_t>(y)] & bit) break;
       mask_[static_cast<size_t>(y)] |= bit;
-      uint8_t q = cur_.get(y, D.d);
+      uint8_t q = cur(y);
       if (y == D.t || q == kNoPath || q == 0 || q > before_.node(y).num_ports) break;
       const Port& p = before_.node(y).port(q);
       if (!p.connected() || dead(y, q) || !before_.node(p.peer_node).is_switch()) break;
@@ -244,7 +270,7 @@ uint16_t Reconfigurer::mask(const Dest& D, int u) {
     for (int p = 1; p <= n.num_ports && !m; p++) {
       const Port& pt = n.port(p);
       if (!pt.connected() || !before_.node(pt.peer_node).is_switch() || dead(u, p)) continue;
-      if (r_.lfts.get(pt.peer_node, D.d) == pt.peer_port && mask(D, pt.peer_node)) m = 1;
+      if (old(pt.peer_node) == pt.peer_port && mask(D, pt.peer_node)) m = 1;
     }
   }
   mask_[static_cast<size_t>(u)] |= m;
@@ -264,7 +290,9 @@ void Reconfigurer::active_in(const Dest& D, int y, std::vector<Id>& out) {
     const Port& pt = n.port(p);
     if (!pt.connected() || !after_.node(pt.peer_node).is_switch()) continue;
     const int u = pt.peer_node;
-    if (r_.lfts.get(u, D.d) != pt.peer_port && cur_.get(u, D.d) != pt.peer_port) continue;
+    const bool old_in = old(u) == pt.peer_port;
+    const bool new_in = cur(u) == pt.peer_port && !is_idle(u);
+    if (!old_in && !new_in) continue;
     const uint16_t m = mask(D, u);
     if (!m) continue;
     for (int l = 0; l < kNumVlSlots; l++)
@@ -276,7 +304,7 @@ bool Reconfigurer::route_touches(const Dest& D, int y, const std::vector<int>& p
   for (int hops = 0; hops <= after_.size(); hops++) {
     if (std::find(path.begin(), path.end(), y) != path.end()) return true;
     if (y == D.t) return false;
-    uint8_t q = cur_.get(y, D.d);
+    uint8_t q = cur(y);
     y = after_.node(y).port(q).peer_node;
   }
   return true;
@@ -363,35 +391,6 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
   };
   // deps for switch y taking port q: existing traffic into y (except channels on link `skip`)
   if (++ain_g_ == 0) std::fill(ain_gen_.begin(), ain_gen_.end(), 0), ain_g_ = 1;
-  auto entry_deps = [&](int y, uint8_t q, int in_link, std::vector<Dep>& out) {
-    // Traffic that reaches y from the very switch y now forwards to would U-turn; that switch
-    // is downstream of y in the new routing, so it is updated in an earlier transition stage
-    // and its old packets drain (packet lifetime) before y changes: no such dependency arises.
-    const int next = after_.node(y).port(q).peer_node;
-    if (ain_gen_[static_cast<size_t>(y)] != ain_g_) {
-      active_in(D, y, ain_[static_cast<size_t>(y)]);
-      ain_gen_[static_cast<size_t>(y)] = ain_g_;
-    }
-    // Single VL: once every CA attached to y has its dependency onto (y, q) in the list, that
-    // stays true for the rest of the reconfiguration, so those are not looked up again.
-    const size_t lq = static_cast<size_t>(link(y, q));
-    const bool ca_known = single_vl_ && ca_deps_ok_[lq];
-    bool ca_all = single_vl_ && !ca_known;
-    size_t ca_seen = 0;
-    for (Id c : ain_[static_cast<size_t>(y)]) {
-      const int from = ids_.link_node(static_cast<int>(c / kNumVlSlots));
-      if (from == next) continue;
-      const bool is_ca = !after_.node(from).is_switch();
-      if (is_ca && ca_known) continue;
-      const Id to = ch(y, q, Cdg::vl_of(c));
-      if (is_ca) ca_seen++;
-      if (is_ca && ca_all && !list_.has_dep(c, to)) ca_all = false;
-      out.push_back({c, to});
-    }
-    if (ca_all && ca_seen == src_at_[static_cast<size_t>(y)].size()) ca_deps_ok_[lq] = 1;
-    if (in_link >= 0)
-      for (int l : D.layers) out.push_back({static_cast<Id>(in_link) * kNumVlSlots + static_cast<Id>(l), ch(y, q, l)});
-  };
   auto push_children = [&](int s, int y, int in_link, double base_cost, const std::vector<Dep>& base_nd,
                            const std::vector<int>& path) {
     const Node& n = after_.node(y);
@@ -400,7 +399,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       const Port& p = n.port(q);
       if (!p.connected() || !after_.node(p.peer_node).is_switch()) continue;
       if (std::find(path.begin(), path.end(), p.peer_node) != path.end()) continue;
-      if (override_ok && cur_.get(y, D.d) == q) continue;  // that is the terminal "join at y"
+      if (override_ok && cur(y) == q) continue;  // that is the terminal "join at y"
       int l = link(y, q);
       if (stamp_[static_cast<size_t>(l)] == gen_) continue;
       // lazy: the dependencies are checked when the state is popped (Dijkstra stays exact
@@ -437,26 +436,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       std::vector<std::pair<int, uint8_t>> entries;
       for (int i = si; i >= 0; i = st[static_cast<size_t>(i)].parent)
         entries.push_back({st[static_cast<size_t>(i)].from, st[static_cast<size_t>(i)].port});
-      for (auto [y, q] : entries) {
-        uint8_t old = cur_.get(y, D.d);
-        if (old == q) continue;
-        const uint64_t key = (static_cast<uint64_t>(y) << 16) | D.d;
-        auto [it, fresh] = changes_.try_emplace(key, LftChange{y, D.d, old, q});
-        if (!fresh) it->second.new_port = q;
-        cur_.set(y, D.d, q);
-      }
-      // new traffic: the path's switches, then the joined route
-      const uint16_t lm = D.layer_mask;
-      for (int i = si; i >= 0; i = st[static_cast<size_t>(i)].parent)
-        set_mask(D, st[static_cast<size_t>(i)].from, lm);
-      int y = T.sw;
-      for (int hops = 0; hops <= after_.size(); hops++) {
-        if ((mask(D, y) & lm) == lm) break;
-        set_mask(D, y, lm);
-        if (y == D.t) break;
-        y = after_.node(y).port(cur_.get(y, D.d)).peer_node;
-      }
-      if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;  // routes changed
+      commit(D, entries, T.sw);
       return true;
     }
     if (nonterminal == 2) {  // deferred expansion of a switch that could also end the path
@@ -471,7 +451,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
     if (!st[static_cast<size_t>(si)].evaluated) {
       St& e = st[static_cast<size_t>(si)];
       std::vector<Dep> cand;
-      entry_deps(e.from, e.port, e.in_link, cand);
+      entry_deps(D, e.from, e.port, e.in_link, cand);
       std::vector<Dep> nd = e.parent >= 0 ? st[static_cast<size_t>(e.parent)].newdeps : std::vector<Dep>{};
       const size_t inherited = nd.size();
       double c = eval(cand, nd);
@@ -497,17 +477,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
     // terminal: y is the destination's switch, or y's route already reaches d
     if (y == D.t || (reaches(D, y) && !route_touches(D, y, path))) {
       std::vector<Dep> cand;
-      int prev_link = s.link;
-      int z = y;
-      for (int hops = 0; hops <= after_.size(); hops++) {
-        uint8_t q = cur_.get(z, D.d);
-        if (q == 0) break;  // z owns d
-        for (int l : D.layers) cand.push_back({static_cast<Id>(prev_link) * kNumVlSlots + static_cast<Id>(l), ch(z, q, l)});
-        if (z == D.t) break;
-        if ((mask(D, z) & D.layer_mask) == D.layer_mask) break;  // downstream already carries d-traffic: its deps are in the list
-        prev_link = link(z, q);
-        z = after_.node(z).port(q).peer_node;
-      }
+      junction_deps(D, s.link, y, cand);
       std::vector<Dep> nd = s.newdeps;
       double c = eval(cand, nd);
       if (c >= 0) {
@@ -540,17 +510,21 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
   D.t = at.sw;
   D.tport = at.port;
   D.owner = after_.owner(d)->node;
+  old_col_ = tables_->column(d);
+  col_.assign(old_col_, old_col_ + before_.size());
   if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;
   if (++ag_ == 0) std::fill(aff_.begin(), aff_.end(), 0), ag_ = 1;
+  idle_list_.clear();
   // affected = near ends (entry on a failed link, route fine before) + everything routed into them
-  std::vector<int> affected;
+  // level = hops upstream of the near end along the old routes (breadth first)
+  std::vector<int> affected, level;
   for (auto [s, p] : dead_ports_) {
-    if (cur_.get(s, d) != p || aff_[static_cast<size_t>(s)] == ag_) continue;
+    if (cur(s) != p || aff_[static_cast<size_t>(s)] == ag_) continue;
     int y = before_.node(s).port(p).peer_node;
     bool ok = false;
     for (int hops = 0; hops <= before_.size(); hops++) {
-      if (y == D.t) { ok = cur_.get(y, d) == D.tport; break; }
-      uint8_t q = cur_.get(y, d);
+      if (y == D.t) { ok = cur(y) == D.tport; break; }
+      uint8_t q = cur(y);
       if (q == kNoPath || q == 0 || q > before_.node(y).num_ports) break;
       const Port& pt = before_.node(y).port(q);
       if (!pt.connected() || !before_.node(pt.peer_node).is_switch()) break;
@@ -559,63 +533,58 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
     if (!ok) continue;  // already broken before this fault: not ours
     aff_[static_cast<size_t>(s)] = ag_;
     affected.push_back(s);
+    level.push_back(0);
   }
-  for (size_t i = 0; i < affected.size(); i++)
+  // Local repair changes only the near ends; their upstream switches are needed only for the
+  // metrics (count_affected) and end-to-end repair.
+  const bool upstream = o_.paths == DqrOptions::Paths::EndToEnd || o_.count_affected;
+  for (size_t i = 0; upstream && i < affected.size(); i++)
     for (auto [u, up] : sw_in_[static_cast<size_t>(affected[i])]) {
-      if (aff_[static_cast<size_t>(u)] == ag_ || cur_.get(u, d) != up) continue;
+      if (aff_[static_cast<size_t>(u)] == ag_ || cur(u) != up) continue;
       aff_[static_cast<size_t>(u)] = ag_;
       affected.push_back(u);
+      level.push_back(level[i] + 1);
     }
   if (affected.empty()) return true;
   res.dlids_affected++;
-  res.entries_affected += affected.size();
+  if (o_.count_affected) res.entries_affected += affected.size();
   const bool d_is_ca = !after_.node(after_.owner(d)->node).is_switch() && after_.owner(d)->base_lid == d;
-  if (d_is_ca)
+  if (d_is_ca && o_.count_affected)
     for (int s : affected) res.flows_affected += static_cast<uint64_t>(cas_at_[static_cast<size_t>(s)]);
   mark_traffic(D);
 
-  std::vector<int>& dist = dist_;
-  bool have_dist = false;
-  // hop distances to t over working switch links (processing order); they depend on t only,
-  // so they are kept for the other DLIDs attached to the same switch
-  auto compute_dist = [&] {
-    if (have_dist) return;
-    have_dist = true;
-    std::vector<int>& dt = dist_by_t_[static_cast<size_t>(D.t)];
-    if (dt.empty()) {
-      dt.assign(static_cast<size_t>(after_.size()), 1 << 30);
-      std::vector<int> q{D.t};
-      dt[static_cast<size_t>(D.t)] = 0;
-      for (size_t i = 0; i < q.size(); i++) {
-        const int u = q[i];
-        for (int v : sw_adj_[static_cast<size_t>(u)])
-          if (dt[static_cast<size_t>(v)] > dt[static_cast<size_t>(u)] + 1)
-            dt[static_cast<size_t>(v)] = dt[static_cast<size_t>(u)] + 1, q.push_back(v);
-      }
-    }
-    dist = dt;
-  };
   std::vector<int> todo;
   if (o_.paths == DqrOptions::Paths::Local) {
     for (int s : affected) {
-      uint8_t p = cur_.get(s, d);
+      uint8_t p = cur(s);
       if (p != kNoPath && p != 0 && p <= after_.node(s).num_ports && dead(s, p)) todo.push_back(s);
     }
-    if (todo.size() > 1) {
-      compute_dist();
+    if (todo.size() > 1) {  // nearest to d first
+      const std::vector<int>& dist = dist_to(D.t);
       std::stable_sort(todo.begin(), todo.end(), [&](int a, int b) { return dist[static_cast<size_t>(a)] < dist[static_cast<size_t>(b)]; });
     }
   } else {
-    todo = affected;
-    compute_dist();
-    std::stable_sort(todo.begin(), todo.end(), [&](int a, int b) { return dist[static_cast<size_t>(a)] > dist[static_cast<size_t>(b)]; });
+    // End to end: the most upstream switches first (their traffic comes from farthest away),
+    // then farther from d first; a switch's fresh shortest path fixes the affected switches it
+    // passes through. (Farthest-first alone would take the switch just before a failed link
+    // first when its detour is longer than its upstream switches' own shortest paths, as on a
+    // fat tree's spine that lost a down link: its upstream leaves would then follow its
+    // down-up detour instead of going up another spine.)
+    const std::vector<int>& dist = dist_to(D.t);
+    std::vector<size_t> idx(affected.size());
+    for (size_t i = 0; i < idx.size(); i++) idx[i] = i;
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+      if (level[a] != level[b]) return level[a] > level[b];
+      return dist[static_cast<size_t>(affected[a])] > dist[static_cast<size_t>(affected[b])];
+    });
+    for (size_t i : idx) todo.push_back(affected[i]);
   }
   for (int w : todo) {
     if (reaches(D, w)) continue;
+    if (idle_route(D, w) || direct_route(D, w)) continue;
     std::string why;
     if (!search_and_commit(D, w, why)) {
-      compute_dist();
-      if (dist[static_cast<size_t>(w)] >= (1 << 30)) why = "switch \"" + after_.node(w).id + "\" is physically cut off";
+      if (dist_to(D.t)[static_cast<size_t>(w)] >= (1 << 30)) why = "switch \"" + after_.node(w).id + "\" is physically cut off";
       if (res.failures.size() < 5) res.failures.push_back("DLID " + std::to_string(d) + ": " + why);
       return false;
     }
@@ -626,6 +595,178 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
         res.failures.push_back("DLID " + std::to_string(d) + ": switch \"" + after_.node(s).id + "\" still has no route");
       return false;
     }
+  for (int w : idle_list_)
+    if (is_idle(w)) changes_[(static_cast<uint64_t>(w) << 16) | d].idle = true;
+  return true;
+}
+
+void Reconfigurer::entry_deps(const Dest& D, int y, uint8_t q, int in_link, std::vector<Dep>& out) {
+  // Traffic that reaches y from the very switch y now forwards to would U-turn; that switch
+  // is downstream of y in the new routing, so it is updated in an earlier transition stage
+  // and its old packets drain (packet lifetime) before y changes: no such dependency arises.
+  const int next = after_.node(y).port(q).peer_node;
+  if (ain_gen_[static_cast<size_t>(y)] != ain_g_) {
+    active_in(D, y, ain_[static_cast<size_t>(y)]);
+    ain_gen_[static_cast<size_t>(y)] = ain_g_;
+  }
+  // Single VL: once every CA attached to y has its dependency onto (y, q) in the list, that
+  // stays true for the rest of the reconfiguration, so those are not looked up again.
+  const size_t lq = static_cast<size_t>(link(y, q));
+  const bool ca_known = single_vl_ && ca_deps_ok_[lq];
+  bool ca_all = single_vl_ && !ca_known;
+  size_t ca_seen = 0;
+  for (Id c : ain_[static_cast<size_t>(y)]) {
+    const int from = ids_.link_node(static_cast<int>(c / kNumVlSlots));
+    if (from == next) continue;
+    const bool is_ca = !after_.node(from).is_switch();
+    if (is_ca && ca_known) continue;
+    const Id to = ch(y, q, Cdg::vl_of(c));
+    if (is_ca) ca_seen++;
+    if (is_ca && ca_all && !list_.has_dep(c, to)) ca_all = false;
+    out.push_back({c, to});
+  }
+  if (ca_all && ca_seen == src_at_[static_cast<size_t>(y)].size()) ca_deps_ok_[lq] = 1;
+  if (in_link >= 0)
+    for (int l : D.layers) out.push_back({static_cast<Id>(in_link) * kNumVlSlots + static_cast<Id>(l), ch(y, q, l)});
+}
+
+// Dependencies of joining z's route from channel prev_link: the junction turn and, while the
+// route carried no traffic for d before (or only an idle switch's), its own turns.
+void Reconfigurer::junction_deps(const Dest& D, int prev_link, int z, std::vector<Dep>& out) {
+  for (int hops = 0; hops <= after_.size(); hops++) {
+    uint8_t q = cur(z);
+    if (q == 0) break;  // z owns d
+    for (int l : D.layers) out.push_back({static_cast<Id>(prev_link) * kNumVlSlots + static_cast<Id>(l), ch(z, q, l)});
+    if (z == D.t) break;
+    // downstream already carries d-traffic: its deps are in the list (not so behind an idle switch)
+    if ((mask(D, z) & D.layer_mask) == D.layer_mask && !is_idle(z)) break;
+    prev_link = link(z, q);
+    z = after_.node(z).port(q).peer_node;
+  }
+}
+
+// Sets the entries of a new path (switch, port) that joins the route of switch `junction`, and
+// records the traffic it now carries.
+void Reconfigurer::commit(Dest& D, const std::vector<std::pair<int, uint8_t>>& entries, int junction) {
+  for (auto [y, q] : entries) record_change(y, D.d, q);
+  // new traffic: the path's switches, then the joined route (idle switches on it carry
+  // traffic from now on)
+  const uint16_t lm = D.layer_mask;
+  for (auto [y, q] : entries) {
+    set_mask(D, y, lm);
+    idle_[static_cast<size_t>(y)] = 0;
+  }
+  int y = junction;
+  for (int hops = 0; hops <= after_.size(); hops++) {
+    const bool was_idle = is_idle(y);
+    idle_[static_cast<size_t>(y)] = 0;
+    if ((mask(D, y) & lm) == lm && !was_idle) break;
+    set_mask(D, y, lm);
+    if (y == D.t) break;
+    y = after_.node(y).port(cur(y)).peer_node;
+  }
+  if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;  // routes changed
+}
+
+// The cheapest possible repair, tried before the search: one hop to a neighbour whose route
+// reaches d (nearest to d first), with every dependency already in the list: cost 1, which no
+// path found by the search can undercut (the search does not count the joined route's hops).
+bool Reconfigurer::direct_route(Dest& D, int w) {
+  if (++ain_g_ == 0) std::fill(ain_gen_.begin(), ain_gen_.end(), 0), ain_g_ = 1;
+  // w does not reach d, so no route that reaches d passes through w: no loop possible
+  const Node& n = after_.node(w);
+  std::vector<std::pair<int, int>>& cand = cand_;  // (hops of z's route, port)
+  cand.clear();
+  for (int q = 1; q <= n.num_ports; q++) {
+    const int z = next_switch(w, static_cast<uint8_t>(q));
+    if (z >= 0 && reaches(D, z)) cand.push_back({route_hops(z), q});
+  }
+  std::sort(cand.begin(), cand.end());
+  std::vector<Dep>& deps = deps_;
+  std::vector<Dep> best_new, nd;
+  double best = 2;  // a path of two hops or more costs at least 2: leave those to the search
+  int best_q = 0;
+  for (auto [dz, q] : cand) {
+    const int z = next_switch(w, static_cast<uint8_t>(q));
+    deps.clear();
+    entry_deps(D, w, static_cast<uint8_t>(q), -1, deps);
+    junction_deps(D, link(w, q), z, deps);
+    double cost = 1;
+    nd.clear();
+    for (const Dep& dp : deps) {
+      if (list_.has_dep(dp.first, dp.second) || std::find(nd.begin(), nd.end(), dp) != nd.end()) continue;
+      // new dependencies must go up (a reorder is the search's business)
+      if (!list_.contains(dp.first) || !list_.contains(dp.second) || list_.pos(dp.first) >= list_.pos(dp.second)) {
+        cost = best;
+        break;
+      }
+      nd.push_back(dp);
+      cost += o_.new_dep_cost;
+      if (cost >= best) break;
+    }
+    if (cost >= best) continue;
+    best = cost, best_q = q;
+    best_new = nd;
+    if (cost == 1) break;  // nothing cheaper exists
+  }
+  if (!best_q) return false;
+  for (const Dep& dp : best_new) list_.enable(dp.first, dp.second);  // all go up: plain inserts
+  commit(D, {{w, static_cast<uint8_t>(best_q)}}, next_switch(w, static_cast<uint8_t>(best_q)));
+  return true;
+}
+
+const std::vector<int>& Reconfigurer::dist_to(int t) {
+  // hop distances to t over working switch links; they depend on t only, so they are kept for
+  // the other DLIDs attached to the same switch
+  std::vector<int>& dt = dist_by_t_[static_cast<size_t>(t)];
+  if (dt.empty()) {
+    dt.assign(static_cast<size_t>(after_.size()), 1 << 30);
+    std::vector<int> q{t};
+    dt[static_cast<size_t>(t)] = 0;
+    for (size_t i = 0; i < q.size(); i++) {
+      const int u = q[i];
+      for (int v : sw_adj_[static_cast<size_t>(u)])
+        if (dt[static_cast<size_t>(v)] > dt[static_cast<size_t>(u)] + 1)
+          dt[static_cast<size_t>(v)] = dt[static_cast<size_t>(u)] + 1, q.push_back(v);
+    }
+  }
+  return dt;
+}
+
+void Reconfigurer::record_change(int y, Lid d, uint8_t q) {
+  const uint8_t was = cur(y);
+  if (was == q) return;
+  const uint64_t key = (static_cast<uint64_t>(y) << 16) | d;
+  auto [it, fresh] = changes_.try_emplace(key, LftChange{y, d, was, q});
+  if (!fresh) it->second.new_port = q;
+  col_[static_cast<size_t>(y)] = q;
+}
+
+bool Reconfigurer::carries_no_traffic(const Dest& D, int w) const {
+  if (o_.switch_sources) return false;
+  for (int si : src_at_[static_cast<size_t>(w)])
+    if (sources_[static_cast<size_t>(si)].node != D.owner) return false;
+  // anything still routed into w (also over a failed link: not repaired yet) may send traffic
+  for (auto [u, up] : sw_in_[static_cast<size_t>(w)])
+    if (cur(u) == up) return false;
+  return true;
+}
+
+bool Reconfigurer::idle_route(Dest& D, int w) {
+  if (!carries_no_traffic(D, w)) return false;
+  // w does not reach d, so no route that reaches d passes through w: no loop possible
+  const Node& n = after_.node(w);
+  int best_q = 0, best_d = 1 << 30;
+  for (int q = 1; q <= n.num_ports; q++) {
+    const int z = next_switch(w, static_cast<uint8_t>(q));
+    if (z < 0 || !reaches(D, z) || route_hops(z) >= best_d) continue;
+    best_q = q, best_d = route_hops(z);
+  }
+  if (!best_q) return false;
+  record_change(w, D.d, static_cast<uint8_t>(best_q));
+  idle_[static_cast<size_t>(w)] = ag_;
+  idle_list_.push_back(w);
+  if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;  // routes changed
   return true;
 }
 
@@ -712,20 +853,22 @@ DqrResult Reconfigurer::run() {
     if (before_.node(i).num_ports != after_.node(i).num_ports || before_.node(i).type != after_.node(i).type)
       throw EngineError("dqr", "node \"" + after_.node(i).id + "\" changed type or port count");
   DqrResult res;
-  cur_ = r_.lfts;
+  tables_ = o_.tables ? o_.tables : dqr_tables(before_, r_);
+  if (tables_->nodes != before_.size() || tables_->max_lid < before_.max_lid())
+    throw Error("dqr: precomputed tables do not describe this fabric");
+  res.entries_total = tables_->entries_total;
   for (int s : before_.switches()) {
     const Node& n = before_.node(s);
     for (int p = 1; p <= n.num_ports; p++)
       if (dead(s, p) && before_.node(n.port(p).peer_node).is_switch()) dead_ports_.push_back({s, static_cast<uint8_t>(p)}), res.failed_channels++;
-    const std::vector<uint8_t>& t = r_.lfts.table(s);
-    const size_t end = std::min(t.size(), static_cast<size_t>(before_.max_lid()) + 1);
-    if (end > 1) res.entries_total += count_routed(t.data() + 1, end - 1);
   }
   collect_sources();
   single_vl_ = !r_.path_sl && r_.sl2vl.empty();
   rval_.assign(static_cast<size_t>(after_.size()), 0);
+  rhops_.assign(static_cast<size_t>(after_.size()), 0);
   rgen_.assign(static_cast<size_t>(after_.size()), 0);
   aff_.assign(static_cast<size_t>(after_.size()), 0);
+  idle_.assign(static_cast<size_t>(after_.size()), 0);
   mask_.assign(static_cast<size_t>(after_.size()), 0);
   mgen_.assign(static_cast<size_t>(after_.size()), 0);
   ain_.assign(static_cast<size_t>(after_.size()), {});
@@ -770,7 +913,7 @@ DqrResult Reconfigurer::run() {
         // quick test: does any near end of a failed link forward d into it?
         bool hit = false;
         for (auto [s, p] : dead_ports_)
-          if (cur_.get(s, d) == p) { hit = true; break; }
+          if (tables_->get(s, d) == p) { hit = true; break; }
         if (!hit) continue;
         if (!repair(d, res)) ok = false;
       }
@@ -778,12 +921,14 @@ DqrResult Reconfigurer::run() {
   std::vector<LftChange> ch;
   for (auto& [k, c] : changes_)
     if (c.old_port != c.new_port) ch.push_back(c);
-  res.changes = transition_order(after_, cur_, std::move(ch));
+  Lfts patched = r_.lfts;
+  for (const LftChange& c : ch) patched.set(c.sw, c.lid, c.new_port);
+  res.changes = transition_order(after_, patched, std::move(ch));
   res.entries_changed = res.changes.size();
   res.turns_enabled = list_.turns_enabled() - en0;
   res.channels_moved = list_.channels_moved() - moved0;
   res.ok = ok;
-  res.lfts = ok ? std::move(cur_) : r_.lfts;
+  res.lfts = ok ? std::move(patched) : r_.lfts;
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }
@@ -796,9 +941,26 @@ DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric&
   return r.run();
 }
 
+std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing& routing) {
+  auto t = std::make_shared<DqrTables>();
+  t->nodes = before.size();
+  t->max_lid = before.max_lid();
+  const size_t n = static_cast<size_t>(t->nodes), lids = static_cast<size_t>(t->max_lid) + 1;
+  t->by_lid.assign(n * lids, kNoPath);
+  for (int s : before.switches()) {
+    const std::vector<uint8_t>& tab = routing.lfts.table(s);
+    const size_t end = std::min(tab.size(), lids);
+    for (size_t d = 1; d < end; d++) t->by_lid[d * n + static_cast<size_t>(s)] = tab[d];
+    if (end > 1) t->entries_total += count_routed(tab.data() + 1, end - 1);
+  }
+  return t;
+}
+
 std::vector<LftChange> transition_order(const Fabric& after, const Lfts& lfts, std::vector<LftChange> changes) {
   std::vector<int> depth(changes.size(), 0);
+  int deepest = 0;
   for (size_t i = 0; i < changes.size(); i++) {
+    if (changes[i].idle) continue;  // after every other stage (below)
     int y = changes[i].sw, hops = 0;
     Attach at = after.attach(changes[i].lid);
     while (hops <= after.size() && y != at.sw) {
@@ -808,7 +970,10 @@ std::vector<LftChange> transition_order(const Fabric& after, const Lfts& lfts, s
       hops++;
     }
     depth[i] = hops;
+    deepest = std::max(deepest, hops);
   }
+  for (size_t i = 0; i < changes.size(); i++)
+    if (changes[i].idle) depth[i] = deepest + 1;
   std::vector<size_t> idx(changes.size());
   for (size_t i = 0; i < idx.size(); i++) idx[i] = i;
   std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {

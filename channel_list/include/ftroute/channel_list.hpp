@@ -53,14 +53,14 @@ class ChannelList {
 
   // ---- queries ----
   size_t num_channels() const { return ord_.size(); }
-  size_t num_deps() const { return deps_.size(); }
+  size_t num_deps() const { return num_deps_; }
   bool contains(Id c) const { return c < pos_.size() && pos_[c] >= 0; }
   int pos(Id c) const { return c < pos_.size() ? pos_[c] : -1; }
   const std::vector<Id>& order() const { return ord_; }  // bottom first
-  bool has_dep(Id a, Id b) const { return deps_.count(key(a, b)) != 0; }
+  bool has_dep(Id a, Id b) const;
   std::vector<Dep> dependencies() const;
   // Channels that depend on / are depended on by c (unsorted).
-  const std::vector<Id>& successors(Id c) const { return c < out_.size() ? out_[c] : empty_; }
+  const std::vector<Id>& successors(Id c) const { return c < out_.size() ? out_[c] : empty_; }  // sorted
   const std::vector<Id>& predecessors(Id c) const { return c < in_.size() ? in_[c] : empty_; }
   // Every dependency goes up and positions are a permutation (used by tests).
   bool valid(std::string* why = nullptr) const;
@@ -98,7 +98,7 @@ class ChannelList {
   std::vector<int32_t> pos_;          // by id, -1 = not in list
   std::vector<Id> ord_;               // by position
   std::vector<std::vector<Id>> out_, in_;
-  std::unordered_set<uint64_t> deps_;
+  size_t num_deps_ = 0;  // dependencies are out_ (each sorted) / in_
   mutable std::vector<uint32_t> mark_;
   mutable uint32_t stamp_ = 0;
   uint64_t moved_ = 0, enabled_ = 0;

@@ -44,6 +44,19 @@
 
 namespace ftroute {
 
+// The old routing by destination (one column of switch entries per LID, so that repairing a LID
+// reads contiguous memory) and its routed-entry count: a per-routing precomputation like the
+// channel list (dqr_tables), passed in DqrOptions::tables.
+struct DqrTables {
+  int nodes = 0;
+  Lid max_lid = 0;
+  std::vector<uint8_t> by_lid;  // [lid * nodes + node]; kNoPath where unrouted
+  uint64_t entries_total = 0;   // routed (switch, LID) entries, LID >= 1
+  const uint8_t* column(Lid d) const { return by_lid.data() + static_cast<size_t>(d) * static_cast<size_t>(nodes); }
+  uint8_t get(int node, Lid d) const { return column(d)[node]; }
+};
+std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing& routing);
+
 struct DqrOptions {
   enum class Paths { Local, EndToEnd };
   enum class Turns { Single, All };
@@ -51,9 +64,15 @@ struct DqrOptions {
   Turns turns = Turns::All;
   bool mesh_plugin = false;
   bool switch_sources = false;   // must match the channel list's ChannelListOptions
+  // Count DqrResult::entries_affected / flows_affected (the paper's "flows rerouted" metric):
+  // local repair then walks every switch upstream of a failed link, which it does not need
+  // for the repair itself. false: both stay 0 (bench_dqr times DQR so).
+  bool count_affected = true;
   // Mesh recognition of the fault-free fabric, if already done (precomputation like the
   // channel list; must describe `before`); null = recognised during the reconfiguration.
   std::shared_ptr<const MeshGrid> mesh;
+  // dqr_tables(before, old routing), if already done; null = built during the reconfiguration.
+  std::shared_ptr<const DqrTables> tables;
   double turn_cost = 4.0;
   double new_dep_cost = 0.25;
   double override_cost = 1.0;
@@ -65,6 +84,12 @@ struct LftChange {
   Lid lid = 0;
   uint8_t old_port = kNoPath, new_port = kNoPath;
   int stage = 0;  // transition stage: hops from sw to the LID along the new routes
+  // The entry carries no traffic in the new routing (no source at sw, nothing routed into sw):
+  // only its old traffic, which stops once the switches that sent it are updated. Such entries
+  // go in a last stage, after every other change has been applied and drained, and their new
+  // path adds no dependency (end-to-end repair: the switch just before a failed link whose
+  // upstream switches all found their own way).
+  bool idle = false;
 };
 
 struct DqrResult {
@@ -75,11 +100,11 @@ struct DqrResult {
   std::vector<std::string> notes;
   int failed_channels = 0;          // directed switch-switch channels that disappeared
   uint64_t entries_total = 0;       // routed (switch, LID) entries before the fault
-  uint64_t entries_affected = 0;    // entries whose route crossed a failed link
+  uint64_t entries_affected = 0;    // entries whose route crossed a failed link (count_affected)
   uint64_t entries_changed = 0;     // = changes.size()
   uint64_t dlids_affected = 0;
   uint64_t flows_total = 0;         // CA->CA pairs (base LIDs)
-  uint64_t flows_affected = 0;      // of those, routed over a failed link
+  uint64_t flows_affected = 0;      // of those, routed over a failed link (count_affected)
   uint64_t turns_enabled = 0;       // downward deps made legal by reordering
   uint64_t channels_moved = 0;
   bool plugin_applied = false;      // mesh plug-in enabled all its detours
@@ -97,7 +122,8 @@ DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric&
 
 // Changes ordered so that every intermediate state is loop-free and deadlock-free: stage k =
 // entries k hops from their LID along the new routes, stages in increasing order, so a packet
-// that met one updated entry only meets updated entries afterwards (old prefix + new suffix).
+// that met one updated entry only meets updated entries afterwards (old prefix + new suffix);
+// idle entries (LftChange::idle) form one stage after all others.
 // Between two stages the SM should let the packet lifetime expire (IB switch lifetime / HOQ
 // limit) so old packets on a channel whose sender was just updated have drained: the search
 // relies on that for the one junction it does not add to the list (a packet that arrived at y
