@@ -104,9 +104,16 @@ class Reconfigurer {
   // no dependency is involved. False if w carries traffic or no neighbour qualifies.
   bool idle_route(Dest& D, int w);
   bool direct_route(Dest& D, int w);
-  void entry_deps(const Dest& D, int y, uint8_t q, int in_link, std::vector<Dep>& out);
-  void junction_deps(const Dest& D, int prev_link, int z, std::vector<Dep>& out);
-  void commit(Dest& D, const std::vector<std::pair<int, uint8_t>>& entries, int junction);
+  // Layer sets (bit l = VL l) follow the traffic: a path's channel carries the layers of the
+  // traffic that entered the path at its switches (mask() of each), not every layer of d.
+  void entry_deps(const Dest& D, int y, uint8_t q, int in_link, uint16_t in_lay, std::vector<Dep>& out);
+  void junction_deps(const Dest& D, int prev_link, uint16_t lay, int z, std::vector<Dep>& out);
+  struct Entry {
+    int sw;
+    uint8_t port;
+    uint16_t lay;  // layers of the traffic the new entry forwards
+  };
+  void commit(Dest& D, const std::vector<Entry>& entries, int junction);
   bool carries_no_traffic(const Dest& D, int w) const;
   bool is_idle(int u) const { return idle_[static_cast<size_t>(u)] == ag_; }
   void record_change(int y, Lid d, uint8_t q);
@@ -323,6 +330,8 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
     bool evaluated = false;    // deps costed (lazy: only when the state is popped)
     size_t verified_from = 0;  // newdeps[verified_from..] not yet checked against the list
     double pre = 0;            // cost of the arrival turn, added when the state was pushed
+    uint16_t lay = 0;          // layers on the channel taken (traffic entering at w .. from)
+    uint16_t in_lay = 0;       // layers on the arrival channel (0 at w)
   };
   std::vector<St> st;
   // cost, kind (0 = terminal, 1 = state, 2 = deferred expansion; lower first on ties), state
@@ -391,9 +400,10 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
   };
   // deps for switch y taking port q: existing traffic into y (except channels on link `skip`)
   if (++ain_g_ == 0) std::fill(ain_gen_.begin(), ain_gen_.end(), 0), ain_g_ = 1;
-  auto push_children = [&](int s, int y, int in_link, double base_cost, const std::vector<Dep>& base_nd,
+  auto push_children = [&](int s, int y, int in_link, uint16_t in_lay, double base_cost,
                            const std::vector<int>& path) {
     const Node& n = after_.node(y);
+    const uint16_t lay = static_cast<uint16_t>(in_lay | mask(D, y));
     const bool override_ok = reaches(D, y);
     for (int q = 1; q <= n.num_ports; q++) {
       const Port& p = n.port(q);
@@ -410,7 +420,8 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       double pre = 0;
       bool refused = false;
       if (in_link >= 0)
-        for (int vl : D.layers) {
+        for (int vl = 0; vl < kNumVlSlots; vl++) {
+          if (!(in_lay & (1u << vl))) continue;
           const Dep dp{static_cast<Id>(in_link) * kNumVlSlots + static_cast<Id>(vl), ch(y, q, vl)};
           if (list_.has_dep(dp.first, dp.second)) continue;
           if (refused_.count(dep_key(dp))) refused = true;
@@ -418,12 +429,12 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
         }
       if (refused) continue;
       total += pre;
-      St child{l, y, static_cast<uint8_t>(q), p.peer_node, s, total, {}, in_link, false, 0, pre};
+      St child{l, y, static_cast<uint8_t>(q), p.peer_node, s, total, {}, in_link, false, 0, pre, lay, in_lay};
       st.push_back(std::move(child));
       pq.push({total, 1, static_cast<int>(st.size()) - 1});
     }
   };
-  push_children(-1, w, -1, 0, {}, {w});
+  push_children(-1, w, -1, 0, 0, {w});
   while (!pq.empty()) {
     const QE top = pq.top();
     const int nonterminal = top.kind, si = top.idx;
@@ -433,9 +444,10 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       // commit (enable_all checks the whole path's new dependencies jointly)
       St& T = st[static_cast<size_t>(si)];
       if (!list_.enable_all(T.newdeps)) continue;  // single-turn mode: jointly impossible; try next
-      std::vector<std::pair<int, uint8_t>> entries;
+      std::vector<Entry> entries;
       for (int i = si; i >= 0; i = st[static_cast<size_t>(i)].parent)
-        entries.push_back({st[static_cast<size_t>(i)].from, st[static_cast<size_t>(i)].port});
+        entries.push_back({st[static_cast<size_t>(i)].from, st[static_cast<size_t>(i)].port, st[static_cast<size_t>(i)].lay});
+      std::reverse(entries.begin(), entries.end());  // w first: the last entry feeds the junction
       commit(D, entries, T.sw);
       return true;
     }
@@ -444,14 +456,14 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       const double c = st[static_cast<size_t>(si)].cost;
       std::vector<int> path = path_of(st[static_cast<size_t>(si)].parent);
       path.push_back(y);
-      push_children(si, y, l, c, {}, path);
+      push_children(si, y, l, st[static_cast<size_t>(si)].lay, c, path);
       continue;
     }
     if (stamp_[static_cast<size_t>(st[static_cast<size_t>(si)].link)] == gen_) continue;
     if (!st[static_cast<size_t>(si)].evaluated) {
       St& e = st[static_cast<size_t>(si)];
       std::vector<Dep> cand;
-      entry_deps(D, e.from, e.port, e.in_link, cand);
+      entry_deps(D, e.from, e.port, e.in_link, e.in_lay, cand);
       std::vector<Dep> nd = e.parent >= 0 ? st[static_cast<size_t>(e.parent)].newdeps : std::vector<Dep>{};
       const size_t inherited = nd.size();
       double c = eval(cand, nd);
@@ -477,11 +489,11 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
     // terminal: y is the destination's switch, or y's route already reaches d
     if (y == D.t || (reaches(D, y) && !route_touches(D, y, path))) {
       std::vector<Dep> cand;
-      junction_deps(D, s.link, y, cand);
+      junction_deps(D, s.link, s.lay, y, cand);
       std::vector<Dep> nd = s.newdeps;
       double c = eval(cand, nd);
       if (c >= 0) {
-        st.push_back({s.link, s.from, s.port, s.sw, s.parent, s.cost + c, std::move(nd), s.in_link, true, 0, 0});
+        st.push_back({s.link, s.from, s.port, s.sw, s.parent, s.cost + c, std::move(nd), s.in_link, true, 0, 0, s.lay, s.in_lay});
         pq.push({s.cost + c, 0, static_cast<int>(st.size()) - 1});
       }
       if (y == D.t) continue;
@@ -491,7 +503,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       continue;
     }
     path.push_back(y);
-    push_children(si, y, s.link, s.cost, s.newdeps, path);
+    push_children(si, y, s.link, s.lay, s.cost, path);
   }
   why = "no deadlock-free, loop-free path from switch \"" + after_.node(w).id + "\"";
   return false;
@@ -600,7 +612,7 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
   return true;
 }
 
-void Reconfigurer::entry_deps(const Dest& D, int y, uint8_t q, int in_link, std::vector<Dep>& out) {
+void Reconfigurer::entry_deps(const Dest& D, int y, uint8_t q, int in_link, uint16_t in_lay, std::vector<Dep>& out) {
   // Traffic that reaches y from the very switch y now forwards to would U-turn; that switch
   // is downstream of y in the new routing, so it is updated in an earlier transition stage
   // and its old packets drain (packet lifetime) before y changes: no such dependency arises.
@@ -627,19 +639,21 @@ void Reconfigurer::entry_deps(const Dest& D, int y, uint8_t q, int in_link, std:
   }
   if (ca_all && ca_seen == src_at_[static_cast<size_t>(y)].size()) ca_deps_ok_[lq] = 1;
   if (in_link >= 0)
-    for (int l : D.layers) out.push_back({static_cast<Id>(in_link) * kNumVlSlots + static_cast<Id>(l), ch(y, q, l)});
+    for (int l = 0; l < kNumVlSlots; l++)
+      if (in_lay & (1u << l)) out.push_back({static_cast<Id>(in_link) * kNumVlSlots + static_cast<Id>(l), ch(y, q, l)});
 }
 
 // Dependencies of joining z's route from channel prev_link: the junction turn and, while the
 // route carried no traffic for d before (or only an idle switch's), its own turns.
-void Reconfigurer::junction_deps(const Dest& D, int prev_link, int z, std::vector<Dep>& out) {
+void Reconfigurer::junction_deps(const Dest& D, int prev_link, uint16_t lay, int z, std::vector<Dep>& out) {
   for (int hops = 0; hops <= after_.size(); hops++) {
     uint8_t q = cur(z);
     if (q == 0) break;  // z owns d
-    for (int l : D.layers) out.push_back({static_cast<Id>(prev_link) * kNumVlSlots + static_cast<Id>(l), ch(z, q, l)});
+    for (int l = 0; l < kNumVlSlots; l++)
+      if (lay & (1u << l)) out.push_back({static_cast<Id>(prev_link) * kNumVlSlots + static_cast<Id>(l), ch(z, q, l)});
     if (z == D.t) break;
     // downstream already carries d-traffic: its deps are in the list (not so behind an idle switch)
-    if ((mask(D, z) & D.layer_mask) == D.layer_mask && !is_idle(z)) break;
+    if ((mask(D, z) & lay) == lay && !is_idle(z)) break;
     prev_link = link(z, q);
     z = after_.node(z).port(q).peer_node;
   }
@@ -647,15 +661,15 @@ void Reconfigurer::junction_deps(const Dest& D, int prev_link, int z, std::vecto
 
 // Sets the entries of a new path (switch, port) that joins the route of switch `junction`, and
 // records the traffic it now carries.
-void Reconfigurer::commit(Dest& D, const std::vector<std::pair<int, uint8_t>>& entries, int junction) {
-  for (auto [y, q] : entries) record_change(y, D.d, q);
+void Reconfigurer::commit(Dest& D, const std::vector<Entry>& entries, int junction) {
+  for (const Entry& e : entries) record_change(e.sw, D.d, e.port);
   // new traffic: the path's switches, then the joined route (idle switches on it carry
   // traffic from now on)
-  const uint16_t lm = D.layer_mask;
-  for (auto [y, q] : entries) {
-    set_mask(D, y, lm);
-    idle_[static_cast<size_t>(y)] = 0;
+  for (const Entry& e : entries) {
+    set_mask(D, e.sw, e.lay);
+    idle_[static_cast<size_t>(e.sw)] = 0;
   }
+  const uint16_t lm = entries.empty() ? 0 : entries.back().lay;
   int y = junction;
   for (int hops = 0; hops <= after_.size(); hops++) {
     const bool was_idle = is_idle(y);
@@ -684,13 +698,14 @@ bool Reconfigurer::direct_route(Dest& D, int w) {
   std::sort(cand.begin(), cand.end());
   std::vector<Dep>& deps = deps_;
   std::vector<Dep> best_new, nd;
+  const uint16_t lay = mask(D, w);  // layers of the traffic w forwards
   double best = 2;  // a path of two hops or more costs at least 2: leave those to the search
   int best_q = 0;
   for (auto [dz, q] : cand) {
     const int z = next_switch(w, static_cast<uint8_t>(q));
     deps.clear();
-    entry_deps(D, w, static_cast<uint8_t>(q), -1, deps);
-    junction_deps(D, link(w, q), z, deps);
+    entry_deps(D, w, static_cast<uint8_t>(q), -1, 0, deps);
+    junction_deps(D, link(w, q), lay, z, deps);
     double cost = 1;
     nd.clear();
     for (const Dep& dp : deps) {
@@ -711,7 +726,7 @@ bool Reconfigurer::direct_route(Dest& D, int w) {
   }
   if (!best_q) return false;
   for (const Dep& dp : best_new) list_.enable(dp.first, dp.second);  // all go up: plain inserts
-  commit(D, {{w, static_cast<uint8_t>(best_q)}}, next_switch(w, static_cast<uint8_t>(best_q)));
+  commit(D, {{w, static_cast<uint8_t>(best_q), lay}}, next_switch(w, static_cast<uint8_t>(best_q)));
   return true;
 }
 

@@ -84,6 +84,7 @@ Routing DqrEngine::route(const Fabric& fabric, const EngineOptions& options, con
       ChannelListOptions clo;
       clo.switch_sources = p->switch_sources;
       p->list = ChannelList::build(p->fabric, p->routing, clo);  // refers to p->fabric (kept alive by p)
+      p->tables = dqr_tables(p->fabric, p->routing);
       return p;
     });
   }
@@ -198,7 +199,9 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
     const std::string list_note = reuse ? "channel list precomputed in the background after the previous sweep (" +
                                               std::to_string(static_cast<long>(tb * 1e3)) + " ms to take over)"
                                         : "channel list " + std::to_string(static_cast<long>(tb * 1e3)) + " ms";
-    DqrResult res = dqr_reconfigure(list, before, fabric, old, dopt);
+    DqrOptions with_tables = dopt;
+    if (reuse) with_tables.tables = prepared->tables;  // precomputed with the list
+    DqrResult res = dqr_reconfigure(list, before, fabric, old, with_tables);
     if (!res.ok) {
       std::string why = res.failures.empty() ? "unknown" : res.failures.front();
       if (!fallback) throw EngineError(kName, "reconfiguration failed: " + why);

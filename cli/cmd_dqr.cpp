@@ -140,6 +140,7 @@ int run_dqr_eval(cli::Args& a) {
   const int faults = static_cast<int>(a.int_or("faults", 10));
   const uint64_t seed = static_cast<uint64_t>(a.int_or("seed", 1));
   const std::string sizes_text = a.value_or("sizes", "10,20");
+  const std::string tori_text = a.value_or("tori", "");
   const std::string variants_text = a.value_or("variants", "e2e-all,e2e-single,local-all,local-single,mesh-all,mesh-single");
   const bool fattree = a.flag("fattree");
   const int ft_faults = static_cast<int>(a.int_or("fattree-faults", 3));
@@ -164,25 +165,38 @@ int run_dqr_eval(cli::Args& a) {
     else throw cli::UsageError("unknown variant '" + v + "' (use e2e|local|mesh - all|single)");
     variants.push_back(o);
   }
-  std::vector<int> sizes;
-  std::stringstream ss(sizes_text);
-  for (std::string x; std::getline(ss, x, ',');) {
-    int n = std::atoi(x.c_str());
-    if (n < 3 || n > 64) throw cli::UsageError("--sizes: mesh sides must be 3..64, got '" + x + "'");
-    sizes.push_back(n);
-  }
+  auto parse_sides = [](const std::string& text, const char* opt) {
+    std::vector<int> v;
+    std::stringstream ss(text);
+    for (std::string x; std::getline(ss, x, ',');) {
+      int n = std::atoi(x.c_str());
+      if (n < 3 || n > 64) throw cli::UsageError(std::string(opt) + ": sides must be 3..64, got '" + x + "'");
+      v.push_back(n);
+    }
+    return v;
+  };
+  // (mesh side, torus?) in the order given: meshes, then tori
+  std::vector<std::pair<int, bool>> sizes;
+  for (int n : parse_sides(sizes_text, "--sizes")) sizes.push_back({n, false});
+  for (int n : parse_sides(tori_text, "--tori")) sizes.push_back({n, true});
   auto t0 = std::chrono::steady_clock::now();
   std::vector<Row> rows;
-  for (int n : sizes) {
+  for (auto [n, torus] : sizes) {
     topo::Grid g;
     g.dims = {n, n};
+    g.torus = torus;
     Fabric f = topo::grid(g);
     f.assign_lids();
-    Routing r = make_engine("ft-dor")->route(f);
+    Routing r = make_engine("ft-dor")->route(f);  // tori: E-cube, one virtual layer (SL = VL) per path
     ChannelList list = ChannelList::build(f, r);
     auto grid = recognise_mesh(f);  // precomputed once for the plug-in (fault-free mesh)
-    std::string name = std::to_string(n) + "x" + std::to_string(n) + " mesh, dor";
+    std::string name = std::to_string(n) + "x" + std::to_string(n) +
+                       (torus ? " torus, dor (E-cube, " + std::to_string(r.num_vls) + " layers)" : " mesh, dor");
     for (auto o : variants) {
+      if (o.mesh_plugin && torus) {  // the plug-in is the mesh's; the per-layer torus plug-in is not implemented
+        std::fprintf(stderr, "dqr-eval: %s: variant %s skipped (mesh plug-in)\n", name.c_str(), o.variant_name().c_str());
+        continue;
+      }
       if (o.mesh_plugin && grid) o.mesh = std::make_shared<const MeshGrid>(*grid);
       rows.push_back(evaluate(name, f, r, list, o, faults, runs, seed));
       std::fprintf(stderr, "dqr-eval: %s %s done\n", name.c_str(), o.variant_name().c_str());
@@ -249,6 +263,8 @@ delivered, no loop, acyclic CDG). Prints the probability of success after k faul
 variant and the fraction of flows rerouted (paper: seed 004 Figs. 3-4, 1.7-2.2 % on 20x20).
 
   --sizes 10,20        mesh sides (default 10,20)
+  --tori 10            also n x n tori routed by ft-dor with E-cube virtual layers (4 SLs/VLs,
+                       one per path); the mesh-plug-in variants are skipped there (default none)
   --faults N           successive faults per run (default 10)
   --runs N             runs per point (default 50; the paper used 500)
   --seed N             random seed (default 1)

@@ -165,6 +165,7 @@ class DqrEngine : public Engine {
     Routing routing;
     bool switch_sources = false;
     ChannelList list;
+    std::shared_ptr<const DqrTables> tables;  // dqr_tables(fabric, routing)
   };
 
  private:
