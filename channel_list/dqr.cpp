@@ -7,6 +7,7 @@
 #include <map>
 #include <queue>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -69,8 +70,13 @@ class Reconfigurer {
   // The switch that port q of switch y leads to in `after` through a link that is not dead,
   // else -1 (also for q = 0, kNoPath, ports out of range, CAs): one table look-up per hop.
   int next_switch(int y, uint8_t q) const {
-    if (q == 0 || q > after_.node(y).num_ports) return -1;
+    if (q == 0 || q > nports_[static_cast<size_t>(y)]) return -1;
     return next_sw_[static_cast<size_t>(link(y, q))];
+  }
+  // The same in `before` (the fault-free links).
+  int old_next_switch(int y, uint8_t q) const {
+    if (q == 0 || q > nports_[static_cast<size_t>(y)]) return -1;
+    return old_next_sw_[static_cast<size_t>(link(y, q))];
   }
 
   void collect_sources();
@@ -155,11 +161,17 @@ class Reconfigurer {
   uint32_t ag_ = 0;
   std::vector<uint32_t> idle_;  // by switch: == ag_ while its new entry for d carries no traffic
   std::vector<int> idle_list_;  // switches made idle for the current d
+  std::vector<int> changed_now_;  // switches whose entry for the current d changed
+  std::vector<int> depth_;        // by switch: hops to d along the new routes, valid where dgen_ == ag_
+  std::vector<uint32_t> dgen_;
+  std::vector<int> dstack_;
   std::vector<std::pair<int, int>> cand_;  // scratch of direct_route
   std::vector<Dep> deps_;                  // scratch of direct_route
   static uint64_t dep_key(const Dep& d) { return (static_cast<uint64_t>(d.first) << 32) | d.second; }
   std::vector<std::vector<std::pair<int, uint8_t>>> sw_in_;  // by switch y: (switch u, port of u to y), before
   std::vector<int> next_sw_;              // by link id, see next_switch()
+  std::vector<int> old_next_sw_;          // by link id, see old_next_switch()
+  std::vector<int> nports_;               // by node
   std::vector<std::vector<int>> sw_adj_;  // by switch: switches linked to it in `after`
   std::vector<std::vector<int>> dist_by_t_;  // by switch t: hop distances to t (lazy)
   std::unordered_set<uint64_t> refused_;  // deps that cannot be enabled (alone) in this run
@@ -273,11 +285,11 @@ uint16_t Reconfigurer::mask(const Dest& D, int u) {
   if ((o_.switch_sources || !src_at_[static_cast<size_t>(u)].empty()) && u != D.t) {
     m = 1;
   } else {
-    const Node& n = before_.node(u);
-    for (int p = 1; p <= n.num_ports && !m; p++) {
-      const Port& pt = n.port(p);
-      if (!pt.connected() || !before_.node(pt.peer_node).is_switch() || dead(u, p)) continue;
-      if (old(pt.peer_node) == pt.peer_port && mask(D, pt.peer_node)) m = 1;
+    for (auto [x, xp] : sw_in_[static_cast<size_t>(u)]) {  // switch x, its port towards u
+      if (old(x) == xp && !dead(x, xp) && mask(D, x)) {
+        m = 1;
+        break;
+      }
     }
   }
   mask_[static_cast<size_t>(u)] |= m;
@@ -527,20 +539,17 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
   if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;
   if (++ag_ == 0) std::fill(aff_.begin(), aff_.end(), 0), ag_ = 1;
   idle_list_.clear();
+  changed_now_.clear();
   // affected = near ends (entry on a failed link, route fine before) + everything routed into them
   // level = hops upstream of the near end along the old routes (breadth first)
   std::vector<int> affected, level;
   for (auto [s, p] : dead_ports_) {
     if (cur(s) != p || aff_[static_cast<size_t>(s)] == ag_) continue;
-    int y = before_.node(s).port(p).peer_node;
+    int y = old_next_switch(s, p);
     bool ok = false;
-    for (int hops = 0; hops <= before_.size(); hops++) {
+    for (int hops = 0; y >= 0 && hops <= before_.size(); hops++) {
       if (y == D.t) { ok = cur(y) == D.tport; break; }
-      uint8_t q = cur(y);
-      if (q == kNoPath || q == 0 || q > before_.node(y).num_ports) break;
-      const Port& pt = before_.node(y).port(q);
-      if (!pt.connected() || !before_.node(pt.peer_node).is_switch()) break;
-      y = pt.peer_node;
+      y = old_next_switch(y, cur(y));
     }
     if (!ok) continue;  // already broken before this fault: not ours
     aff_[static_cast<size_t>(s)] = ag_;
@@ -576,20 +585,13 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
       std::stable_sort(todo.begin(), todo.end(), [&](int a, int b) { return dist[static_cast<size_t>(a)] < dist[static_cast<size_t>(b)]; });
     }
   } else {
-    // End to end: the most upstream switches first (their traffic comes from farthest away),
-    // then farther from d first; a switch's fresh shortest path fixes the affected switches it
-    // passes through. (Farthest-first alone would take the switch just before a failed link
+    // End to end: the most upstream switches first (their traffic comes from farthest away);
+    // a switch's fresh shortest path fixes the affected switches it passes through. (Farthest-first alone would take the switch just before a failed link
     // first when its detour is longer than its upstream switches' own shortest paths, as on a
     // fat tree's spine that lost a down link: its upstream leaves would then follow its
     // down-up detour instead of going up another spine.)
-    const std::vector<int>& dist = dist_to(D.t);
-    std::vector<size_t> idx(affected.size());
-    for (size_t i = 0; i < idx.size(); i++) idx[i] = i;
-    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-      if (level[a] != level[b]) return level[a] > level[b];
-      return dist[static_cast<size_t>(affected[a])] > dist[static_cast<size_t>(affected[b])];
-    });
-    for (size_t i : idx) todo.push_back(affected[i]);
+    // affected is in breadth-first order of level: the reverse is most upstream first
+    todo.assign(affected.rbegin(), affected.rend());
   }
   for (int w : todo) {
     if (reaches(D, w)) continue;
@@ -609,6 +611,26 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
     }
   for (int w : idle_list_)
     if (is_idle(w)) changes_[(static_cast<uint64_t>(w) << 16) | d].idle = true;
+  // transition stage of every changed entry: hops to d along the new routes (memoised walks
+  // over this LID's column; the same rule as transition_order)
+  for (int y0 : changed_now_) {
+    int y = y0, base = 0;
+    dstack_.clear();
+    for (int hops = 0; hops <= after_.size(); hops++) {
+      if (dgen_[static_cast<size_t>(y)] == ag_) { base = depth_[static_cast<size_t>(y)]; break; }
+      if (y == D.t) { dstack_.push_back(y), base = -1; break; }
+      dstack_.push_back(y);
+      const int nx = next_switch(y, cur(y));
+      if (nx < 0) break;
+      y = nx;
+    }
+    for (size_t i = 0; i < dstack_.size(); i++) {
+      const size_t v = static_cast<size_t>(dstack_[i]);
+      dgen_[v] = ag_;
+      depth_[v] = base + static_cast<int>(dstack_.size() - i);
+    }
+    changes_[(static_cast<uint64_t>(y0) << 16) | d].stage = depth_[static_cast<size_t>(y0)];
+  }
   return true;
 }
 
@@ -754,6 +776,7 @@ void Reconfigurer::record_change(int y, Lid d, uint8_t q) {
   const uint64_t key = (static_cast<uint64_t>(y) << 16) | d;
   auto [it, fresh] = changes_.try_emplace(key, LftChange{y, d, was, q});
   if (!fresh) it->second.new_port = q;
+  else changed_now_.push_back(y);
   col_[static_cast<size_t>(y)] = q;
 }
 
@@ -884,6 +907,8 @@ DqrResult Reconfigurer::run() {
   rgen_.assign(static_cast<size_t>(after_.size()), 0);
   aff_.assign(static_cast<size_t>(after_.size()), 0);
   idle_.assign(static_cast<size_t>(after_.size()), 0);
+  depth_.assign(static_cast<size_t>(after_.size()), 0);
+  dgen_.assign(static_cast<size_t>(after_.size()), 0);
   mask_.assign(static_cast<size_t>(after_.size()), 0);
   mgen_.assign(static_cast<size_t>(after_.size()), 0);
   ain_.assign(static_cast<size_t>(after_.size()), {});
@@ -891,6 +916,9 @@ DqrResult Reconfigurer::run() {
   src_at_.assign(static_cast<size_t>(before_.size()), {});
   ca_deps_ok_.assign(static_cast<size_t>(ids_.num_links()), 0);
   next_sw_.assign(static_cast<size_t>(ids_.num_links()), -1);
+  old_next_sw_.assign(static_cast<size_t>(ids_.num_links()), -1);
+  nports_.assign(static_cast<size_t>(before_.size()), 0);
+  for (int i = 0; i < before_.size(); i++) nports_[static_cast<size_t>(i)] = before_.node(i).num_ports;
   sw_adj_.assign(static_cast<size_t>(after_.size()), {});
   dist_by_t_.assign(static_cast<size_t>(after_.size()), {});
   for (int y : after_.switches()) {
@@ -900,6 +928,8 @@ DqrResult Reconfigurer::run() {
       if (p.connected() && !dead(y, q) && after_.node(p.peer_node).is_switch())
         next_sw_[static_cast<size_t>(link(y, q))] = p.peer_node;
       if (p.connected() && after_.node(p.peer_node).is_switch()) sw_adj_[static_cast<size_t>(y)].push_back(p.peer_node);
+      const Port& b = before_.node(y).port(q);
+      if (b.connected() && before_.node(b.peer_node).is_switch()) old_next_sw_[static_cast<size_t>(link(y, q))] = b.peer_node;
     }
   }
   sw_in_.assign(static_cast<size_t>(before_.size()), {});
@@ -938,7 +968,16 @@ DqrResult Reconfigurer::run() {
     if (c.old_port != c.new_port) ch.push_back(c);
   Lfts patched = r_.lfts;
   for (const LftChange& c : ch) patched.set(c.sw, c.lid, c.new_port);
-  res.changes = transition_order(after_, patched, std::move(ch));
+  // transition order (see transition_order; the stages were computed per LID in repair)
+  int deepest = 0;
+  for (const LftChange& c : ch)
+    if (!c.idle) deepest = std::max(deepest, c.stage);
+  for (LftChange& c : ch)
+    if (c.idle) c.stage = deepest + 1;
+  std::sort(ch.begin(), ch.end(), [](const LftChange& a, const LftChange& b) {
+    return std::tie(a.stage, a.lid, a.sw) < std::tie(b.stage, b.lid, b.sw);
+  });
+  res.changes = std::move(ch);
   res.entries_changed = res.changes.size();
   res.turns_enabled = list_.turns_enabled() - en0;
   res.channels_moved = list_.channels_moved() - moved0;
