@@ -18,7 +18,7 @@ namespace ftroute {
 std::string DqrOptions::variant_name() const {
   std::string s = mesh_plugin ? "mesh" : (paths == Paths::Local ? "local" : "e2e");
   if (mesh_plugin && paths == Paths::EndToEnd) s += "-e2e";
-  return s + (turns == Turns::All ? "-all" : "-single");
+  return s + (turns == Turns::All ? "-all" : "-single") + (layers == Layers::All ? "-layers" : "");
 }
 
 namespace {
@@ -105,6 +105,19 @@ class Reconfigurer {
   bool route_touches(const Dest& D, int y, const std::vector<int>& path) const;
   void mark_traffic(Dest& D);
   bool search_and_commit(Dest& D, int w, std::string& why);
+  // The repair of d proper: every switch of todo reaches d afterwards, or false with why.
+  bool attempt(Dest& D, const std::vector<int>& todo, const std::vector<int>& affected, std::string& why);
+  // Layers::All: after a failed attempt, moves the flows through the broken entries to another
+  // layer and tries again (see move_layers in the .cpp).
+  bool move_layers(Dest& D, const std::vector<int>& todo, const std::vector<int>& affected, std::string& why);
+  void rollback(Dest& D);  // forget this LID's changes (col_, changes_, idle marks)
+  uint8_t sl_of(const Source& s, Lid d) const {
+    if (!sl_over_.empty()) {
+      auto it = sl_over_.find((static_cast<uint64_t>(s.lid) << 16) | d);
+      if (it != sl_over_.end()) return it->second;
+    }
+    return r_.sl(s.lid, d);
+  }
   // End-to-end repair of a switch that carries no traffic for d any more (see LftChange::idle):
   // its entry goes to the neighbour nearest to d whose route reaches d without coming back;
   // no dependency is involved. False if w carries traffic or no neighbour qualifies.
@@ -175,6 +188,7 @@ class Reconfigurer {
   std::vector<std::vector<int>> sw_adj_;  // by switch: switches linked to it in `after`
   std::vector<std::vector<int>> dist_by_t_;  // by switch t: hop distances to t (lazy)
   std::unordered_set<uint64_t> refused_;  // deps that cannot be enabled (alone) in this run
+  std::unordered_map<uint64_t, uint8_t> sl_over_;  // (source LID << 16 | DLID) -> new SL
   std::vector<uint8_t> ca_deps_ok_;       // by link id: every CA at the switch -> link is in the list
 };
 
@@ -237,7 +251,7 @@ void Reconfigurer::mark_traffic(Dest& D) {
   uint16_t layers = 0;
   for (const Source& s : sources_) {
     if (s.node == D.owner) continue;
-    const int sl = single_vl_ ? 0 : r_.sl(s.lid, D.d);
+    const int sl = single_vl_ ? 0 : sl_of(s, D.d);
     int y = s.sw;
     uint8_t in_port = s.in_port;
     int vl = 0;
@@ -301,7 +315,7 @@ void Reconfigurer::active_in(const Dest& D, int y, std::vector<Id>& out) {
   for (int si : src_at_[static_cast<size_t>(y)]) {
     const Source& s = sources_[static_cast<size_t>(si)];
     if (s.node == D.owner) continue;
-    int vl = single_vl_ ? 0 : r_.sl2vl.vl(s.node, 0, s.port, r_.sl(s.lid, D.d));
+    int vl = single_vl_ ? 0 : r_.sl2vl.vl(s.node, 0, s.port, sl_of(s, D.d));
     out.push_back(ch(s.node, s.port, vl));
   }
   const Node& n = after_.node(y);
@@ -521,6 +535,106 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
   return false;
 }
 
+bool Reconfigurer::attempt(Dest& D, const std::vector<int>& todo, const std::vector<int>& affected, std::string& why) {
+  for (int w : todo) {
+    if (reaches(D, w)) continue;
+    if (idle_route(D, w) || direct_route(D, w)) continue;
+    if (!search_and_commit(D, w, why)) {
+      if (dist_to(D.t)[static_cast<size_t>(w)] >= (1 << 30)) why = "switch \"" + after_.node(w).id + "\" is physically cut off";
+      return false;
+    }
+  }
+  for (int s : affected)
+    if (!reaches(D, s)) {
+      why = "switch \"" + after_.node(s).id + "\" still has no route";
+      return false;
+    }
+  return true;
+}
+
+void Reconfigurer::rollback(Dest& D) {
+  for (int y : changed_now_) changes_.erase((static_cast<uint64_t>(y) << 16) | D.d);
+  changed_now_.clear();
+  for (int w : idle_list_) idle_[static_cast<size_t>(w)] = 0;
+  idle_list_.clear();
+  col_.assign(old_col_, old_col_ + before_.size());
+  if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;
+}
+
+// Layer move (Layers::All), tried when d cannot be repaired in the layers its traffic uses.
+// The flows that reach a broken entry (sources upstream of the near ends) all move to one
+// other layer l among the VLs the routing already uses, with the first SL whose SL2VL gives l:
+//  1. the dependencies of their unchanged old prefixes on l (source -> ... -> near end) are
+//     enabled in the channel list (jointly; a layer where that closes a cycle is skipped);
+//  2. the traffic marks are recomputed with the new SLs and d is repaired again as usual (its
+//     new paths are checked on l). If that fails too, the next layer is tried.
+// Dependencies enabled for a layer that was then given up stay in the list (they were legal;
+// they only constrain later repairs). One VL per path is kept (a hop whose SL2VL would change
+// the VL excludes the layer), and the number of VLs does not grow.
+bool Reconfigurer::move_layers(Dest& D, const std::vector<int>& todo, const std::vector<int>& affected, std::string& why) {
+  const std::string first_why = why;
+  // switches upstream of the near ends (the affected set may hold only the near ends)
+  std::vector<uint8_t> up(static_cast<size_t>(before_.size()), 0);
+  std::vector<int> queue;
+  rollback(D);
+  for (auto [s, p] : dead_ports_)
+    if (cur(s) == p && !up[static_cast<size_t>(s)]) up[static_cast<size_t>(s)] = 1, queue.push_back(s);
+  for (size_t i = 0; i < queue.size(); i++)
+    for (auto [u, pu] : sw_in_[static_cast<size_t>(queue[i])])
+      if (!up[static_cast<size_t>(u)] && cur(u) == pu) up[static_cast<size_t>(u)] = 1, queue.push_back(u);
+  const int layers = std::max(1, std::min(r_.num_vls, kNumVlSlots));
+  for (int l = 0; l < layers; l++) {
+    // the flows to move and their SL on layer l
+    std::vector<std::pair<const Source*, uint8_t>> mv;
+    bool usable = true;
+    for (const Source& s : sources_) {
+      if (s.node == D.owner || !up[static_cast<size_t>(s.sw)]) continue;
+      const int sl = sl_of(s, D.d);
+      const int from_node = s.port ? s.node : s.sw;
+      const uint8_t from_port = s.port ? s.port : 0;
+      if (s.port && r_.sl2vl.vl(from_node, 0, from_port, sl) == l) continue;
+      int nsl = -1;
+      for (int x = 0; x < 16 && nsl < 0; x++)
+        if (!s.port || r_.sl2vl.vl(from_node, 0, from_port, x) == l) nsl = x;
+      if (nsl < 0 || !s.port) { usable = false; break; }  // switch-sourced flows are not moved
+      mv.push_back({&s, static_cast<uint8_t>(nsl)});
+    }
+    if (!usable || mv.empty()) continue;
+    // 1. the unchanged prefixes on l
+    std::vector<Dep> deps;
+    for (auto [s, nsl] : mv) {
+      Id c = ch(s->node, s->port, l);
+      int y = s->sw;
+      uint8_t in_port = s->in_port;
+      for (int hops = 0; usable && hops <= before_.size(); hops++) {
+        const uint8_t q = cur(y);
+        if (q == kNoPath || q == 0 || q > nports_[static_cast<size_t>(y)]) break;
+        if (r_.sl2vl.vl(y, in_port, q, nsl) != l) usable = false;
+        const Id nc = ch(y, q, l);
+        if (std::find(deps.begin(), deps.end(), Dep{c, nc}) == deps.end()) deps.push_back({c, nc});
+        if (y == D.t || dead(y, q)) break;  // delivered, or the near end: the repair goes on from here
+        const int nx = old_next_switch(y, q);
+        if (nx < 0) break;
+        in_port = before_.node(y).port(q).peer_port;
+        c = nc;
+        y = nx;
+      }
+    }
+    if (!usable || !list_.enable_all(deps)) continue;
+    // 2. repair again with the moved flows on l
+    for (auto [s, nsl] : mv) sl_over_[(static_cast<uint64_t>(s->lid) << 16) | D.d] = nsl;
+    mark_traffic(D);
+    if (++ain_g_ == 0) std::fill(ain_gen_.begin(), ain_gen_.end(), 0), ain_g_ = 1;
+    std::string w2;
+    if (attempt(D, todo, affected, w2)) return true;
+    for (auto [s, nsl] : mv) sl_over_.erase((static_cast<uint64_t>(s->lid) << 16) | D.d);
+    rollback(D);
+    mark_traffic(D);
+  }
+  why = first_why + " (in its own layers; no other layer helped)";
+  return false;
+}
+
 bool Reconfigurer::repair(Lid d, DqrResult& res) {
   Dest D;
   D.d = d;
@@ -593,22 +707,15 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
     // affected is in breadth-first order of level: the reverse is most upstream first
     todo.assign(affected.rbegin(), affected.rend());
   }
-  for (int w : todo) {
-    if (reaches(D, w)) continue;
-    if (idle_route(D, w) || direct_route(D, w)) continue;
-    std::string why;
-    if (!search_and_commit(D, w, why)) {
-      if (dist_to(D.t)[static_cast<size_t>(w)] >= (1 << 30)) why = "switch \"" + after_.node(w).id + "\" is physically cut off";
+  std::string why;
+  if (!attempt(D, todo, affected, why)) {
+    const bool moved = o_.layers == DqrOptions::Layers::All && !single_vl_ && move_layers(D, todo, affected, why);
+    if (!moved) {
       if (res.failures.size() < 5) res.failures.push_back("DLID " + std::to_string(d) + ": " + why);
       return false;
     }
+    res.dlids_layer_moved++;
   }
-  for (int s : affected)
-    if (!reaches(D, s)) {
-      if (res.failures.size() < 5)
-        res.failures.push_back("DLID " + std::to_string(d) + ": switch \"" + after_.node(s).id + "\" still has no route");
-      return false;
-    }
   for (int w : idle_list_)
     if (is_idle(w)) changes_[(static_cast<uint64_t>(w) << 16) | d].idle = true;
   // transition stage of every changed entry: hops to d along the new routes (memoised walks
@@ -983,6 +1090,16 @@ DqrResult Reconfigurer::run() {
   res.channels_moved = list_.channels_moved() - moved0;
   res.ok = ok;
   res.lfts = ok ? std::move(patched) : r_.lfts;
+  if (ok) {
+    for (auto [key, nsl] : sl_over_) {
+      const Lid slid = static_cast<Lid>(key >> 16), dlid = static_cast<Lid>(key & 0xffff);
+      const auto src = before_.owner(slid);
+      const Lid last = src ? src->last_lid() : slid;
+      for (Lid l = slid; l >= slid && l <= last; l++) res.sl_changes.push_back({l, dlid, r_.sl(l, dlid), nsl});
+    }
+    std::sort(res.sl_changes.begin(), res.sl_changes.end(),
+              [](const SlChange& a, const SlChange& b) { return std::tie(a.dlid, a.slid) < std::tie(b.dlid, b.slid); });
+  }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }
@@ -993,6 +1110,27 @@ DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric&
                           const DqrOptions& options) {
   Reconfigurer r(list, before, after, old_routing, options);
   return r.run();
+}
+
+Routing dqr_routing(const Routing& old, const DqrResult& res) {
+  Routing r;
+  r.engine = old.engine;
+  r.lfts = res.lfts;
+  r.sl2vl = old.sl2vl;
+  r.num_vls = old.num_vls;
+  r.notes = old.notes;
+  if (res.sl_changes.empty()) {
+    r.path_sl = old.path_sl;
+  } else {
+    auto over = std::make_shared<std::unordered_map<uint32_t, uint8_t>>();
+    for (const SlChange& c : res.sl_changes) (*over)[(static_cast<uint32_t>(c.slid) << 16) | c.dlid] = c.new_sl;
+    r.path_sl = [base = old.path_sl, over](Lid slid, Lid dlid) -> uint8_t {
+      auto it = over->find((static_cast<uint32_t>(slid) << 16) | dlid);
+      if (it != over->end()) return it->second;
+      return base ? base(slid, dlid) : 0;
+    };
+  }
+  return r;
 }
 
 std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing& routing) {

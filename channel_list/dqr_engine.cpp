@@ -24,6 +24,10 @@ DqrOptions dqr_options_from(const EngineOptions& o, bool mesh_recognised) {
   else if (plugin == "mesh") d.mesh_plugin = true;
   else if (plugin == "none") d.mesh_plugin = false;
   else throw OptionError("option plugin=" + plugin + " for engine 'dqr': expected auto, mesh or none");
+  std::string layers = o.get("layers", "same");
+  if (layers == "same") d.layers = DqrOptions::Layers::Same;
+  else if (layers == "all") d.layers = DqrOptions::Layers::All;
+  else throw OptionError("option layers=" + layers + " for engine 'dqr': expected same or all");
   d.switch_sources = o.get_bool("switch_sources", false);
   return d;
 }
@@ -208,11 +212,10 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
       failure = "DQR (" + dopt.variant_name() + ") failed after " + std::to_string(res.failed_channels / 2) +
                 " link fault(s): " + why;
     } else {
+      const std::vector<std::string> old_notes = std::move(patched.notes);
+      patched = dqr_routing(old, res);
       patched.engine = kName;
-      patched.lfts = std::move(res.lfts);
-      patched.path_sl = old.path_sl;
-      patched.sl2vl = old.sl2vl;
-      patched.num_vls = old.num_vls;
+      patched.notes = old_notes;
       if (res.failed_channels == 0) {
         patched.notes.push_back(
             "dqr: no link of the previous routing disappeared; previous routing kept (0 entries changed)");
@@ -223,7 +226,9 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
                                 " LFT entries changed (" + pct(res.entries_changed, res.entries_total) + "), " +
                                 std::to_string(res.dlids_affected) + " DLIDs affected, " +
                                 pct(res.flows_affected, res.flows_total) + " of CA flows rerouted, " +
-                                std::to_string(res.turns_enabled) + " turns enabled; " + list_note +
+                                std::to_string(res.turns_enabled) + " turns enabled, " +
+                                std::to_string(res.sl_changes.size()) + " path SLs changed (" +
+                                std::to_string(res.dlids_layer_moved) + " DLIDs moved to another layer); " + list_note +
                                 ", reconfiguration " + std::to_string(static_cast<long>(res.seconds * 1e3)) + " ms");
       }
       for (auto& n : res.notes) patched.notes.push_back("dqr: " + n);

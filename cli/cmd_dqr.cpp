@@ -70,11 +70,7 @@ Row evaluate(const std::string& topo, const Fabric& f0, const Routing& r0, const
       row.pts[static_cast<size_t>(i)].tried++;
       DqrResult res = dqr_reconfigure(list, f, g, r, o);
       if (!res.ok) break;
-      Routing nr;
-      nr.engine = r.engine;
-      nr.lfts = std::move(res.lfts);
-      nr.path_sl = r.path_sl;
-      nr.sl2vl = r.sl2vl;
+      Routing nr = dqr_routing(r, res);  // new LFTs and, after layer moves, new path SLs
       std::vector<ChannelList::Dep> edges;
       if (!validate(g, nr, &edges, o.switch_sources)) break;  // would be a DQR bug; counted as failure
       Point& pt = row.pts[static_cast<size_t>(i)];
@@ -141,6 +137,7 @@ int run_dqr_eval(cli::Args& a) {
   const uint64_t seed = static_cast<uint64_t>(a.int_or("seed", 1));
   const std::string sizes_text = a.value_or("sizes", "10,20");
   const std::string tori_text = a.value_or("tori", "");
+  const bool layer_moves = a.flag("layer-moves");
   const std::string variants_text = a.value_or("variants", "e2e-all,e2e-single,local-all,local-single,mesh-all,mesh-single");
   const bool fattree = a.flag("fattree");
   const int ft_faults = static_cast<int>(a.int_or("fattree-faults", 3));
@@ -200,6 +197,11 @@ int run_dqr_eval(cli::Args& a) {
       if (o.mesh_plugin && grid) o.mesh = std::make_shared<const MeshGrid>(*grid);
       rows.push_back(evaluate(name, f, r, list, o, faults, runs, seed));
       std::fprintf(stderr, "dqr-eval: %s %s done\n", name.c_str(), o.variant_name().c_str());
+      if (layer_moves && r.num_vls > 1) {  // the same variant, allowed to move flows to other layers
+        o.layers = DqrOptions::Layers::All;
+        rows.push_back(evaluate(name, f, r, list, o, faults, runs, seed));
+        std::fprintf(stderr, "dqr-eval: %s %s done\n", name.c_str(), o.variant_name().c_str());
+      }
     }
   }
   if (fattree) {
@@ -265,6 +267,9 @@ variant and the fraction of flows rerouted (paper: seed 004 Figs. 3-4, 1.7-2.2 %
   --sizes 10,20        mesh sides (default 10,20)
   --tori 10            also n x n tori routed by ft-dor with E-cube virtual layers (4 SLs/VLs,
                        one per path); the mesh-plug-in variants are skipped there (default none)
+  --layer-moves        on multi-layer fabrics (tori) also run every variant with layer moves
+                       (dqr layers=all: flows of a destination that cannot be repaired in its
+                       own layers move to another layer; rows named <variant>-layers)
   --faults N           successive faults per run (default 10)
   --runs N             runs per point (default 50; the paper used 500)
   --seed N             random seed (default 1)

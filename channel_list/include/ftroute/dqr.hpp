@@ -60,8 +60,14 @@ std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing&
 struct DqrOptions {
   enum class Paths { Local, EndToEnd };
   enum class Turns { Single, All };
+  // Virtual layers (paper §IV: "keep the flow in its original layer, or search every layer"):
+  // Same = a repaired path keeps the VLs of the traffic it carries; All = when a destination
+  // cannot be repaired that way, move the flows through its broken entries to another layer
+  // (a new SL for those source/destination pairs, among the VLs the routing already uses).
+  enum class Layers { Same, All };
   Paths paths = Paths::Local;
   Turns turns = Turns::All;
+  Layers layers = Layers::Same;
   bool mesh_plugin = false;
   bool switch_sources = false;   // must match the channel list's ChannelListOptions
   // Count DqrResult::entries_affected / flows_affected (the paper's "flows rerouted" metric):
@@ -92,10 +98,20 @@ struct LftChange {
   bool idle = false;
 };
 
+// A flow moved to another virtual layer: its SL changes (DqrOptions::Layers::All).
+struct SlChange {
+  Lid slid = 0, dlid = 0;
+  uint8_t old_sl = 0, new_sl = 0;
+};
+
 struct DqrResult {
   bool ok = false;
   Lfts lfts;                        // the patched tables (the old ones where !ok)
   std::vector<LftChange> changes;   // in transition order (see transition_order)
+  // Flows moved to another layer (SL changes, one per source LID and DLID). They take effect
+  // before any LFT change: the SA answers the new SLs, sources re-query their PathRecords, and
+  // only once the moved pairs' old-SL packets have drained are the LFT stages pushed.
+  std::vector<SlChange> sl_changes;
   std::vector<std::string> failures;  // why a DLID could not be repaired (first few)
   std::vector<std::string> notes;
   int failed_channels = 0;          // directed switch-switch channels that disappeared
@@ -106,6 +122,7 @@ struct DqrResult {
   uint64_t flows_total = 0;         // CA->CA pairs (base LIDs)
   uint64_t flows_affected = 0;      // of those, routed over a failed link (count_affected)
   uint64_t turns_enabled = 0;       // downward deps made legal by reordering
+  uint64_t dlids_layer_moved = 0;   // destinations repaired only after a layer move
   uint64_t channels_moved = 0;
   bool plugin_applied = false;      // mesh plug-in enabled all its detours
   double seconds = 0;
@@ -119,6 +136,9 @@ struct DqrResult {
 // destination cannot be repaired without a deadlock or loop.
 DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric& after, const Routing& old_routing,
                           const DqrOptions& options);
+
+// The routing after a successful reconfiguration: res.lfts, and old.path_sl with res.sl_changes.
+Routing dqr_routing(const Routing& old, const DqrResult& res);
 
 // Changes ordered so that every intermediate state is loop-free and deadlock-free: stage k =
 // entries k hops from their LID along the new routes, stages in increasing order, so a packet
@@ -134,6 +154,8 @@ std::vector<LftChange> transition_order(const Fabric& after, const Lfts& new_lft
 // otherwise (or if DQR fails) it routes with the base engine. Options:
 //   base=<engine>         first/fallback routing (default: ft-dor on a mesh, else ft-minhop)
 //   paths=local|e2e, turns=single|all, plugin=auto|mesh|none (auto = mesh when recognised)
+//   layers=same|all       all: move flows to another virtual layer (new path SL) when their
+//                         destination cannot be repaired in its own layers (default same)
 //   switch_sources=bool   count switch-generated traffic in the channel list (default false)
 //   fallback=bool         full re-route with the base engine when DQR fails (default true;
 //                         false = throw EngineError so OpenSM falls back). Every full routing
@@ -153,7 +175,7 @@ class DqrEngine : public Engine {
   static constexpr const char* kName = "dqr";
   std::string name() const override { return kName; }
   std::vector<std::string> option_keys() const override {
-    return {"base", "paths", "turns", "plugin", "switch_sources", "fallback", "precompute"};
+    return {"base", "paths", "turns", "plugin", "layers", "switch_sources", "fallback", "precompute"};
   }
   using Engine::route;
   Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
