@@ -16,7 +16,12 @@
 #include <sstream>
 
 #include "fabric_check.hpp"
+#include "dor/dor.hpp"
+#include "ftroute/cdg.hpp"
+#include "ftroute/channel_list.hpp"
+#include "ftroute/dqr.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/validate.hpp"
 #include "ftroute/netfile.hpp"
 #include "harness.hpp"
 #include "plugin_itest.hpp"
@@ -194,6 +199,89 @@ TEST(Plugin, DqrOnATorusUsesFtDorLayers) {
   EXPECT_NE(run.log.find("base engine 'ft-dor'"), std::string::npos) << run.log;
   EXPECT_EQ(logged_vls(run.log, "dqr"), 4) << run.log;
   expect_valid(read_live(sim));
+}
+
+// dqr layers=all end to end: on a 5x5 E-cube torus (ft-dor base, 4 layers, qos on), two
+// successive link faults of which the second cannot be repaired inside the flows' own layers
+// (chosen offline on the discovered fabric). After the second re-sweep OpenSM still routes with
+// dqr (patched, not re-routed), the note reports moved path SLs, OpenSM's SA answers a changed SL
+// for some HCA pair, and the live tables with the SA's SLs deliver every pair deadlock free per VL.
+TEST(Plugin, DqrLayerMovesReachTheSa) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("plugin_dqr_layers");
+  sim.start_text(torus2d_net(5, 5, 1));
+  sim.start_opensm_daemon(plugin_config("dqr", "dqr:layers=all", {"qos TRUE"}));
+  ASSERT_EQ(sim.engine_used(), "dqr") << sim.opensm_log();
+  const Fabric f = fabric_from_ibnetdiscover(sim.ibnetdiscover());
+  const Routing r0 = DorEngine().route(f);
+  ASSERT_EQ(r0.num_vls, 4);
+  // offline: the first pair of faults (a, b) where a is repaired in its own layers and b needs a move
+  auto links = f.switch_links();
+  std::optional<std::pair<std::pair<int, int>, std::pair<int, int>>> pick;
+  for (size_t i = 0; i < links.size() && !pick; i++)
+    for (size_t j = 0; j < links.size() && !pick; j++) {
+      if (i == j) continue;
+      Fabric g1 = f;
+      g1.disconnect(links[i].first, links[i].second);
+      ChannelList l1 = ChannelList::build(f, r0);
+      DqrOptions same;
+      const DqrResult a = dqr_reconfigure(l1, f, g1, r0, same);
+      if (!a.ok) continue;
+      const Routing r1 = dqr_routing(r0, a);
+      Fabric g2 = g1;
+      g2.disconnect(links[j].first, links[j].second);
+      if (!g2.connected()) continue;
+      ChannelList l2 = ChannelList::build(g1, r1), l3 = l2;
+      if (dqr_reconfigure(l2, g1, g2, r1, same).ok) continue;
+      DqrOptions all;
+      all.layers = DqrOptions::Layers::All;
+      if (dqr_reconfigure(l3, g1, g2, r1, all).ok) pick = {links[i], links[j]};
+    }
+  ASSERT_TRUE(pick) << "no fault pair on the 5x5 torus needs a layer move";
+  for (auto [s, p] : {pick->first, pick->second}) {
+    sim.unlink(f.node(s).desc, p);
+    ASSERT_TRUE(sim.wait_for_reroute()) << sim.opensm_log();
+  }
+  const std::string log = sim.opensm_log();
+  EXPECT_EQ(sim.engine_used(), "dqr") << log;
+  EXPECT_EQ(log.find("ERR FT01"), std::string::npos) << log;
+  std::smatch m;
+  std::string last_note;
+  static const std::regex note_re("([0-9]+) path SLs changed \\(([0-9]+) DLIDs moved");
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), note_re); it != std::sregex_iterator(); ++it)
+    last_note = (*it)[0].str(), m = *it;
+  ASSERT_FALSE(last_note.empty()) << "no dqr patch note in the log:\n" << log;
+  EXPECT_GT(std::stoi(m[1].str()), 0) << last_note;
+  EXPECT_GT(std::stoi(m[2].str()), 0) << last_note;
+  // the faulty fabric as OpenSM sees it now, its live tables, and the SA's SLs for every HCA pair
+  const Fabric g = fabric_from_ibnetdiscover(sim.ibnetdiscover());
+  const Lfts live = lfts_from_dump_fts(g, sim.dump_fts());
+  std::map<std::pair<Lid, Lid>, int> sa;
+  int changed = 0;
+  for (const EndPort& a : g.end_ports())
+    for (const EndPort& b : g.end_ports()) {
+      if (g.node(a.node).is_switch() || g.node(b.node).is_switch() || a.node == b.node) continue;
+      const int sl = sa_path_sl(sim, a.base_lid, b.base_lid);
+      ASSERT_GE(sl, 0) << "saquery failed";
+      ASSERT_LT(sl, 4) << "a layer move must not add a VL";
+      sa[{a.base_lid, b.base_lid}] = sl;
+      if (sl != r0.sl(a.base_lid, b.base_lid)) changed++;
+    }
+  EXPECT_GT(changed, 0) << "no HCA pair got a new SL from the SA";
+  Routing with_sa;
+  with_sa.lfts = live;
+  with_sa.num_vls = 4;
+  with_sa.path_sl = [&sa](Lid s, Lid d) -> uint8_t {
+    auto it = sa.find({s, d});
+    return it == sa.end() ? 0 : static_cast<uint8_t>(it->second);
+  };
+  ValidateOptions vo;
+  vo.switch_destinations = false;  // the SA was asked for HCA pairs
+  ValidationReport rep = validate(g, with_sa, vo);
+  EXPECT_EQ(rep.delivered, rep.pairs);
+  EXPECT_EQ(rep.pairs, 25u * 24u);
+  EXPECT_TRUE(rep.deadlock_checked);
+  EXPECT_TRUE(rep.cdg_acyclic) << rep.cycle_text;
 }
 
 TEST(Plugin, OfflineCliOutputLoadsThroughFileEngine) {
