@@ -66,20 +66,7 @@ TEST(DorPlugin, TorusRoutedWithEcubeLayersAndSaSls) {
   for (int sl = 0; sl < 4; sl++) EXPECT_GT(per_sl[sl], 0) << "no HCA pair on SL " << sl;
 
   // the live tables with the SA's SLs: deadlock free per VL (identity SL2VL, checked below)
-  Routing with_sa;
-  with_sa.lfts = live;
-  with_sa.num_vls = 4;
-  with_sa.path_sl = [&sa](Lid s, Lid d) -> uint8_t {
-    auto it = sa.find({s, d});
-    return it == sa.end() ? 0 : static_cast<uint8_t>(it->second);
-  };
-  ValidateOptions vo;
-  vo.switch_destinations = false;  // the SA was asked for HCA pairs
-  ValidationReport rep = validate(f, with_sa, vo);
-  EXPECT_EQ(rep.delivered, rep.pairs);
-  EXPECT_EQ(rep.pairs, 16u * 15u);
-  EXPECT_TRUE(rep.deadlock_checked);
-  EXPECT_TRUE(rep.cdg_acyclic) << rep.cycle_text;
+  const ValidationReport rep = expect_live_with_sa_sls_valid(f, live, sa, 4, 16u * 15u);
   EXPECT_EQ(rep.vls_used, (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(rep.cdg_vl_changes, 0u);
   for (int s : {f.switches().front(), f.switches().back()}) expect_identity_sl2vl(sim, f, s, 4, "ft-dor torus");

@@ -8,12 +8,14 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "ftroute/fabric.hpp"
 #include "ftroute/routing.hpp"
+#include "ftroute/validate.hpp"
 #include "harness.hpp"
 
 namespace ftroute::itest {
@@ -81,6 +83,29 @@ inline int sa_path_sl(SimFabric& sim, Lid slid, Lid dlid) {
   static const std::regex re("\\bsl\\.+0x([0-9a-fA-F]+)");
   if (!r.ok() || !std::regex_search(r.out, m, re)) return -1;
   return std::stoi(m[1].str(), nullptr, 16);
+}
+
+// The live tables with the SLs OpenSM's SA answered for HCA pairs (`sa`; other pairs SL 0),
+// validated over the HCA pairs: all `pairs` delivered, deadlock free per VL. Returns the report
+// for further checks.
+inline ValidationReport expect_live_with_sa_sls_valid(const Fabric& f, const Lfts& live,
+                                                      const std::map<std::pair<Lid, Lid>, int>& sa, int num_vls,
+                                                      uint64_t pairs) {
+  Routing with_sa;
+  with_sa.lfts = live;
+  with_sa.num_vls = num_vls;
+  with_sa.path_sl = [&sa](Lid s, Lid d) -> uint8_t {
+    auto it = sa.find({s, d});
+    return it == sa.end() ? 0 : static_cast<uint8_t>(it->second);
+  };
+  ValidateOptions vo;
+  vo.switch_destinations = false;  // the SA was asked for HCA pairs
+  ValidationReport rep = validate(f, with_sa, vo);
+  EXPECT_EQ(rep.delivered, rep.pairs);
+  EXPECT_EQ(rep.pairs, pairs);
+  EXPECT_TRUE(rep.deadlock_checked);
+  EXPECT_TRUE(rep.cdg_acyclic) << rep.cycle_text;
+  return rep;
 }
 
 // Checks that the SA gives every CA pair whose offline path needs a higher SL that SL, plus a

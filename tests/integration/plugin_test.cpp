@@ -268,20 +268,7 @@ TEST(Plugin, DqrLayerMovesReachTheSa) {
       if (sl != r0.sl(a.base_lid, b.base_lid)) changed++;
     }
   EXPECT_GT(changed, 0) << "no HCA pair got a new SL from the SA";
-  Routing with_sa;
-  with_sa.lfts = live;
-  with_sa.num_vls = 4;
-  with_sa.path_sl = [&sa](Lid s, Lid d) -> uint8_t {
-    auto it = sa.find({s, d});
-    return it == sa.end() ? 0 : static_cast<uint8_t>(it->second);
-  };
-  ValidateOptions vo;
-  vo.switch_destinations = false;  // the SA was asked for HCA pairs
-  ValidationReport rep = validate(g, with_sa, vo);
-  EXPECT_EQ(rep.delivered, rep.pairs);
-  EXPECT_EQ(rep.pairs, 25u * 24u);
-  EXPECT_TRUE(rep.deadlock_checked);
-  EXPECT_TRUE(rep.cdg_acyclic) << rep.cycle_text;
+  expect_live_with_sa_sls_valid(g, live, sa, 4, 25u * 24u);
 }
 
 TEST(Plugin, OfflineCliOutputLoadsThroughFileEngine) {

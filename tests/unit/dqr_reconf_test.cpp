@@ -3,6 +3,7 @@
 // the `dqr` engine patches or falls back.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
 #include <set>
 
@@ -40,6 +41,16 @@ void expect_valid(const Fabric& f, const Routing& r, const ChannelList* list, co
                                             << " not upwards in the channel list";
     }
   }
+}
+
+// f with one random switch-to-switch link removed, or nullopt if that disconnects it.
+std::optional<Fabric> random_fault(const Fabric& f, std::mt19937_64& rng) {
+  auto links = f.switch_links();
+  Fabric g = f;
+  auto [s, p] = links[rng() % links.size()];
+  g.disconnect(s, p);
+  if (!g.connected()) return std::nullopt;
+  return g;
 }
 
 Routing with_lfts(const Routing& base, Lfts l) {
@@ -156,11 +167,9 @@ TEST(DqrReconf, VariantsAreSoundUnderSuccessiveFaults) {
     Routing r = r0;
     ChannelList list = ChannelList::build(f, r);
     for (int fault = 0; fault < 4; fault++) {
-      auto links = f.switch_links();
-      Fabric g = f;
-      auto [s, p] = links[rng() % links.size()];
-      g.disconnect(s, p);
-      if (!g.connected()) break;
+      std::optional<Fabric> gf = random_fault(f, rng);
+      if (!gf) break;
+      const Fabric& g = *gf;
       DqrResult res = dqr_reconfigure(list, f, g, r, o);
       if (!res.ok) {
         EXPECT_FALSE(res.failures.empty());
@@ -497,11 +506,9 @@ TEST(DqrReconf, LayerMovesRepairWhatTheOwnLayersCannot) {
     Routing r = r0;
     ChannelList list = ChannelList::build(f, r);
     for (int fault = 0; fault < 4; fault++) {
-      auto links = f.switch_links();
-      Fabric g = f;
-      auto [s, p] = links[rng() % links.size()];
-      g.disconnect(s, p);
-      if (!g.connected()) break;
+      std::optional<Fabric> gf = random_fault(f, rng);
+      if (!gf) break;
+      const Fabric& g = *gf;
       const std::string ctx = "seed " + std::to_string(seed) + " fault " + std::to_string(fault);
       DqrOptions same;
       DqrOptions all = same;
