@@ -6,8 +6,8 @@
 // Engine::route; baseline measured in the same run: ft-minhop on the same fabric.
 //
 // Mode 2, `bench_ftree opensm`: the issue's target, <= 1.5x OpenSM's own ftree. Each fabric is
-// loaded into ibsim (scripts/ftsim.sh, ibsim's node/switch/port limits raised with -N/-S/-P) and
-// OpenSM 3.3.23 routes it once per engine, stopped right after the routing pass (`opensm-once
+// loaded into ibsim (bench/osm_sim.hpp: scripts/ftsim.sh, ibsim's node/switch/port limits raised
+// with -N/-S/-P) and OpenSM 3.3.23 routes it once per engine, stopped right after the routing pass (`opensm-once
 // --until-routed`: no LFT upload, which takes minutes on the big tree). The routing step of each
 // engine is read from OpenSM's log (log_flags 0x47; "building routing with 'X'" to "X tables
 // configured on all switches", microsecond timestamps; campaign::opensm_routing_step). Both
@@ -26,19 +26,16 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "ftroute/campaign_compare.hpp"
 #include "ftroute/engine.hpp"
-#include "ftroute/netfile.hpp"
 #include "ftroute/topology.hpp"
 #include "ftroute/validate.hpp"
+#include "osm_sim.hpp"
 
 using namespace ftroute;
+using ftroute::bench::Sim;
 
 namespace {
 
@@ -96,66 +93,6 @@ void run(const std::string& label, Fabric f, int faults, bool validate_result) {
 
 // ---------------- mode 2: OpenSM's ftree vs ftree-misroute inside OpenSM ----------------
 
-std::string quote(const std::string& s) {
-  std::string o = "'";
-  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return o + "'";
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// ibsim + ftsim.sh work directory for one fabric; stopped (by ftsim.sh, by PID) in the destructor.
-class Sim {
- public:
-  Sim(const Fabric& f, const std::string& dir, int timeout) : dir_(dir), timeout_(timeout) {
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    NetWriteOptions wo;
-    wo.write_lids = false;
-    {
-      std::ofstream o(dir_ + "/input.net");
-      o << write_net(f, wo);
-    }
-    const long nodes = static_cast<long>(f.switches().size() + f.cas().size());
-    const long ports = (2L * f.num_links() + nodes) * 3 / 2 + 1000;
-    env_ = "env FTSIM_LIFETIME=" + std::to_string(4 * timeout + 600) + " FTSIM_START_TIMEOUT=600 FTSIM_IBSIM_OPTS=" +
-           quote("-N " + std::to_string(nodes + 64) + " -S " + std::to_string(f.switches().size() + 16) + " -P " +
-                 std::to_string(ports)) +
-           " bash " + quote(std::string(FTROUTE_SOURCE_DIR) + "/scripts/ftsim.sh") + " -w " + quote(dir_) + " ";
-    if (std::system((env_ + "start " + quote(dir_ + "/input.net") + " >" + quote(dir_ + "/start.out") + " 2>&1").c_str()) != 0)
-      throw Error("ibsim did not start (" + dir_ + "/start.out): " + slurp(dir_ + "/start.out"));
-  }
-  ~Sim() { (void)std::system((env_ + "stop >/dev/null 2>&1").c_str()); }
-  Sim(const Sim&) = delete;
-  Sim& operator=(const Sim&) = delete;
-
-  // One OpenSM routing pass; returns the routing step from the log (nullopt: OpenSM routed nothing).
-  std::optional<campaign::OsmRoutingStep> route(const std::string& engine, const std::string& plugin_options) {
-    std::string cmd = env_ + "opensm-once --until-routed --engine " + quote(engine) + " --timeout " +
-                      std::to_string(timeout_) + " --conf 'log_flags 0x47'";
-    if (engine != "ftree")
-      cmd += " --plugin ftroute --plugin-dir " + quote(FTROUTE_PLUGIN_DIR) +
-             (plugin_options.empty() ? "" : " --plugin-options " + quote(plugin_options));
-    const std::string out = dir_ + "/osm-" + std::to_string(++runs_) + ".out";
-    int rc = std::system((cmd + " >" + quote(out) + " 2>&1").c_str());
-    const std::string log = dir_ + "/opensm-" + std::to_string(runs_) + "/osm.log";
-    if (rc != 0) std::printf("    (OpenSM run failed, rc %d: %s)\n", rc, slurp(out).c_str());
-    auto step = campaign::opensm_routing_step(slurp(log), log);
-    std::filesystem::remove(log);  // VERBOSE logs of the big tree are tens of MB
-    return step;
-  }
-
- private:
-  std::string dir_, env_;
-  int timeout_;
-  int runs_ = 0;
-};
-
 struct Variant {
   std::string label, engine, plugin_options;
 };
@@ -172,7 +109,9 @@ void run_opensm(const std::string& label, const Fabric& f, const std::string& di
     Sim sim(f, dir, timeout);
     for (int rep = 0; rep < reps; ++rep)
       for (size_t v = 0; v < variants.size(); ++v) {
-        auto step = sim.route(variants[v].engine, variants[v].plugin_options);
+        // OpenSM's own ftree is a built-in; the others run inside OpenSM through libftroute.so
+        const bool plugin = variants[v].engine != "ftree";
+        auto step = sim.route({variants[v].engine, plugin, variants[v].plugin_options, {}});
         if (!step) {
           std::printf("  %-28s no routing pass found in the OpenSM log\n", variants[v].label.c_str());
           continue;
@@ -206,10 +145,7 @@ int main_opensm(int argc, char** argv) {
   int reps = argc > 3 ? std::max(1, std::atoi(argv[3])) : 1;
   const std::string root = (std::filesystem::temp_directory_path() / ("bench_ftree_" + std::to_string(getpid()))).string();
   std::printf("bench_ftree opensm: OpenSM 3.3.23 ftree vs ftree-misroute (libftroute.so) under ibsim\n");
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() { std::filesystem::remove_all(dir); }
-  } cleanup{root};
+  bench::ScratchDir cleanup{root};
   run_opensm("648-port 2-level", topo::fat_tree648(), root + "/ft648", reps, 300);
   if (radix > 0) {
     Fabric big = topo::fat_tree3(radix);
