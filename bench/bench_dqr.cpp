@@ -1,6 +1,8 @@
 // bench_dqr: DQR after one random link fault vs a full re-route, on the 20x20 mesh (ft-dor
 // base, mesh plug-in) and the 648-port two-level fat tree (ft-minhop base, end to end).
 // Usage: bench_dqr [mesh|tree|all] [samples]   (target run_bench_dqr runs all)
+//        bench_dqr opensm [reps (default 3)] [mesh|tree|all]: against OpenSM's own full re-routes
+//          under ibsim (dqr_opensm.cpp; target run_bench_dqr_opensm)
 //
 // What is timed (CPU time of the thread; the box is shared, wall clock is noisy):
 //  * DQR = the whole dqr_reconfigure() call: finding the broken entries, mesh plug-in, path
@@ -146,9 +148,19 @@ static void bench(const char* name, Fabric f, const std::string& base_engine, co
   std::printf("  CA flows rerouted (crossed the fault): %.2f %%\n\n", median(flows_pct));
 }
 
-// Usage: bench_dqr [mesh|tree|all] [samples]
+int bench_dqr_opensm(int argc, char** argv);  // dqr_opensm.cpp
+
+// Usage: bench_dqr [mesh|tree|all] [samples] | bench_dqr opensm [reps] [mesh|tree|all]
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "all";
+  if (which == "opensm") {
+    try {
+      return bench_dqr_opensm(argc, argv);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_dqr opensm: %s\n", e.what());
+      return 1;
+    }
+  }
   const int samples = argc > 2 ? std::atoi(argv[2]) : 0;
   if (which == "all" || which == "mesh") {
     topo::Grid g;
