@@ -89,8 +89,6 @@ class Reconfigurer {
     int t = -1;           // attach switch
     uint8_t tport = 0;    // port at t (0 = t's own LID)
     int owner = -1;       // node owning d
-    std::vector<int> layers;
-    uint16_t layer_mask = 0;
   };
   // Channels carrying (old or new) traffic for d into switch y, from mask_.
   void active_in(const Dest& D, int y, std::vector<Id>& out);
@@ -103,7 +101,7 @@ class Reconfigurer {
   bool reaches(const Dest& D, int y);
   int route_hops(int y) const { return rhops_[static_cast<size_t>(y)]; }  // after reaches(y) == true
   bool route_touches(const Dest& D, int y, const std::vector<int>& path) const;
-  void mark_traffic(Dest& D);
+  void mark_traffic(const Dest& D);
   bool search_and_commit(Dest& D, int w, std::string& why);
   // The repair of d proper: every switch of todo reaches d afterwards, or false with why.
   bool attempt(Dest& D, const std::vector<int>& todo, const std::vector<int>& affected, std::string& why);
@@ -239,32 +237,24 @@ bool Reconfigurer::reaches(const Dest& D, int s) {
 }
 
 // Traffic towards d under the old routing: which VLs leave every switch (links still alive).
-void Reconfigurer::mark_traffic(Dest& D) {
+void Reconfigurer::mark_traffic(const Dest& D) {
   if (++mg_ == 0) std::fill(mgen_.begin(), mgen_.end(), 0), mg_ = 1;
-  if (single_vl_) {  // lazy, see mask()
-    D.layer_mask = 1;
-    D.layers.assign(1, 0);
-    return;
-  }
+  if (single_vl_) return;  // lazy, see mask()
   std::fill(mask_.begin(), mask_.end(), 0);
   std::fill(mgen_.begin(), mgen_.end(), mg_);
-  uint16_t layers = 0;
   for (const Source& s : sources_) {
     if (s.node == D.owner) continue;
-    const int sl = single_vl_ ? 0 : sl_of(s, D.d);
+    const int sl = sl_of(s, D.d);
     int y = s.sw;
     uint8_t in_port = s.in_port;
     int vl = 0;
-    if (!single_vl_) {
-      if (s.port != 0) {
-        vl = r_.sl2vl.vl(s.node, 0, s.port, sl);
-      } else {
-        uint8_t q = cur(y);
-        vl = (q == kNoPath || q == 0) ? 0 : r_.sl2vl.vl(y, 0, q, sl);
-      }
+    if (s.port != 0) {
+      vl = r_.sl2vl.vl(s.node, 0, s.port, sl);
+    } else {
+      uint8_t q = cur(y);
+      vl = (q == kNoPath || q == 0) ? 0 : r_.sl2vl.vl(y, 0, q, sl);
     }
     const uint16_t bit = static_cast<uint16_t>(1u << vl);
-    layers |= bit;
     for (int hops = 0; hops <= before_.size(); hops++) {
       if (mask_[static_cast<size_t>(y)] & bit) break;
       mask_[static_cast<size_t>(y)] |= bit;
@@ -272,22 +262,15 @@ void Reconfigurer::mark_traffic(Dest& D) {
       if (y == D.t || q == kNoPath || q == 0 || q > before_.node(y).num_ports) break;
       const Port& p = before_.node(y).port(q);
       if (!p.connected() || dead(y, q) || !before_.node(p.peer_node).is_switch()) break;
-      if (!single_vl_) {
-        int vl2 = r_.sl2vl.vl(y, in_port, q, sl);
-        if (vl2 != vl)
-          throw EngineError("dqr", "the routing changes VL along a path (at " + before_.port_name(y, q) + ", VL " +
-                                       std::to_string(vl) + " -> " + std::to_string(vl2) +
-                                       "): DQR needs virtual layers (one VL per path)");
-      }
+      const int vl2 = r_.sl2vl.vl(y, in_port, q, sl);
+      if (vl2 != vl)
+        throw EngineError("dqr", "the routing changes VL along a path (at " + before_.port_name(y, q) + ", VL " +
+                                     std::to_string(vl) + " -> " + std::to_string(vl2) +
+                                     "): DQR needs virtual layers (one VL per path)");
       in_port = p.peer_port;
       y = p.peer_node;
     }
   }
-  if (!layers) layers = 1;
-  D.layer_mask = layers;
-  D.layers.clear();
-  for (int l = 0; l < kNumVlSlots; l++)
-    if (layers & (1u << l)) D.layers.push_back(l);
 }
 
 uint16_t Reconfigurer::mask(const Dest& D, int u) {
@@ -728,7 +711,7 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
   for (int w : idle_list_)
     if (is_idle(w)) changes_[(static_cast<uint64_t>(w) << 16) | d].idle = true;
   // transition stage of every changed entry: hops to d along the new routes (memoised walks
-  // over this LID's column; the same rule as transition_order)
+  // over this LID's column; see DqrResult::changes)
   for (int y0 : changed_now_) {
     int y = y0, base = 0;
     dstack_.clear();
@@ -1063,8 +1046,6 @@ DqrResult Reconfigurer::run() {
   for (const Source& s : sources_)
     if (!before_.node(s.node).is_switch()) ca_lids++;
   res.flows_total = ca_lids * (ca_lids > 0 ? ca_lids - 1 : 0);
-  for (const Source& s : sources_)
-    if (!before_.node(s.node).is_switch()) res.flows_affected += 0;
   const uint64_t moved0 = list_.channels_moved(), en0 = list_.turns_enabled();
   if (o_.mesh_plugin && !dead_ports_.empty()) apply_mesh_plugin(res);
   bool ok = true;
@@ -1084,7 +1065,7 @@ DqrResult Reconfigurer::run() {
     if (c.old_port != c.new_port) ch.push_back(c);
   Lfts patched = r_.lfts;
   for (const LftChange& c : ch) patched.set(c.sw, c.lid, c.new_port);
-  // transition order (see transition_order; the stages were computed per LID in repair)
+  // transition order (DqrResult::changes; the stages were computed per LID in repair)
   int deepest = 0;
   for (const LftChange& c : ch)
     if (!c.idle) deepest = std::max(deepest, c.stage);
@@ -1157,38 +1138,5 @@ std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing&
   return t;
 }
 
-std::vector<LftChange> transition_order(const Fabric& after, const Lfts& lfts, std::vector<LftChange> changes) {
-  std::vector<int> depth(changes.size(), 0);
-  int deepest = 0;
-  for (size_t i = 0; i < changes.size(); i++) {
-    if (changes[i].idle) continue;  // after every other stage (below)
-    int y = changes[i].sw, hops = 0;
-    Attach at = after.attach(changes[i].lid);
-    while (hops <= after.size() && y != at.sw) {
-      uint8_t q = lfts.get(y, changes[i].lid);
-      if (q == kNoPath || q == 0 || q > after.node(y).num_ports || !after.node(y).port(q).connected()) break;
-      y = after.node(y).port(q).peer_node;
-      hops++;
-    }
-    depth[i] = hops;
-    deepest = std::max(deepest, hops);
-  }
-  for (size_t i = 0; i < changes.size(); i++)
-    if (changes[i].idle) depth[i] = deepest + 1;
-  std::vector<size_t> idx(changes.size());
-  for (size_t i = 0; i < idx.size(); i++) idx[i] = i;
-  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-    if (depth[a] != depth[b]) return depth[a] < depth[b];
-    if (changes[a].lid != changes[b].lid) return changes[a].lid < changes[b].lid;
-    return changes[a].sw < changes[b].sw;
-  });
-  std::vector<LftChange> out;
-  out.reserve(changes.size());
-  for (size_t i : idx) {
-    out.push_back(changes[i]);
-    out.back().stage = depth[i];
-  }
-  return out;
-}
 
 }  // namespace ftroute

@@ -107,7 +107,15 @@ struct SlChange {
 struct DqrResult {
   bool ok = false;
   Lfts lfts;                        // the patched tables (the old ones where !ok)
-  std::vector<LftChange> changes;   // in transition order (see transition_order)
+  // In transition order: every intermediate state is loop-free and deadlock-free. Stage k =
+  // entries k hops from their LID along the new routes, stages in increasing order, so a packet
+  // that met one updated entry only meets updated entries afterwards (old prefix + new suffix);
+  // idle entries (LftChange::idle) form one stage after all others; ties by LID, then switch.
+  // Between two stages the SM should let the packet lifetime expire (IB switch lifetime / HOQ
+  // limit) so old packets on a channel whose sender was just updated have drained: the search
+  // relies on that for the one junction it does not add to the list (a packet that arrived at y
+  // from the switch y now forwards to, which is always updated a stage earlier).
+  std::vector<LftChange> changes;
   // Flows moved to another layer (SL changes, one per source LID and DLID). They take effect
   // before any LFT change: the SA answers the new SLs, sources re-query their PathRecords, and
   // only once the moved pairs' old-SL packets have drained are the LFT stages pushed.
@@ -139,16 +147,6 @@ DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric&
 
 // The routing after a successful reconfiguration: res.lfts, and old.path_sl with res.sl_changes.
 Routing dqr_routing(const Routing& old, const DqrResult& res);
-
-// Changes ordered so that every intermediate state is loop-free and deadlock-free: stage k =
-// entries k hops from their LID along the new routes, stages in increasing order, so a packet
-// that met one updated entry only meets updated entries afterwards (old prefix + new suffix);
-// idle entries (LftChange::idle) form one stage after all others.
-// Between two stages the SM should let the packet lifetime expire (IB switch lifetime / HOQ
-// limit) so old packets on a channel whose sender was just updated have drained: the search
-// relies on that for the one junction it does not add to the list (a packet that arrived at y
-// from the switch y now forwards to, which is always updated a stage earlier).
-std::vector<LftChange> transition_order(const Fabric& after, const Lfts& new_lfts, std::vector<LftChange> changes);
 
 // Engine "dqr": with a PreviousRouting it patches the previous routing for the new fabric;
 // otherwise (or if DQR fails) it routes with the base engine. Options:
