@@ -13,6 +13,12 @@
 #   --net FILE        fabric (default ibsim_topologies/nets/4ary3tree.net; generated if missing)
 #   --fault 'NODE PORT'  link to cut (default: the first switch-to-switch link of a leaf)
 #   --plugin-options STR  event_plugin_options for libftroute.so
+#   --qos / --no-qos  multi-VL check on / off. Default: on for engines that rely on per-path SLs
+#                     (kns, ftdrb, ft-dor, dfsssp, lash, nue, torus-2QoS), and turned on (OpenSM
+#                     restarted) when the plugin logs that the engine uses more than one VL.
+#                     On: OpenSM runs with `qos TRUE`, the SA's path SLs (ftroute-pathsl, one
+#                     PathRecord per pair) and opensm-sl2vl.dump go to `ftroute check --sl/--sl2vl`,
+#                     so the deadlock check is per VL. Off: every path is judged on SL 0 / one VL.
 #   --workdir DIR     default ./run/demo
 #   --build-dir DIR   default ./build
 #   --no-deps / --no-build   skip install-deps.sh / the build
@@ -26,6 +32,7 @@ FAULT=""
 POPTS=""
 DEPS=1
 DOBUILD=1
+QOS=auto
 while [ $# -gt 0 ]; do
   case $1 in
     --engine) ENGINE=$2; shift 2 ;;
@@ -36,7 +43,9 @@ while [ $# -gt 0 ]; do
     --build-dir) BUILD=$(readlink -f "$2"); shift 2 ;;
     --no-deps) DEPS=0; shift ;;
     --no-build) DOBUILD=0; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --qos) QOS=1; shift ;;
+    --no-qos) QOS=0; shift ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "demo.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -57,6 +66,7 @@ if [ $DOBUILD -eq 1 ]; then
   # make the test fail at random and leave a stale (or no) libftroute.so.
   targets_help=$(cmake --build "$BUILD" --target help 2>/dev/null || true)
   [[ $targets_help == *"... ftroute_plugin"$'\n'* ]] && TARGETS+=(ftroute_plugin)
+  [[ $targets_help == *"... ftroute-pathsl"$'\n'* ]] && TARGETS+=(ftroute-pathsl)
   if ! cmake --build "$BUILD" -j2 --target "${TARGETS[@]}" >> "$BUILD/demo-build.log" 2>&1; then
     grep -E 'error|Error' "$BUILD/demo-build.log" | head -20 >&2
     fail "build failed (full log: $BUILD/demo-build.log)"
@@ -66,6 +76,7 @@ fi
 FTROUTE=$BUILD/cli/ftroute
 [ -x "$FTROUTE" ] || fail "$FTROUTE not built"
 PLUGIN_SO=$(find "$BUILD/plugin" -maxdepth 1 -name 'libftroute.so' 2>/dev/null | head -1)
+PATHSL=$BUILD/campaign/ftroute-pathsl
 
 rm -rf "$W"; mkdir -p "$W"; W=$(cd "$W" && pwd)
 trap 'FTSIM stop >/dev/null 2>&1 || true' EXIT
@@ -103,6 +114,13 @@ if [[ "$BUILTIN" != *" $ENGINE "* ]]; then
   PLUGIN_OPTS_USED=1
   [ -z "$POPTS" ] || OSM_OPTS+=(--plugin-options "$POPTS")
 fi
+# Engines whose deadlock freedom rests on per-path SLs over several VLs (ftroute's kns with
+# faults or indirect subnets, ftdrb, ft-dor on tori; OpenSM's SL-based engines). Others can turn
+# out to need several VLs too: the plugin's log line "(VLs N," is checked after each routing.
+SL_ENGINES=" kns ftdrb ft-dor dfsssp lash nue torus-2QoS "
+if [ "$QOS" = auto ]; then
+  if [[ "$SL_ENGINES" == *" $ENGINE "* ]]; then QOS=1; else QOS=0; QOS_AUTO=1; fi
+fi
 
 # ---- fault: NODE PORT, and the peer end (from the .net file) ----
 # Prints "node port peer peerport" for every switch-to-switch link, in file order.
@@ -128,9 +146,43 @@ flat() { awk '/^Unicast lids/ { s=$0; sub(/.*\(/, "", s); sub(/\).*/, "", s); ne
               /^0x[0-9a-fA-F]+ [0-9]+/ { printf "%s %s %d\n", s, $1, $2 }' "$1" | sort; }
 # Entries of switch $2 that use port $3.
 uses_port() { flat "$1" | awk -v n="$2" -v p="$3" '$1==n && $3==p' | wc -l; }
+# VLs the ftroute engine reported in its last "ftroute: ENGINE routed ... (VLs N," log line (0: none).
+logged_vls() {
+  grep -o "ftroute: $ENGINE routed .*(VLs [0-9]*," "$LOG" 2>/dev/null | tail -1 | sed 's/.*(VLs \([0-9]*\),/\1/' || true
+}
+# Multi-VL only: path SLs from OpenSM's SA and its SL2VL tables -> SLARGS for `ftroute check`.
+# $1 = ibnetdiscover file, $2 = suffix (before/after). Like `ftroute campaign` (campaign/run.cpp):
+# one PathRecord per (CA port -> other CA port or switch) pair; "slid dlid sl" answers become the
+# ibdmchk -c file "src_node_guid dlid sl" (source node by LID); a pair without answer is an error.
+path_sls() {
+  local nd=$1 sfx=$2 dump n missing
+  awk '/^Switch/ { ca=0; if (match($0, /"S-[0-9a-fA-F]+"/)) print "S", "0x" substr($0, RSTART+3, RLENGTH-4); next }
+       /^(Ca|Hca)[ \t]/ { ca=0; if (match($0, /"H-[0-9a-fA-F]+"/)) { ca=1; node="0x" substr($0, RSTART+3, RLENGTH-4) }; next }
+       /^$/ { ca=0; next }
+       ca && /^\[[0-9]+\]\(/ && match($0, /# lid [0-9]+/) { lid=substr($0, RSTART+6, RLENGTH-6);
+         g=substr($0, index($0, "(")+1); g=substr(g, 1, index(g, ")")-1); print "C", node, "0x" g, lid }' "$nd" > "$W/endports.$sfx.txt"
+  awk '$1=="C" { src[++ns]=$3; dst[++nd]=$3 } $1=="S" { dst[++nd]=$2 }
+       END { for (i=1;i<=ns;i++) for (j=1;j<=nd;j++) if (src[i]!=dst[j]) print src[i], dst[j] }' \
+    "$W/endports.$sfx.txt" > "$W/pairs.$sfx.txt"
+  FTSIM tool "$PATHSL" < "$W/pairs.$sfx.txt" > "$W/pathsl.$sfx.out" 2>> "$W/tools.log" ||
+    fail "ftroute-pathsl failed (log $W/tools.log)"
+  missing=$(grep -c '^-' "$W/pathsl.$sfx.out" || true)
+  [ "$missing" -eq 0 ] || fail "$missing of $(wc -l < "$W/pairs.$sfx.txt") path records missing from the SA ($W/pathsl.$sfx.out)"
+  awk 'NR==FNR { if ($1=="C") node[$4]=$2; next }
+       NF==3 { if (!($1 in node)) { print "no CA with LID " $1 > "/dev/stderr"; exit 1 } print node[$1], $2, $3 }' \
+    "$W/endports.$sfx.txt" "$W/pathsl.$sfx.out" > "$W/path_sl.$sfx.txt" || fail "cannot map the SA's path SLs to CAs"
+  dump=$(FTSIM dumpdir)/opensm-sl2vl.dump
+  for _ in $(seq 50); do [ -s "$dump" ] && break; sleep 0.1; done
+  [ -s "$dump" ] || fail "OpenSM wrote no $dump (is qos on?)"
+  cp "$dump" "$W/sl2vl.$sfx.dump"
+  n=$(wc -l < "$W/path_sl.$sfx.txt")
+  echo "    per-VL check: SLs from OpenSM's SA ($n paths, SL $(awk 'NR==1||$3<m{m=$3} END{print m+0}' "$W/path_sl.$sfx.txt")..$(awk '$3>m{m=$3} END{print m+0}' "$W/path_sl.$sfx.txt")), SL2VL from opensm-sl2vl.dump"
+  SLARGS=(--sl "$W/path_sl.$sfx.txt" --sl2vl "$W/sl2vl.$sfx.dump")
+}
+SLARGS=()
 check() {  # $1 = label, $2 = ibnetdiscover file, $3 = dump_fts file
   local out rc=0
-  out=$("$FTROUTE" check --fabric "$2" --lfts "$3" --format dump_fts 2>&1) || rc=$?
+  out=$("$FTROUTE" check --fabric "$2" --lfts "$3" --format dump_fts "${SLARGS[@]+"${SLARGS[@]}"}" 2>&1) || rc=$?
   echo "$out" | sed 's/^/    /'
   [ $rc -eq 0 ] || fail "ftroute check rejected the $1 LFTs (exit $rc)"
 }
@@ -141,9 +193,18 @@ FTSIM start "$NET" 2>&1 | sed 's/^ftsim: /    /'
 NSW=$(grep -c '^Switch' "$NET"); NCA=$(grep -cE '^(Hca|Ca)[[:space:]]' "$NET")
 echo "    $NSW switches, $NCA HCAs"
 
-step "OpenSM routes the fabric (engine $ENGINE${PLUGIN_OPTS_USED:+, plugin $PLUGIN_SO})"
+[ "$QOS" = 0 ] || [ -x "$PATHSL" ] || fail "$PATHSL is not built (needs libibmad-dev): the per-VL check of $ENGINE needs it (or --no-qos)"
+step "OpenSM routes the fabric (engine $ENGINE${PLUGIN_OPTS_USED:+, plugin $PLUGIN_SO}$([ "$QOS" = 0 ] || echo ", qos TRUE"))"
+[ "$QOS" = 0 ] || OSM_OPTS+=(--conf 'qos TRUE')
 USED=$(FTSIM opensm-start "${OSM_OPTS[@]}" --timeout 120)
 LOG=$(FTSIM log)
+if [ "$QOS" = 0 ] && [ -n "${QOS_AUTO:-}" ] && [ "$(logged_vls)" -gt 1 ] 2>/dev/null; then
+  echo "    $ENGINE uses $(logged_vls) VLs: restarting OpenSM with qos TRUE for the per-VL check"
+  QOS=1; OSM_OPTS+=(--conf 'qos TRUE')
+  [ -x "$PATHSL" ] || fail "$PATHSL is not built (needs libibmad-dev): the per-VL check of $ENGINE needs it (or --no-qos)"
+  USED=$(FTSIM opensm-start "${OSM_OPTS[@]}" --timeout 120)
+  LOG=$(FTSIM log)
+fi
 grep -h 'ftroute' "$LOG" | grep -v '^$' | tail -3 | sed 's/^/    log: /' || true
 echo "    engine used: $USED"
 [ "$USED" = "$ENGINE" ] || { grep -E 'ERR|cannot|fail' "$LOG" | tail -5 >&2; fail "OpenSM used '$USED', not '$ENGINE' (log $LOG)"; }
@@ -152,6 +213,7 @@ step "read back the LFTs from the simulated switches and validate"
 FTSIM ibnetdiscover > "$W/ibnetdiscover.before.txt" 2>> "$W/tools.log"
 FTSIM dump-fts > "$W/lfts.before.txt" 2>> "$W/tools.log"
 echo "    $(grep -c '^Unicast lids' "$W/lfts.before.txt") switch LFTs, $(flat "$W/lfts.before.txt" | wc -l) entries"
+[ "$QOS" = 0 ] || path_sls "$W/ibnetdiscover.before.txt" before
 check "initial" "$W/ibnetdiscover.before.txt" "$W/lfts.before.txt"
 BEFORE_USE=$(( $(uses_port "$W/lfts.before.txt" "$FNODE" "$FPORT") + $(uses_port "$W/lfts.before.txt" "$PNODE" "$PPORT") ))
 echo "    link \"$FNODE\"[$FPORT] <-> \"$PNODE\"[$PPORT] carries $BEFORE_USE LFT entries"
@@ -173,6 +235,11 @@ fi
 step "read back + validate again"
 FTSIM ibnetdiscover > "$W/ibnetdiscover.after.txt" 2>> "$W/tools.log"
 FTSIM dump-fts > "$W/lfts.after.txt" 2>> "$W/tools.log"
+if [ "$QOS" = 1 ]; then
+  path_sls "$W/ibnetdiscover.after.txt" after
+elif [ -n "${QOS_AUTO:-}" ] && [ "$(logged_vls)" -gt 1 ] 2>/dev/null; then
+  fail "after the fault $ENGINE uses $(logged_vls) VLs but OpenSM runs without qos: run the demo with --qos"
+fi
 check "re-routed" "$W/ibnetdiscover.after.txt" "$W/lfts.after.txt"
 DEAD=$(( $(uses_port "$W/lfts.after.txt" "$FNODE" "$FPORT") + $(uses_port "$W/lfts.after.txt" "$PNODE" "$PPORT") ))
 diff <(flat "$W/lfts.before.txt") <(flat "$W/lfts.after.txt") > "$W/lfts.diff" || true
@@ -185,12 +252,13 @@ echo "    entries still using the dead link: $DEAD"
 [ "$DEAD" -eq 0 ] || fail "$DEAD LFT entries still use the dead link"
 
 step "report"
+[ "$QOS" = 0 ] || VALID_NOTE=" (per VL: SLs from OpenSM's SA, opensm-sl2vl.dump)"
 cat <<EOF | tee "$W/report.txt"
     fabric        $NET ($NSW switches, $NCA HCAs)
     engine        $ENGINE (OpenSM used: $USED, after the fault: $USED2)
     fault         Unlink "$FNODE"[$FPORT] (peer "$PNODE"[$PPORT]), carried $BEFORE_USE entries before
     LFT changes   $CHANGED entries, dead link now carries $DEAD
-    validation    ftroute check passed before and after the fault
+    validation    ftroute check passed before and after the fault${VALID_NOTE:-}
     files         $W (lfts.before.txt, lfts.after.txt, lfts.diff, ibnetdiscover.*.txt, opensm-1/osm.log)
 EOF
 step "stop everything"
