@@ -131,6 +131,8 @@ class Reconfigurer {
     uint16_t lay;  // layers of the traffic the new entry forwards
   };
   void commit(Dest& D, const std::vector<Entry>& entries, int junction);
+  // y sends traffic to d itself: a CA at y other than d's owner, or y with switch_sources
+  bool has_own_source(const Dest& D, int y) const;
   bool carries_no_traffic(const Dest& D, int w) const;
   bool is_idle(int u) const { return idle_[static_cast<size_t>(u)] == ag_; }
   void record_change(int y, Lid d, uint8_t q);
@@ -572,14 +574,12 @@ bool Reconfigurer::move_layers(Dest& D, const std::vector<int>& todo, const std:
     bool usable = true;
     for (const Source& s : sources_) {
       if (s.node == D.owner || !up[static_cast<size_t>(s.sw)]) continue;
-      const int sl = sl_of(s, D.d);
-      const int from_node = s.port ? s.node : s.sw;
-      const uint8_t from_port = s.port ? s.port : 0;
-      if (s.port && r_.sl2vl.vl(from_node, 0, from_port, sl) == l) continue;
+      if (!s.port) { usable = false; break; }  // switch-sourced flows are not moved
+      if (r_.sl2vl.vl(s.node, 0, s.port, sl_of(s, D.d)) == l) continue;
       int nsl = -1;
       for (int x = 0; x < 16 && nsl < 0; x++)
-        if (!s.port || r_.sl2vl.vl(from_node, 0, from_port, x) == l) nsl = x;
-      if (nsl < 0 || !s.port) { usable = false; break; }  // switch-sourced flows are not moved
+        if (r_.sl2vl.vl(s.node, 0, s.port, x) == l) nsl = x;
+      if (nsl < 0) { usable = false; break; }
       mv.push_back({&s, static_cast<uint8_t>(nsl)});
     }
     if (!usable || mv.empty()) continue;
@@ -686,15 +686,9 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
     // first, as the farthest, its leaves would follow its down-up detour instead of going up
     // another spine. (Upstream-first instead of farther-first lost 20 points on the meshes.)
     const std::vector<int>& dist = dist_to(D.t);
-    auto sourceless = [&](int y) {
-      if (o_.switch_sources) return false;
-      for (int si : src_at_[static_cast<size_t>(y)])
-        if (sources_[static_cast<size_t>(si)].node != D.owner) return false;
-      return true;
-    };
     todo = affected;
     std::stable_sort(todo.begin(), todo.end(), [&](int a, int b) {
-      const bool sa = sourceless(a), sb = sourceless(b);
+      const bool sa = !has_own_source(D, a), sb = !has_own_source(D, b);
       if (sa != sb) return sb;
       return dist[static_cast<size_t>(a)] > dist[static_cast<size_t>(b)];
     });
@@ -879,10 +873,15 @@ void Reconfigurer::record_change(int y, Lid d, uint8_t q) {
   col_[static_cast<size_t>(y)] = q;
 }
 
+bool Reconfigurer::has_own_source(const Dest& D, int y) const {
+  if (o_.switch_sources) return true;
+  for (int si : src_at_[static_cast<size_t>(y)])
+    if (sources_[static_cast<size_t>(si)].node != D.owner) return true;
+  return false;
+}
+
 bool Reconfigurer::carries_no_traffic(const Dest& D, int w) const {
-  if (o_.switch_sources) return false;
-  for (int si : src_at_[static_cast<size_t>(w)])
-    if (sources_[static_cast<size_t>(si)].node != D.owner) return false;
+  if (has_own_source(D, w)) return false;
   // anything still routed into w (also over a failed link: not repaired yet) may send traffic
   for (auto [u, up] : sw_in_[static_cast<size_t>(w)])
     if (cur(u) == up) return false;
