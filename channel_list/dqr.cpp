@@ -5,6 +5,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <span>
 #include <queue>
 #include <set>
 #include <tuple>
@@ -54,7 +55,7 @@ struct Source {
 class Reconfigurer {
  public:
   Reconfigurer(ChannelList& list, const Fabric& before, const Fabric& after, const Routing& r, const DqrOptions& o)
-      : list_(list), before_(before), after_(after), r_(r), o_(o), ids_(before) {}
+      : list_(list), before_(before), after_(after), r_(r), o_(o) {}
 
   DqrResult run();
 
@@ -65,18 +66,24 @@ class Reconfigurer {
     return b.connected() && (!a.connected() || a.peer_node != b.peer_node || a.peer_port != b.peer_port);
   }
   bool alive(int n, int p) const { return after_.node(n).port(p).connected(); }
-  Id ch(int n, int p, int vl) const { return ids_.id(n, p, vl); }
-  int link(int n, int p) const { return ids_.link_id(n, p); }
+  Id ch(int n, int p, int vl) const { return static_cast<Id>(link(n, p)) * kNumVlSlots + static_cast<Id>(vl); }
+  int link(int n, int p) const { return T_->link_id(n, p); }
+  int nports(int n) const { return T_->nports[static_cast<size_t>(n)]; }
+  // (switch u, port of u) for every switch link entering y in `before`
+  std::span<const std::pair<int, uint8_t>> sw_in(int y) const {
+    const size_t b = static_cast<size_t>(T_->sw_in_off[static_cast<size_t>(y)]);
+    return {T_->sw_in.data() + b, static_cast<size_t>(T_->sw_in_off[static_cast<size_t>(y) + 1]) - b};
+  }
   // The switch that port q of switch y leads to in `after` through a link that is not dead,
   // else -1 (also for q = 0, kNoPath, ports out of range, CAs): one table look-up per hop.
   int next_switch(int y, uint8_t q) const {
-    if (q == 0 || q > nports_[static_cast<size_t>(y)]) return -1;
+    if (q == 0 || q > nports(y)) return -1;
     return next_sw_[static_cast<size_t>(link(y, q))];
   }
   // The same in `before` (the fault-free links).
   int old_next_switch(int y, uint8_t q) const {
-    if (q == 0 || q > nports_[static_cast<size_t>(y)]) return -1;
-    return old_next_sw_[static_cast<size_t>(link(y, q))];
+    if (q == 0 || q > nports(y)) return -1;
+    return T_->next_sw[static_cast<size_t>(link(y, q))];
   }
 
   void collect_sources();
@@ -103,6 +110,22 @@ class Reconfigurer {
   bool route_touches(const Dest& D, int y, const std::vector<int>& path) const;
   void mark_traffic(const Dest& D);
   bool search_and_commit(Dest& D, int w, std::string& why);
+  // One pass of it: 1 = a path was committed, 0 = there is none, -1 = the plain pass
+  // (bounded = false) gave up after kPlainStates states.
+  int search_pass(Dest& D, int w, bool bounded);
+  static constexpr size_t kPlainStates = 48;
+  // Lower bound of the search (A*) from the channel on link l carrying layers lay: one more hop
+  // unless the link enters d's switch or a switch whose route reaches d, plus turn_cost if on
+  // some layer no way on keeps every turn going up in the list (monotone(): memoised per search).
+  bool monotone(const Dest& D, int l, int vl);
+  bool joins_up(const Dest& D, Id c, int z, int vl);
+  double bound(const Dest& D, int l, uint16_t lay) {
+    const int y = next_sw_[static_cast<size_t>(l)];
+    double h = y == D.t || (y >= 0 && reaches(D, y)) ? 0 : 1;
+    for (int v = 0; v < kNumVlSlots; v++)
+      if ((lay & (1u << v)) && !monotone(D, l, v)) return h + std::max(0.0, o_.turn_cost);
+    return h;
+  }
   // The repair of d proper: every switch of todo reaches d afterwards, or false with why.
   bool attempt(Dest& D, const std::vector<int>& todo, const std::vector<int>& affected, std::string& why);
   // Layers::All: after a failed attempt, moves the flows through the broken entries to another
@@ -146,8 +169,8 @@ class Reconfigurer {
   const Fabric& after_;
   const Routing& r_;
   DqrOptions o_;
-  Cdg ids_;
-  std::shared_ptr<const DqrTables> tables_;  // the old routing by LID
+  std::shared_ptr<const DqrTables> tables_;  // the old routing by LID, the fault-free fabric's look-ups
+  const DqrTables* T_ = nullptr;             // = tables_.get()
   std::vector<uint8_t> col_;                 // current entries for the LID being repaired
   const uint8_t* old_col_ = nullptr;
   std::vector<Source> sources_;
@@ -163,7 +186,12 @@ class Reconfigurer {
   std::vector<uint32_t> ain_gen_;
   uint32_t ain_g_ = 0;
   uint32_t mg_ = 0;
-  std::vector<std::vector<int>> src_at_;  // by switch: indices into sources_ of CAs attached
+  // by switch y: indices into sources_ of the CAs attached, src_idx_[src_off_[y] .. src_off_[y + 1])
+  std::vector<int> src_off_, src_idx_;
+  std::span<const int> src_at(int y) const {
+    const size_t b = static_cast<size_t>(src_off_[static_cast<size_t>(y)]);
+    return {src_idx_.data() + b, static_cast<size_t>(src_off_[static_cast<size_t>(y) + 1]) - b};
+  }
   bool single_vl_ = true;                 // no path_sl and no SL2VL tables: everything on VL 0
   std::vector<int8_t> rval_;
   std::vector<int> rhops_;  // hops to d along the current route, where rval_ == 1
@@ -181,15 +209,17 @@ class Reconfigurer {
   std::vector<std::pair<int, int>> cand_;  // scratch of direct_route
   std::vector<Dep> deps_;                  // scratch of direct_route
   static uint64_t dep_key(const Dep& d) { return (static_cast<uint64_t>(d.first) << 32) | d.second; }
-  std::vector<std::vector<std::pair<int, uint8_t>>> sw_in_;  // by switch y: (switch u, port of u to y), before
   std::vector<int> next_sw_;              // by link id, see next_switch()
-  std::vector<int> old_next_sw_;          // by link id, see old_next_switch()
-  std::vector<int> nports_;               // by node
-  std::vector<std::vector<int>> sw_adj_;  // by switch: switches linked to it in `after`
   std::vector<std::vector<int>> dist_by_t_;  // by switch t: hop distances to t (lazy)
   std::unordered_set<uint64_t> refused_;  // deps that cannot be enabled (alone) in this run
   std::unordered_map<uint64_t, uint8_t> sl_over_;  // (source LID << 16 | DLID) -> new SL
   std::vector<uint8_t> ca_deps_ok_;       // by link id: every CA at the switch -> link is in the list
+  // monotone() by link id, bit vl: known true / known false (valid iff mono_gen_ == mono_g_)
+  std::vector<uint16_t> mono_yes_, mono_no_;
+  std::vector<uint32_t> mono_gen_;
+  uint32_t mono_g_ = 0;
+  std::vector<std::pair<Id, int>> mono_stack_;  // (channel, last port tried at its head)
+  uint64_t search_states_ = 0;            // states popped by the searches (DqrResult::search_states)
 };
 
 void Reconfigurer::collect_sources() {
@@ -281,10 +311,10 @@ uint16_t Reconfigurer::mask(const Dest& D, int u) {
   mgen_[static_cast<size_t>(u)] = mg_;
   mask_[static_cast<size_t>(u)] = 0;
   uint16_t m = 0;
-  if ((o_.switch_sources || !src_at_[static_cast<size_t>(u)].empty()) && u != D.t) {
+  if ((o_.switch_sources || !src_at(u).empty()) && u != D.t) {
     m = 1;
   } else {
-    for (auto [x, xp] : sw_in_[static_cast<size_t>(u)]) {  // switch x, its port towards u
+    for (auto [x, xp] : sw_in(u)) {  // switch x, its port towards u
       if (old(x) == xp && !dead(x, xp) && mask(D, x)) {
         m = 1;
         break;
@@ -297,7 +327,7 @@ uint16_t Reconfigurer::mask(const Dest& D, int u) {
 
 void Reconfigurer::active_in(const Dest& D, int y, std::vector<Id>& out) {
   out.clear();
-  for (int si : src_at_[static_cast<size_t>(y)]) {
+  for (int si : src_at(y)) {
     const Source& s = sources_[static_cast<size_t>(si)];
     if (s.node == D.owner) continue;
     int vl = single_vl_ ? 0 : r_.sl2vl.vl(s.node, 0, s.port, sl_of(s, D.d));
@@ -328,9 +358,113 @@ bool Reconfigurer::route_touches(const Dest& D, int y, const std::vector<int>& p
   return true;
 }
 
+// Joining z's route (which reaches d) from channel c on layer vl: does every turn that
+// junction_deps would add go up in the list? (Those already in the list do.)
+bool Reconfigurer::joins_up(const Dest& D, Id c, int z, int vl) {
+  int pc = list_.pos(c);
+  for (int hops = 0; hops <= after_.size(); hops++) {
+    const uint8_t q = cur(z);
+    if (q == 0) return true;
+    const int pj = list_.pos(ch(z, q, vl));
+    if (pc >= pj) return false;
+    if (z == D.t || ((mask(D, z) & (1u << vl)) && !is_idle(z))) return true;
+    pc = pj;
+    z = next_switch(z, q);
+    if (z < 0) return true;  // cannot happen on a route that reaches d
+  }
+  return true;
+}
+
+// Depth-first over channels in increasing list position: channel c = (link l, vl) is
+// "monotone" if its head switch is d's switch, or its head's route reaches d and every turn
+// of joining it goes up (joins_up), or some channel leaving the head goes up from c and is
+// monotone.
+// Generous on purpose (it ignores loops, U-turns, the joined route's further hops and the
+// traffic entering the path), so it never rules out a completion the search could price
+// without a reorder: the bound it gives is admissible, and consistent because a step from a
+// non-monotone channel to a monotone one is itself a downward turn.
+bool Reconfigurer::monotone(const Dest& D, int l0, int vl) {
+  if (mono_gen_.empty()) {
+    mono_yes_.assign(static_cast<size_t>(T_->num_links()), 0);
+    mono_no_.assign(static_cast<size_t>(T_->num_links()), 0);
+    mono_gen_.assign(static_cast<size_t>(T_->num_links()), 0);
+  }
+  const uint16_t bit = static_cast<uint16_t>(1u << vl);
+  auto known = [&](Id c) {
+    const size_t l = c / kNumVlSlots;
+    return mono_gen_[l] == mono_g_ && ((mono_yes_[l] | mono_no_[l]) & bit);
+  };
+  auto yes = [&](Id c) { return (mono_yes_[c / kNumVlSlots] & bit) != 0; };
+  auto set = [&](Id c, bool v) {
+    const size_t l = c / kNumVlSlots;
+    if (mono_gen_[l] != mono_g_) mono_gen_[l] = mono_g_, mono_yes_[l] = mono_no_[l] = 0;
+    (v ? mono_yes_[l] : mono_no_[l]) |= bit;
+  };
+  const Id c0 = static_cast<Id>(l0) * kNumVlSlots + static_cast<Id>(vl);
+  if (known(c0)) return yes(c0);
+  mono_stack_.clear();
+  mono_stack_.push_back({c0, 0});
+  bool result = false;  // of the channel just finished
+  bool returning = false;
+  while (!mono_stack_.empty()) {
+    auto& [c, q] = mono_stack_.back();
+    const int y = next_sw_[c / kNumVlSlots];
+    const int pc = list_.pos(c);
+    if (returning && result) {  // the child tried at port q is monotone
+      set(c, true);
+      mono_stack_.pop_back();
+      continue;
+    }
+    if (!returning && q == 0) {  // first visit
+      bool done = y < 0, val = false;
+      if (y == D.t) done = val = true;
+      else if (y >= 0 && reaches(D, y) && joins_up(D, c, y, vl)) done = val = true;
+      if (done) {
+        set(c, val), result = val, returning = true;
+        mono_stack_.pop_back();
+        continue;
+      }
+    }
+    returning = false;
+    bool pushed = false;
+    const int np = nports(y);
+    while (++q <= np) {
+      if (next_switch(y, static_cast<uint8_t>(q)) < 0) continue;
+      const Id c2 = ch(y, q, vl);
+      if (list_.pos(c2) <= pc) continue;
+      if (known(c2)) {
+        if (yes(c2)) break;
+        continue;
+      }
+      mono_stack_.push_back({c2, 0});
+      pushed = true;
+      break;
+    }
+    if (pushed) continue;
+    // all ports tried (q > np: none monotone) or a known monotone child (q <= np)
+    const bool val = q <= np;
+    set(mono_stack_.back().first, val), result = val, returning = true;
+    mono_stack_.pop_back();
+  }
+  return yes(c0);
+}
+
+// Two passes: a plain Dijkstra, and if that creates more than kPlainStates states without
+// committing, the same search again as A* with bound() (see monotone()). The bound costs a walk
+// over the list per pushed channel, which is only worth it in long searches (a fat tree's spine
+// LID: every repair needs a reorder, so the plain search first visits every path cheaper than
+// turn_cost); short ones (most mesh repairs) stay exactly as they were.
 bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
+  int r = search_pass(D, w, false);
+  if (r < 0) r = search_pass(D, w, true);
+  if (r > 0) return true;
+  why = "no deadlock-free, loop-free path from switch \"" + after_.node(w).id + "\"";
+  return false;
+}
+
+int Reconfigurer::search_pass(Dest& D, int w, bool bounded) {
   struct St {
-    int link;     // link id of the channel taken (node/port known from ids_)
+    int link;     // link id of the channel taken
     int from;     // switch the channel leaves
     uint8_t port;
     int sw;       // switch it enters
@@ -343,15 +477,19 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
     double pre = 0;            // cost of the arrival turn, added when the state was pushed
     uint16_t lay = 0;          // layers on the channel taken (traffic entering at w .. from)
     uint16_t in_lay = 0;       // layers on the arrival channel (0 at w)
+    double h = 0;              // bound(): the queue holds cost + h
   };
   std::vector<St> st;
-  // cost, kind (0 = terminal, 1 = state, 2 = deferred expansion; lower first on ties), state
+  // cost (with the bound), cost without it (on ties the deeper state first: A*'s usual
+  // tie-break; in the plain pass both are equal), kind (0 = terminal, 1 = state, 2 = deferred
+  // expansion; lower first on ties), state
   struct QE {
-    double cost;
+    double cost, g;
     int kind, idx;
     bool operator>(const QE& o) const {
       if (cost != o.cost) return cost > o.cost;
       if (kind != o.kind) return kind > o.kind;
+      if (g != o.g) return g < o.g;
       return idx > o.idx;
     }
   };
@@ -365,8 +503,9 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
   pq.v.reserve(64);
   st.reserve(64);
   const bool all = o_.turns == DqrOptions::Turns::All;
-  if (stamp_.size() < static_cast<size_t>(ids_.num_links())) stamp_.assign(static_cast<size_t>(ids_.num_links()), 0);
+  if (stamp_.size() < static_cast<size_t>(T_->num_links())) stamp_.assign(static_cast<size_t>(T_->num_links()), 0);
   if (++gen_ == 0) std::fill(stamp_.begin(), stamp_.end(), 0), gen_ = 1;
+  if (++mono_g_ == 0) std::fill(mono_gen_.begin(), mono_gen_.end(), 0), mono_g_ = 1;
 
   // Cost of the dependencies in `cand` that are not in the list yet (appended to nd), or -1 if
   // one of them is known to be impossible. Whether a new dependency can really be enabled (a
@@ -440,9 +579,10 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
         }
       if (refused) continue;
       total += pre;
-      St child{l, y, static_cast<uint8_t>(q), p.peer_node, s, total, {}, in_link, false, 0, pre, lay, in_lay};
+      const double h = bounded ? bound(D, l, lay) : 0;
+      St child{l, y, static_cast<uint8_t>(q), p.peer_node, s, total, {}, in_link, false, 0, pre, lay, in_lay, h};
       st.push_back(std::move(child));
-      pq.push({total, 1, static_cast<int>(st.size()) - 1});
+      pq.push({total + h, total, 1, static_cast<int>(st.size()) - 1});
     }
   };
   push_children(-1, w, -1, 0, 0, {w});
@@ -451,6 +591,8 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
     const int nonterminal = top.kind, si = top.idx;
     const bool terminal = nonterminal == 0;
     pq.pop();
+    search_states_++;
+    if (!bounded && o_.search_bound && st.size() > kPlainStates) return -1;
     if (terminal) {
       // commit (enable_all checks the whole path's new dependencies jointly)
       St& T = st[static_cast<size_t>(si)];
@@ -460,7 +602,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
         entries.push_back({st[static_cast<size_t>(i)].from, st[static_cast<size_t>(i)].port, st[static_cast<size_t>(i)].lay});
       std::reverse(entries.begin(), entries.end());  // w first: the last entry feeds the junction
       commit(D, entries, T.sw);
-      return true;
+      return 1;
     }
     if (nonterminal == 2) {  // deferred expansion of a switch that could also end the path
       const int y = st[static_cast<size_t>(si)].sw, l = st[static_cast<size_t>(si)].link;
@@ -484,7 +626,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       e.verified_from = inherited;
       if (c - e.pre > 1e-9) {
         e.cost += c - e.pre;
-        pq.push({e.cost, 1, si});
+        pq.push({e.cost + e.h, e.cost, 1, si});
         continue;
       }
     }
@@ -504,20 +646,19 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
       std::vector<Dep> nd = s.newdeps;
       double c = eval(cand, nd);
       if (c >= 0) {
-        st.push_back({s.link, s.from, s.port, s.sw, s.parent, s.cost + c, std::move(nd), s.in_link, true, 0, 0, s.lay, s.in_lay});
-        pq.push({s.cost + c, 0, static_cast<int>(st.size()) - 1});
+        st.push_back({s.link, s.from, s.port, s.sw, s.parent, s.cost + c, std::move(nd), s.in_link, true, 0, 0, s.lay, s.in_lay, 0});
+        pq.push({s.cost + c, s.cost + c, 0, static_cast<int>(st.size()) - 1});
       }
       if (y == D.t) continue;
       // Going on through y overrides its working entry: every child costs at least
       // 1 + override_cost more, so expand only if no cheaper terminal commits first.
-      pq.push({s.cost + 1 + o_.override_cost, 2, si});
+      pq.push({s.cost + 1 + o_.override_cost, s.cost + 1 + o_.override_cost, 2, si});
       continue;
     }
     path.push_back(y);
     push_children(si, y, s.link, s.lay, s.cost, path);
   }
-  why = "no deadlock-free, loop-free path from switch \"" + after_.node(w).id + "\"";
-  return false;
+  return 0;
 }
 
 bool Reconfigurer::attempt(Dest& D, const std::vector<int>& todo, const std::vector<int>& affected, std::string& why) {
@@ -565,7 +706,7 @@ bool Reconfigurer::move_layers(Dest& D, const std::vector<int>& todo, const std:
   for (auto [s, p] : dead_ports_)
     if (cur(s) == p && !up[static_cast<size_t>(s)]) up[static_cast<size_t>(s)] = 1, queue.push_back(s);
   for (size_t i = 0; i < queue.size(); i++)
-    for (auto [u, pu] : sw_in_[static_cast<size_t>(queue[i])])
+    for (auto [u, pu] : sw_in(queue[i]))
       if (!up[static_cast<size_t>(u)] && cur(u) == pu) up[static_cast<size_t>(u)] = 1, queue.push_back(u);
   const int layers = std::max(1, std::min(r_.num_vls, kNumVlSlots));
   for (int l = 0; l < layers; l++) {
@@ -591,7 +732,7 @@ bool Reconfigurer::move_layers(Dest& D, const std::vector<int>& todo, const std:
       uint8_t in_port = s->in_port;
       for (int hops = 0; usable && hops <= before_.size(); hops++) {
         const uint8_t q = cur(y);
-        if (q == kNoPath || q == 0 || q > nports_[static_cast<size_t>(y)]) break;
+        if (q == kNoPath || q == 0 || q > nports(y)) break;
         if (r_.sl2vl.vl(y, in_port, q, nsl) != l) usable = false;
         const Id nc = ch(y, q, l);
         if (std::find(deps.begin(), deps.end(), Dep{c, nc}) == deps.end()) deps.push_back({c, nc});
@@ -655,7 +796,7 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
   // metrics (count_affected) and end-to-end repair.
   const bool upstream = o_.paths == DqrOptions::Paths::EndToEnd || o_.count_affected;
   for (size_t i = 0; upstream && i < affected.size(); i++)
-    for (auto [u, up] : sw_in_[static_cast<size_t>(affected[i])]) {
+    for (auto [u, up] : sw_in(affected[i])) {
       if (aff_[static_cast<size_t>(u)] == ag_ || cur(u) != up) continue;
       aff_[static_cast<size_t>(u)] = ag_;
       affected.push_back(u);
@@ -685,13 +826,15 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
     // them idle (idle_route). On a fat tree that is the spine that lost a down link: taken
     // first, as the farthest, its leaves would follow its down-up detour instead of going up
     // another spine. (Upstream-first instead of farther-first lost 20 points on the meshes.)
-    const std::vector<int>& dist = dist_to(D.t);
     todo = affected;
-    std::stable_sort(todo.begin(), todo.end(), [&](int a, int b) {
-      const bool sa = !has_own_source(D, a), sb = !has_own_source(D, b);
-      if (sa != sb) return sb;
-      return dist[static_cast<size_t>(a)] > dist[static_cast<size_t>(b)];
-    });
+    if (todo.size() > 1) {
+      const std::vector<int>& dist = dist_to(D.t);
+      std::stable_sort(todo.begin(), todo.end(), [&](int a, int b) {
+        const bool sa = !has_own_source(D, a), sb = !has_own_source(D, b);
+        if (sa != sb) return sb;
+        return dist[static_cast<size_t>(a)] > dist[static_cast<size_t>(b)];
+      });
+    }
   }
   std::string why;
   if (!attempt(D, todo, affected, why)) {
@@ -743,7 +886,7 @@ void Reconfigurer::entry_deps(const Dest& D, int y, uint8_t q, int in_link, uint
   bool ca_all = single_vl_ && !ca_known;
   size_t ca_seen = 0;
   for (Id c : ain_[static_cast<size_t>(y)]) {
-    const int from = ids_.link_node(static_cast<int>(c / kNumVlSlots));
+    const int from = T_->link_node[c / kNumVlSlots];
     if (from == next) continue;
     const bool is_ca = !after_.node(from).is_switch();
     if (is_ca && ca_known) continue;
@@ -752,7 +895,7 @@ void Reconfigurer::entry_deps(const Dest& D, int y, uint8_t q, int in_link, uint
     if (is_ca && ca_all && !list_.has_dep(c, to)) ca_all = false;
     out.push_back({c, to});
   }
-  if (ca_all && ca_seen == src_at_[static_cast<size_t>(y)].size()) ca_deps_ok_[lq] = 1;
+  if (ca_all && ca_seen == src_at(y).size()) ca_deps_ok_[lq] = 1;
   if (in_link >= 0)
     for (int l = 0; l < kNumVlSlots; l++)
       if (in_lay & (1u << l)) out.push_back({static_cast<Id>(in_link) * kNumVlSlots + static_cast<Id>(l), ch(y, q, l)});
@@ -819,8 +962,10 @@ bool Reconfigurer::direct_route(Dest& D, int w) {
   for (auto [dz, q] : cand) {
     const int z = next_switch(w, static_cast<uint8_t>(q));
     deps.clear();
-    entry_deps(D, w, static_cast<uint8_t>(q), -1, 0, deps);
+    // the junction first: it is what differs most between candidates, and a candidate is
+    // dropped as soon as its partial cost reaches the best one's (same choice in any order)
     junction_deps(D, link(w, q), lay, z, deps);
+    entry_deps(D, w, static_cast<uint8_t>(q), -1, 0, deps);
     double cost = 1;
     nd.clear();
     for (const Dep& dp : deps) {
@@ -855,9 +1000,11 @@ const std::vector<int>& Reconfigurer::dist_to(int t) {
     dt[static_cast<size_t>(t)] = 0;
     for (size_t i = 0; i < q.size(); i++) {
       const int u = q[i];
-      for (int v : sw_adj_[static_cast<size_t>(u)])
-        if (dt[static_cast<size_t>(v)] > dt[static_cast<size_t>(u)] + 1)
+      for (int p = 1; p <= nports(u); p++) {
+        const int v = next_switch(u, static_cast<uint8_t>(p));
+        if (v >= 0 && dt[static_cast<size_t>(v)] > dt[static_cast<size_t>(u)] + 1)
           dt[static_cast<size_t>(v)] = dt[static_cast<size_t>(u)] + 1, q.push_back(v);
+      }
     }
   }
   return dt;
@@ -875,7 +1022,7 @@ void Reconfigurer::record_change(int y, Lid d, uint8_t q) {
 
 bool Reconfigurer::has_own_source(const Dest& D, int y) const {
   if (o_.switch_sources) return true;
-  for (int si : src_at_[static_cast<size_t>(y)])
+  for (int si : src_at(y))
     if (sources_[static_cast<size_t>(si)].node != D.owner) return true;
   return false;
 }
@@ -883,7 +1030,7 @@ bool Reconfigurer::has_own_source(const Dest& D, int y) const {
 bool Reconfigurer::carries_no_traffic(const Dest& D, int w) const {
   if (has_own_source(D, w)) return false;
   // anything still routed into w (also over a failed link: not repaired yet) may send traffic
-  for (auto [u, up] : sw_in_[static_cast<size_t>(w)])
+  for (auto [u, up] : sw_in(w))
     if (cur(u) == up) return false;
   return true;
 }
@@ -990,13 +1137,26 @@ DqrResult Reconfigurer::run() {
       throw EngineError("dqr", "node \"" + after_.node(i).id + "\" changed type or port count");
   DqrResult res;
   tables_ = o_.tables ? o_.tables : dqr_tables(before_, r_);
-  if (tables_->nodes != before_.size() || tables_->max_lid < before_.max_lid())
+  T_ = tables_.get();
+  if (T_->nodes != before_.size() || T_->max_lid < before_.max_lid() || T_->nports.size() != static_cast<size_t>(before_.size()))
     throw Error("dqr: precomputed tables do not describe this fabric");
-  res.entries_total = tables_->entries_total;
-  for (int s : before_.switches()) {
-    const Node& n = before_.node(s);
-    for (int p = 1; p <= n.num_ports; p++)
-      if (dead(s, p) && before_.node(n.port(p).peer_node).is_switch()) dead_ports_.push_back({s, static_cast<uint8_t>(p)}), res.failed_channels++;
+  for (int i = 0; i < before_.size(); i++)
+    if (T_->nports[static_cast<size_t>(i)] != before_.node(i).num_ports)
+      throw Error("dqr: precomputed tables do not describe this fabric (ports of \"" + before_.node(i).id + "\")");
+  res.entries_total = T_->entries_total;
+  // the links of `after`: failed switch links (dead_ports_) and where every port leads now
+  next_sw_.assign(static_cast<size_t>(T_->num_links()), -1);
+  for (int y : after_.switches()) {
+    const Node& n = after_.node(y);
+    for (int q = 1; q <= n.num_ports; q++) {
+      if (dead(y, q)) {
+        if (before_.node(before_.node(y).port(q).peer_node).is_switch())
+          dead_ports_.push_back({y, static_cast<uint8_t>(q)}), res.failed_channels++;
+        continue;
+      }
+      const Port& p = n.port(q);
+      if (p.connected() && after_.node(p.peer_node).is_switch()) next_sw_[static_cast<size_t>(link(y, q))] = p.peer_node;
+    }
   }
   collect_sources();
   single_vl_ = !r_.path_sl && r_.sl2vl.empty();
@@ -1011,36 +1171,18 @@ DqrResult Reconfigurer::run() {
   mgen_.assign(static_cast<size_t>(after_.size()), 0);
   ain_.assign(static_cast<size_t>(after_.size()), {});
   ain_gen_.assign(static_cast<size_t>(after_.size()), 0);
-  src_at_.assign(static_cast<size_t>(before_.size()), {});
-  ca_deps_ok_.assign(static_cast<size_t>(ids_.num_links()), 0);
-  next_sw_.assign(static_cast<size_t>(ids_.num_links()), -1);
-  old_next_sw_.assign(static_cast<size_t>(ids_.num_links()), -1);
-  nports_.assign(static_cast<size_t>(before_.size()), 0);
-  for (int i = 0; i < before_.size(); i++) nports_[static_cast<size_t>(i)] = before_.node(i).num_ports;
-  sw_adj_.assign(static_cast<size_t>(after_.size()), {});
+  ca_deps_ok_.assign(static_cast<size_t>(T_->num_links()), 0);
   dist_by_t_.assign(static_cast<size_t>(after_.size()), {});
-  for (int y : after_.switches()) {
-    const Node& n = after_.node(y);
-    for (int q = 1; q <= n.num_ports; q++) {
-      const Port& p = n.port(q);
-      if (p.connected() && !dead(y, q) && after_.node(p.peer_node).is_switch())
-        next_sw_[static_cast<size_t>(link(y, q))] = p.peer_node;
-      if (p.connected() && after_.node(p.peer_node).is_switch()) sw_adj_[static_cast<size_t>(y)].push_back(p.peer_node);
-      const Port& b = before_.node(y).port(q);
-      if (b.connected() && before_.node(b.peer_node).is_switch()) old_next_sw_[static_cast<size_t>(link(y, q))] = b.peer_node;
-    }
-  }
-  sw_in_.assign(static_cast<size_t>(before_.size()), {});
-  for (int u : before_.switches()) {
-    const Node& n = before_.node(u);
-    for (int p = 1; p <= n.num_ports; p++) {
-      const Port& pt = n.port(p);
-      if (pt.connected() && before_.node(pt.peer_node).is_switch())
-        sw_in_[static_cast<size_t>(pt.peer_node)].push_back({u, static_cast<uint8_t>(p)});
-    }
-  }
+  src_off_.assign(static_cast<size_t>(before_.size()) + 1, 0);
   for (size_t i = 0; i < sources_.size(); i++)
-    if (sources_[i].port != 0) src_at_[static_cast<size_t>(sources_[i].sw)].push_back(static_cast<int>(i));
+    if (sources_[i].port != 0) src_off_[static_cast<size_t>(sources_[i].sw) + 1]++;
+  for (size_t y = 0; y + 1 < src_off_.size(); y++) src_off_[y + 1] += src_off_[y];
+  src_idx_.resize(static_cast<size_t>(src_off_.back()));
+  {
+    std::vector<int> fill(src_off_.begin(), src_off_.end() - 1);
+    for (size_t i = 0; i < sources_.size(); i++)
+      if (sources_[i].port != 0) src_idx_[static_cast<size_t>(fill[static_cast<size_t>(sources_[i].sw)]++)] = static_cast<int>(i);
+  }
   uint64_t ca_lids = 0;
   for (const Source& s : sources_)
     if (!before_.node(s.node).is_switch()) ca_lids++;
@@ -1049,15 +1191,15 @@ DqrResult Reconfigurer::run() {
   if (o_.mesh_plugin && !dead_ports_.empty()) apply_mesh_plugin(res);
   bool ok = true;
   if (!dead_ports_.empty()) {
+    // quick test: the LIDs some near end of a failed link forwards into it (its LFT row)
+    std::vector<uint8_t> hit(static_cast<size_t>(before_.max_lid()) + 1, 0);
+    for (auto [s, p] : dead_ports_) {
+      const std::vector<uint8_t>& row = r_.lfts.table(s);
+      for (size_t d = 1; d < row.size() && d < hit.size(); d++) hit[d] |= row[d] == p;
+    }
     for (const EndPort& ep : before_.end_ports())
-      for (Lid d = ep.base_lid; d <= ep.last_lid(); d++) {
-        // quick test: does any near end of a failed link forward d into it?
-        bool hit = false;
-        for (auto [s, p] : dead_ports_)
-          if (tables_->get(s, d) == p) { hit = true; break; }
-        if (!hit) continue;
-        if (!repair(d, res)) ok = false;
-      }
+      for (Lid d = ep.base_lid; d <= ep.last_lid(); d++)
+        if (hit[d] && !repair(d, res)) ok = false;
   }
   std::vector<LftChange> ch;
   for (auto& [k, c] : changes_)
@@ -1077,6 +1219,7 @@ DqrResult Reconfigurer::run() {
   res.entries_changed = res.changes.size();
   res.turns_enabled = list_.turns_enabled() - en0;
   res.channels_moved = list_.channels_moved() - moved0;
+  res.search_states = search_states_;
   res.ok = ok;
   res.lfts = ok ? std::move(patched) : r_.lfts;
   if (ok) {
@@ -1125,6 +1268,34 @@ Routing dqr_routing(const Routing& old, const DqrResult& res) {
 std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing& routing) {
   auto t = std::make_shared<DqrTables>();
   t->nodes = before.size();
+  const size_t nn = static_cast<size_t>(before.size());
+  t->port_base.resize(nn);
+  t->nports.resize(nn);
+  for (int i = 0, next = 0; i < before.size(); i++) {  // Cdg's numbering: ports 0..num_ports
+    const int np = before.node(i).num_ports;
+    t->port_base[static_cast<size_t>(i)] = next;
+    t->nports[static_cast<size_t>(i)] = np;
+    for (int p = 0; p <= np; p++) t->link_node.push_back(i);
+    next += np + 1;
+  }
+  t->next_sw.assign(t->link_node.size(), -1);
+  t->sw_in_off.assign(nn + 1, 0);
+  for (int u : before.switches())
+    for (int p = 1; p <= before.node(u).num_ports; p++) {
+      const Port& pt = before.node(u).port(p);
+      if (!pt.connected() || !before.node(pt.peer_node).is_switch()) continue;
+      t->next_sw[static_cast<size_t>(t->link_id(u, p))] = pt.peer_node;
+      t->sw_in_off[static_cast<size_t>(pt.peer_node) + 1]++;
+    }
+  for (size_t i = 0; i < nn; i++) t->sw_in_off[i + 1] += t->sw_in_off[i];
+  t->sw_in.resize(static_cast<size_t>(t->sw_in_off[nn]));
+  std::vector<int> fill(t->sw_in_off.begin(), t->sw_in_off.end() - 1);
+  for (int u : before.switches())  // by u, then port: the order the old per-switch lists had
+    for (int p = 1; p <= before.node(u).num_ports; p++) {
+      const Port& pt = before.node(u).port(p);
+      if (pt.connected() && before.node(pt.peer_node).is_switch())
+        t->sw_in[static_cast<size_t>(fill[static_cast<size_t>(pt.peer_node)]++)] = {u, static_cast<uint8_t>(p)};
+    }
   t->max_lid = before.max_lid();
   const size_t n = static_cast<size_t>(t->nodes), lids = static_cast<size_t>(t->max_lid) + 1;
   t->by_lid.assign(n * lids, kNoPath);

@@ -632,3 +632,72 @@ TEST(DqrReconf, FatTreeEndToEndTransitionWithIdleEntries) {
   }
   EXPECT_GT(idle, 0u) << "no fault produced an idle entry: the test exercised nothing";
 }
+
+// The search's lower bound (DqrOptions::search_bound, used in long searches) only prunes: every
+// repair it finds is as valid as plain Dijkstra's and the same here (the tree's cheapest repairs
+// are unique up to ties the bound does not reorder), and it visits far fewer states. ftree-misroute turns spine-to-spine traffic around at one
+// leaf, so when a leaf loses an up link the spine's own LID needs a down-up turn that goes down
+// in the channel list: the plain search first visits every path cheaper than that reorder.
+TEST(DqrReconf, SearchBoundPrunesWithoutChangingTheRepair) {
+  Fabric f = topo::kary_ntree(12, 2);
+  f.assign_lids();
+  const Routing r = make_engine("ftree-misroute")->route(f);
+  const ChannelList base = ChannelList::build(f, r);
+  DqrOptions bounded;
+  bounded.paths = DqrOptions::Paths::EndToEnd;
+  DqrOptions plain = bounded;
+  plain.search_bound = false;
+  int pruned = 0;
+  for (auto [s, p] : f.switch_links()) {
+    Fabric g = f;
+    g.disconnect(s, p);
+    const std::string ctx = "fault " + f.port_name(s, p);
+    ChannelList lb = base, lp = base;
+    const DqrResult rb = dqr_reconfigure(lb, f, g, r, bounded);
+    const DqrResult rp = dqr_reconfigure(lp, f, g, r, plain);
+    ASSERT_TRUE(rb.ok) << ctx << ": " << (rb.failures.empty() ? "" : rb.failures[0]);
+    ASSERT_TRUE(rp.ok) << ctx << ": " << (rp.failures.empty() ? "" : rp.failures[0]);
+    expect_valid(g, with_lfts(r, rb.lfts), &lb, ctx + " (bounded)");
+    EXPECT_EQ(rb.entries_changed, rp.entries_changed) << ctx;
+    EXPECT_LE(rb.search_states, rp.search_states) << ctx;
+    if (rb.search_states * 2 < rp.search_states) pruned++;
+    EXPECT_EQ(rb.lfts, rp.lfts) << ctx << ": the bounded search chose other paths";
+  }
+  EXPECT_GT(pruned, 0) << "no fault needed a long search: the bound was never exercised";
+}
+
+// The per-routing tables DQR reads instead of the fabric: the old LFTs by LID, the channel ids
+// of the channel list (Cdg's link numbering), where each link leads and which enter a switch.
+TEST(DqrTables, DescribeTheRoutingAndTheFabricLikeTheChannelList) {
+  Fabric f = mesh(3, 4, 2);
+  f.disconnect(f.switch_links().front().first, f.switch_links().front().second);  // a port left unconnected
+  const Routing r = make_engine("ft-minhop")->route(f);
+  const auto t = dqr_tables(f, r);
+  const Cdg ids(f);
+  ASSERT_EQ(t->num_links(), ids.num_links());
+  uint64_t routed = 0;
+  for (int n = 0; n < f.size(); n++) {
+    ASSERT_EQ(t->nports[static_cast<size_t>(n)], f.node(n).num_ports);
+    for (int p = 0; p <= f.node(n).num_ports; p++) {
+      const int l = t->link_id(n, p);
+      ASSERT_EQ(l, ids.link_id(n, p)) << f.port_name(n, p);
+      EXPECT_EQ(t->link_node[static_cast<size_t>(l)], n);
+      const bool to_switch = p > 0 && f.node(n).is_switch() && f.node(n).port(p).connected() &&
+                             f.node(f.node(n).port(p).peer_node).is_switch();
+      EXPECT_EQ(t->next_sw[static_cast<size_t>(l)], to_switch ? f.node(n).port(p).peer_node : -1) << f.port_name(n, p);
+    }
+    std::set<std::pair<int, int>> in, expected;
+    for (int i = t->sw_in_off[static_cast<size_t>(n)]; i < t->sw_in_off[static_cast<size_t>(n) + 1]; i++)
+      in.insert({t->sw_in[static_cast<size_t>(i)].first, t->sw_in[static_cast<size_t>(i)].second});
+    for (auto [u, p] : f.switch_links())
+      for (auto [a, q] : {std::pair<int, int>{u, p}, {f.node(u).port(p).peer_node, f.node(u).port(p).peer_port}})
+        if (f.node(a).port(q).peer_node == n) expected.insert({a, q});
+    EXPECT_EQ(in, expected) << f.node(n).id;
+    if (!f.node(n).is_switch()) continue;
+    for (Lid d = 1; d <= f.max_lid(); d++) {
+      EXPECT_EQ(t->get(n, d), r.lfts.get(n, d)) << f.node(n).id << " LID " << d;
+      routed += r.lfts.get(n, d) != kNoPath;
+    }
+  }
+  EXPECT_EQ(t->entries_total, routed);
+}

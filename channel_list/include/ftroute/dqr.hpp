@@ -54,6 +54,16 @@ struct DqrTables {
   uint64_t entries_total = 0;   // routed (switch, LID) entries, LID >= 1
   const uint8_t* column(Lid d) const { return by_lid.data() + static_cast<size_t>(d) * static_cast<size_t>(nodes); }
   uint8_t get(int node, Lid d) const { return column(d)[node]; }
+  // The fault-free fabric as the reconfiguration looks it up, derived once with the tables
+  // (link ids are Cdg's: the channel list's ids are link_id * kNumVlSlots + vl):
+  std::vector<int> port_base;  // node -> link id of its port 0
+  std::vector<int> link_node;  // link id -> node
+  std::vector<int> nports;     // node -> ports
+  std::vector<int> next_sw;    // link id -> the switch it leads to, -1 if none (CA, unconnected, port 0)
+  std::vector<int> sw_in_off;  // node -> first index in sw_in; size nodes + 1
+  std::vector<std::pair<int, uint8_t>> sw_in;  // (switch u, port of u): the switch links entering a node
+  int num_links() const { return static_cast<int>(link_node.size()); }
+  int link_id(int node, int port) const { return port_base[static_cast<size_t>(node)] + port; }
 };
 std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing& routing);
 
@@ -82,6 +92,10 @@ struct DqrOptions {
   double turn_cost = 4.0;
   double new_dep_cost = 0.25;
   double override_cost = 1.0;
+  // Long searches (more than a few dozen states) are redone as A* with a lower bound that counts
+  // the hop and the reorder any completion still needs (docs/dqr.md "Path search"); same path
+  // cost, far fewer states on a fat tree. false = plain Dijkstra throughout (for comparison).
+  bool search_bound = true;
   std::string variant_name() const;  // "local-all", "mesh-single", ...
 };
 
@@ -131,6 +145,7 @@ struct DqrResult {
   uint64_t flows_affected = 0;      // of those, routed over a failed link (count_affected)
   uint64_t turns_enabled = 0;       // downward deps made legal by reordering
   uint64_t dlids_layer_moved = 0;   // destinations repaired only after a layer move
+  uint64_t search_states = 0;       // states popped by the constrained path searches
   uint64_t channels_moved = 0;
   bool plugin_applied = false;      // mesh plug-in enabled all its detours
   double seconds = 0;
