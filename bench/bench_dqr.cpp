@@ -88,7 +88,7 @@ static void bench(const char* name, Fabric f, const std::string& base_engine, co
     return;
   }
   std::mt19937_64 rng(42);
-  std::vector<double> dfs_calls, dfs_visited, ratio;
+  std::vector<double> dfs_calls, dfs_visited, ratio, states;
   std::vector<double> dqr_ms, full_ms, changed_pct, full_changed_pct, flows_pct;
   int ok = 0;
   for (int i = 0; i < samples; i++) {
@@ -104,6 +104,7 @@ static void bench(const char* name, Fabric f, const std::string& base_engine, co
     const double dqr = cpu_ms() - c;
     dfs_calls.push_back(static_cast<double>(list.dfs_calls() - c0));
     dfs_visited.push_back(static_cast<double>(list.dfs_visited() - v0));
+    states.push_back(static_cast<double>(res.search_states));
     if (!res.ok) continue;
     ok++;
     dqr_ms.push_back(dqr);
@@ -143,8 +144,10 @@ static void bench(const char* name, Fabric f, const std::string& base_engine, co
               base_ms, base_ms / std::max(d, 1e-6), fm + list_ms, (fm + list_ms) / std::max(d, 1e-6));
   std::printf("  entries changed: DQR %.2f %% (goal < 5 %%) %s | full re-route %.2f %%\n", median(changed_pct),
               median(changed_pct) < 5 ? "MET" : "NOT MET", median(full_changed_pct));
-  std::printf("  can_enable searches per reconfiguration (median): %.0f, channels visited %.0f\n", median(dfs_calls),
-              median(dfs_visited));
+  std::printf("  can_enable searches per reconfiguration (median): %.0f, channels visited %.0f; path search states "
+              "popped %.0f (max %.0f)\n",
+              median(dfs_calls), median(dfs_visited), median(states),
+              states.empty() ? 0.0 : *std::max_element(states.begin(), states.end()));
   std::printf("  CA flows rerouted (crossed the fault): %.2f %%\n\n", median(flows_pct));
 }
 

@@ -29,6 +29,7 @@ DqrOptions dqr_options_from(const EngineOptions& o, bool mesh_recognised) {
   else if (layers == "all") d.layers = DqrOptions::Layers::All;
   else throw OptionError("option layers=" + layers + " for engine 'dqr': expected same or all");
   d.switch_sources = o.get_bool("switch_sources", false);
+  d.search_bound = o.get_bool("search_bound", true);
   return d;
 }
 

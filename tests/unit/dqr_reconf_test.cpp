@@ -557,13 +557,19 @@ TEST(DqrReconf, LayerMovesRepairWhatTheOwnLayersCannot) {
   EXPECT_GE(same_cases, 1);
 }
 
-TEST(DqrEngine, LayersOptionIsParsedAndChecked) {
+TEST(DqrEngine, LayersAndSearchBoundOptionsAreParsedAndChecked) {
   EngineOptions o;
   o.set("layers", "all");
   EXPECT_EQ(dqr_options_from(o, false).layers, DqrOptions::Layers::All);
   EXPECT_EQ(dqr_options_from(o, false).variant_name(), "local-all-layers");
   o.set("layers", "some");
   EXPECT_THROW(dqr_options_from(o, false), OptionError);
+  EngineOptions b;
+  EXPECT_TRUE(dqr_options_from(b, false).search_bound);
+  b.set("search_bound", "false");
+  EXPECT_FALSE(dqr_options_from(b, false).search_bound);
+  b.set("search_bound", "sometimes");
+  EXPECT_THROW(dqr_options_from(b, false), OptionError);
 }
 
 // On E-cube tori (one virtual layer per path) topology-agnostic local repair, checking each
