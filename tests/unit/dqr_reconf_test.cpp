@@ -639,11 +639,11 @@ TEST(DqrReconf, FatTreeEndToEndTransitionWithIdleEntries) {
   EXPECT_GT(idle, 0u) << "no fault produced an idle entry: the test exercised nothing";
 }
 
-// The search's lower bound (DqrOptions::search_bound, used in long searches) only prunes: every
-// repair it finds is as valid as plain Dijkstra's and the same here (the tree's cheapest repairs
-// are unique up to ties the bound does not reorder), and it visits far fewer states. ftree-misroute turns spine-to-spine traffic around at one
-// leaf, so when a leaf loses an up link the spine's own LID needs a down-up turn that goes down
-// in the channel list: the plain search first visits every path cheaper than that reorder.
+// The search's lower bound (DqrOptions::search_bound, used in long searches) only prunes: the
+// repairs it finds are valid and, on this tree, the same as plain Dijkstra's, and it visits far
+// fewer states. ftree-misroute turns spine-to-spine traffic around at one leaf, so when a leaf
+// loses an up link the spine's own LID needs a down-up turn that goes down in the channel list:
+// the plain search first visits every path cheaper than that reorder.
 TEST(DqrReconf, SearchBoundPrunesWithoutChangingTheRepair) {
   Fabric f = topo::kary_ntree(12, 2);
   f.assign_lids();
