@@ -25,10 +25,11 @@
 //   mesh_plugin        topology plug-in (§IV-C): on a recognised mesh, for every failed link
 //                      enable the detour one hop towards the centre of the mesh (Lysne et al.)
 //                      with its entry and exit turns before any path search.
-// Cost of a path (Dijkstra over channels): 1 per hop + turn_cost per dependency that goes down
-// in the list (needs a reorder) + new_dep_cost per new dependency that goes up + override_cost
-// per switch whose still-working entry is changed. Dependencies already present (including
-// turns enabled earlier in the same reconfiguration) are free, which prefers enabled turns.
+// Cost of a path (Dijkstra over channels; long searches as A*, DqrOptions::search_bound): 1 per
+// hop + turn_cost per dependency that goes down in the list (needs a reorder) + new_dep_cost per
+// new dependency that goes up + override_cost per switch whose still-working entry is changed.
+// Dependencies already present (including turns enabled earlier in the same reconfiguration)
+// are free, which prefers enabled turns.
 #pragma once
 
 #include <chrono>
