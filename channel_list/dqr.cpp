@@ -67,12 +67,12 @@ class Reconfigurer {
   }
   bool alive(int n, int p) const { return after_.node(n).port(p).connected(); }
   Id ch(int n, int p, int vl) const { return static_cast<Id>(link(n, p)) * kNumVlSlots + static_cast<Id>(vl); }
-  int link(int n, int p) const { return T_->link_id(n, p); }
-  int nports(int n) const { return T_->nports[static_cast<size_t>(n)]; }
+  int link(int n, int p) const { return tables_->link_id(n, p); }
+  int nports(int n) const { return tables_->nports[static_cast<size_t>(n)]; }
   // (switch u, port of u) for every switch link entering y in `before`
   std::span<const std::pair<int, uint8_t>> sw_in(int y) const {
-    const size_t b = static_cast<size_t>(T_->sw_in_off[static_cast<size_t>(y)]);
-    return {T_->sw_in.data() + b, static_cast<size_t>(T_->sw_in_off[static_cast<size_t>(y) + 1]) - b};
+    const size_t b = static_cast<size_t>(tables_->sw_in_off[static_cast<size_t>(y)]);
+    return {tables_->sw_in.data() + b, static_cast<size_t>(tables_->sw_in_off[static_cast<size_t>(y) + 1]) - b};
   }
   // The switch that port q of switch y leads to in `after` through a link that is not dead,
   // else -1 (also for q = 0, kNoPath, ports out of range, CAs): one table look-up per hop.
@@ -83,7 +83,7 @@ class Reconfigurer {
   // The same in `before` (the fault-free links).
   int old_next_switch(int y, uint8_t q) const {
     if (q == 0 || q > nports(y)) return -1;
-    return T_->next_sw[static_cast<size_t>(link(y, q))];
+    return tables_->next_sw[static_cast<size_t>(link(y, q))];
   }
 
   void collect_sources();
@@ -170,7 +170,6 @@ class Reconfigurer {
   const Routing& r_;
   DqrOptions o_;
   std::shared_ptr<const DqrTables> tables_;  // the old routing by LID, the fault-free fabric's look-ups
-  const DqrTables* T_ = nullptr;             // = tables_.get()
   std::vector<uint8_t> col_;                 // current entries for the LID being repaired
   const uint8_t* old_col_ = nullptr;
   std::vector<Source> sources_;
@@ -385,9 +384,9 @@ bool Reconfigurer::joins_up(const Dest& D, Id c, int z, int vl) {
 // non-monotone channel to a monotone one is itself a downward turn.
 bool Reconfigurer::monotone(const Dest& D, int l0, int vl) {
   if (mono_gen_.empty()) {
-    mono_yes_.assign(static_cast<size_t>(T_->num_links()), 0);
-    mono_no_.assign(static_cast<size_t>(T_->num_links()), 0);
-    mono_gen_.assign(static_cast<size_t>(T_->num_links()), 0);
+    mono_yes_.assign(static_cast<size_t>(tables_->num_links()), 0);
+    mono_no_.assign(static_cast<size_t>(tables_->num_links()), 0);
+    mono_gen_.assign(static_cast<size_t>(tables_->num_links()), 0);
   }
   const uint16_t bit = static_cast<uint16_t>(1u << vl);
   auto known = [&](Id c) {
@@ -503,7 +502,7 @@ int Reconfigurer::search_pass(Dest& D, int w, bool bounded) {
   pq.v.reserve(64);
   st.reserve(64);
   const bool all = o_.turns == DqrOptions::Turns::All;
-  if (stamp_.size() < static_cast<size_t>(T_->num_links())) stamp_.assign(static_cast<size_t>(T_->num_links()), 0);
+  if (stamp_.size() < static_cast<size_t>(tables_->num_links())) stamp_.assign(static_cast<size_t>(tables_->num_links()), 0);
   if (++gen_ == 0) std::fill(stamp_.begin(), stamp_.end(), 0), gen_ = 1;
   if (++mono_g_ == 0) std::fill(mono_gen_.begin(), mono_gen_.end(), 0), mono_g_ = 1;
 
@@ -886,7 +885,7 @@ void Reconfigurer::entry_deps(const Dest& D, int y, uint8_t q, int in_link, uint
   bool ca_all = single_vl_ && !ca_known;
   size_t ca_seen = 0;
   for (Id c : ain_[static_cast<size_t>(y)]) {
-    const int from = T_->link_node[c / kNumVlSlots];
+    const int from = tables_->link_node[c / kNumVlSlots];
     if (from == next) continue;
     const bool is_ca = !after_.node(from).is_switch();
     if (is_ca && ca_known) continue;
@@ -1137,15 +1136,15 @@ DqrResult Reconfigurer::run() {
       throw EngineError("dqr", "node \"" + after_.node(i).id + "\" changed type or port count");
   DqrResult res;
   tables_ = o_.tables ? o_.tables : dqr_tables(before_, r_);
-  T_ = tables_.get();
-  if (T_->nodes != before_.size() || T_->max_lid < before_.max_lid() || T_->nports.size() != static_cast<size_t>(before_.size()))
+  if (tables_->nodes != before_.size() || tables_->max_lid < before_.max_lid() ||
+      tables_->nports.size() != static_cast<size_t>(before_.size()))
     throw Error("dqr: precomputed tables do not describe this fabric");
   for (int i = 0; i < before_.size(); i++)
-    if (T_->nports[static_cast<size_t>(i)] != before_.node(i).num_ports)
+    if (tables_->nports[static_cast<size_t>(i)] != before_.node(i).num_ports)
       throw Error("dqr: precomputed tables do not describe this fabric (ports of \"" + before_.node(i).id + "\")");
-  res.entries_total = T_->entries_total;
+  res.entries_total = tables_->entries_total;
   // the links of `after`: failed switch links (dead_ports_) and where every port leads now
-  next_sw_.assign(static_cast<size_t>(T_->num_links()), -1);
+  next_sw_.assign(static_cast<size_t>(tables_->num_links()), -1);
   for (int y : after_.switches()) {
     const Node& n = after_.node(y);
     for (int q = 1; q <= n.num_ports; q++) {
@@ -1171,7 +1170,7 @@ DqrResult Reconfigurer::run() {
   mgen_.assign(static_cast<size_t>(after_.size()), 0);
   ain_.assign(static_cast<size_t>(after_.size()), {});
   ain_gen_.assign(static_cast<size_t>(after_.size()), 0);
-  ca_deps_ok_.assign(static_cast<size_t>(T_->num_links()), 0);
+  ca_deps_ok_.assign(static_cast<size_t>(tables_->num_links()), 0);
   dist_by_t_.assign(static_cast<size_t>(after_.size()), {});
   src_off_.assign(static_cast<size_t>(before_.size()) + 1, 0);
   for (size_t i = 0; i < sources_.size(); i++)
