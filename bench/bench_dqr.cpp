@@ -153,7 +153,7 @@ static void bench(const char* name, Fabric f, const std::string& base_engine, co
 
 int bench_dqr_opensm(int argc, char** argv);  // dqr_opensm.cpp
 
-// Usage: bench_dqr [mesh|tree|all] [samples] | bench_dqr opensm [reps] [mesh|tree|all]
+// Usage: bench_dqr [mesh|tree|all] [samples] | bench_dqr opensm [reps] [mesh|tree|all] [ENGINE,...]
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "all";
   if (which == "opensm") {

@@ -1,5 +1,6 @@
-// bench_dqr opensm [reps] [mesh|tree|all]: DQR after one link fault vs OpenSM's own full
-// re-route of the same faulty fabric (issue 6, item 6: ">= 20x faster than a full re-route").
+// bench_dqr opensm [reps] [mesh|tree|all] [ENGINE,...]: DQR after one link fault vs OpenSM's own
+// full re-route of the same faulty fabric (issue 6, item 6: ">= 20x faster than a full re-route").
+// ENGINE,... restricts the OpenSM engines below to those listed (e.g. `dor` alone).
 //
 // Faults: one switch-switch link removed, three cases per fabric: the middle link of
 // Fabric::switch_links() (the link BENCH_DQR_PROFILE uses) and two links drawn with
@@ -16,7 +17,9 @@
 // read from the log, and a fallback is reported and not counted as that engine's re-route. An
 // engine that fails (no routing pass in the log, or the run timed out) is skipped with a message
 // and not repeated.
-//   20x20 mesh:       updn, dfsssp, nue, lash (deadlock free) and minhop (fast but cyclic)
+//   20x20 mesh:       dor (OpenSM's dimension-order routing: the base engine's algorithm; on a
+//                     mesh with a missing link it takes other minimal paths), updn, dfsssp, nue,
+//                     lash (deadlock free) and minhop (fast but cyclic)
 //   648-port tree:    ftree, updn, minhop, dfsssp
 // DQR (in-process, CPU time of the thread, median of kDqrRepeats runs on a fresh copy of the
 // precomputed channel list): ft-dor base + mesh plug-in (mesh-all) on the mesh, ftree-misroute
@@ -35,6 +38,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -243,6 +247,19 @@ void print_caveat() {
 int bench_dqr_opensm(int argc, char** argv) {
   const int reps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
   const std::string which = argc > 3 ? argv[3] : "all";
+  std::vector<std::string> only;  // argv[4]: comma list of OpenSM engines to keep
+  if (argc > 4) {
+    std::istringstream list(argv[4]);
+    for (std::string e; std::getline(list, e, ',');)
+      if (!e.empty()) only.push_back(e);
+  }
+  auto pick = [&](std::vector<std::string> engines) {
+    if (only.empty()) return engines;
+    std::vector<std::string> kept;
+    for (const auto& e : engines)
+      if (std::find(only.begin(), only.end(), e) != only.end()) kept.push_back(e);
+    return kept;
+  };
   const std::string root = (std::filesystem::temp_directory_path() / ("bench_dqr_" + std::to_string(getpid()))).string();
   bench::ScratchDir cleanup{root};
   std::printf("bench_dqr opensm: DQR (in-process, CPU ms) vs OpenSM 3.3.23 full re-route of the same faulty fabric "
@@ -255,14 +272,14 @@ int bench_dqr_opensm(int argc, char** argv) {
     grid.dims = {20, 20};
     DqrOptions mesh;
     mesh.mesh_plugin = true;
-    run_fabric("20x20 mesh", topo::grid(grid), "ft-dor", mesh, {"updn", "dfsssp", "nue", "lash", "minhop"}, reps, 600,
-               root + "/mesh", true, rows);
+    run_fabric("20x20 mesh", topo::grid(grid), "ft-dor", mesh, pick({"dor", "updn", "dfsssp", "nue", "lash", "minhop"}),
+               reps, 600, root + "/mesh", true, rows);
   }
   if (which == "all" || which == "tree") {
     DqrOptions e2e;
     e2e.paths = DqrOptions::Paths::EndToEnd;
-    run_fabric("648-port 2-level fat tree", topo::fat_tree648(), "ftree-misroute", e2e, {"ftree", "updn", "minhop", "dfsssp"},
-               reps, 300, root + "/tree", false, rows);
+    run_fabric("648-port 2-level fat tree", topo::fat_tree648(), "ftree-misroute", e2e,
+               pick({"ftree", "updn", "minhop", "dfsssp"}), reps, 300, root + "/tree", false, rows);
   }
   std::printf("Summary: ratio = OpenSM <engine> full re-route (wall ms, median) / DQR (CPU ms, median); goal >= 20x\n");
   std::printf("  %-26s %-9s %-7s %-9s %12s %9s %10s  %s\n", "fabric", "fault", "engine", "used", "OpenSM ms", "DQR ms",

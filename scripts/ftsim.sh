@@ -37,9 +37,9 @@
 #
 # Environment: FTSIM_WORKDIR (default ./run/ftsim), FTSIM_LIFETIME (upper bound for background
 # processes, default 3600 s), FTSIM_TOOL_TIMEOUT (default 60 s), SIM_HOST (tools' attach node),
-# FTSIM_IBSIM_OPTS (extra ibsim options, e.g. '-N 14000 -S 2000 -P 100000' for fabrics beyond
-# ibsim's default limits of 2048 nodes / 256 switches), FTSIM_START_TIMEOUT (seconds to wait for
-# ibsim to load the fabric, default 10).
+# FTSIM_IBSIM_OPTS (extra ibsim options, e.g. '-N 14000 -S 2000 -P 100000'; unset: `start` sizes
+# ibsim itself when the fabric is beyond ibsim's default limits of 2048 nodes / 256 switches),
+# FTSIM_START_TIMEOUT (seconds to wait for ibsim to load the fabric, default 10).
 #
 # Every process runs under timeout(1). Background processes (holder, ibsim, OpenSM) are recorded
 # in WORKDIR/*.pid and stopped by PID with `stop`; `run` and failing starts clean up via trap EXIT.
@@ -124,6 +124,14 @@ tool() {
   (cd "$W" && IBSIM_SOCKNAME=$s timeout -k 3 "$TOOL_T" env LD_PRELOAD="$UM" "$@")
 }
 
+# ibsim options for a .net file beyond ibsim's default limits (2048 nodes, 256 switches), with
+# room to spare (ports: every port of every node, port 0 included, plus half again); nothing
+# for fabrics within them.
+ibsim_limits() {
+  awk '$1 == "Switch" { s++; p += $2 + 1 } $1 == "Hca" || $1 == "Ca" || $1 == "Rt" { c++; p += $2 + 1 }
+       END { if (s > 256 || s + c > 2048) printf "-N %d -S %d -P %d", s + c + 64, s + 16, p * 3 / 2 + 1000 }' "$1"
+}
+
 cmd_start() {
   local net=${1:-}
   [ -n "$net" ] || die "usage: ftsim.sh start NETFILE"
@@ -140,7 +148,9 @@ cmd_start() {
   # sees EOF on its console and spins at 100% CPU.
   ( exec timeout "$LIFE" sleep "$LIFE" ) 3<>"$W/ibsim.in" </dev/null >/dev/null 2>&1 &
   echo $! > "$W/holder.pid"
-  (cd "$W" && IBSIM_SOCKNAME=$(cat "$W/sockname") exec timeout -k 3 "$LIFE" ibsim ${FTSIM_IBSIM_OPTS:-} -s "$W/fabric.net") \
+  local opts=${FTSIM_IBSIM_OPTS-$(ibsim_limits "$W/fabric.net")}
+  [ -z "$opts" ] || note "ibsim $opts (fabric beyond ibsim's default limits)"
+  (cd "$W" && IBSIM_SOCKNAME=$(cat "$W/sockname") exec timeout -k 3 "$LIFE" ibsim $opts -s "$W/fabric.net") \
     < "$W/ibsim.in" > "$W/ibsim.out" 2>&1 &
   echo $! > "$W/ibsim.pid"
   for _ in $(seq $((${FTSIM_START_TIMEOUT:-10} * 20))); do

@@ -49,6 +49,13 @@ for f in holder ibsim opensm; do [ ! -f "$W/$f.pid" ] || fail "$f.pid left behin
 $F run "$REPO/ibsim_topologies/nets/kns_4x2_ft2.net" --engine minhop >/dev/null 2>&1 || fail "run kns_4x2_ft2"
 [ "$(grep -c '^0x0040 .*read with smpdump' "$W/dump_fts.txt")" = 48 ] || fail "LID 64 not completed on 48 switches"
 [ "$(grep -c '^64 valid lids dumped' "$W/dump_fts.txt")" = 48 ] || fail "footers not updated to 64 LIDs"
+# a fabric beyond ibsim's default limits (300 switches > 256): start sizes ibsim from the file
+big="$W.ring300.net"
+awk 'BEGIN { n = 300; for (i = 0; i < n; i++) printf "Switch 2 \"R%d\"\n[1] \"R%d\"[2]\n[2] \"R%d\"[1]\n\n", i, (i + 1) % n, (i + n - 1) % n }' > "$big"
+(unset FTSIM_IBSIM_OPTS; $F start "$big" 2>"$W.ring300.err") || fail "start of a 300-switch ring: $(cat "$W.ring300.err")"
+grep -q -- '-S 316' "$W.ring300.err" || fail "start did not size ibsim: $(cat "$W.ring300.err")"
+$F stop
+rm -f "$big" "$W.ring300.err"
 # a failing start must clean up too
 if $F start /nonexistent.net 2>/dev/null; then fail "start on a missing file succeeded"; fi
 echo "PASS"
