@@ -111,7 +111,7 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
   auto full = [&](const std::string& reason) {
     auto eng = factory_(base);
     auto t0 = std::chrono::steady_clock::now();
-    Routing r = eng->route(fabric, EngineOptions{}, previous);
+    Routing r = eng->route(fabric, options.with_prefix("base"), previous);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // DQR exists to keep routings deadlock free: never hand OpenSM a full routing that is not.
     CdgBuildOptions co;

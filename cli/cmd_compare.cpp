@@ -50,7 +50,8 @@ int run_compare(cli::Args& a) {
   if (engines_opt) {
     names = cli::split_list(*engines_opt, ',');
   } else {
-    for (const auto& e : engines()) names.push_back(e.name);
+    for (const auto& e : engines())
+      if (e.name != "lft-file") names.push_back(e.name);  // it needs a file: that is --lfts
   }
   ValidateOptions vo;
   vo.switch_sources = switch_pairs;
@@ -107,7 +108,8 @@ index). An engine that refuses the fabric is listed as REFUSED with its reason (
 back to its next engine). LFT dumps of other routings (e.g. OpenSM's ftree, updn, dfsssp, minhop
 run under ibsim: opensm-lfts.dump) can be added with --lfts and are checked the same way.
 
-  --engines A,B,...      engines to run (default: every engine, see `ftroute engines`)
+  --engines A,B,...      engines to run (default: every engine that computes a routing, see
+                         `ftroute engines`; lft-file reads one: use --lfts)
   --lfts NAME=FILE       also check an LFT dump (repeatable); LIDs are matched by port GUID
   --opt [ENGINE:]K=V,..  engine options (repeatable); without ENGINE: for every engine
   --lmc N                (re)assign LIDs like OpenSM (switches first, CA ports LMC-aligned)

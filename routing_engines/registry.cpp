@@ -10,6 +10,7 @@
 #include "ftroute/dqr.hpp"
 #include "ftree_misroute/ftree_misroute.hpp"
 #include "kns/kns.hpp"
+#include "lft_file/lft_file.hpp"
 
 namespace ftroute {
 
@@ -28,6 +29,9 @@ const std::vector<EngineInfo>& engines() {
        [] { return std::make_unique<DqrEngine>(&make_engine); }},
       {"ft-minhop", "min-hop routing balanced by per-port route counters (reference engine)",
        [] { return std::make_unique<MinHopEngine>(); }},
+      {"lft-file", "a routing read from an LFT dump (opensm-lfts.dump, dump_fts) and optional path-SL/SL2VL files, "
+                   "e.g. another engine's tables as DQR's base",
+       [] { return std::make_unique<LftFileEngine>(); }},
   };
   return list;
 }

@@ -67,11 +67,24 @@ bool EngineOptions::get_bool(const std::string& key, bool def) const {
 void EngineOptions::check_known(const std::string& engine, const std::vector<std::string>& known) const {
   for (const auto& [k, v] : kv_) {
     if (std::find(known.begin(), known.end(), k) != known.end()) continue;
+    // "prefix.*" accepts every key that starts with "prefix." (options passed on to another engine)
+    if (std::any_of(known.begin(), known.end(), [&k = k](const std::string& s) {
+          return s.size() > 2 && s.ends_with(".*") && k.size() > s.size() - 1 && k.starts_with(s.substr(0, s.size() - 1));
+        }))
+      continue;
     std::string list;
     for (const auto& s : known) list += (list.empty() ? "" : ", ") + s;
     throw OptionError("unknown option '" + k + "' for engine '" + engine + "' (known: " +
                       (list.empty() ? "none" : list) + ")");
   }
+}
+
+EngineOptions EngineOptions::with_prefix(const std::string& prefix) const {
+  EngineOptions o;
+  const std::string p = prefix + ".";
+  for (const auto& [k, v] : kv_)
+    if (k.size() > p.size() && k.starts_with(p)) o.set(k.substr(p.size()), v);
+  return o;
 }
 
 }  // namespace ftroute

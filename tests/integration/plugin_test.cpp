@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <map>
 #include <set>
@@ -368,6 +369,47 @@ TEST(Plugin, PreviousRoutingReachesDqrAfterFault) {
   expect_valid(read_live(sim));
 }
 
+// DQR over OpenSM's own tables (issue 6: "any base routing ... OpenSM's LFTs read from a dump"):
+// OpenSM's built-in dor routes the mesh, its tables are read back from the switches into a file;
+// then OpenSM runs `dqr` with base=lft-file on that file: it programs the same tables, and after
+// a link fault DQR patches them (a few entries, every pair delivered, the dead link unused).
+TEST(Plugin, DqrPatchesOpenSmsOwnTablesReadFromADump) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("plugin_dqr_lftfile");
+  sim.start(source_dir() + "/ibsim_topologies/nets/mesh4x4.net");
+  OpensmConfig dor;
+  dor.engines = {"dor"};
+  OpensmRun run = sim.run_opensm_once(dor);
+  ASSERT_TRUE(run.subnet_up) << run.log;
+  ASSERT_EQ(run.engine_used, "dor") << run.dir;
+  const Live l0 = read_live(sim);
+  ASSERT_TRUE(l0.check.ok()) << "OpenSM's dor on the full mesh: " << l0.check.summary();
+  const std::string dump = run.dir + "/dor-lfts.dump_fts";
+  std::ofstream(dump) << sim.dump_fts();
+
+  sim.start_opensm_daemon(plugin_config("dqr", "dqr:base=lft-file,base.file=" + dump + ",fallback=false"));
+  ASSERT_EQ(sim.engine_used(), "dqr") << sim.opensm_log();
+  const std::string log0 = sim.opensm_log();
+  EXPECT_NE(log0.find("base engine 'lft-file'"), std::string::npos) << log0;
+  const Live l1 = read_live(sim);
+  std::string first;
+  EXPECT_EQ(lft_differences(l1.fabric, l1.lfts, l0.fabric, l0.lfts, &first), 0) << "not OpenSM's dor tables: " << first;
+
+  sim.unlink("S1_1", 2);
+  ASSERT_TRUE(sim.wait_for_reroute()) << sim.opensm_log();
+  const std::string after = sim.opensm_log().substr(log0.size());
+  EXPECT_NE(after.find("patched the previous routing"), std::string::npos) << after;
+  EXPECT_EQ(after.find("ERR FT01"), std::string::npos) << after;
+  const Live l2 = read_live(sim);
+  expect_valid(l2);
+  EXPECT_TRUE(l2.check.cdg_acyclic) << l2.check.cycle;
+  const auto s11 = find_node(l2.fabric, "S1_1");
+  ASSERT_TRUE(s11.has_value());
+  EXPECT_EQ(entries_using_port(l2.lfts, *s11, 2), 0);
+  const int changed = lft_differences(l2.fabric, l2.lfts, l0.fabric, l0.lfts, &first);
+  EXPECT_GT(changed, 0);
+  EXPECT_LT(changed, 40) << "DQR should change only the broken entries";
+}
 
 // A multi-VL engine with `qos TRUE`: path_sl answers SA PathRecord queries with the engine's SLs,
 // update_sl2vl programs SL s -> VL s for the VLs it uses. Without QoS the plugin warns (ERR FT02).

@@ -28,9 +28,12 @@ class EngineOptions {
   long get_int(const std::string& key, long def) const;        // throws OptionError if not a number
   double get_double(const std::string& key, double def) const;
   bool get_bool(const std::string& key, bool def) const;       // 1/0, true/false, yes/no, on/off
-  // Throws OptionError("unknown option 'x' for engine 'e' (known: a, b)") for keys not in known.
+  // Throws OptionError("unknown option 'x' for engine 'e' (known: a, b)") for keys not in known;
+  // a known entry "p.*" accepts every key "p.<something>".
   void check_known(const std::string& engine, const std::vector<std::string>& known) const;
   const std::map<std::string, std::string>& all() const { return kv_; }
+  // The options whose keys start with "prefix." (e.g. "base."), with the prefix removed.
+  EngineOptions with_prefix(const std::string& prefix) const;
 
  private:
   std::map<std::string, std::string> kv_;

@@ -1,0 +1,61 @@
+// lft-file engine: see lft_file.hpp.
+#include "lft_file/lft_file.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "ftroute/cdg.hpp"
+#include "ftroute/ibdmchk_io.hpp"
+#include "ftroute/lft_io.hpp"
+
+namespace ftroute {
+
+Routing LftFileEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
+  options.check_known(kName, option_keys());
+  const std::string path = options.get("file", "");
+  if (path.empty()) throw OptionError("engine 'lft-file' needs option file=PATH (an opensm-lfts.dump or dump_fts output)");
+  for (const std::string& key : {std::string("file"), std::string("sl"), std::string("sl2vl")}) {
+    const std::string p = options.get(key, "");
+    if (!p.empty() && !std::filesystem::is_regular_file(p))
+      throw OptionError("option " + key + "=" + p + " for engine 'lft-file': no such file");
+  }
+  if (fabric.max_lid() == 0) throw EngineError(kName, "the fabric has no LIDs to map the tables of " + path + " onto");
+  // ParseError (file:line) for a malformed file, an unknown switch, a LID without a portguid
+  LftMapResult m = map_lfts(read_lft_file(path), fabric);
+  Routing r;
+  r.engine = kName;
+  r.lfts = std::move(m.lfts);
+  for (int s : fabric.switches()) {
+    const std::vector<uint8_t>& t = r.lfts.table(s);
+    if (std::all_of(t.begin(), t.end(), [](uint8_t p) { return p == kNoPath; }))
+      throw EngineError(kName, path + " has no table for switch \"" + fabric.node(s).id + "\" (node GUID not in the file)");
+  }
+  for (const std::string& w : m.warnings) r.notes.push_back("lft-file: " + w);
+  if (const std::string sl = options.get("sl", ""); !sl.empty()) r.path_sl = read_path_sl(sl, fabric);
+  if (const std::string sl2vl = options.get("sl2vl", ""); !sl2vl.empty()) {
+    r.sl2vl = read_sl2vl(sl2vl, fabric);
+    int maxvl = 0;
+    for (const auto& [k, t] : r.sl2vl.raw())
+      for (uint8_t v : t) maxvl = std::max<int>(maxvl, v);
+    r.num_vls = maxvl + 1;
+  }
+  // Only tables that route this very fabric: every pair delivered, no loop.
+  CdgBuildOptions co;
+  co.collect_loads = false;
+  co.max_examples = 1;
+  const CdgBuild b = build_cdg(fabric, r, co);
+  if (b.stats.looping > 0)
+    throw EngineError(kName, "the tables of " + path + " loop on this fabric: " +
+                                 (b.stats.loop_examples.empty() ? std::string("?") : b.stats.loop_examples.front()));
+  if (b.stats.dropped > 0)
+    throw EngineError(kName, "the tables of " + path + " do not route this fabric (" + std::to_string(b.stats.dropped) +
+                                 " of " + std::to_string(b.stats.pairs) + " pairs undelivered, e.g. " +
+                                 (b.stats.unreachable_examples.empty() ? std::string("?")
+                                                                       : b.stats.unreachable_examples.front()) +
+                                 "); were they dumped for another fabric, or before a link failed?");
+  r.notes.push_back("lft-file: tables of " + path + (r.path_sl ? " with path SLs" : "") +
+                    (r.sl2vl.empty() ? "" : ", SL2VL tables"));
+  return r;
+}
+
+}  // namespace ftroute
