@@ -577,15 +577,19 @@ LoadedRouting load_routing(const std::string& fabric_path, const std::string& lf
   lr.routing.engine = lfts_path;
   lr.routing.lfts = std::move(m.lfts);
   lr.warnings = std::move(m.warnings);
-  if (!sl_path.empty()) lr.routing.path_sl = read_path_sl(sl_path, lr.fabric);
-  if (!sl2vl_path.empty()) {
-    lr.routing.sl2vl = read_sl2vl(sl2vl_path, lr.fabric);
-    int maxvl = 0;
-    for (auto& [k, t] : lr.routing.sl2vl.raw())
-      for (uint8_t v : t) maxvl = std::max<int>(maxvl, v);
-    lr.routing.num_vls = maxvl + 1;
-  }
+  read_sl_files(lr.fabric, sl_path, sl2vl_path, lr.routing);
   return lr;
+}
+
+void read_sl_files(const Fabric& fabric, const std::string& sl_path, const std::string& sl2vl_path, Routing& r) {
+  if (!sl_path.empty()) r.path_sl = read_path_sl(sl_path, fabric);
+  if (!sl2vl_path.empty()) {
+    r.sl2vl = read_sl2vl(sl2vl_path, fabric);
+    int maxvl = 0;
+    for (auto& [k, t] : r.sl2vl.raw())
+      for (uint8_t v : t) maxvl = std::max<int>(maxvl, v);
+    r.num_vls = maxvl + 1;
+  }
 }
 
 }  // namespace ftroute

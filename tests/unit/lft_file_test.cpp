@@ -7,6 +7,7 @@
 
 #include "ftroute/cdg.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/topology.hpp"
 
@@ -136,6 +137,38 @@ TEST(LftFile, IsABaseForDqr) {
   // unknown base options reach the base engine, which names them
   o.set("base.colour", "red");
   EXPECT_THROW(make_engine("dqr")->route(f, o), OptionError);
+}
+
+// The SL files that go with the tables: path SLs (ibdmchk -c) and SL2VL tables (ibdmchk -d), as
+// written for a multi-layer routing (E-cube tori: one SL / VL per virtual layer).
+TEST(LftFile, ReadsPathSlsAndSl2VlTables) {
+  TempDir d;
+  topo::Grid g;
+  g.dims = {4, 4};
+  g.torus = true;
+  Fabric f = topo::grid(g);
+  f.assign_lids();
+  Routing r = make_engine("ft-dor")->route(f);
+  ASSERT_TRUE(r.path_sl);
+  ASSERT_GT(r.num_vls, 1);
+  Sl2Vl id;
+  id.set_all(f, Sl2Vl::identity());
+  EngineOptions o = file_opt(d.write("t.dump", write_lfts(f, r.lfts)));
+  o.set("sl", d.write("t.sl", write_path_sl(f, r)));
+  o.set("sl2vl", d.write("t.sl2vl", write_sl2vl(f, id)));
+  const Routing got = make_engine("lft-file")->route(f, o);
+  ASSERT_TRUE(got.path_sl);
+  int sls = 0;
+  for (const EndPort& a : f.end_ports())
+    for (const EndPort& b : f.end_ports()) {
+      if (f.node(a.node).is_switch() || f.node(b.node).is_switch() || a.node == b.node) continue;
+      ASSERT_EQ(got.sl(a.base_lid, b.base_lid), r.sl(a.base_lid, b.base_lid)) << a.base_lid << " -> " << b.base_lid;
+      sls |= 1 << r.sl(a.base_lid, b.base_lid);
+    }
+  EXPECT_GT(__builtin_popcount(static_cast<unsigned>(sls)), 1) << "every pair on one SL: the test checks nothing";
+  EXPECT_FALSE(got.sl2vl.empty());
+  EXPECT_EQ(got.sl2vl.vl(f.switches().front(), 1, 2, 3), 3);
+  EXPECT_EQ(got.num_vls, 16);  // identity tables name VLs 0..15
 }
 
 TEST(EngineOptions, PrefixKeysPassOptionsOn) {

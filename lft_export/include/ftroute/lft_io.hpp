@@ -156,4 +156,8 @@ LoadedRouting load_routing(const std::string& fabric_path, const std::string& lf
                            LftFormat format = LftFormat::Auto, const std::string& sl_path = "",
                            const std::string& sl2vl_path = "", bool lids_from_file = false, uint8_t lmc = 0);
 
+// The optional SL files of a routing read from files (empty path: not read): path SLs (ibdmchk
+// -c format) into r.path_sl, SL2VL tables (ibdmchk -d format) into r.sl2vl and r.num_vls.
+void read_sl_files(const Fabric& fabric, const std::string& sl_path, const std::string& sl2vl_path, Routing& r);
+
 }  // namespace ftroute

@@ -5,7 +5,6 @@
 #include <filesystem>
 
 #include "ftroute/cdg.hpp"
-#include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
 
 namespace ftroute {
@@ -31,14 +30,7 @@ Routing LftFileEngine::route(const Fabric& fabric, const EngineOptions& options,
       throw EngineError(kName, path + " has no table for switch \"" + fabric.node(s).id + "\" (node GUID not in the file)");
   }
   for (const std::string& w : m.warnings) r.notes.push_back("lft-file: " + w);
-  if (const std::string sl = options.get("sl", ""); !sl.empty()) r.path_sl = read_path_sl(sl, fabric);
-  if (const std::string sl2vl = options.get("sl2vl", ""); !sl2vl.empty()) {
-    r.sl2vl = read_sl2vl(sl2vl, fabric);
-    int maxvl = 0;
-    for (const auto& [k, t] : r.sl2vl.raw())
-      for (uint8_t v : t) maxvl = std::max<int>(maxvl, v);
-    r.num_vls = maxvl + 1;
-  }
+  read_sl_files(fabric, options.get("sl", ""), options.get("sl2vl", ""), r);
   // Only tables that route this very fabric: every pair delivered, no loop.
   CdgBuildOptions co;
   co.collect_loads = false;
