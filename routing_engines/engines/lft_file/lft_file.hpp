@@ -1,5 +1,6 @@
 // lft-file: a routing read from files instead of computed - LFTs dumped by OpenSM
-// (opensm-lfts.dump, written with `dump_files_dir`/-D or by `ftroute route -o`) or by dump_fts,
+// (opensm-lfts.dump, written with log flag 0x40, e.g. `-D 0x43`; or by `ftroute route -o`) or by
+// dump_fts,
 // and optionally the path SLs and SL2VL tables that go with them. Its purpose is to let DQR patch
 // a routing that some other engine made: `dqr` with `base=lft-file,base.file=opensm-lfts.dump`
 // (docs/dqr.md, "Engine dqr"), e.g. OpenSM's lash or updn tables.
