@@ -218,6 +218,7 @@ class Reconfigurer {
   std::vector<uint32_t> mono_gen_;
   uint32_t mono_g_ = 0;
   std::vector<std::pair<Id, int>> mono_stack_;  // (channel, last port tried at its head)
+  std::vector<Dep> join_deps_;            // scratch of joins_up
   uint64_t search_states_ = 0;            // states popped by the searches (DqrResult::search_states)
 };
 
@@ -358,20 +359,12 @@ bool Reconfigurer::route_touches(const Dest& D, int y, const std::vector<int>& p
 }
 
 // Joining z's route (which reaches d) from channel c on layer vl: does every turn that
-// junction_deps would add go up in the list? (Those already in the list do.)
+// junction_deps adds go up in the list? (Those already in the list do.)
 bool Reconfigurer::joins_up(const Dest& D, Id c, int z, int vl) {
-  int pc = list_.pos(c);
-  for (int hops = 0; hops <= after_.size(); hops++) {
-    const uint8_t q = cur(z);
-    if (q == 0) return true;
-    const int pj = list_.pos(ch(z, q, vl));
-    if (pc >= pj) return false;
-    if (z == D.t || ((mask(D, z) & (1u << vl)) && !is_idle(z))) return true;
-    pc = pj;
-    z = next_switch(z, q);
-    if (z < 0) return true;  // cannot happen on a route that reaches d
-  }
-  return true;
+  join_deps_.clear();
+  junction_deps(D, static_cast<int>(c / kNumVlSlots), static_cast<uint16_t>(1u << vl), z, join_deps_);
+  return std::all_of(join_deps_.begin(), join_deps_.end(),
+                     [&](const Dep& d) { return list_.pos(d.first) < list_.pos(d.second); });
 }
 
 // Depth-first over channels in increasing list position: channel c = (link l, vl) is
