@@ -155,6 +155,99 @@ TEST(Validate, EntriesOnDownOrMissingPorts) {
   EXPECT_FALSE(rep.ok());
 }
 
+// One test per way a route can be dropped (DropKind): each breaks one LFT entry of the ring and
+// asserts that exactly the pairs through it are counted, in `unreachable` (or `looping`) and in
+// per_kind, and that the reachability verdict and the RESULT line fail. These are what keeps a
+// table that delivers to the wrong CA, or a port-0 entry on a switch that does not own the LID,
+// from printing RESULT: PASS (the LFT-entry check skips port 0 and connected ports, so nothing else
+// would catch them). scripts/mutate.sh stops counting each kind in turn and expects these to fail.
+namespace {
+void expect_dropped(const Fabric& f, const ValidationReport& rep, DropKind k, uint64_t n) {
+  SCOPED_TRACE(drop_kind_text(k));
+  const std::string txt = format_report(f, rep);
+  EXPECT_EQ(rep.per_kind[static_cast<int>(k)], n) << txt;
+  EXPECT_EQ(rep.delivered + n, rep.pairs) << txt;
+  if (k == DropKind::Loop) {
+    EXPECT_EQ(rep.looping, n) << txt;
+    EXPECT_EQ(rep.unreachable, 0u) << txt;
+    EXPECT_FALSE(rep.loops_ok());
+    EXPECT_NE(txt.find("RESULT: FAIL (forwarding loops"), std::string::npos) << txt;
+  } else {
+    EXPECT_EQ(rep.unreachable, n) << txt;
+    EXPECT_EQ(rep.looping, 0u) << txt;
+    EXPECT_FALSE(rep.reachability_ok());
+    EXPECT_NE(txt.find("RESULT: FAIL (unreachable pairs"), std::string::npos) << txt;
+    ASSERT_FALSE(rep.unreachable_examples.empty()) << txt;
+    EXPECT_NE(rep.unreachable_examples[0].find(drop_kind_text(k)), std::string::npos) << rep.unreachable_examples[0];
+  }
+  EXPECT_FALSE(rep.ok());
+}
+}  // namespace
+
+// Ring of 4, clockwise: CA sources C0..C3; the pairs towards C2 that pass R1 are C0, C1 and C3.
+TEST(ValidateDrop, NoRoute) {
+  Fabric f = ring(4);
+  Routing r = clockwise(f, 4);
+  r.lfts.set(1, f.node(4 + 2).port(1).base_lid, kNoPath);
+  ValidationReport rep = validate(f, r);
+  expect_dropped(f, rep, DropKind::NoRoute, 3);
+  EXPECT_TRUE(rep.entries_ok());
+}
+
+TEST(ValidateDrop, WrongEndpoint) {
+  Fabric f = ring(4);
+  Routing r = clockwise(f, 4);
+  r.lfts.set(1, f.node(4 + 2).port(1).base_lid, 3);  // R1[3] is C1: delivered to the wrong CA
+  ValidationReport rep = validate(f, r);
+  expect_dropped(f, rep, DropKind::WrongEndpoint, 3);
+  EXPECT_TRUE(rep.entries_ok());  // a linked port: only the walk can tell
+  EXPECT_NE(rep.unreachable_examples[0].find("stops at \"C1\"[1]"), std::string::npos) << rep.unreachable_examples[0];
+}
+
+TEST(ValidateDrop, NotLocal) {
+  Fabric f = ring(4);
+  Routing r = clockwise(f, 4);
+  r.lfts.set(1, f.node(4 + 2).port(1).base_lid, 0);  // R1 claims C2's LID as its own
+  ValidationReport rep = validate(f, r);
+  expect_dropped(f, rep, DropKind::NotLocal, 3);
+  EXPECT_TRUE(rep.entries_ok());  // port 0 is never a bad entry
+  EXPECT_NE(rep.unreachable_examples[0].find("stops at \"R1\""), std::string::npos) << rep.unreachable_examples[0];
+}
+
+TEST(ValidateDrop, NotLocalSwitchLid) {
+  Fabric f = ring(4);
+  Routing r = clockwise(f, 4);
+  r.lfts.set(1, f.node(2).port(0).base_lid, 0);  // R1 claims R2's LID
+  ValidationReport rep = validate(f, r);
+  expect_dropped(f, rep, DropKind::NotLocal, 3);  // C0, C1, C3 -> R2
+}
+
+TEST(ValidateDrop, Loop) {
+  Fabric f = ring(4);
+  Routing r = clockwise(f, 4);
+  r.lfts.set(2, f.node(4 + 3).port(1).base_lid, 2);  // R2 sends C3 back to R1: R1 <-> R2
+  ValidationReport rep = validate(f, r);
+  expect_dropped(f, rep, DropKind::Loop, 3);  // C0, C1, C2 -> C3
+}
+
+TEST(ValidateDrop, BadPort) {
+  Fabric f = ring(4);
+  Routing r = clockwise(f, 4);
+  r.lfts.set(1, f.node(4 + 2).port(1).base_lid, 9);  // R1 has 4 ports
+  ValidationReport rep = validate(f, r);
+  expect_dropped(f, rep, DropKind::BadPort, 3);
+  EXPECT_EQ(rep.bad_entries, 1u);
+}
+
+TEST(ValidateDrop, DownPort) {
+  Fabric f = ring(4);
+  Routing r = clockwise(f, 4);
+  r.lfts.set(1, f.node(4 + 2).port(1).base_lid, 4);  // R1[4] has no link
+  ValidationReport rep = validate(f, r);
+  expect_dropped(f, rep, DropKind::DownPort, 3);
+  EXPECT_EQ(rep.bad_entries, 1u);
+}
+
 TEST(Validate, EdgeForwardingIndexHandComputed) {
   // S0 - S1 - S2 in a line; H0a, H0b on S0, H1 on S1, H2 on S2. Destinations: 4 CAs + 3 switches.
   Fabric f;
