@@ -38,7 +38,7 @@ int run_compare(cli::Args& a) {
   std::vector<std::string> opts = a.values("opt");
   const long lmc = a.int_or("lmc", -1);
   const bool switch_pairs = a.flag("switch-pairs");
-  const std::string out = a.value_or("out", "-", "o");
+  const std::string out = a.value_or("out", "-", "-o");
   auto pos = a.positionals();
   if (pos.size() != 1) throw cli::UsageError("expected one FABRIC file");
   if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");

@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# CLI tests of the documented `ftroute` commands (README "The `ftroute` command"), one ctest each
+# (cli.<command>, tests/CMakeLists.txt):
+#   commands_test.sh FTROUTE WORKDIR COMMAND
+# Each runs the built binary on a shipped fabric (ibsim_topologies/nets, tests/data/lft), checks
+# the key facts of its output and its exit status, and at least one failure path: exit 1 (bad
+# input) or 2 (usage), exactly one "ftroute <command>: ..." error line, and no output file left.
+# COMMAND: export compare campaign-table kns-size kns-faults dqr-eval engines check
+#          opensm-file-engine (real ibsim + OpenSM; exit 77 = skipped when they are missing)
+set -euo pipefail
+FT=$(readlink -f "$1"); W=$2; CMD=$3
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+NETS=$REPO/ibsim_topologies/nets
+LFT=$REPO/tests/data/lft
+rm -rf "$W"; mkdir -p "$W"; cd "$W"
+fail() { echo "FAIL ($CMD): $*"; exit 1; }
+has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2':"$'\n'"$(cat "$1")"; }
+
+# expect_error STATUS OUTPUT -- ARGS...: `ftroute ARGS` exits with STATUS, prints exactly one
+# "ftroute <cmd>: ..." line on stderr (usage errors add the help text after it), and leaves no
+# OUTPUT (file or directory, nor a temporary OUTPUT.tmp.*) behind. OUTPUT "-" = none expected.
+expect_error() {
+  local want=$1 out=$2; shift 3
+  local rc=0
+  "$FT" "$@" > err.stdout 2> err.stderr || rc=$?
+  [ "$rc" -eq "$want" ] || fail "ftroute $* exited $rc, expected $want"$'\n'"$(cat err.stderr)"
+  local n
+  n=$(grep -c "^ftroute $1: " err.stderr || true)
+  [ "$n" -eq 1 ] || fail "ftroute $*: $n error lines on stderr, expected 1:"$'\n'"$(cat err.stderr)"
+  if [ "$out" != "-" ]; then
+    ! ls -d "$out" "$out".tmp.* > /dev/null 2>&1 || fail "ftroute $* left $(ls -d "$out"*)"
+  fi
+  echo "ok: ftroute $* -> exit $rc: $(grep "^ftroute $1: " err.stderr)"
+}
+
+case $CMD in
+export)
+  # OpenSM's own minhop tables of ft4x2 (captured under ibsim, tests/data/lft/capture.sh):
+  # opensm-lfts -> dump_fts -> opensm-lfts is byte-identical, and the ibdmchk files equal the
+  # ones OpenSM wrote for the same routing.
+  "$FT" export -f "$LFT/ft4x2.net" -l "$LFT/ft4x2.opensm-lfts.dump" --to dump_fts -o fts.txt
+  [ "$(grep -c '^Unicast lids' fts.txt)" -eq 6 ] || fail "dump_fts output has not 6 switch blocks"
+  has fts.txt "0x0005 002 : (Channel Adapter portguid 0x0000000000100003: 'H0_1')"
+  "$FT" export -f "$LFT/ft4x2.net" -l fts.txt --to opensm-lfts -o back.dump
+  cmp back.dump "$LFT/ft4x2.opensm-lfts.dump" || fail "opensm-lfts -> dump_fts -> opensm-lfts is not the identity"
+  # dump_fts as the real tool printed it (DR-path switch names) reads back to OpenSM's file too
+  "$FT" export -f "$LFT/ft4x2.net" -l "$LFT/ft4x2.dump_fts" --to opensm-lfts -o back2.dump
+  cmp back2.dump "$LFT/ft4x2.opensm-lfts.dump" || fail "dump_fts (real) -> opensm-lfts differs from OpenSM's dump"
+  "$FT" export -f "$LFT/ft4x2.net" -l "$LFT/ft4x2.opensm-lfts.dump" --to ibdmchk -o chk > chk.out
+  cmp chk/opensm.fdbs "$LFT/ft4x2.opensm.fdbs" || fail "opensm.fdbs differs from OpenSM's"
+  cmp chk/opensm.mcfdbs "$LFT/ft4x2.opensm.mcfdbs" || fail "opensm.mcfdbs differs from OpenSM's"
+  # the subnet list names the same ports (LID, port number) on both ends of the same 2 x 20 links
+  ends() { grep -o 'LID:[0-9A-Fa-f]* PN:[0-9]*' "$1" | paste - - | sort; }
+  [ "$(ends chk/opensm-subnet.lst | wc -l)" -eq 40 ] || fail "opensm-subnet.lst: not 40 link ends"
+  [ "$(ends chk/opensm-subnet.lst)" = "$(ends "$LFT/ft4x2.opensm-subnet.lst")" ] ||
+    fail "opensm-subnet.lst links differ from OpenSM's"
+  expect_error 1 out.txt -- export -f "$LFT/ft4x2.net" -l missing.dump --to dump_fts -o out.txt
+  expect_error 2 out.txt -- export -f "$LFT/ft4x2.net" -l "$LFT/ft4x2.dump_fts" --to bogus -o out.txt
+  expect_error 1 outdir -- export -f "$LFT/missing.net" -l "$LFT/ft4x2.dump_fts" --to ibdmchk -o outdir
+  ;;
+compare)
+  # 4-ary 3-tree with 3 failed links: ftree-misroute tolerates every set of up to 3 faults on one
+  # VL; ft-minhop is reachable and loop-free but has a CDG cycle; OpenSM's ft4x2 tables do not
+  # belong to this fabric (LIDs matched by port GUID: most are unreachable).
+  "$FT" compare "$NETS/4ary3tree_f3.net" --engines ftree-misroute,ft-minhop \
+    --lfts other=$LFT/ft4x2.opensm-lfts.dump -o cmp.txt
+  has cmp.txt "48 switches, 64 CAs/routers"
+  grep -Eq '^ftree-misroute +PASS +0 +0 acyclic +1 ' cmp.txt || fail "ftree-misroute row:"$'\n'"$(cat cmp.txt)"
+  grep -Eq '^ft-minhop +FAIL +0 +0 CYCLE ' cmp.txt || fail "ft-minhop row:"$'\n'"$(cat cmp.txt)"
+  grep -Eq '^other +FAIL +[1-9][0-9]* .*\(from file\)' cmp.txt || fail "file row:"$'\n'"$(cat cmp.txt)"
+  [ "$(grep -c '^[a-z]' cmp.txt)" -eq 5 ] || fail "expected fabric line, header and 3 rows"
+  # an engine that refuses the fabric is listed as REFUSED (ft-dor needs a mesh/torus)
+  "$FT" compare "$NETS/4ary3tree.net" --engines ft-dor > refused.txt
+  grep -Eq '^ft-dor +REFUSED' refused.txt || fail "ft-dor on a fat tree:"$'\n'"$(cat refused.txt)"
+  expect_error 1 cmp2.txt -- compare "$NETS/missing.net" --engines ft-minhop -o cmp2.txt
+  expect_error 1 cmp2.txt -- compare "$NETS/4ary3tree.net" --engines no-such-engine -o cmp2.txt
+  ;;
+campaign-table)
+  # a small campaign of 2 engines x {0, 2} failed links x 2 seeds on the shipped 4-ary 3-tree
+  "$FT" campaign --fabric "$NETS/4ary3tree.net" --engines ftree-misroute,ft-minhop --link-failures 0,2 \
+    --seeds 2 -j 1 -q --out camp > /dev/null
+  "$FT" campaign-table camp --engines ft-minhop,ftree-misroute > table.md
+  rows=$(grep -c '^| 4ary3tree.net |' table.md || true)
+  [ "$rows" -eq 4 ] || fail "$rows rows, expected 2 fault levels x 2 engines:"$'\n'"$(cat table.md)"
+  # --engines orders the rows within a fault level
+  grep '^| 4ary3tree.net | 0 links' table.md | head -1 | grep -q '| ft-minhop |' || fail "row order"
+  # ftree-misroute tolerates every set of <= 3 link faults: 2/2 at both levels, 1 VL
+  [ "$(grep -Ec '^\| 4ary3tree.net \| [02] links \| ftree-misroute \| 2/2 \| 1 \|' table.md)" -eq 2 ] ||
+    fail "ftree-misroute not 2/2 on 1 VL:"$'\n'"$(cat table.md)"
+  # EFI max (worst) of every row = the largest efi_max of its runs in results.csv
+  python3 - camp/results.csv table.md <<'PY' || fail "table EFI differs from results.csv"
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for line in open(sys.argv[2]):
+    m = re.match(r"\| 4ary3tree.net \| (\d+) links \| (\S+) \| \d+/\d+ \| \d+ \| [\d.]+ \((\d+)\)", line)
+    if not m:
+        continue
+    worst = max(int(r["efi_max"]) for r in rows if r["link_failures"] == m[1] and r["engine"] == m[2])
+    assert worst == int(m[3]), (line, worst)
+    print("ok:", m[2], m[1], "links: worst EFI", worst)
+PY
+  expect_error 1 - -- campaign-table missing-dir
+  ;;
+kns-size)
+  # every count of the generated fabric equals the thesis formula (crossbar and fat-tree subnets)
+  for args in "--k 4 --n 2" "--k 4 --n 2 --p 2" "--k 4 --n 2 --ki 2"; do
+    # shellcheck disable=SC2086
+    "$FT" kns-size $args > size.txt
+    has size.txt "4-ary 2-direct"
+    n=$(awk 'NF >= 3 && $(NF-1) ~ /^[0-9]+$/ && $NF ~ /^[0-9]+$/ { k++; if ($(NF-1) != $NF) bad = bad "\n" $0 }
+             END { if (bad != "") { print "MISMATCH" bad; exit } print k }' size.txt)
+    [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 10 ] || fail "kns-size $args: formula != fabric: $n"$'\n'"$(cat size.txt)"
+    echo "ok: kns-size $args: $n rows, formula = fabric"
+  done
+  has size.txt "2-indirect (2-ary fat-tree)"
+  "$FT" kns-size --k 4 --n 2 > size.txt
+  grep -Eq '^processing nodes N \(CAs\) +16 +16$' size.txt || fail "N of a 4-ary 2-D KNS is not 16"
+  grep -Eq '^routers k\^n \(IB switches\) +16 +16$' size.txt || fail "k^n routers"
+  expect_error 2 - -- kns-size --n 2
+  expect_error 2 - -- kns-size --k 4 --n two
+  ;;
+kns-faults)
+  "$FT" kns-faults --k 4 --n 2 --faults 1 --faults 3 --samples 200 --max-in 1 > f.txt
+  has f.txt "16 routers, 32 router-crossbar links (fault population)"
+  # one failed link is always served with one intermediate router (thesis); 3 are not always
+  grep -Eq '^ +1 +1 +200 +100\.000 ' f.txt || fail "1 fault not 100 %:"$'\n'"$(cat f.txt)"
+  tol3=$(awk '$1 == 3 && $2 == 1 { print $4 }' f.txt)
+  python3 -c "import sys; t = float('$tol3'); sys.exit(0 if 0 < t < 100 else 1)" || fail "3 faults: $tol3 %"
+  # the count of failing sets printed below the table matches the percentage
+  notol=$(sed -nE 's/.* of the ([0-9]+) sets not tolerated.*/\1/p' f.txt)
+  python3 -c "import sys; sys.exit(0 if round(200 * (100 - $tol3) / 100) == $notol else 1)" ||
+    fail "$notol failing sets vs $tol3 % of 200"
+  expect_error 2 - -- kns-faults --k 4 --n 2
+  expect_error 2 - -- kns-faults --k 4 --n 2 --faults 40  # more than the 32 links
+  ;;
+dqr-eval)
+  "$FT" dqr-eval --sizes 4 --runs 5 --faults 2 --variants local-all,mesh-all -o dqr.md 2> dqr.err
+  has dqr.md "5 runs per point"
+  # a single fault is always repaired: the mesh plug-in guarantees one fault (paper), and local
+  # repair served every single fault of the 10x10/20x20 meshes (docs/dqr.md)
+  grep -Eq '^\| 4x4 mesh, dor \| local-all \| 100\.0 \| [0-9.]+ \|$' dqr.md || fail "local-all P(1):"$'\n'"$(cat dqr.md)"
+  grep -Eq '^\| 4x4 mesh, dor \| mesh-all \| 100\.0 \| [0-9.]+ \|$' dqr.md || fail "mesh-all P(1):"$'\n'"$(cat dqr.md)"
+  [ "$(grep -c '^| 4x4 mesh, dor |' dqr.md)" -eq 4 ] || fail "expected 2 variants x 2 tables"
+  expect_error 2 bad.md -- dqr-eval --sizes 4 --variants bogus -o bad.md
+  expect_error 1 missing.md -- dqr-eval --sizes 4 --runs 1 --faults 1 --variants local-all --update missing.md
+  ;;
+engines)
+  "$FT" engines > engines.txt
+  # every engine of the README's engine table, each with its options line
+  for e in ftree-misroute kns ftdrb dqr ft-minhop ft-dor lft-file; do
+    grep -Eq "^$e +[A-Za-z]" engines.txt || fail "engine $e not listed"$'\n'"$(cat engines.txt)"
+  done
+  [ "$(grep -c '^[a-z]' engines.txt)" -eq 7 ] || fail "expected 7 engines"
+  [ "$(grep -c '^ *options: ' engines.txt)" -eq 7 ] || fail "expected an options line per engine"
+  # none may shadow an OpenSM built-in (the plugin registers them next to OpenSM's own)
+  for b in minhop updn dnup ftree lash dor torus-2QoS nue dfsssp sssp file; do
+    ! grep -Eq "^$b " engines.txt || fail "engine named like OpenSM's built-in $b"
+  done
+  expect_error 2 - -- engines --bogus
+  ;;
+check)
+  # exit 0 on OpenSM's own minhop tables, exit 1 when they are broken:
+  "$FT" check -f "$LFT/ft4x2.net" -l "$LFT/ft4x2.opensm-lfts.dump" > ok.txt
+  has ok.txt "RESULT: PASS"
+  # L0 sends H0_1's LID (5) out of port 1, to H0_0: the 11 other CAs reach the wrong CA
+  sed '0,/^0x0005 002/s//0x0005 001/' "$LFT/ft4x2.opensm-lfts.dump" > wrong-ca.dump
+  ! cmp -s wrong-ca.dump "$LFT/ft4x2.opensm-lfts.dump" || fail "sed did not change the dump"
+  rc=0; "$FT" check -f "$LFT/ft4x2.net" -l wrong-ca.dump > bad.txt || rc=$?
+  [ $rc -eq 1 ] || fail "check of a table delivering to the wrong CA exited $rc"$'\n'"$(cat bad.txt)"
+  has bad.txt "204 pairs, 193 delivered, 11 unreachable"
+  has bad.txt "11 x delivered to a node that does not own the LID"
+  has bad.txt 'stops at "H0_0"[1]'
+  has bad.txt "RESULT: FAIL (unreachable pairs)"
+  # OpenSM's minhop on a ring of 4 has a credit loop once switches send too (ibdmchk -a agrees,
+  # tests/data/lft/ring4.ibdmchk-a.txt): exit 1, the cycle named
+  rc=0; "$FT" check -f "$LFT/ring4.net" -l "$LFT/ring4.opensm-lfts.dump" --switch-pairs > ring.txt || rc=$?
+  [ $rc -eq 1 ] || fail "check of the ring's credit loop exited $rc"$'\n'"$(cat ring.txt)"
+  has ring.txt "RESULT: FAIL (deadlock)"
+  has ring.txt "cycle (4 channels)"
+  rc=0; "$FT" check -q -f "$LFT/ft4x2.net" -l wrong-ca.dump > quiet.txt || rc=$?
+  [ $rc -eq 1 ] && [ ! -s quiet.txt ] || fail "check -q: exit $rc, output $(cat quiet.txt)"
+  expect_error 1 - -- check -f "$LFT/ft4x2.net" -l missing.dump
+  expect_error 2 - -- check -f "$LFT/ft4x2.net"
+  ;;
+opensm-file-engine)
+  # tests/data/lft/opensm_file_engine.sh: real OpenSM loads OpenSM's own ft4x2 tables through its
+  # file routing engine (-R file -U) under ibsim; the tables read back from the simulated
+  # switches (dump_fts), exported as opensm-lfts, are byte-identical to the file loaded.
+  PATH=$PATH:/usr/sbin
+  for t in ibsim opensm dump_fts; do
+    command -v $t > /dev/null || { echo "SKIP: $t not installed"; exit 77; }
+  done
+  [ -e /usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so ] || { echo "SKIP: libumad2sim.so not installed"; exit 77; }
+  bash "$LFT/opensm_file_engine.sh" "$LFT/ft4x2.net" "$LFT/ft4x2.opensm-lfts.dump" fts.txt | tee osm.txt
+  [ -s fts.txt ] || fail "dump_fts read nothing back"
+  [ "$(grep -c '^Unicast lids' fts.txt)" -eq 6 ] || fail "dump_fts: not 6 switches"$'\n'"$(cat fts.txt)"
+  "$FT" export -f "$LFT/ft4x2.net" -l fts.txt --to opensm-lfts -o back.dump
+  cmp back.dump "$LFT/ft4x2.opensm-lfts.dump" || fail "the file engine did not program the tables it was given"
+  ;;
+*) echo "commands_test.sh: unknown command '$CMD'" >&2; exit 2 ;;
+esac
+echo "PASS: ftroute $CMD"
