@@ -8,6 +8,7 @@
 #include "dor/dor.hpp"
 #include "ftroute/cdg.hpp"
 #include "ftroute/channel_list.hpp"
+#include "ftroute/grid.hpp"
 #include "ftroute/topology.hpp"
 
 using namespace ftroute;
@@ -139,6 +140,47 @@ TEST(ChannelList, BuildFromDorMeshCoversEveryChannel) {
   // XY routing never turns from Y into X: such a turn at an inner switch is downward-only
   // if it would close a cycle; the list answers without touching the CDG.
   EXPECT_FALSE(cl.describe(5).empty());
+  auto mg = recognise_mesh(f);
+  ASSERT_TRUE(mg.has_value());
+  // channel leaving switch (x, y) towards direction dir (0 +x, 1 -x, 2 +y, 3 -y), VL 0
+  auto ch = [&](int x, int y, int dir) -> Cdg::Id {
+    const int n = mg->node({x, y, 0});
+    const int p = mg->port[static_cast<size_t>(n)][static_cast<size_t>(dir)];
+    EXPECT_NE(p, 0) << x << "," << y << " dir " << dir;
+    return cl.ids().id(n, p, 0);
+  };
+  const auto all = cl.dependencies();
+  const uint32_t nid = static_cast<uint32_t>(cl.ids().num_ids());
+  auto brute = [&](std::vector<Dep> extra) {
+    std::vector<Dep> d = all;
+    d.insert(d.end(), extra.begin(), extra.end());
+    return !cyclic(nid, d);
+  };
+  // Every Y->X turn at an inner switch: absent from the list, and enabling any one alone is
+  // legal (after it the packet only moves away in x, and without another Y->X turn it cannot
+  // come back to the channel it came in on); the list agrees with a brute-force cycle search.
+  int turns = 0;
+  for (int x = 1; x <= 2; x++)
+    for (int y = 1; y <= 2; y++)
+      for (int yin : {2, 3})
+        for (int xout : {0, 1}) {
+          // arriving at (x, y) moving +y comes from (x, y-1); moving -y from (x, y+1)
+          const Cdg::Id in = ch(x, yin == 2 ? y - 1 : y + 1, yin);
+          const Cdg::Id out = ch(x, y, xout);
+          EXPECT_FALSE(cl.has_dep(in, out)) << "XY routing turned Y->X at " << x << "," << y;
+          EXPECT_TRUE(cl.can_enable(in, out)) << x << "," << y;
+          EXPECT_EQ(cl.can_enable(in, out), brute({{in, out}}));
+          turns++;
+        }
+  EXPECT_EQ(turns, 16);
+  // Two Y->X turns close the clockwise square (1,2) -> (2,2) -> (2,1) -> (1,1) -> (1,2) with the
+  // X->Y turns XY routing already uses: -y into (2,1) then -x, and +y into (1,2) then +x.
+  const Dep ta{ch(2, 2, 3), ch(2, 1, 1)}, tb{ch(1, 1, 2), ch(1, 2, 0)};
+  ASSERT_TRUE(cl.has_dep(ch(1, 2, 0), ch(2, 2, 3)));  // +x then -y at (2,2)
+  ASSERT_TRUE(cl.has_dep(ch(2, 1, 1), ch(1, 1, 2)));  // -x then +y at (1,1)
+  EXPECT_TRUE(cl.can_enable(tb.first, tb.second));
+  EXPECT_FALSE(cl.can_enable(tb.first, tb.second, {ta}));
+  EXPECT_FALSE(brute({ta, tb}));
 }
 
 TEST(ChannelList, RefusesRoutingWithACycleAndPrintsIt) {

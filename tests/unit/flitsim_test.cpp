@@ -285,6 +285,34 @@ TEST(FlitsimLmc, SourcesSpreadOverDestinationLids) {
     EXPECT_TRUE(res.flushed);
     EXPECT_EQ(res.dropped, 0u);
   }
+  // Which destination LID offsets each policy uses, seen from outside: with every LID of offset k
+  // unrouted (255 on every switch), packets are dropped with "no route" iff the policy sends on
+  // offset k. Base uses offset 0 only; Random and RoundRobin all 4; Hash (one offset per source)
+  // more than one over the 8 sources.
+  const std::string no_route = "no route (LFT entry 255)";
+  for (auto pol : {LidPolicy::Base, LidPolicy::Random, LidPolicy::Hash, LidPolicy::RoundRobin}) {
+    std::set<int> used;
+    for (int k = 0; k < 4; k++) {
+      Routing cut = r;
+      for (const EndPort& e : f.end_ports())
+        if (!f.node(e.node).is_switch())
+          for (int s : f.switches()) cut.lfts.set(s, static_cast<Lid>(e.base_lid + k), kNoPath);
+      Config c;
+      c.lid_policy = pol;
+      TrafficSpec t;
+      t.load = 0.3, t.warmup = 200, t.measure = 2000;
+      Result res = run_checked(f, cut, c, t);
+      EXPECT_EQ(res.dropped, res.drops[no_route]);
+      if (res.drops[no_route] > 0) used.insert(k);
+    }
+    const int p = static_cast<int>(pol);
+    if (pol == LidPolicy::Base)
+      EXPECT_EQ(used, (std::set<int>{0}));
+    else if (pol == LidPolicy::Hash)
+      EXPECT_GT(used.size(), 1u) << "policy " << p;
+    else
+      EXPECT_EQ(used, (std::set<int>{0, 1, 2, 3})) << "policy " << p;
+  }
 }
 
 TEST(FlitsimFaults, DropPolicyCountsEveryLostPacket) {
