@@ -128,6 +128,7 @@ TEST(DqrReconf, TransitionOrderKeepsEveryIntermediateStateSafe) {
   ChannelList base = ChannelList::build(f, r);
   std::mt19937_64 rng(7);
   auto links = f.switch_links();
+  int repaired = 0;
   for (int trial = 0; trial < 6; trial++) {
     Fabric g = f;
     auto [s, p] = links[rng() % links.size()];
@@ -138,6 +139,7 @@ TEST(DqrReconf, TransitionOrderKeepsEveryIntermediateStateSafe) {
     o.paths = trial % 3 == 2 ? DqrOptions::Paths::EndToEnd : DqrOptions::Paths::Local;
     DqrResult res = dqr_reconfigure(list, f, g, r, o);
     if (!res.ok) continue;
+    repaired++;
     Lfts state = r.lfts;
     for (size_t i = 0; i <= res.changes.size(); i++) {
       CdgBuild b = build_cdg(g, with_lfts(r, state));
@@ -150,6 +152,12 @@ TEST(DqrReconf, TransitionOrderKeepsEveryIntermediateStateSafe) {
     EXPECT_EQ(state, res.lfts);
     expect_valid(g, with_lfts(r, state), &list, "final");
   }
+  // Every trial is one fault on the intact mesh. Trials 0, 2, 4 use the mesh plug-in, which
+  // guarantees one fault (paper); trials 1 and 3 use local paths, which repaired every single
+  // fault of the 10x10 and 20x20 meshes (docs/dqr.md, P(1) = 100); only trial 5 (end to end, no
+  // plug-in: P(1) about 66 %) may fail. So at least 5 of the 6 are repaired and checked above
+  // (today all 6).
+  EXPECT_GE(repaired, 5) << "too few repairs: the transition-order check exercised little";
 }
 
 // Successive faults with every variant: whenever DQR reports success the result is connected
@@ -157,6 +165,7 @@ TEST(DqrReconf, TransitionOrderKeepsEveryIntermediateStateSafe) {
 TEST(DqrReconf, VariantsAreSoundUnderSuccessiveFaults) {
   Fabric f0 = mesh(7, 7);
   Routing r0 = DorEngine().route(f0);
+  int first_repaired = 0, repaired = 0;
   for (int v = 0; v < 6; v++) {
     DqrOptions o;
     o.paths = v % 2 ? DqrOptions::Paths::EndToEnd : DqrOptions::Paths::Local;
@@ -178,12 +187,19 @@ TEST(DqrReconf, VariantsAreSoundUnderSuccessiveFaults) {
       }
       r = with_lfts(r, res.lfts);
       expect_valid(g, r, &list, o.variant_name() + " fault " + std::to_string(fault));
+      repaired++;
+      first_repaired += fault == 0;
       f = g;
       // transition complete: the old paths' dependencies can go
       list.replace_dependencies(build_cdg(f, r).cdg.edges());
       ASSERT_TRUE(list.valid());
     }
   }
+  // The first fault hits the intact mesh: variants 0, 2, 4 (local paths: P(1) = 100 on meshes,
+  // docs/dqr.md) and 4, 5 (mesh plug-in: guarantees one fault) must repair it, i.e. at least 4 of
+  // the 6 variants (today all 6); so at least 4 successful repairs were validated above.
+  EXPECT_GE(first_repaired, 4);
+  EXPECT_GE(repaired, first_repaired);
 }
 
 TEST(DqrReconf, RefusesDifferentNodeSets) {
@@ -699,8 +715,14 @@ TEST(DqrReconf, SearchBoundKeepsEveryMeshRepair) {
   DqrOptions o;
   o.paths = DqrOptions::Paths::EndToEnd;
   const BoundCounts n = compare_search_bound(f, r, ChannelList::build(f, r), o);
-  EXPECT_GT(n.used, 10) << "the bound was hardly exercised";
-  EXPECT_GT(n.repaired, 80);
+  // 8x8 mesh: 2 * 8 * 7 = 112 single faults. Today the bound is used in 55 and 98 are repaired
+  // end to end. The bounds: used in at least a quarter of the faults (half of "about half"), and
+  // at least the 2/3 of the faults that end-to-end repair served on the 10x10/20x20 meshes
+  // (docs/dqr.md P(1) 66-67 %), so that the comparison above covered most faults.
+  const int faults = static_cast<int>(f.switch_links().size());
+  ASSERT_EQ(faults, 112);
+  EXPECT_GE(n.used, faults / 4) << "the bound was hardly exercised";
+  EXPECT_GE(n.repaired, faults * 2 / 3);
 }
 
 // The per-routing tables DQR reads instead of the fabric: the old LFTs by LID, the channel ids
