@@ -374,8 +374,12 @@ TEST(FlitsimFaults, NewLftsAtACycleRouteAroundTheFault) {
   Result res = sim.run(t);
   (void)late_drops;
   EXPECT_TRUE(res.flushed);
-  // only packets caught on the link at the failure (or already routed to it) are lost
-  EXPECT_LT(res.dropped, 20u) << format_result(res);
+  // only packets caught on the link at the failure (or already routed to it) are lost. The new
+  // tables take effect at the failure cycle, so no head is routed to the dead port afterwards;
+  // what can be lost is a packet already granted the link: under virtual cut-through a granted
+  // packet holds the output port until its tail has left (docs/flitsim.md), so at most one per
+  // direction of the link: 2.
+  EXPECT_LE(res.dropped, 2u) << format_result(res);
   EXPECT_EQ(res.generated, res.delivered + res.dropped);
 }
 
