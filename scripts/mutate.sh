@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# scripts/mutate.sh - mutation check of the test suite: does a green run mean the checkers work?
+#
+# Applies one-line bugs, one at a time, to the code that decides whether a routing is good (the
+# validators' route walk and verdicts, the CDG cycle search, the plugin's result check
+# check_routing), rebuilds only the affected test binaries in a separate build directory, runs
+# the tests that guard that code, and reports each mutant as CAUGHT (some test failed) or MISSED
+# (every test passed: a hole in the suite). Exits 1 if any mutant is missed, 2 on a setup error
+# (a mutation site not found exactly once, a build that fails without the mutant).
+#
+# Each site is found by searching the tree for a unique source line (not by a fixed path), so
+# the script survives files moving between folders; a line that is missing or occurs more than
+# once stops the run with the mutant's name (update the table below).
+#
+# The source file is edited in place and restored afterwards (also on Ctrl-C / error, from a
+# copy); do not build the same tree in parallel while it runs.
+#
+# usage: scripts/mutate.sh [--build-dir DIR] [--only NAME[,NAME..]] [--list] [-j N]
+#   --build-dir DIR   build directory for the mutants (default <repo>/build-mutate; configured
+#                     on first use, RelWithDebInfo + ccache, kept for the next run)
+#   --only NAMES      run only these mutants (comma-separated names from --list)
+#   --list            print the mutants and exit
+#   -j N              build parallelism (default 2)
+# Takes about 1 min per mutant on 2 cores once the build dir exists (the first run builds the
+# test binaries' libraries once, from ccache where possible). Results: docs/HARNESS.md.
+set -uo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$REPO/build-mutate
+ONLY=""
+LIST=0
+JOBS=2
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build-dir) BUILD=$2; shift 2 ;;
+    --only) ONLY=$2; shift 2 ;;
+    --list) LIST=1; shift ;;
+    -j) JOBS=$2; shift 2 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    *) echo "mutate.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+
+# name @ unique source line @ replacement line @ test targets @ ctest -R regex
+# (one mutant per line, fields separated by ' @ '; the line and its replacement are literal text)
+MUTANTS=$(cat <<'EOF'
+walk-noroute-not-counted @ st.dropped++; @ if (dr.kind != DropKind::NoRoute) st.dropped++; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
+walk-wrong-endpoint-not-counted @ st.dropped++; @ if (dr.kind != DropKind::WrongEndpoint) st.dropped++; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
+walk-not-local-not-counted @ st.dropped++; @ if (dr.kind != DropKind::NotLocal) st.dropped++; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
+walk-bad-port-not-counted @ st.dropped++; @ if (dr.kind != DropKind::BadPort) st.dropped++; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
+walk-down-port-not-counted @ st.dropped++; @ if (dr.kind != DropKind::DownPort) st.dropped++; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
+walk-only-noroute-counted @ st.dropped++; @ if (dr.kind == DropKind::NoRoute) st.dropped++; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
+walk-loop-not-counted @ st.looping++; @ (void)0; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
+walk-wrong-endpoint-delivered @ dk = DropKind::WrongEndpoint, drop = true; @ done = true; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
+walk-not-local-delivered @ dk = DropKind::NotLocal, drop = true; @ done = true; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
+walk-dependency-not-recorded @ if (cin >= 0) record_edge(s, in, o, static_cast<Cdg::Id>(cin), oc); @ (void)cin; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
+validate-bad-entry-not-counted @ rep.bad_entries++; @ (void)0; @ validate_test @ ^(Validate|ValidateDrop)\.
+validate-unreachable-not-a-failure @ add(r.reachability_ok(), "unreachable pairs"); @ (void)0; @ validate_test @ ^(Validate|ValidateDrop)\.
+cdg-cycle-search-ignores-back-edges @ if (!ok(s) || color[s] == 2) continue; @ if (!ok(s) || color[s] >= 1) continue; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
+plugin-check-accepts-wrong-ca @ if (x.peer_node != e.node || x.peer_port != e.port) @ if (false) @ plugin_adapter_test @ ^CheckRouting\.
+plugin-check-accepts-foreign-port0 @ if (!o || o->node != s) @ if (!o) @ plugin_adapter_test @ ^CheckRouting\.
+EOF
+)
+
+trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; s=${s%"${s##*[![:space:]]}"}; printf '%s' "$s"; }
+
+if [ $LIST -eq 1 ]; then
+  while IFS= read -r row; do
+    [ -n "$row" ] || continue
+    IFS='@' read -r name _ <<< "$row"
+    trim "$name"; echo
+  done <<< "$MUTANTS"
+  exit 0
+fi
+
+# The one file that holds `line` (searched in C/C++ sources, build dirs and .git excluded);
+# exits 2 unless it is found exactly once in exactly one file.
+locate() {
+  local name=$1 line=$2 files n
+  files=$(cd "$REPO" && grep -rlF --include='*.cpp' --include='*.hpp' --include='*.h' \
+          --exclude-dir='build*' --exclude-dir=.git -- "$line" . || true)
+  n=$(printf '%s' "$files" | grep -c . || true)
+  if [ "$n" -ne 1 ]; then
+    echo "mutate.sh: mutant '$name': the line '$line' is in $n files${files:+ (}$(echo $files)${files:+)}; expected exactly 1" >&2
+    exit 2
+  fi
+  local c
+  c=$(grep -cF -- "$line" "$REPO/$files")
+  if [ "$c" -ne 1 ]; then
+    echo "mutate.sh: mutant '$name': the line '$line' occurs $c times in $files; expected exactly 1" >&2
+    exit 2
+  fi
+  echo "${files#./}"
+}
+
+# Literal replacement of the one occurrence (python: no sed escaping of C++ text).
+apply() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import sys
+path, old, new = sys.argv[1:]
+s = open(path).read()
+assert s.count(old) == 1, (path, old)
+open(path, 'w').write(s.replace(old, new, 1))
+PY
+}
+
+CURRENT_FILE=""
+BACKUP=$(mktemp /tmp/ftroute-mutate.XXXXXX)
+restore() {
+  if [ -n "$CURRENT_FILE" ]; then
+    cp "$BACKUP" "$CURRENT_FILE" && touch "$CURRENT_FILE"
+    CURRENT_FILE=""
+  fi
+}
+trap 'restore; rm -f "$BACKUP"' EXIT
+trap 'echo "mutate.sh: interrupted, source restored" >&2; exit 130' INT TERM
+
+# Validate the whole table first (every site found once) so a stale table fails before any build.
+declare -a NAMES LINES NEWS TARGETS REGEXES FILES
+while IFS= read -r row; do
+  [ -n "$row" ] || continue
+  IFS='@' read -r name line new targets regex <<< "$row"
+  name=$(trim "$name"); line=$(trim "$line"); new=$(trim "$new"); targets=$(trim "$targets"); regex=$(trim "$regex")
+  if [ -n "$ONLY" ] && [[ ",$ONLY," != *",$name,"* ]]; then continue; fi
+  file=$(locate "$name" "$line") || exit 2
+  NAMES+=("$name"); LINES+=("$line"); NEWS+=("$new"); TARGETS+=("$targets"); REGEXES+=("$regex"); FILES+=("$file")
+done <<< "$MUTANTS"
+[ ${#NAMES[@]} -gt 0 ] || { echo "mutate.sh: no mutant selected (see --list)" >&2; exit 2; }
+
+export CCACHE_NOHASHDIR=1  # reuse the objects of the normal build dir from ccache
+if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+  echo "== configure $BUILD"
+  mkdir -p "$BUILD"
+  cmake -S "$REPO" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+        -DCMAKE_C_COMPILER_LAUNCHER=ccache > "$BUILD/mutate-configure.log" 2>&1 \
+    || { echo "mutate.sh: configure failed ($BUILD/mutate-configure.log)" >&2; exit 2; }
+fi
+ALL_TARGETS=$(printf '%s\n' "${TARGETS[@]}" | tr ' ' '\n' | sort -u | tr '\n' ' ')
+echo "== build the unmutated test binaries: $ALL_TARGETS"
+# shellcheck disable=SC2086
+nice cmake --build "$BUILD" -j"$JOBS" --target $ALL_TARGETS > "$BUILD/mutate-base.log" 2>&1 \
+  || { echo "mutate.sh: the unmutated tree does not build ($BUILD/mutate-base.log)" >&2; exit 2; }
+
+# Without a mutant every selected test must pass, or a "caught" below would mean nothing.
+ALL_REGEX=$(printf '%s\n' "${REGEXES[@]}" | sort -u | paste -sd'|')
+echo "== run the unmutated tests: $ALL_REGEX"
+(cd "$BUILD" && ulimit -v 3000000 && timeout 600 ctest -R "$ALL_REGEX" --timeout 60 -j"$JOBS" > "$BUILD/mutate-base-tests.log" 2>&1) \
+  || { echo "mutate.sh: the tests fail without any mutant ($BUILD/mutate-base-tests.log)" >&2; exit 2; }
+echo "   $(grep -Eo '[0-9]+% tests passed.*' "$BUILD/mutate-base-tests.log")"
+
+caught=0 missed=0
+declare -a REPORT
+t0=$SECONDS
+for i in "${!NAMES[@]}"; do
+  name=${NAMES[$i]} file=$REPO/${FILES[$i]}
+  cp "$file" "$BACKUP"
+  CURRENT_FILE=$file
+  apply "$file" "${LINES[$i]}" "${NEWS[$i]}"
+  log=$BUILD/mutant-$name.log
+  t1=$SECONDS
+  # shellcheck disable=SC2086
+  if ! nice cmake --build "$BUILD" -j"$JOBS" --target ${TARGETS[$i]} > "$log" 2>&1; then
+    verdict="CAUGHT (does not compile)"
+    caught=$((caught + 1))
+  # a mutant can make a test loop or allocate without bound: cap each test at 60 s and 3 GB
+  elif (cd "$BUILD" && ulimit -v 3000000 && timeout 600 ctest -R "${REGEXES[$i]}" --timeout 60 -j"$JOBS" >> "$log" 2>&1); then
+    n=$(grep -Eo 'failed out of [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+$')
+    verdict="MISSED (all ${n:-the} tests passed)"
+    missed=$((missed + 1))
+  else
+    failed=$(grep -cE '^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)' "$log" || true)
+    first=$(grep -E '^\s+[0-9]+ - ' "$log" | head -1 | sed -E 's/^\s+[0-9]+ - //; s/ \(.*//')
+    verdict="CAUGHT ($failed failing, e.g. $first)"
+    caught=$((caught + 1))
+  fi
+  restore
+  line=$(printf '%-40s %-28s %3ds  %s' "$name" "${FILES[$i]}" $((SECONDS - t1)) "$verdict")
+  echo "$line"
+  REPORT+=("$line")
+done
+# put the unmutated objects back so the build dir is clean for the next run
+# shellcheck disable=SC2086
+nice cmake --build "$BUILD" -j"$JOBS" --target $ALL_TARGETS > "$BUILD/mutate-restore.log" 2>&1 || true
+
+echo
+echo "mutants: ${#NAMES[@]}, caught: $caught, missed: $missed ($((SECONDS - t0)) s)"
+[ $missed -eq 0 ]
