@@ -55,6 +55,11 @@ walk-not-local-delivered @ dk = DropKind::NotLocal, drop = true; @ done = true; 
 walk-dependency-not-recorded @ if (cin >= 0) record_edge(s, in, o, static_cast<Cdg::Id>(cin), oc); @ (void)cin; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
 validate-bad-entry-not-counted @ rep.bad_entries++; @ (void)0; @ validate_test @ ^(Validate|ValidateDrop)\.
 validate-unreachable-not-a-failure @ add(r.reachability_ok(), "unreachable pairs"); @ (void)0; @ validate_test @ ^(Validate|ValidateDrop)\.
+validate-loop-not-a-failure @ add(r.loops_ok(), "forwarding loops"); @ (void)0; @ validate_test @ ^(Validate|ValidateDrop)\.
+validate-bad-entry-not-a-failure @ add(r.entries_ok(), "bad LFT entries"); @ (void)0; @ validate_test @ ^(Validate|ValidateDrop)\.
+validate-deadlock-not-a-failure @ add(r.deadlock_ok(), "deadlock"); @ (void)0; @ validate_test @ ^(Validate|ValidateDrop)\.
+validate-cycle-ignored @ rep.cdg_acyclic = !cyc; @ rep.cdg_acyclic = true; @ validate_test @ ^(Validate|ValidateDrop)\.
+check-cli-exits-0-on-failure @ return rep.ok() ? 0 : 1; @ return 0; @ ftroute @ ^cli\.check$
 cdg-cycle-search-ignores-back-edges @ if (!ok(s) || color[s] == 2) continue; @ if (!ok(s) || color[s] >= 1) continue; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
 plugin-check-accepts-wrong-ca @ if (x.peer_node != e.node || x.peer_port != e.port) @ if (false) @ plugin_adapter_test @ ^CheckRouting\.
 plugin-check-accepts-foreign-port0 @ if (!o || o->node != s) @ if (!o) @ plugin_adapter_test @ ^CheckRouting\.

@@ -153,6 +153,42 @@ TEST(Validate, EntriesOnDownOrMissingPorts) {
   EXPECT_EQ(rep.per_kind[static_cast<int>(DropKind::DownPort)], 2u);  // C0, C3 -> C2
   EXPECT_EQ(rep.per_kind[static_cast<int>(DropKind::BadPort)], 3u);   // C0, C2, C3 -> R1
   EXPECT_FALSE(rep.ok());
+  EXPECT_NE(format_report(f, rep).find("RESULT: FAIL (unreachable pairs, bad LFT entries)"), std::string::npos)
+      << format_report(f, rep);
+}
+
+// A bad entry no route walks (on a switch no CA sits behind) fails only the LFT-entry check: the
+// RESULT line must say so, not PASS (scripts/mutate.sh drops that verdict and expects a failure).
+TEST(Validate, BadEntryAloneFailsTheResult) {
+  Fabric f;
+  for (int i = 0; i < 4; i++) f.add_node(NodeType::Switch, "R" + std::to_string(i), 4);
+  const int spur = f.add_node(NodeType::Switch, "R4", 4);  // hangs off R0[4], no CA
+  for (int i = 0; i < 4; i++) f.add_node(NodeType::Ca, "C" + std::to_string(i), 1);
+  for (int i = 0; i < 4; i++) {
+    f.connect(i, 1, (i + 1) % 4, 2);
+    f.connect(i, 3, 5 + i, 1);
+  }
+  f.connect(0, 4, spur, 1);
+  f.assign_default_guids();
+  f.assign_lids();
+  Routing r;
+  r.lfts = Lfts(f);
+  for (const EndPort& e : f.end_ports()) {
+    const int home = e.node == spur ? spur : f.node(e.node).is_switch() ? e.node : e.node - 5;
+    for (int s = 0; s < 4; s++) r.lfts.set(s, e.base_lid, home == s ? (e.node == s ? 0 : 3) : home == spur && s == 0 ? 4 : 1);
+    r.lfts.set(spur, e.base_lid, e.node == spur ? 0 : 1);
+  }
+  ValidateOptions no_cdg;  // the clockwise ring deadlocks (Validate.ClockwiseRingDeadlocks); not the point here
+  no_cdg.check_deadlock = false;
+  ValidationReport good = validate(f, r, no_cdg);
+  ASSERT_TRUE(good.ok()) << format_report(f, good);
+  r.lfts.set(spur, f.node(5).port(1).base_lid, 3);  // R4 -> C0 out of R4[3]: no link, but no CA source passes R4
+  ValidationReport rep = validate(f, r, no_cdg);
+  EXPECT_TRUE(rep.reachability_ok());
+  EXPECT_TRUE(rep.loops_ok());
+  EXPECT_EQ(rep.bad_entries, 1u);
+  EXPECT_FALSE(rep.ok());
+  EXPECT_NE(format_report(f, rep).find("RESULT: FAIL (bad LFT entries)"), std::string::npos) << format_report(f, rep);
 }
 
 // One test per way a route can be dropped (DropKind): each breaks one LFT entry of the ring and
