@@ -4,9 +4,10 @@
 # Applies one-line bugs, one at a time, to the code that decides whether a routing is good (the
 # validators' route walk and verdicts, the CDG cycle search, the plugin's result check
 # check_routing, `ftroute check`'s exit status), rebuilds only the affected test binaries in a
-# separate build directory, runs the tests that guard that code, and reports each mutant as CAUGHT (some test failed) or MISSED
-# (every test passed: a hole in the suite). Exits 1 if any mutant is missed, 2 on a setup error
-# (a mutation site not found exactly once, a build that fails without the mutant).
+# separate build directory, runs the tests that guard that code, and reports each mutant as
+# CAUGHT (some test failed) or MISSED (every test passed: a hole in the suite). Exits 1 if any
+# mutant is missed, 2 on a setup error (a mutation site not found exactly once, a build or a test
+# that fails without the mutant).
 #
 # Each site is found by searching the tree for a unique source line (not by a fixed path), so
 # the script survives files moving between folders; a line that is missing or occurs more than
