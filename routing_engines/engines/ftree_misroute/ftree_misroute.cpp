@@ -89,8 +89,15 @@ class Router {
       for (const auto& e : t_.down[si])
         if (is_exit(k, e.peer) && dist[static_cast<size_t>(e.peer)] == best) cand_.push_back(e.port);
     } else {  // descending inside the class (class 0: towards the target)
+      int child = -1;
+      bool one_child = true;
       for (const auto& e : t_.down[si])
-        if (cls[static_cast<size_t>(e.peer)] == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1) cand_.push_back(e.port);
+        if (cls[static_cast<size_t>(e.peer)] == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1) {
+          cand_.push_back(e.port);
+          one_child = one_child && (child < 0 || child == e.peer);
+          child = e.peer;
+        }
+      if (cand_.size() > 1 && one_child) return mirror_cable(s, child, d, o, divisor);
     }
     if (cand_.empty()) return kNoPath;  // cannot happen: the class guarantees a candidate
     long idx = d / divisor[static_cast<size_t>(t_.rank[si])] + o;
@@ -100,6 +107,21 @@ class Router {
   const Classes& classes() const { return c_; }
 
  private:
+  // Parallel cables from s down to `child` (the candidates in cand_): take the cable the child
+  // itself picks going up for this destination (its d-mod-k choice over all its up-cables), so a
+  // destination comes down the cable it would leave on and the cables of a bundle share the
+  // destinations evenly; if the child's pick leads to another parent, d-mod-k over the bundle
+  // with the child's digit.
+  uint8_t mirror_cable(int s, int child, long d, long o, const std::vector<long>& divisor) const {
+    const auto& up = t_.up[static_cast<size_t>(child)];
+    const long idx = d / divisor[static_cast<size_t>(t_.rank[static_cast<size_t>(child)])] + o;
+    if (!up.empty()) {
+      const FatTreeLink& pick = up[static_cast<size_t>(idx % static_cast<long>(up.size()))];
+      if (pick.peer == s) return pick.peer_port;
+    }
+    return cand_[static_cast<size_t>(idx % static_cast<long>(cand_.size()))];
+  }
+
   bool is_exit(int k, int c) const { return vc_[static_cast<size_t>(c)] && c_.cls[static_cast<size_t>(c)] == k - 1; }
 
   int descend(int k) {
@@ -168,13 +190,17 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
   const std::string check_opt = options.get("check", "auto");
   bool check = check_opt == "auto" ? fabric.max_lid() <= 4096 : options.get_bool("check", true);
   const long max_valleys = options.get_int("max_valleys", 8);
-  const FatTree t = recognize_fat_tree(fabric, kName);
+  RankHints hints;
+  if (options.has("root_guid_file")) hints.root_guids = read_guid_file(options.get("root_guid_file", ""));
+  if (options.has("io_guid_file")) hints.io_guids = read_guid_file(options.get("io_guid_file", ""));
+  const FatTree t = recognize_fat_tree(fabric, kName, hints);
   const int S = t.num_switches();
   const int H = t.height;
 
   // Leaf order for d-mod-k indices: by sub-tree from the top down, so that the index digits
   // follow the tree (hosts of one leaf are consecutive, leaves of one group are consecutive...).
-  std::vector<int> leaf_order = t.leaves;
+  // Every CA-attached switch takes part (hosts on upper levels too); empty leaves have no index.
+  std::vector<int> leaf_order = t.hosted;
   std::sort(leaf_order.begin(), leaf_order.end(), [&](int a, int b) {
     for (int r = H; r >= 1; r--) {
       int ba = t.block[static_cast<size_t>(r)][static_cast<size_t>(a)];
@@ -234,8 +260,9 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
   } else {
     std::vector<std::pair<long, int>> scored;
     std::vector<char> anc(static_cast<size_t>(S));
-    for (size_t i = 0; i < leaf_order.size(); i++) {
-      int l = leaf_order[i];
+    const std::vector<int>& cands = t.leaves;  // rank-0 switches, empty leaves included
+    for (size_t i = 0; i < cands.size(); i++) {
+      int l = cands[i];
       std::fill(anc.begin(), anc.end(), 0);
       anc[static_cast<size_t>(l)] = 1;
       long count = 0;
@@ -251,7 +278,7 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     }
     std::stable_sort(scored.begin(), scored.end());
     for (size_t i = 0; i < scored.size() && static_cast<long>(i) < max_valleys; i++)
-      valleys.push_back(leaf_order[static_cast<size_t>(scored[i].second)]);
+      valleys.push_back(cands[static_cast<size_t>(scored[i].second)]);
   }
 
   // Last resort (beyond the guarantee): U-turns allowed at every switch, accepted only if the
