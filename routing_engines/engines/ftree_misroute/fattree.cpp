@@ -138,7 +138,8 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
     if (std::find(seed.begin(), seed.end(), 1) == seed.end())
       fail("every channel adapter is an I/O node (io_guid_file), so there are no leaf switches to rank the tree from");
     // Hosts on an upper level: drop seeds that see strictly more seed neighbours than each of
-    // their seed neighbours (a spine with storage next to its leaves). Ties stay (rings, tori).
+    // their seed neighbours (a spine with storage next to its leaves), or as many but have fewer
+    // hosts. Full ties stay (rings, tori with the same hosts everywhere, two leaves cabled together).
     for (bool changed = true; changed;) {
       changed = false;
       std::vector<int> deg(static_cast<size_t>(S), 0);
@@ -150,12 +151,14 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
         std::sort(nb.begin(), nb.end());
         deg[static_cast<size_t>(s)] = static_cast<int>(std::unique(nb.begin(), nb.end()) - nb.begin());
       }
+      // key: more CA-attached neighbours first, then fewer hosts of its own (I/O nodes are few)
+      auto key = [&](int s) { return std::make_pair(deg[static_cast<size_t>(s)], -compute_hosts[static_cast<size_t>(s)]); };
       std::vector<int> drop;
       for (int s = 0; s < S; s++) {
         if (!seed[static_cast<size_t>(s)] || deg[static_cast<size_t>(s)] == 0) continue;
         bool dominates = true;
         for (const auto& e : adj[static_cast<size_t>(s)])
-          if (seed[static_cast<size_t>(e.peer)] && deg[static_cast<size_t>(e.peer)] >= deg[static_cast<size_t>(s)]) dominates = false;
+          if (seed[static_cast<size_t>(e.peer)] && key(e.peer) >= key(s)) dominates = false;
         if (dominates) drop.push_back(s);
       }
       for (int s : drop) seed[static_cast<size_t>(s)] = 0;
@@ -163,8 +166,39 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
     }
   }
 
+  // Dead ends: a switch without CAs whose links all go to one other switch (after taking the
+  // dead ends off, repeatedly), e.g. a core left with one link, or an empty leaf with one. It
+  // cannot be on a cycle and says nothing about the ranks of the others: it is left out of the
+  // BFS and ranked right above its neighbour.
+  std::vector<int> tail_parent(static_cast<size_t>(S), -2);  // -2: not a dead end, -1: isolated
+  std::vector<int> tails;                                    // in the order they were taken off
+  if (!from_roots) {
+    std::vector<char> gone(static_cast<size_t>(S), 0);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int s = 0; s < S; s++) {
+        if (gone[static_cast<size_t>(s)] || t.hosts_per_switch[static_cast<size_t>(s)] > 0) continue;
+        int peer = -1;
+        bool several = false;
+        for (const auto& e : adj[static_cast<size_t>(s)]) {
+          if (gone[static_cast<size_t>(e.peer)]) continue;
+          if (peer >= 0 && peer != e.peer) several = true;
+          peer = e.peer;
+        }
+        if (several) continue;
+        gone[static_cast<size_t>(s)] = 1;
+        tail_parent[static_cast<size_t>(s)] = peer;
+        tails.push_back(s);
+        changed = true;
+      }
+    }
+  }
+
+  // Switches ranked 2 below their BFS distance (see the R4 check below): hanging below their
+  // neighbours, like an empty leaf or an aggregation switch that lost all its leaves.
+  std::vector<int> lowered(static_cast<size_t>(S), 0);
   for (int attempt = 0;; attempt++) {
-    // BFS distance from the seeds
+    // BFS distance from the seeds, over the switches that are no dead ends
     std::vector<int> dist(static_cast<size_t>(S), -1);
     std::deque<int> q;
     for (int s = 0; s < S; s++)
@@ -176,19 +210,27 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
       int s = q.front();
       q.pop_front();
       for (const auto& e : adj[static_cast<size_t>(s)])
-        if (dist[static_cast<size_t>(e.peer)] < 0) {
+        if (dist[static_cast<size_t>(e.peer)] < 0 && tail_parent[static_cast<size_t>(e.peer)] == -2) {
           dist[static_cast<size_t>(e.peer)] = dist[static_cast<size_t>(s)] + 1;
           q.push_back(e.peer);
         }
     }
     for (int s = 0; s < S; s++)
-      if (dist[static_cast<size_t>(s)] < 0)
+      if (dist[static_cast<size_t>(s)] < 0 && tail_parent[static_cast<size_t>(s)] == -2)
         fail("switch \"" + f.node(t.sw_node[static_cast<size_t>(s)]).id + "\" is not connected to any " +
              (from_roots ? "root switch" : "CA-attached leaf switch") + " (fabric disconnected)");
-    const int maxd = *std::max_element(dist.begin(), dist.end());
     t.rank.assign(static_cast<size_t>(S), 0);
-    for (int s = 0; s < S; s++) t.rank[static_cast<size_t>(s)] = from_roots ? maxd - dist[static_cast<size_t>(s)] : dist[static_cast<size_t>(s)];
-    t.height = maxd;
+    const int maxd = *std::max_element(dist.begin(), dist.end());
+    for (int s = 0; s < S; s++)
+      t.rank[static_cast<size_t>(s)] = from_roots ? maxd - dist[static_cast<size_t>(s)] : dist[static_cast<size_t>(s)] - lowered[static_cast<size_t>(s)];
+    for (auto it = tails.rbegin(); it != tails.rend(); ++it) {
+      const int p = tail_parent[static_cast<size_t>(*it)];
+      if (p < 0)
+        fail("switch \"" + f.node(t.sw_node[static_cast<size_t>(*it)]).id +
+             "\" is not connected to any CA-attached leaf switch (fabric disconnected)");
+      t.rank[static_cast<size_t>(*it)] = t.rank[static_cast<size_t>(p)] + 1;
+    }
+    t.height = *std::max_element(t.rank.begin(), t.rank.end());
     t.by_rank.assign(static_cast<size_t>(t.height + 1), {});
     for (int s = 0; s < S; s++) t.by_rank[static_cast<size_t>(t.rank[static_cast<size_t>(s)])].push_back(s);
     t.leaves = t.by_rank[0];
@@ -234,7 +276,7 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
         t.num_blocks[static_cast<size_t>(r)] = static_cast<int>(ids.size());
       }
     }
-    std::vector<int> empty_leaves;  // R4 violators that are leaves without hosts
+    std::vector<int> hanging;  // R4 violators that hang below their neighbours
     std::string violation;
     for (int s = 0; s < S; s++) {
       int r = t.rank[static_cast<size_t>(s)];
@@ -244,10 +286,16 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
         int b = t.block[static_cast<size_t>(r - 1)][static_cast<size_t>(e.peer)];
         auto [it, fresh] = child_of_block.emplace(b, &e);
         if (fresh || it->second->peer == e.peer) continue;
-        const bool empty_leaf = !from_roots && r == 2 && t.hosts_per_switch[static_cast<size_t>(s)] == 0 &&
-                                t.up[static_cast<size_t>(s)].empty() && attempt < 2;
-        if (empty_leaf) {
-          empty_leaves.push_back(s);
+        // No up-links (but to dead ends), every other neighbour one rank below, no compute hosts, and a
+        // sub-tree reached twice: the switch hangs below those neighbours (an empty leaf at rank
+        // 2 -> 0, or an aggregation switch whose leaves are all cut off, under the cores).
+        // One round only: in a mesh the lowering would cascade into a checkerboard.
+        const bool hangs = !from_roots && r >= 2 && !seed[static_cast<size_t>(s)] &&
+                           std::all_of(t.up[static_cast<size_t>(s)].begin(), t.up[static_cast<size_t>(s)].end(),
+                                       [&](const FatTreeLink& u) { return tail_parent[static_cast<size_t>(u.peer)] != -2; }) &&
+                           attempt == 0;
+        if (hangs) {
+          hanging.push_back(s);
         } else if (violation.empty()) {
           violation = "switch \"" + f.node(t.sw_node[static_cast<size_t>(s)]).id + "\" (rank " + std::to_string(r) +
                       ") reaches the same sub-tree through two different switches, " +
@@ -259,13 +307,11 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
         break;
       }
     }
-    if (empty_leaves.empty()) {
+    if (hanging.empty()) {
       if (!violation.empty()) fail(violation);
       break;
     }
-    // A switch without hosts at rank 2 whose neighbours are all rank-1 switches and which reaches
-    // one sub-tree through two of them is a leaf with no hosts: rank it as a leaf and redo.
-    for (int s : empty_leaves) seed[static_cast<size_t>(s)] = 1;
+    for (int s : hanging) lowered[static_cast<size_t>(s)] += 2;
   }
 
   // Missing links (faults): per block of rank r >= 1, every rank-r switch should reach every

@@ -216,6 +216,8 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     for (int s : t.by_rank[static_cast<size_t>(r - 1)]) widest = std::max(widest, t.up[static_cast<size_t>(s)].size());
     divisor[static_cast<size_t>(r)] = std::min<long>(divisor[static_cast<size_t>(r - 1)] * static_cast<long>(widest), 1L << 40);
   }
+  long top_up = 1;  // widest down-degree of the top rank (the last digit's range)
+  for (int s : t.by_rank[static_cast<size_t>(H)]) top_up = std::max<long>(top_up, static_cast<long>(t.down[static_cast<size_t>(s)].size()));
 
   // Destination LIDs grouped by attach switch.
   std::vector<std::vector<DestLid>> dests(static_cast<size_t>(S));
@@ -231,13 +233,44 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     }
     std::map<std::pair<int, int>, long> idx;
     for (size_t i = 0; i < order.size(); i++) idx[order[i]] = static_cast<long>(i);
+    // Switch LIDs, after every CA index (shifted by a multiple of the digit period, so the digits
+    // are what counts): each takes the first-rank digit (leaf up-cable) that the fewest switch
+    // LIDs have so far, among those none of its own CA ports use. Its LID then comes down a cable
+    // its CAs do not (a leaf with fewer CA ports than up-cables), and switch LIDs still spread
+    // evenly over the cables.
+    const long c0 = H >= 1 ? divisor[1] : 1;
+    const long period = std::max<long>(1, std::min<long>(divisor[static_cast<size_t>(H)] * top_up, 1L << 30));
+    const long shift = period * ((static_cast<long>(order.size()) + period) / period);
+    std::vector<long> switch_index(static_cast<size_t>(S), -1);
+    {
+      std::vector<long> taken(static_cast<size_t>(c0), 0);  // switch LIDs per digit
+      auto place = [&](int sw, long first, long count) {
+        std::vector<char> own(static_cast<size_t>(c0), 0);
+        for (long x = 0; x < count && x < c0; x++) own[static_cast<size_t>((first + x) % c0)] = 1;
+        const bool all = std::find(own.begin(), own.end(), 0) == own.end();
+        long best = -1;
+        for (long i = 0; i < c0; i++) {
+          const long d = (first + count + i) % c0;
+          if (!all && own[static_cast<size_t>(d)]) continue;
+          if (best < 0 || taken[static_cast<size_t>(d)] < taken[static_cast<size_t>(best)]) best = d;
+        }
+        switch_index[static_cast<size_t>(sw)] = shift + best + c0 * taken[static_cast<size_t>(best)]++;
+      };
+      long next = 0;
+      for (int l : leaf_order) {
+        place(l, next, t.hosts_per_switch[static_cast<size_t>(l)]);
+        next += t.hosts_per_switch[static_cast<size_t>(l)];
+      }
+      for (int s = 0; s < S; s++)
+        if (switch_index[static_cast<size_t>(s)] < 0) place(s, 0, 0);
+    }
     for (const EndPort& ep : fabric.end_ports()) {
       Attach a = fabric.attach(ep.base_lid);
       if (!a.valid()) continue;  // CA port with no link: nothing can reach it
       int s = t.sw_index[static_cast<size_t>(a.sw)];
       long index;
       if (fabric.node(ep.node).is_switch()) {
-        index = static_cast<long>(order.size()) + s;
+        index = switch_index[static_cast<size_t>(s)];
       } else {
         auto it = idx.find({ep.node, ep.port});
         index = it == idx.end() ? 0 : it->second;
