@@ -287,6 +287,61 @@ TEST(FtreeShapes, EveryShapeIsAFatTreeRoutedOnOneVlWithAcyclicSwitchPairCdg) {
     }
 }
 
+// Fault-free, every CA-to-CA route is a shortest path of the switch graph and never goes down and
+// then up again (no U-turn): the misroute entries stay with the switch LIDs that have no up/down
+// route at all (sibling and top switches).
+TEST(FtreeShapes, FaultFreeCaRoutesAreShortestWithoutUturns) {
+  for (const Shape& s : shapes())
+    for (const char* spec : {s.small, s.large}) {
+      SCOPED_TRACE(std::string(s.name) + " " + spec);
+      Fabric f = make(spec);
+      FatTree t = recognize_fat_tree(f);
+      Routing r = route(f);
+      auto rank = [&](int node) { return t.rank[static_cast<size_t>(t.sw_index[static_cast<size_t>(node)])]; };
+      // switch-graph distances from every switch (BFS)
+      std::map<int, std::vector<int>> dist;
+      for (int a : f.switches()) {
+        std::vector<int> d(static_cast<size_t>(f.size()), -1);
+        std::vector<int> q{a};
+        d[static_cast<size_t>(a)] = 0;
+        for (size_t i = 0; i < q.size(); i++)
+          for (int p = 1; p <= f.node(q[i]).num_ports; p++) {
+            int v = f.node(q[i]).port(p).peer_node;
+            if (v >= 0 && f.node(v).is_switch() && d[static_cast<size_t>(v)] < 0) {
+              d[static_cast<size_t>(v)] = d[static_cast<size_t>(q[i])] + 1;
+              q.push_back(v);
+            }
+          }
+        dist[a] = d;
+      }
+      long pairs = 0, longer = 0, uturns = 0;
+      for (const EndPort& src : f.end_ports()) {
+        if (f.node(src.node).is_switch()) continue;
+        const int s0 = f.node(src.node).port(src.port).peer_node;
+        for (const EndPort& dst : f.end_ports()) {
+          if (f.node(dst.node).is_switch() || (dst.node == src.node && dst.port == src.port)) continue;
+          const int target = f.node(dst.node).port(dst.port).peer_node;
+          int cur = s0, hops = 0;
+          bool down = false, uturn = false;
+          while (cur != target && hops < 64) {
+            const Port& out = f.node(cur).port(r.lfts.get(cur, dst.base_lid));
+            const int nx = out.peer_node;
+            if (rank(nx) > rank(cur) && down) uturn = true;
+            down = down || rank(nx) < rank(cur);
+            cur = nx;
+            hops++;
+          }
+          pairs++;
+          if (hops != dist[s0][static_cast<size_t>(target)]) longer++;
+          if (uturn) uturns++;
+        }
+      }
+      EXPECT_GT(pairs, 0);
+      EXPECT_EQ(longer, 0) << "of " << pairs << " CA-to-CA routes";
+      EXPECT_EQ(uturns, 0) << "of " << pairs << " CA-to-CA routes";
+    }
+}
+
 // A hostless leaf cabled to every spine looks like a third level from the hosts' side; it is a leaf.
 TEST(FtreeShapes, EmptyLeavesAndDeadSwitchesAreRecognised) {
   Fabric f = make("leaves=6,spines=3,hosts=3/0/0");
