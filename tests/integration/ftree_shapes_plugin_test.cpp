@@ -8,6 +8,8 @@
 // with ftree-misroute again and the same checks hold, with no entry on the dead port.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -30,9 +32,9 @@ struct Cut {
 };
 
 // The live routing is ftree-misroute's and passes the switch-pair check.
-void expect_misroute(const LiveRouting& l, const std::string& what) {
+void expect_misroute(const LiveRouting& l, const std::string& what, const EngineOptions& opts = {}) {
   EXPECT_TRUE(l.check.ok()) << what << ": " << l.check.summary();
-  Routing off = FtreeMisrouteEngine().route(l.fabric);
+  Routing off = FtreeMisrouteEngine().route(l.fabric, opts);
   EXPECT_EQ(off.num_vls, 1) << what;
   std::string first;
   EXPECT_EQ(lft_differences(l.fabric, l.lfts, l.fabric, off.lfts, &first), 0) << what << ": " << first;
@@ -86,4 +88,40 @@ TEST(FtreeShapesPlugin, ParallelCableTree) {
 // Dual-rail HCAs D<even leaf>_x on leaves 2i and 2i+1; one rail of D0_0 and a leaf up-link go down.
 TEST(FtreeShapesPlugin, DualRailTree) {
   run_shape("ftshape_dual", "leaves=6,spines=3,hosts=3,dual=2", {{"D0_0", 2}, {"L2", 7}});
+}
+
+// Hosts on every core switch are ambiguous from the graph (the cores look like leaves). OpenSM's
+// own `root_guid_file` in opensm.conf (the file its ftree reads) reaches ftree-misroute through the
+// plugin and gives the 3-level reading; without it the cores are ranked as a leaf level and the
+// engine refuses the fabric (OpenSM falls back).
+TEST(FtreeShapesPlugin, OpensmRootGuidFileReachesTheEngine) {
+  REQUIRE_PLUGIN();
+  const Fabric gen = topo::cluster_tree(topo::parse_cluster_tree("pods=2/2,aggs=2,cores=2,hosts=2,tophosts=1"));
+  SimFabric sim("ftshape_roots");
+  sim.start_text(write_net(gen, {}));
+  const std::string roots = sim.scratch() + "/roots.txt";
+  {
+    std::ofstream r(roots);
+    for (int n : gen.switches())
+      if (gen.node(n).id[0] == 'C') {
+        char b[32];
+        std::snprintf(b, sizeof b, "0x%016llx\n", static_cast<unsigned long long>(gen.node(n).guid));
+        r << b;
+      }
+  }
+  // without the file: cores taken as leaves, pod-to-pod routes would U-turn at a core outside
+  // the valley chain -> refused with a reason, OpenSM falls back
+  OpensmRun plain = sim.run_opensm_once(plugin_config("ftree-misroute"));
+  ASSERT_TRUE(plain.subnet_up) << plain.log;
+  EXPECT_EQ(plain.engine_used, "minhop") << plain.log;
+  EXPECT_NE(plain.log.find("ERR FT01: ftroute: engine 'ftree-misroute' failed"), std::string::npos) << plain.log;
+
+  OpensmRun rooted = sim.run_opensm_once(plugin_config("ftree-misroute", "", {"root_guid_file " + roots}));
+  ASSERT_TRUE(rooted.subnet_up) << rooted.log;
+  EXPECT_EQ(rooted.engine_used, "ftree-misroute") << rooted.log;
+  EXPECT_NE(rooted.log.find("ftree-misroute: 3-level fat tree"), std::string::npos) << rooted.log;
+  LiveRouting l = read_live(sim);
+  EngineOptions o;
+  o.set("root_guid_file", roots);
+  expect_misroute(l, "with root_guid_file", o);
 }
