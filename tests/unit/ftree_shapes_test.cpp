@@ -385,13 +385,14 @@ TEST(FtreeShapes, EmptyLeavesAndDeadSwitchesAreRecognised) {
     }
 }
 
-// Hosts on every core are ambiguous from the graph: a core with hosts looks like a leaf, and the
-// graph alone ranks the cores as leaves (a 2-rank tree under the aggregation switches: deadlock
-// free, but pod-to-pod routes U-turn at a core). The OpenSM ways, root_guid_file and io_guid_file,
-// give the 3-level reading.
+// Hosts on every core switch are ambiguous from the graph: a core with hosts looks like a leaf, and
+// the graph alone ranks the cores as leaves (a 2-rank tree under the aggregation switches), where
+// pod-to-pod routes would U-turn at a core outside the valley chain: refused with a reason. The
+// OpenSM ways, root_guid_file and io_guid_file, give the 3-level reading, which routes.
 TEST(FtreeShapes, RootAndIoGuidFilesSettleHostsOnCores) {
   Fabric f = make("pods=2/2,aggs=2,cores=2,hosts=2,tophosts=1");
   EXPECT_EQ(recognize_fat_tree(f).height, 1);
+  EXPECT_THROW(route(f), EngineError);
   const std::string dir = std::string(FTROUTE_BINARY_DIR) + "/itest-scratch";
   std::filesystem::create_directories(dir);
   const std::string roots = dir + "/ftree_shapes_roots.txt", io = dir + "/ftree_shapes_io.txt";
