@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <unordered_set>
 
 #include "ftroute/error.hpp"
 
@@ -104,6 +105,7 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
   }
   // R1/R2: ranks (from the leaves, or from the roots when root GUIDs are given).
   std::vector<int> compute_hosts(static_cast<size_t>(S), 0);
+  const std::unordered_set<uint64_t> io_guids(hints.io_guids.begin(), hints.io_guids.end());
   for (int s = 0; s < S; s++) {
     const Node& nd = f.node(t.sw_node[static_cast<size_t>(s)]);
     for (int p = 1; p <= nd.num_ports; p++) {
@@ -111,8 +113,7 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
       if (!pt.connected() || f.node(pt.peer_node).is_switch()) continue;
       const Node& ca = f.node(pt.peer_node);
       const uint64_t pg = ca.port(pt.peer_port).guid;
-      bool io = std::find(hints.io_guids.begin(), hints.io_guids.end(), ca.guid) != hints.io_guids.end() ||
-                (pg && std::find(hints.io_guids.begin(), hints.io_guids.end(), pg) != hints.io_guids.end());
+      const bool io = io_guids.count(ca.guid) || (pg && io_guids.count(pg));
       if (!io) compute_hosts[static_cast<size_t>(s)]++;
     }
   }
