@@ -25,6 +25,7 @@
 #include "ftree_misroute/ftree_misroute.hpp"
 #include "ftroute/cluster_tree.hpp"
 #include "ftroute/error.hpp"
+#include "ftroute/topology.hpp"
 #include "ftroute/validate.hpp"
 
 using namespace ftroute;
@@ -575,6 +576,41 @@ TEST(FtreeShapes, RandomLargerFaultSets) {
                   sw.sets, sw.disconnected, sw.refused);
       EXPECT_EQ(sw.first_problem, "") << s.name;
       if (static_cast<int>(k) < m) EXPECT_EQ(sw.tolerated + sw.disconnected, sw.sets) << s.name;
+    }
+  }
+}
+
+// Dead switches (a spine, leaf, aggregation or core switch with all its links, and the CAs that hang
+// only off it): one random dead switch on the larger instance of every shape is always tolerated
+// (it takes at most one neighbour from each switch, fewer than m); two are printed.
+TEST(FtreeShapes, RandomDeadSwitches) {
+  for (const Shape& s : shapes()) {
+    for (int dead : {1, 2}) {
+      Sweep sw;
+      for (uint64_t seed = 1; seed <= 10; seed++) {
+        Fabric f = topo::cluster_tree(topo::parse_cluster_tree(s.large));
+        topo::FaultSpec spec;
+        spec.random_switches = dead;
+        spec.seed = seed;
+        spec.keep_connected = true;
+        topo::FaultReport rep = topo::inject_faults(f, spec);
+        f.assign_lids();
+        sw.sets++;
+        EngineOptions o;
+        o.set("check", "false");
+        try {
+          Routing r = route(f, o);
+          ValidationReport v = check_switch_pairs(f, r);
+          if (v.ok() && v.vls_used.size() <= 1) sw.tolerated++;
+          else if (sw.first_problem.empty()) sw.first_problem = "dead " + rep.switches[0] + ": bad routing";
+        } catch (const EngineError& e) {
+          sw.refused++;
+          if (dead == 1 && sw.first_problem.empty()) sw.first_problem = "dead " + rep.switches[0] + ": " + e.what();
+        }
+      }
+      std::printf("  %-16s %d dead switch(es): %ld/%ld tolerated, %ld refused\n", s.name, dead, sw.tolerated, sw.sets,
+                  sw.refused);
+      EXPECT_EQ(sw.first_problem, "") << s.name;
     }
   }
 }
