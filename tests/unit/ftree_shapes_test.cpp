@@ -289,8 +289,9 @@ TEST(FtreeShapes, EveryShapeIsAFatTreeRoutedOnOneVlWithAcyclicSwitchPairCdg) {
 }
 
 // Fault-free, every CA-to-CA route is a shortest path of the switch graph and never goes down and
-// then up again (no U-turn): the misroute entries stay with the switch LIDs that have no up/down
-// route at all (sibling and top switches).
+// then up again (no U-turn), and a switch-to-switch-LID route U-turns only where the two switches
+// have no common ancestor (no up*/down* path at all: siblings, top switches): the valley/U-turn
+// entries are the unavoidable ones.
 TEST(FtreeShapes, FaultFreeCaRoutesAreShortestWithoutUturns) {
   for (const Shape& s : shapes())
     for (const char* spec : {s.small, s.large}) {
@@ -340,6 +341,45 @@ TEST(FtreeShapes, FaultFreeCaRoutesAreShortestWithoutUturns) {
       EXPECT_GT(pairs, 0);
       EXPECT_EQ(longer, 0) << "of " << pairs << " CA-to-CA routes";
       EXPECT_EQ(uturns, 0) << "of " << pairs << " CA-to-CA routes";
+      // switch to switch LID: a U-turn only where no up*/down* path exists (no common ancestor)
+      std::map<int, std::vector<char>> above;  // switch -> switches reachable by up-moves (itself too)
+      for (int a : f.switches()) {
+        std::vector<char> seen(static_cast<size_t>(f.size()), 0);
+        std::vector<int> q{a};
+        seen[static_cast<size_t>(a)] = 1;
+        for (size_t i = 0; i < q.size(); i++)
+          for (const auto& e : t.up[static_cast<size_t>(t.sw_index[static_cast<size_t>(q[i])])]) {
+            int v = t.sw_node[static_cast<size_t>(e.peer)];
+            if (!seen[static_cast<size_t>(v)]) {
+              seen[static_cast<size_t>(v)] = 1;
+              q.push_back(v);
+            }
+          }
+        above[a] = seen;
+      }
+      long needless = 0, sw_pairs = 0;
+      for (int a : f.switches())
+        for (int b : f.switches()) {
+          if (a == b) continue;
+          bool updown = false;
+          for (int i = 0; i < f.size() && !updown; i++) updown = above[a][static_cast<size_t>(i)] && above[b][static_cast<size_t>(i)];
+          if (!updown) continue;
+          sw_pairs++;
+          const Lid lid = f.node(b).port(0).base_lid;
+          int cur = a, hops = 0;
+          bool down = false;
+          while (cur != b && hops++ < 64) {
+            const int nx = f.node(cur).port(r.lfts.get(cur, lid)).peer_node;
+            if (rank(nx) > rank(cur) && down) {
+              needless++;
+              break;
+            }
+            down = down || rank(nx) < rank(cur);
+            cur = nx;
+          }
+        }
+      EXPECT_GT(sw_pairs, 0);
+      EXPECT_EQ(needless, 0) << "of " << sw_pairs << " switch pairs with an up/down path";
     }
 }
 
