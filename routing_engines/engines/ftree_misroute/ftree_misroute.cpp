@@ -200,15 +200,16 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
   // Leaf order for d-mod-k indices: by sub-tree from the top down, so that the index digits
   // follow the tree (hosts of one leaf are consecutive, leaves of one group are consecutive...).
   // Every CA-attached switch takes part (hosts on upper levels too); empty leaves have no index.
-  std::vector<int> leaf_order = t.hosted;
-  std::sort(leaf_order.begin(), leaf_order.end(), [&](int a, int b) {
+  auto by_subtree = [&](int a, int b) {
     for (int r = H; r >= 1; r--) {
       int ba = t.block[static_cast<size_t>(r)][static_cast<size_t>(a)];
       int bb = t.block[static_cast<size_t>(r)][static_cast<size_t>(b)];
       if (ba != bb) return ba < bb;
     }
     return a < b;
-  });
+  };
+  std::vector<int> leaf_order = t.hosted;
+  std::sort(leaf_order.begin(), leaf_order.end(), by_subtree);
   // divisor[r] = product of the up-degrees of the ranks below r (D-mod-K digit weights).
   std::vector<long> divisor(static_cast<size_t>(H + 1), 1);
   for (int r = 1; r <= H; r++) {
@@ -293,7 +294,8 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
   } else {
     std::vector<std::pair<long, int>> scored;
     std::vector<char> anc(static_cast<size_t>(S));
-    const std::vector<int>& cands = t.leaves;  // rank-0 switches, empty leaves included
+    std::vector<int> cands = t.leaves;  // rank-0 switches, empty leaves included, in sub-tree order
+    std::sort(cands.begin(), cands.end(), by_subtree);
     for (size_t i = 0; i < cands.size(); i++) {
       int l = cands[i];
       std::fill(anc.begin(), anc.end(), 0);
