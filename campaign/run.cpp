@@ -26,6 +26,7 @@
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/topology.hpp"
+#include "ftroute/cluster_tree.hpp"
 #include "ftroute/validate.hpp"
 
 namespace fs = std::filesystem;
@@ -459,8 +460,15 @@ Fabric build_fabric(const FabricSource& src) {
     throw OptionError("--gen '" + src.gen_spec + "': expected KIND:PARAMS (fattree:4,3, fattree2:8,4,8, fattree3:8, " +
                       "mesh:4x4, torus:4x4x4[,HOSTS])");
   std::string kind = src.gen_spec.substr(0, colon);
-  std::vector<std::string> p = split(src.gen_spec.substr(colon + 1), ',');
   const std::string what = "--gen '" + src.gen_spec + "'";
+  if (kind == "ctree") {  // the same KEY=V,.. spec as `ftroute gen ctree --spec`
+    try {
+      return topo::cluster_tree(topo::parse_cluster_tree(src.gen_spec.substr(colon + 1)));
+    } catch (const OptionError& e) {
+      throw OptionError(what + ": " + e.what());
+    }
+  }
+  std::vector<std::string> p = split(src.gen_spec.substr(colon + 1), ',');
   if (kind == "fattree") {
     if (p.size() != 2) throw OptionError(what + ": fattree:K,N");
     return topo::kary_ntree(to_int(p[0], what), to_int(p[1], what));
@@ -487,7 +495,7 @@ Fabric build_fabric(const FabricSource& src) {
     g.hosts_per_switch = p.size() > 1 ? to_int(p[1], what) : 1;
     return topo::grid(g);
   }
-  throw OptionError(what + ": unknown kind '" + kind + "' (fattree, fattree2, fattree3, mesh, torus)");
+  throw OptionError(what + ": unknown kind '" + kind + "' (fattree, fattree2, fattree3, ctree, mesh, torus)");
 }
 
 int failures_count(const std::string& spec, int candidates) {

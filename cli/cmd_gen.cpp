@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "ftroute/netfile.hpp"
 #include "ftroute/topology.hpp"
 #include "ftroute/kns_topology.hpp"
+#include "ftroute/cluster_tree.hpp"
 
 namespace ftroute::cli {
 namespace {
@@ -48,6 +50,38 @@ Fabric build_grid(Args& a, std::string& used, bool torus) {
   g.radix = static_cast<int>(a.int_or("radix", 0));
   if (g.radix) used += " --radix " + std::to_string(g.radix);
   return topo::grid(g);
+}
+
+// ctree: --spec 'KEY=V,..' and/or one --KEY V per spec key (not both for one key).
+Fabric build_ctree(Args& a, std::string& used) {
+  std::map<std::string, std::string> kv;
+  if (auto spec = a.value("spec")) {
+    topo::ClusterTree parsed = topo::parse_cluster_tree(*spec);  // validates the text
+    (void)parsed;
+    size_t pos = 0;
+    while (pos <= spec->size() && !spec->empty()) {
+      size_t x = spec->find(',', pos);
+      std::string item = spec->substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+      auto eq = item.find('=');
+      kv[item.substr(0, eq)] = item.substr(eq + 1);
+      if (x == std::string::npos) break;
+      pos = x + 1;
+    }
+  }
+  for (const std::string& k : topo::cluster_tree_keys())
+    if (auto v = a.value(k)) {
+      if (kv.count(k)) throw UsageError("--" + k + " and --spec both set '" + k + "'");
+      kv[k] = *v;
+    }
+  topo::ClusterTree t = topo::parse_cluster_tree(kv);
+  used += " --spec '" + t.spec + "'";
+  return topo::cluster_tree(t);
+}
+
+std::vector<std::string> ctree_options() {
+  std::vector<std::string> v = topo::cluster_tree_keys();
+  v.push_back("spec");
+  return v;
 }
 
 // ======================= KIND TABLE: add new generator kinds here =======================
@@ -132,6 +166,24 @@ const std::vector<GenKind>& kinds() {
          int lmc = need_int(a, "lmc", 0, 0, 7, used);
          return make_kns(q, static_cast<uint8_t>(lmc));
        }},
+      {"ctree", "fat tree cabled like a real cluster: host counts per leaf, parallel cables, blocking, uneven pods, "
+                "dual-rail HCAs, hosts on upper levels, mixed radices (docs/ftree-misroute.md)",
+       "  --spec 'KEY=V,..'   the whole shape, the same text as `campaign --gen ctree:KEY=V,..`; or one --KEY V each:\n"
+       "  --leaves L          2-level tree: leaf switches (default 8)\n"
+       "  --spines S          2-level: spine switches (default from --blocking, else 4)\n"
+       "  --pods A/B/..       3-level tree: leaves per pod ('4*3/2' = 4,4,4,2)\n"
+       "  --aggs A            3-level: aggregation switches per pod (default 4)\n"
+       "  --cores C           3-level: core switches per aggregation index (default: most leaves of a pod)\n"
+       "  --hosts PATTERN     hosts per leaf, cycled over the leaves ('4/4/0/2', '8*3/0'; default non-blocking)\n"
+       "  --links M           parallel cables per leaf-spine (leaf-aggregation) pair (default 1)\n"
+       "  --blocking B        hosts : up-links of a leaf (sets --spines/--aggs, or --hosts, when not given)\n"
+       "  --dual N            N dual-rail 2-port HCAs per pair of neighbouring leaves (0-1, 2-3, ..)\n"
+       "  --tophosts PATTERN  hosts on the spines (2-level) / cores (3-level), cycled\n"
+       "  --agghosts PATTERN  3-level: hosts on the aggregation switches, cycled\n"
+       "  --radix R[/R2[/R3]] radix of leaves / spines or aggregation / cores (default: smallest that fits)\n"
+       "  names: leaves L<i> (L<pod>_<i>), spines S<j>, aggregation A<pod>_<a>, cores C<a>_<c>, hosts H<leaf>_<x>,\n"
+       "  dual-rail HCAs D<even leaf>_<x>, hosts on spines/cores T.., on aggregation switches I..",
+       ctree_options(), {}, build_ctree},
       // {"kns", "...", "  --...\n", {"..."}, {}, [](Args& a, std::string& used) { return topo::kns(...); }},
   };
   return k;
@@ -161,7 +213,8 @@ const std::string& help_text() {
          "  ftroute gen fattree --k 4 --n 3 -o 4ary3tree.net\n"
          "  ftroute gen fattree --k 4 --n 3 --fail-links 3 --seed 7 --keep-connected -o f3.net\n"
          "  ftroute gen torus --dims 4x4x4 --hosts 1 -o t.net\n"
-         "  ftroute gen fattree2 --remove-link '\"L0\"[19]' -o ft648_f1.net";
+         "  ftroute gen fattree2 --remove-link '\"L0\"[19]' -o ft648_f1.net\n"
+         "  ftroute gen ctree --spec 'leaves=8,spines=4,hosts=4/4/0/2,links=2,dual=1' -o cluster.net";
     return s;
   }();
   return h;

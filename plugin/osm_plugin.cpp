@@ -430,7 +430,16 @@ void* ft_create(osm_opensm* osm) {
     for (const auto& info : ftroute::engines()) {
       auto e = std::make_unique<EngineCtx>();
       e->plugin = c;
-      e->slot = std::make_unique<fp::EngineSlot>(info.name, info.create(), c->opts.for_engine(info.name));
+      ftroute::EngineOptions eo = c->opts.for_engine(info.name);
+      // ftree-misroute ranks from OpenSM's own root_guid_file / io_guid_file (opensm.conf, as
+      // OpenSM's ftree does) unless event_plugin_options gives it its own.
+      if (info.name == "ftree-misroute") {
+        const char* rf = osm->subn.opt.root_guid_file;
+        const char* io = osm->subn.opt.io_guid_file;
+        if (rf && *rf && !eo.has("root_guid_file")) eo.set("root_guid_file", rf);
+        if (io && *io && !eo.has("io_guid_file")) eo.set("io_guid_file", io);
+      }
+      e->slot = std::make_unique<fp::EngineSlot>(info.name, info.create(), eo);
       external_routing_engine_module_t mod;
       mod.name = e->slot->name().c_str();  // OpenSM strdup's it
       mod.setup = cb_setup;

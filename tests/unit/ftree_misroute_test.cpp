@@ -342,7 +342,10 @@ TEST(FtreeRecognition, RejectsTorusRing) {
   EXPECT_THROW(recognize_fat_tree(f), EngineError);
 }
 
-TEST(FtreeRecognition, RejectsHostOnSpine) {
+// A host on a spine (storage, a gateway) no longer makes the spine a leaf: spine0 sees 4 CA-attached
+// neighbours, each leaf only 1, so spine0 is an upper-level host switch (issue 16). Two CA-attached
+// switches that see equally many (two leaves cabled to each other) are still refused.
+TEST(FtreeRecognition, HostOnSpineIsAnUpperLevelHost) {
   Fabric f = two_level(4, 2, 2);
   // give spine0 a host on an extra port: rebuild with a spare port
   Fabric g;
@@ -356,12 +359,23 @@ TEST(FtreeRecognition, RejectsHostOnSpine) {
   g.connect(g.add_node(NodeType::Ca, "mgmt", 1), 1, S[0], 5);
   g.assign_lids();
   EXPECT_NO_THROW(recognize_fat_tree(f));
+  FatTree t = recognize_fat_tree(g);
+  EXPECT_EQ(t.rank[static_cast<size_t>(t.sw_index[static_cast<size_t>(S[0])])], 1);
+  EXPECT_EQ(t.leaves.size(), 4u);
+  EXPECT_EQ(t.hosted.size(), 5u);
+  // leaf0 - leaf1 cabled directly: both see one CA-attached neighbour, a tie
+  Fabric h = g;
+  h.disconnect(*h.find("mgmt"), 1);
+  h.disconnect(L[0], 1);
+  h.disconnect(L[1], 1);
+  h.connect(L[0], 1, L[1], 1);
+  h.assign_lids();
   try {
-    recognize_fat_tree(g);
-    FAIL() << "host on a spine accepted";
+    recognize_fat_tree(h);
+    FAIL() << "two leaves cabled to each other accepted";
   } catch (const EngineError& e) {
     EXPECT_NE(std::string(e.what()).find("hosts on a non-leaf switch"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("spine0"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("\"leaf0\"[1]"), std::string::npos) << e.what();
   }
 }
 

@@ -44,6 +44,7 @@ class Interrupted : public Error {
 // A fabric of the campaign: a .net / opensm-subnet.lst file, or a generator spec:
 //   fattree:K,N  (k-ary n-tree)          fattree2:LEAVES,SPINES,HOSTS_PER_LEAF
 //   fattree3:RADIX[,PODS]                mesh:4x4[,HOSTS]   torus:4x4x4[,HOSTS]
+//   ctree:KEY=V,..  (cluster-shaped fat trees, ftroute/cluster_tree.hpp)
 struct FabricSource {
   std::string name;      // key in the CSV: the spec text or the file path
   std::string net_path;  // set for files

@@ -2,9 +2,12 @@
 #include "ftree_misroute/fattree.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <deque>
+#include <fstream>
 #include <map>
 #include <numeric>
+#include <unordered_set>
 
 #include "ftroute/error.hpp"
 
@@ -25,6 +28,12 @@ struct UnionFind {
   void unite(int a, int b) { p[static_cast<size_t>(find(a))] = find(b); }
 };
 
+std::string guid_text(uint64_t g) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%016llx", static_cast<unsigned long long>(g));
+  return b;
+}
+
 long ipow(long b, int e) {
   long r = 1;
   for (int i = 0; i < e; i++) {
@@ -36,7 +45,29 @@ long ipow(long b, int e) {
 
 }  // namespace
 
-FatTree recognize_fat_tree(const Fabric& f, const std::string& engine) {
+std::vector<uint64_t> read_guid_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ParseError(path, 0, "cannot open the GUID file");
+  std::vector<uint64_t> out;
+  std::string line;
+  int ln = 0;
+  while (std::getline(in, line)) {
+    ln++;
+    auto hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    size_t a = line.find_first_not_of(" \t\r");
+    if (a == std::string::npos) continue;
+    size_t b = line.find_last_not_of(" \t\r");
+    std::string w = line.substr(a, b - a + 1);
+    std::string hex = w.size() > 2 && w[0] == '0' && (w[1] == 'x' || w[1] == 'X') ? w.substr(2) : w;
+    if (hex.empty() || hex.size() > 16 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+      throw ParseError(path, ln, "'" + w + "' is not a GUID (one hex GUID per line, 0x optional)");
+    out.push_back(std::stoull(hex, nullptr, 16));
+  }
+  return out;
+}
+
+FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const RankHints& hints) {
   FatTree t;
   auto fail = [&](const std::string& why) -> void { throw EngineError(engine, why); };
   t.sw_index.assign(static_cast<size_t>(f.size()), -1);
@@ -72,90 +103,216 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine) {
       }
     }
   }
-  // R1: leaves.
+  // R1/R2: ranks (from the leaves, or from the roots when root GUIDs are given).
+  std::vector<int> compute_hosts(static_cast<size_t>(S), 0);
+  const std::unordered_set<uint64_t> io_guids(hints.io_guids.begin(), hints.io_guids.end());
+  for (int s = 0; s < S; s++) {
+    const Node& nd = f.node(t.sw_node[static_cast<size_t>(s)]);
+    for (int p = 1; p <= nd.num_ports; p++) {
+      const Port& pt = nd.port(p);
+      if (!pt.connected() || f.node(pt.peer_node).is_switch()) continue;
+      const Node& ca = f.node(pt.peer_node);
+      const uint64_t pg = ca.port(pt.peer_port).guid;
+      const bool io = io_guids.count(ca.guid) || (pg && io_guids.count(pg));
+      if (!io) compute_hosts[static_cast<size_t>(s)]++;
+    }
+  }
   for (int s = 0; s < S; s++)
-    if (t.hosts_per_switch[static_cast<size_t>(s)] > 0) t.leaves.push_back(s);
-  if (t.leaves.empty())
+    if (t.hosts_per_switch[static_cast<size_t>(s)] > 0) t.hosted.push_back(s);
+  if (t.hosted.empty())
     fail("no channel adapter is attached to any switch, so there are no leaf switches to rank the tree from");
 
-  // R2: BFS ranks from the leaves.
-  t.rank.assign(static_cast<size_t>(S), -1);
-  std::deque<int> q;
-  for (int l : t.leaves) {
-    t.rank[static_cast<size_t>(l)] = 0;
-    q.push_back(l);
-  }
-  while (!q.empty()) {
-    int s = q.front();
-    q.pop_front();
-    for (const auto& e : adj[static_cast<size_t>(s)])
-      if (t.rank[static_cast<size_t>(e.peer)] < 0) {
-        t.rank[static_cast<size_t>(e.peer)] = t.rank[static_cast<size_t>(s)] + 1;
-        q.push_back(e.peer);
-      }
-  }
-  for (int s = 0; s < S; s++)
-    if (t.rank[static_cast<size_t>(s)] < 0)
-      fail("switch \"" + f.node(t.sw_node[static_cast<size_t>(s)]).id +
-           "\" is not connected to any CA-attached leaf switch (fabric disconnected)");
-  t.height = *std::max_element(t.rank.begin(), t.rank.end());
-  t.by_rank.assign(static_cast<size_t>(t.height + 1), {});
-  for (int s = 0; s < S; s++) t.by_rank[static_cast<size_t>(t.rank[static_cast<size_t>(s)])].push_back(s);
-
-  // R3: every link joins adjacent ranks.
-  t.up.assign(static_cast<size_t>(S), {});
-  t.down.assign(static_cast<size_t>(S), {});
-  for (int s = 0; s < S; s++) {
-    int rs = t.rank[static_cast<size_t>(s)];
-    for (const auto& e : adj[static_cast<size_t>(s)]) {
-      int rp = t.rank[static_cast<size_t>(e.peer)];
-      if (rp == rs) {
-        std::string a = f.port_name(t.sw_node[static_cast<size_t>(s)], e.port);
-        std::string b = f.port_name(t.sw_node[static_cast<size_t>(e.peer)], e.peer_port);
-        if (rs == 0)
-          fail("link " + a + " - " + b +
-               " joins two switches that both have channel adapters attached (rank 0): hosts on a "
-               "non-leaf switch, or a mesh/torus/ring, not a fat tree");
-        fail("link " + a + " - " + b + " joins two switches of the same rank " + std::to_string(rs) +
-             " (distance from the nearest CA-attached switch): not a fat tree (mesh/torus/ring or "
-             "inconsistent ranks)");
-      }
-      (rp > rs ? t.up : t.down)[static_cast<size_t>(s)].push_back(e);
+  std::vector<char> seed(static_cast<size_t>(S), 0);
+  bool from_roots = false;
+  if (!hints.root_guids.empty()) {
+    for (uint64_t g : hints.root_guids) {
+      auto n = f.find_guid(g);
+      if (!n) continue;  // a dead root switch
+      if (!f.node(*n).is_switch())
+        fail("root GUID " + guid_text(g) + " is node \"" + f.node(*n).id + "\", not a switch");
+      seed[static_cast<size_t>(t.sw_index[static_cast<size_t>(*n)])] = 1;
     }
-  }
-
-  // R4: blocks per rank and one child switch per sub-tree.
-  t.block.assign(static_cast<size_t>(t.height + 1), std::vector<int>(static_cast<size_t>(S), -1));
-  t.num_blocks.assign(static_cast<size_t>(t.height + 1), 0);
-  {
-    UnionFind uf(S);
-    for (int r = 0; r <= t.height; r++) {
-      for (int s : t.by_rank[static_cast<size_t>(r)])
-        for (const auto& e : t.down[static_cast<size_t>(s)]) uf.unite(s, e.peer);
-      std::map<int, int> ids;
+    if (std::find(seed.begin(), seed.end(), 1) == seed.end()) fail("none of the root GUIDs is a switch of this fabric");
+    from_roots = true;
+  } else {
+    for (int s = 0; s < S; s++) seed[static_cast<size_t>(s)] = compute_hosts[static_cast<size_t>(s)] > 0;
+    if (std::find(seed.begin(), seed.end(), 1) == seed.end())
+      fail("every channel adapter is an I/O node (io_guid_file), so there are no leaf switches to rank the tree from");
+    // Hosts on an upper level: drop seeds that see strictly more seed neighbours than each of
+    // their seed neighbours (a spine with storage next to its leaves), or as many but have fewer
+    // hosts. Full ties stay (rings, tori with the same hosts everywhere, two leaves cabled together).
+    for (bool changed = true; changed;) {
+      changed = false;
+      std::vector<int> deg(static_cast<size_t>(S), 0);
       for (int s = 0; s < S; s++) {
-        if (t.rank[static_cast<size_t>(s)] > r) continue;
-        int root = uf.find(s);
-        auto it = ids.emplace(root, static_cast<int>(ids.size())).first;
-        t.block[static_cast<size_t>(r)][static_cast<size_t>(s)] = it->second;
+        if (!seed[static_cast<size_t>(s)]) continue;
+        std::vector<int> nb;
+        for (const auto& e : adj[static_cast<size_t>(s)])
+          if (seed[static_cast<size_t>(e.peer)]) nb.push_back(e.peer);
+        std::sort(nb.begin(), nb.end());
+        deg[static_cast<size_t>(s)] = static_cast<int>(std::unique(nb.begin(), nb.end()) - nb.begin());
       }
-      t.num_blocks[static_cast<size_t>(r)] = static_cast<int>(ids.size());
+      // key: more CA-attached neighbours first, then fewer hosts of its own (I/O nodes are few)
+      auto key = [&](int s) { return std::make_pair(deg[static_cast<size_t>(s)], -compute_hosts[static_cast<size_t>(s)]); };
+      std::vector<int> drop;
+      for (int s = 0; s < S; s++) {
+        if (!seed[static_cast<size_t>(s)] || deg[static_cast<size_t>(s)] == 0) continue;
+        bool dominates = true;
+        for (const auto& e : adj[static_cast<size_t>(s)])
+          if (seed[static_cast<size_t>(e.peer)] && key(e.peer) >= key(s)) dominates = false;
+        if (dominates) drop.push_back(s);
+      }
+      for (int s : drop) seed[static_cast<size_t>(s)] = 0;
+      changed = !drop.empty();
     }
   }
-  for (int s = 0; s < S; s++) {
-    int r = t.rank[static_cast<size_t>(s)];
-    if (r == 0) continue;
-    std::map<int, const FatTreeLink*> child_of_block;
-    for (const auto& e : t.down[static_cast<size_t>(s)]) {
-      int b = t.block[static_cast<size_t>(r - 1)][static_cast<size_t>(e.peer)];
-      auto [it, fresh] = child_of_block.emplace(b, &e);
-      if (!fresh && it->second->peer != e.peer)
-        fail("switch \"" + f.node(t.sw_node[static_cast<size_t>(s)]).id + "\" (rank " + std::to_string(r) +
-             ") reaches the same sub-tree through two different switches, " +
-             f.port_name(t.sw_node[static_cast<size_t>(s)], it->second->port) + " and " +
-             f.port_name(t.sw_node[static_cast<size_t>(s)], e.port) +
-             ": not a fat tree (mesh/torus/irregular graph)");
+
+  // Dead ends: a switch without CAs whose links all go to one other switch (after taking the
+  // dead ends off, repeatedly), e.g. a core left with one link, or an empty leaf with one. It
+  // cannot be on a cycle and says nothing about the ranks of the others: it is left out of the
+  // BFS and ranked right above its neighbour.
+  std::vector<int> tail_parent(static_cast<size_t>(S), -2);  // -2: not a dead end, -1: isolated
+  std::vector<int> tails;                                    // in the order they were taken off
+  if (!from_roots) {
+    std::vector<char> gone(static_cast<size_t>(S), 0);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int s = 0; s < S; s++) {
+        if (gone[static_cast<size_t>(s)] || t.hosts_per_switch[static_cast<size_t>(s)] > 0) continue;
+        int peer = -1;
+        bool several = false;
+        for (const auto& e : adj[static_cast<size_t>(s)]) {
+          if (gone[static_cast<size_t>(e.peer)]) continue;
+          if (peer >= 0 && peer != e.peer) several = true;
+          peer = e.peer;
+        }
+        if (several) continue;
+        gone[static_cast<size_t>(s)] = 1;
+        tail_parent[static_cast<size_t>(s)] = peer;
+        tails.push_back(s);
+        changed = true;
+      }
     }
+  }
+
+  // Switches ranked 2 below their BFS distance (see the R4 check below): hanging below their
+  // neighbours, like an empty leaf or an aggregation switch that lost all its leaves.
+  std::vector<int> lowered(static_cast<size_t>(S), 0);
+  for (int attempt = 0;; attempt++) {
+    // BFS distance from the seeds, over the switches that are no dead ends
+    std::vector<int> dist(static_cast<size_t>(S), -1);
+    std::deque<int> q;
+    for (int s = 0; s < S; s++)
+      if (seed[static_cast<size_t>(s)]) {
+        dist[static_cast<size_t>(s)] = 0;
+        q.push_back(s);
+      }
+    while (!q.empty()) {
+      int s = q.front();
+      q.pop_front();
+      for (const auto& e : adj[static_cast<size_t>(s)])
+        if (dist[static_cast<size_t>(e.peer)] < 0 && tail_parent[static_cast<size_t>(e.peer)] == -2) {
+          dist[static_cast<size_t>(e.peer)] = dist[static_cast<size_t>(s)] + 1;
+          q.push_back(e.peer);
+        }
+    }
+    for (int s = 0; s < S; s++)
+      if (dist[static_cast<size_t>(s)] < 0 && tail_parent[static_cast<size_t>(s)] == -2)
+        fail("switch \"" + f.node(t.sw_node[static_cast<size_t>(s)]).id + "\" is not connected to any " +
+             (from_roots ? "root switch" : "CA-attached leaf switch") + " (fabric disconnected)");
+    t.rank.assign(static_cast<size_t>(S), 0);
+    const int maxd = *std::max_element(dist.begin(), dist.end());
+    for (int s = 0; s < S; s++)
+      t.rank[static_cast<size_t>(s)] = from_roots ? maxd - dist[static_cast<size_t>(s)] : dist[static_cast<size_t>(s)] - lowered[static_cast<size_t>(s)];
+    for (auto it = tails.rbegin(); it != tails.rend(); ++it) {
+      const int p = tail_parent[static_cast<size_t>(*it)];
+      if (p < 0)
+        fail("switch \"" + f.node(t.sw_node[static_cast<size_t>(*it)]).id +
+             "\" is not connected to any CA-attached leaf switch (fabric disconnected)");
+      t.rank[static_cast<size_t>(*it)] = t.rank[static_cast<size_t>(p)] + 1;
+    }
+    t.height = *std::max_element(t.rank.begin(), t.rank.end());
+    t.by_rank.assign(static_cast<size_t>(t.height + 1), {});
+    for (int s = 0; s < S; s++) t.by_rank[static_cast<size_t>(t.rank[static_cast<size_t>(s)])].push_back(s);
+    t.leaves = t.by_rank[0];
+
+    // R3: every link joins adjacent ranks.
+    t.up.assign(static_cast<size_t>(S), {});
+    t.down.assign(static_cast<size_t>(S), {});
+    for (int s = 0; s < S; s++) {
+      int rs = t.rank[static_cast<size_t>(s)];
+      for (const auto& e : adj[static_cast<size_t>(s)]) {
+        int rp = t.rank[static_cast<size_t>(e.peer)];
+        if (rp == rs) {
+          std::string a = f.port_name(t.sw_node[static_cast<size_t>(s)], e.port);
+          std::string b = f.port_name(t.sw_node[static_cast<size_t>(e.peer)], e.peer_port);
+          if (rs == 0 && !from_roots)
+            fail("link " + a + " - " + b +
+                 " joins two switches that both have channel adapters attached (rank 0): hosts on a "
+                 "non-leaf switch, or a mesh/torus/ring, not a fat tree (for hosts on upper levels name their "
+                 "CAs in io_guid_file, or the top switches in root_guid_file)");
+          fail("link " + a + " - " + b + " joins two switches of the same rank " + std::to_string(rs) +
+               (from_roots ? " (counted down from the root switches)" : " (distance from the nearest CA-attached switch)") +
+               ": not a fat tree (mesh/torus/ring or inconsistent ranks)");
+        }
+        (rp > rs ? t.up : t.down)[static_cast<size_t>(s)].push_back(e);
+      }
+    }
+
+    // R4: blocks per rank and one child switch per sub-tree.
+    t.block.assign(static_cast<size_t>(t.height + 1), std::vector<int>(static_cast<size_t>(S), -1));
+    t.num_blocks.assign(static_cast<size_t>(t.height + 1), 0);
+    {
+      UnionFind uf(S);
+      for (int r = 0; r <= t.height; r++) {
+        for (int s : t.by_rank[static_cast<size_t>(r)])
+          for (const auto& e : t.down[static_cast<size_t>(s)]) uf.unite(s, e.peer);
+        std::map<int, int> ids;
+        for (int s = 0; s < S; s++) {
+          if (t.rank[static_cast<size_t>(s)] > r) continue;
+          int root = uf.find(s);
+          auto it = ids.emplace(root, static_cast<int>(ids.size())).first;
+          t.block[static_cast<size_t>(r)][static_cast<size_t>(s)] = it->second;
+        }
+        t.num_blocks[static_cast<size_t>(r)] = static_cast<int>(ids.size());
+      }
+    }
+    std::vector<int> hanging;  // R4 violators that hang below their neighbours
+    std::string violation;
+    for (int s = 0; s < S; s++) {
+      int r = t.rank[static_cast<size_t>(s)];
+      if (r == 0) continue;
+      std::map<int, const FatTreeLink*> child_of_block;
+      for (const auto& e : t.down[static_cast<size_t>(s)]) {
+        int b = t.block[static_cast<size_t>(r - 1)][static_cast<size_t>(e.peer)];
+        auto [it, fresh] = child_of_block.emplace(b, &e);
+        if (fresh || it->second->peer == e.peer) continue;
+        // No up-links (but to dead ends), every other neighbour one rank below, no compute hosts, and a
+        // sub-tree reached twice: the switch hangs below those neighbours (an empty leaf at rank
+        // 2 -> 0, or an aggregation switch whose leaves are all cut off, under the cores).
+        // One round only: in a mesh the lowering would cascade into a checkerboard.
+        const bool hangs = !from_roots && r >= 2 && !seed[static_cast<size_t>(s)] &&
+                           std::all_of(t.up[static_cast<size_t>(s)].begin(), t.up[static_cast<size_t>(s)].end(),
+                                       [&](const FatTreeLink& u) { return tail_parent[static_cast<size_t>(u.peer)] != -2; }) &&
+                           attempt == 0;
+        if (hangs) {
+          hanging.push_back(s);
+        } else if (violation.empty()) {
+          violation = "switch \"" + f.node(t.sw_node[static_cast<size_t>(s)]).id + "\" (rank " + std::to_string(r) +
+                      ") reaches the same sub-tree through two different switches, " +
+                      f.port_name(t.sw_node[static_cast<size_t>(s)], it->second->port) + " and " +
+                      f.port_name(t.sw_node[static_cast<size_t>(s)], e.port) +
+                      ": not a fat tree (mesh/torus/irregular graph" +
+                      (from_roots ? std::string(", or wrong root switches)") : std::string(")"));
+        }
+        break;
+      }
+    }
+    if (hanging.empty()) {
+      if (!violation.empty()) fail(violation);
+      break;
+    }
+    for (int s : hanging) lowered[static_cast<size_t>(s)] += 2;
   }
 
   // Missing links (faults): per block of rank r >= 1, every rank-r switch should reach every

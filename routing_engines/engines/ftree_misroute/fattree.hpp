@@ -1,7 +1,15 @@
 // Fat-tree recognition from the discovered graph (never from node names), for ftree-misroute.
 //
 // Rules (see docs/ftree-misroute.md "Recognition"):
-//  R1 leaf switches are the switches with at least one CA/router attached; there must be one.
+//  R1 leaf switches are the switches with at least one CA/router attached (compute hosts: CAs
+//     not named in io_guids); there must be one. Two refinements make real clusters fat trees:
+//     * hosts on an upper level: a CA-attached switch linked to CA-attached switches, more of
+//       them than each of those has (a spine/aggregation switch with storage or gateways), is no
+//       leaf; repeated until no such switch is left (ties, as in rings and tori, stay and fail R3);
+//     * empty leaves: a switch with no CA that the BFS puts at rank 2 with all its neighbours at
+//       rank 1, and that reaches one sub-tree through two switches (R4), is a leaf with 0 hosts.
+//     With root_guids (OpenSM ftree's root_guid_file) ranks come from the top instead:
+//     rank = H - distance from the nearest root, leaves are the switches at the largest distance.
 //  R2 rank(s) = BFS distance (over working switch-switch links) from the nearest leaf switch.
 //     Every switch must get a rank (else: switch not connected to any leaf -> error).
 //  R3 every switch-switch link joins ranks r and r+1 (BFS guarantees |diff| <= 1); a link
@@ -44,7 +52,8 @@ struct FatTree {
   std::vector<std::vector<int>> by_rank;           // dense switch indices per rank
   std::vector<std::vector<int>> block;  // block[r][sw] = block id at rank r (-1 if rank(sw) > r)
   std::vector<int> num_blocks;          // per rank
-  std::vector<int> leaves;              // dense indices of CA-attached switches (rank 0)
+  std::vector<int> leaves;              // dense indices of rank-0 switches (empty leaves included)
+  std::vector<int> hosted;              // dense indices of CA-attached switches (any rank)
   std::vector<int> hosts_per_switch;    // CA/router ports attached, by dense index
   int num_hosts = 0;                    // CA/router ports attached to switches
   int missing_links = 0;                // inferred missing switch-switch links (faults)
@@ -54,7 +63,18 @@ struct FatTree {
   int num_switches() const { return static_cast<int>(sw_node.size()); }
 };
 
+// Hints for ambiguous graphs, the way OpenSM's ftree takes them (root_guid_file, io_guid_file).
+struct RankHints {
+  std::vector<uint64_t> root_guids;  // switch node GUIDs of the top rank (absent ones are ignored)
+  std::vector<uint64_t> io_guids;    // CA node or port GUIDs of I/O nodes: their switches are no leaves
+};
+
 // Recognises the fat tree or throws EngineError(engine, reason) naming a switch/port.
-FatTree recognize_fat_tree(const Fabric& fabric, const std::string& engine = "ftree-misroute");
+FatTree recognize_fat_tree(const Fabric& fabric, const std::string& engine = "ftree-misroute",
+                           const RankHints& hints = {});
+
+// A GUID file as OpenSM reads root_guid_file / io_guid_file: one GUID per line (hex, 0x
+// optional), '#' comments and blank lines ignored. Throws ParseError naming file:line.
+std::vector<uint64_t> read_guid_file(const std::string& path);
 
 }  // namespace ftroute

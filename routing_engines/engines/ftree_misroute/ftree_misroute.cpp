@@ -89,8 +89,15 @@ class Router {
       for (const auto& e : t_.down[si])
         if (is_exit(k, e.peer) && dist[static_cast<size_t>(e.peer)] == best) cand_.push_back(e.port);
     } else {  // descending inside the class (class 0: towards the target)
+      int child = -1;
+      bool one_child = true;
       for (const auto& e : t_.down[si])
-        if (cls[static_cast<size_t>(e.peer)] == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1) cand_.push_back(e.port);
+        if (cls[static_cast<size_t>(e.peer)] == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1) {
+          cand_.push_back(e.port);
+          one_child = one_child && (child < 0 || child == e.peer);
+          child = e.peer;
+        }
+      if (cand_.size() > 1 && one_child) return mirror_cable(s, child, d, o, divisor);
     }
     if (cand_.empty()) return kNoPath;  // cannot happen: the class guarantees a candidate
     long idx = d / divisor[static_cast<size_t>(t_.rank[si])] + o;
@@ -100,6 +107,21 @@ class Router {
   const Classes& classes() const { return c_; }
 
  private:
+  // Parallel cables from s down to `child` (the candidates in cand_): take the cable the child
+  // itself picks going up for this destination (its d-mod-k choice over all its up-cables), so a
+  // destination comes down the cable it would leave on and the cables of a bundle share the
+  // destinations evenly; if the child's pick leads to another parent, d-mod-k over the bundle
+  // with the child's digit.
+  uint8_t mirror_cable(int s, int child, long d, long o, const std::vector<long>& divisor) const {
+    const auto& up = t_.up[static_cast<size_t>(child)];
+    const long idx = d / divisor[static_cast<size_t>(t_.rank[static_cast<size_t>(child)])] + o;
+    if (!up.empty()) {
+      const FatTreeLink& pick = up[static_cast<size_t>(idx % static_cast<long>(up.size()))];
+      if (pick.peer == s) return pick.peer_port;
+    }
+    return cand_[static_cast<size_t>(idx % static_cast<long>(cand_.size()))];
+  }
+
   bool is_exit(int k, int c) const { return vc_[static_cast<size_t>(c)] && c_.cls[static_cast<size_t>(c)] == k - 1; }
 
   int descend(int k) {
@@ -168,21 +190,26 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
   const std::string check_opt = options.get("check", "auto");
   bool check = check_opt == "auto" ? fabric.max_lid() <= 4096 : options.get_bool("check", true);
   const long max_valleys = options.get_int("max_valleys", 8);
-  const FatTree t = recognize_fat_tree(fabric, kName);
+  RankHints hints;
+  if (options.has("root_guid_file")) hints.root_guids = read_guid_file(options.get("root_guid_file", ""));
+  if (options.has("io_guid_file")) hints.io_guids = read_guid_file(options.get("io_guid_file", ""));
+  const FatTree t = recognize_fat_tree(fabric, kName, hints);
   const int S = t.num_switches();
   const int H = t.height;
 
   // Leaf order for d-mod-k indices: by sub-tree from the top down, so that the index digits
   // follow the tree (hosts of one leaf are consecutive, leaves of one group are consecutive...).
-  std::vector<int> leaf_order = t.leaves;
-  std::sort(leaf_order.begin(), leaf_order.end(), [&](int a, int b) {
+  // Every CA-attached switch takes part (hosts on upper levels too); empty leaves have no index.
+  auto by_subtree = [&](int a, int b) {
     for (int r = H; r >= 1; r--) {
       int ba = t.block[static_cast<size_t>(r)][static_cast<size_t>(a)];
       int bb = t.block[static_cast<size_t>(r)][static_cast<size_t>(b)];
       if (ba != bb) return ba < bb;
     }
     return a < b;
-  });
+  };
+  std::vector<int> leaf_order = t.hosted;
+  std::sort(leaf_order.begin(), leaf_order.end(), by_subtree);
   // divisor[r] = product of the up-degrees of the ranks below r (D-mod-K digit weights).
   std::vector<long> divisor(static_cast<size_t>(H + 1), 1);
   for (int r = 1; r <= H; r++) {
@@ -190,6 +217,8 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     for (int s : t.by_rank[static_cast<size_t>(r - 1)]) widest = std::max(widest, t.up[static_cast<size_t>(s)].size());
     divisor[static_cast<size_t>(r)] = std::min<long>(divisor[static_cast<size_t>(r - 1)] * static_cast<long>(widest), 1L << 40);
   }
+  long top_up = 1;  // widest down-degree of the top rank (the last digit's range)
+  for (int s : t.by_rank[static_cast<size_t>(H)]) top_up = std::max<long>(top_up, static_cast<long>(t.down[static_cast<size_t>(s)].size()));
 
   // Destination LIDs grouped by attach switch.
   std::vector<std::vector<DestLid>> dests(static_cast<size_t>(S));
@@ -205,13 +234,44 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     }
     std::map<std::pair<int, int>, long> idx;
     for (size_t i = 0; i < order.size(); i++) idx[order[i]] = static_cast<long>(i);
+    // Switch LIDs, after every CA index (shifted by a multiple of the digit period, so the digits
+    // are what counts): each takes the first-rank digit (leaf up-cable) that the fewest switch
+    // LIDs have so far, among those none of its own CA ports use. Its LID then comes down a cable
+    // its CAs do not (a leaf with fewer CA ports than up-cables), and switch LIDs still spread
+    // evenly over the cables.
+    const long c0 = H >= 1 ? divisor[1] : 1;
+    const long period = std::max<long>(1, std::min<long>(divisor[static_cast<size_t>(H)] * top_up, 1L << 30));
+    const long shift = period * ((static_cast<long>(order.size()) + period) / period);
+    std::vector<long> switch_index(static_cast<size_t>(S), -1);
+    {
+      std::vector<long> taken(static_cast<size_t>(c0), 0);  // switch LIDs per digit
+      auto place = [&](int sw, long first, long count) {
+        std::vector<char> own(static_cast<size_t>(c0), 0);
+        for (long x = 0; x < count && x < c0; x++) own[static_cast<size_t>((first + x) % c0)] = 1;
+        const bool all = std::find(own.begin(), own.end(), 0) == own.end();
+        long best = -1;
+        for (long i = 0; i < c0; i++) {
+          const long d = (first + count + i) % c0;
+          if (!all && own[static_cast<size_t>(d)]) continue;
+          if (best < 0 || taken[static_cast<size_t>(d)] < taken[static_cast<size_t>(best)]) best = d;
+        }
+        switch_index[static_cast<size_t>(sw)] = shift + best + c0 * taken[static_cast<size_t>(best)]++;
+      };
+      long next = 0;
+      for (int l : leaf_order) {
+        place(l, next, t.hosts_per_switch[static_cast<size_t>(l)]);
+        next += t.hosts_per_switch[static_cast<size_t>(l)];
+      }
+      for (int s = 0; s < S; s++)
+        if (switch_index[static_cast<size_t>(s)] < 0) place(s, 0, 0);
+    }
     for (const EndPort& ep : fabric.end_ports()) {
       Attach a = fabric.attach(ep.base_lid);
       if (!a.valid()) continue;  // CA port with no link: nothing can reach it
       int s = t.sw_index[static_cast<size_t>(a.sw)];
       long index;
       if (fabric.node(ep.node).is_switch()) {
-        index = static_cast<long>(order.size()) + s;
+        index = switch_index[static_cast<size_t>(s)];
       } else {
         auto it = idx.find({ep.node, ep.port});
         index = it == idx.end() ? 0 : it->second;
@@ -234,8 +294,10 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
   } else {
     std::vector<std::pair<long, int>> scored;
     std::vector<char> anc(static_cast<size_t>(S));
-    for (size_t i = 0; i < leaf_order.size(); i++) {
-      int l = leaf_order[i];
+    std::vector<int> cands = t.leaves;  // rank-0 switches, empty leaves included, in sub-tree order
+    std::sort(cands.begin(), cands.end(), by_subtree);
+    for (size_t i = 0; i < cands.size(); i++) {
+      int l = cands[i];
       std::fill(anc.begin(), anc.end(), 0);
       anc[static_cast<size_t>(l)] = 1;
       long count = 0;
@@ -251,7 +313,7 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     }
     std::stable_sort(scored.begin(), scored.end());
     for (size_t i = 0; i < scored.size() && static_cast<long>(i) < max_valleys; i++)
-      valleys.push_back(leaf_order[static_cast<size_t>(scored[i].second)]);
+      valleys.push_back(cands[static_cast<size_t>(scored[i].second)]);
   }
 
   // Last resort (beyond the guarantee): U-turns allowed at every switch, accepted only if the

@@ -28,6 +28,8 @@
 //   max_valleys=<n>         automatic valley leaf candidates to try (default 8)
 //   free_uturns=true|false  last resort with unrestricted, CDG-verified U-turns (default true)
 //   check=auto|true|false   verify the result (auto: fabrics with max LID <= 4096)
+//   root_guid_file=FILE     node GUIDs of the top switches (as OpenSM ftree's): rank from the top
+//   io_guid_file=FILE       CA node/port GUIDs of I/O nodes: their switches are not leaves
 #pragma once
 
 #include "ftroute/engine.hpp"
@@ -39,7 +41,7 @@ class FtreeMisrouteEngine : public Engine {
  public:
   static constexpr const char* kName = "ftree-misroute";
   std::string name() const override { return kName; }
-  std::vector<std::string> option_keys() const override { return {"valley_leaf", "check", "max_valleys", "free_uturns"}; }
+  std::vector<std::string> option_keys() const override { return {"valley_leaf", "check", "max_valleys", "free_uturns", "root_guid_file", "io_guid_file"}; }
   using Engine::route;
   Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
 };
