@@ -27,6 +27,7 @@
 
 #include "cli.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/flitsim.hpp"
 #include "ftroute/topology.hpp"
 

@@ -3,7 +3,7 @@
 // names them so the CLI and the OpenSM plugin can offer them.
 #include <string>
 
-#include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftdrb/ftdrb.hpp"
 #include "minhop/minhop.hpp"
 #include "dor/dor.hpp"
