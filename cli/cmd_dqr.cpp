@@ -151,17 +151,11 @@ int run_dqr_eval(cli::Args& a) {
   std::vector<DqrOptions> variants;
   std::stringstream vs(variants_text);
   for (std::string v; std::getline(vs, v, ',');) {
-    DqrOptions o;
-    auto dash = v.find('-');
-    std::string p = v.substr(0, dash), t = dash == std::string::npos ? "" : v.substr(dash + 1);
-    if (p == "mesh") o.mesh_plugin = true, o.paths = DqrOptions::Paths::Local;
-    else if (p == "local") o.paths = DqrOptions::Paths::Local;
-    else if (p == "e2e") o.paths = DqrOptions::Paths::EndToEnd;
-    else throw cli::UsageError("unknown variant '" + v + "' (use e2e|local|mesh - all|single)");
-    if (t == "all") o.turns = DqrOptions::Turns::All;
-    else if (t == "single") o.turns = DqrOptions::Turns::Single;
-    else throw cli::UsageError("unknown variant '" + v + "' (use e2e|local|mesh - all|single)");
-    variants.push_back(o);
+    try {
+      variants.push_back(dqr_variant(v));  // the engine's option parser (ftroute/dqr.hpp)
+    } catch (const OptionError& e) {
+      throw cli::UsageError(e.what());
+    }
   }
   auto parse_sides = [](const std::string& text, const char* opt) {
     std::vector<int> v;
