@@ -12,6 +12,7 @@
 
 #include "ftroute/flitsim.hpp"
 #include "ftdrb_select.hpp"
+#include "ftroute/route_walk.hpp"
 
 namespace ftroute::flitsim {
 
@@ -272,9 +273,7 @@ CheckReport check_routing(const Fabric& f, const Routing& r, bool all_lmc_lids, 
     if (!f.node(p.peer_node).is_switch()) continue;
     if (!is_start[p.peer_node]) is_start[p.peer_node] = 1, starts.push_back(p.peer_node);
   }
-  std::vector<uint32_t> stamp(static_cast<size_t>(f.size()), 0), onpath(static_cast<size_t>(f.size()), 0);
-  uint32_t st = 0, walk = 0;
-  std::vector<int> path;
+  RouteWalker walker(f, r.lfts);  // ftroute/route_walk.hpp
   for (auto& d : eps) {
     const Port& dp = f.node(d.node).port(d.port);
     if (!f.node(dp.peer_node).is_switch()) {
@@ -283,50 +282,40 @@ CheckReport check_routing(const Fabric& f, const Routing& r, bool all_lmc_lids, 
     }
     uint32_t last = all_lmc_lids ? d.base_lid + (1u << d.lmc) - 1 : d.base_lid;
     for (uint32_t lid = d.base_lid; lid <= last; lid++) {
-      ++st;
+      walker.begin(static_cast<Lid>(lid), d.node, d.port);
       std::string L = "LID " + std::to_string(lid) + " (" + f.port_name(d.node, d.port) + ")";
       for (int s0 : starts) {
-        int s = s0;
-        ++walk;
-        path.clear();
-        while (true) {
-          if (stamp[s] == st) break;  // walked before for this LID
-          if (onpath[s] == walk) {
-            add(Issue::Loop, L + " loops through switch \"" + f.node(s).id + "\"");
-            break;
-          }
-          onpath[s] = walk;
-          path.push_back(s);
-          uint8_t p = r.lfts.get(s, static_cast<Lid>(lid));
-          const Node& n = f.node(s);
-          if (p == kNoPath) {
+        const RouteWalker::Walk w = walker.walk(s0);
+        if (w.end == RouteWalker::End::Loop) {
+          add(Issue::Loop, L + " loops through switch \"" + f.node(w.sw).id + "\"");
+          continue;
+        }
+        if (w.end != RouteWalker::End::Dropped) continue;
+        const int s = w.sw;
+        const uint8_t p = w.hop.port;
+        const Node& n = f.node(s);
+        switch (w.hop.drop) {
+          case DropKind::NoRoute:
             add(Issue::NoRoute, "switch \"" + n.id + "\" has no route for " + L);
             break;
-          }
-          if (p == 0) {
+          case DropKind::NotLocal:  // destinations are CA ports: port 0 never delivers them
             add(Issue::Misdelivery, "switch \"" + n.id + "\" sends " + L + " to its own port 0");
             break;
-          }
-          if (p > n.num_ports) {
+          case DropKind::BadPort:
             add(Issue::BadPort, "LFT of switch \"" + n.id + "\" sends " + L + " to port " + std::to_string(p) +
                                     ", which does not exist (" + std::to_string(n.num_ports) + " ports)");
             break;
-          }
-          const Port& pp = n.port(p);
-          if (!pp.connected()) {
+          case DropKind::DownPort:
             add(Issue::UnlinkedPort, "LFT of switch \"" + n.id + "\" sends " + L + " to " + f.port_name(s, p) +
                                          ", which is not linked");
             break;
-          }
-          if (!f.node(pp.peer_node).is_switch()) {
-            if (pp.peer_node != d.node || pp.peer_port != d.port)
-              add(Issue::Misdelivery, "switch \"" + n.id + "\" sends " + L + " out of " + f.port_name(s, p) +
-                                          " to " + f.port_name(pp.peer_node, pp.peer_port));
+          case DropKind::WrongEndpoint:
+            add(Issue::Misdelivery, "switch \"" + n.id + "\" sends " + L + " out of " + f.port_name(s, p) +
+                                        " to " + f.port_name(w.hop.next, w.hop.next_port));
             break;
-          }
-          s = pp.peer_node;
+          default:
+            break;
         }
-        for (int x : path) stamp[x] = st;
       }
     }
   }
