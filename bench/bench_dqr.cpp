@@ -27,6 +27,7 @@
 #include "ftroute/channel_list.hpp"
 #include "ftroute/dqr.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/grid.hpp"
 #include "ftroute/topology.hpp"
 

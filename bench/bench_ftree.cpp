@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"
 #include "ftroute/validate.hpp"
 #include "osm_sim.hpp"

@@ -45,6 +45,7 @@
 #include "ftroute/channel_list.hpp"
 #include "ftroute/dqr.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/grid.hpp"
 #include "ftroute/topology.hpp"

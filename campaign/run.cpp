@@ -20,6 +20,7 @@
 #include "ftroute/campaign.hpp"
 #include "ftroute/campaign_compare.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/flitsim.hpp"
 #include "ftroute/ibdmchk_io.hpp"

@@ -11,6 +11,7 @@
 #include "cli.hpp"
 #include "ftroute/campaign.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 
 using namespace ftroute;
 

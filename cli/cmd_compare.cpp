@@ -8,6 +8,7 @@
 
 #include "cli.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/validate.hpp"
 

@@ -5,12 +5,12 @@
 //                                                      tolerated with 1 or 2 intermediate routers
 #include <algorithm>
 #include <cstdio>
-#include <random>
 #include <string>
 
 #include "cli.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/kns_topology.hpp"
+#include "kns/fault_stats.hpp"
 #include "kns/kns_model.hpp"
 
 namespace ftroute::cli {
@@ -84,34 +84,10 @@ int run_kns_faults(Args& a) {
   for (const auto& fs : fl) {
     int faults = std::stoi(fs);
     if (faults < 0 || faults > m.K * n) throw UsageError("--faults out of range: " + fs);
-    std::mt19937_64 rng(seed + static_cast<uint64_t>(faults) * 1000003u);
-    long ok = 0, tok = 0, tree_only_fail = 0, lok = 0, fail_two_bad = 0;
-    double p1 = 0, p2 = 0;
-    for (long s = 0; s < samples; s++) {
-      kns::random_link_faults(m, faults, rng);
-      kns::Tolerance t = kns::thesis_tolerance(m, max_in);
-      ok += t.tolerated();
-      if (!t.tolerated()) {  // does the set contain a router with at least two failed links?
-        bool two = false;
-        for (long R = 0; R < m.K && !two; R++) {
-          int b = 0;
-          for (int d = 0; d < n; d++) b += m.link_bad[static_cast<size_t>(R * n + d)];
-          two = b >= 2;
-        }
-        fail_two_bad += two;
-      }
-      p1 += static_cast<double>(t.in1) / static_cast<double>(t.pairs);
-      p2 += static_cast<double>(t.in2) / static_cast<double>(t.pairs);
-      if (s < tree_samples) {  // same fault set under the engine's destination trees
-        // trees serve a subset of what the thesis criterion serves (KnsFaults tests), and the
-        // LMC trees include the base tree: check only what can change
-        bool tt = t.tolerated() && kns::tree_tolerance(m, max_in, true).tolerated();
-        bool lt = tt || (t.tolerated() && lmc > 0 && kns::tree_tolerance(m, max_in, true, 1 << lmc).tolerated());
-        tok += tt;
-        lok += lt;
-        tree_only_fail += t.tolerated() && !lt;
-      }
-    }
+    const kns::FaultStats st = kns::fault_stats(m, faults, max_in, samples, tree_samples, lmc, seed);
+    const long ok = st.ok, tok = st.tree_ok, lok = st.lmc_ok, tree_only_fail = st.tree_only_fail,
+               fail_two_bad = st.fail_two_bad;
+    const double p1 = st.p1, p2 = st.p2;
     std::printf("%6d %6d %8ld %10.3f %11.4f %11.6f", faults, max_in, samples, 100.0 * ok / samples,
                 100.0 * p1 / samples, 100.0 * p2 / samples);
     if (tree_samples) {

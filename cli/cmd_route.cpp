@@ -10,6 +10,7 @@
 
 #include "cli.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"

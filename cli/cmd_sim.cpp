@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/flitsim.hpp"
 #include "ftroute/flitsim_testnets.hpp"
 #include "ftroute/lft_io.hpp"

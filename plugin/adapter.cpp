@@ -1,5 +1,7 @@
 #include "adapter.hpp"
 
+#include "ftroute/route_walk.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -72,16 +74,10 @@ int route_hops(const Fabric& f, const Lfts& lfts, int sw, Lid lid) {
   if (!owner) return -1;
   int cur = sw;
   for (int hops = 0; hops <= f.size(); hops++) {
-    uint8_t p = lfts.get(cur, lid);
-    if (p == kNoPath) return -1;
-    if (p == 0) return owner->node == cur ? hops : -1;
-    const Node& n = f.node(cur);
-    if (p > n.num_ports) return -1;
-    const Port& x = n.port(p);
-    if (!x.connected()) return -1;
-    if (!f.node(x.peer_node).is_switch())
-      return (x.peer_node == owner->node && x.peer_port == owner->port) ? hops : -1;
-    cur = x.peer_node;
+    const RouteHop h = follow(f, lfts, cur, lid, owner->node, owner->port);  // ftroute/route_walk.hpp
+    if (h.kind == RouteHop::Delivered) return hops;
+    if (h.kind == RouteHop::Dropped) return -1;
+    cur = h.next;
   }
   return -1;
 }
@@ -135,42 +131,27 @@ void check_routing(const Fabric& f, const Routing& r, const std::string& engine)
     }
   }
   // every LID routed on every switch of its component, loop-free, ending at its owner
-  std::vector<int> state(static_cast<size_t>(f.size()), 0);  // stamp: 2*k+1 visiting, 2*k+2 ok
-  int stamp = 0;
+  RouteWalker walker(f, r.lfts);  // ftroute/route_walk.hpp
   for (const EndPort& e : f.end_ports()) {
     Attach a = f.attach(e.base_lid);
     if (!a.valid()) continue;
     const int c = comp[static_cast<size_t>(a.sw)];
     for (uint32_t lid = e.base_lid; lid <= e.last_lid(); lid++) {
-      stamp++;
-      const int visiting = 2 * stamp + 1, ok = 2 * stamp + 2;
+      walker.begin(static_cast<Lid>(lid), e.node, e.port);
       for (int s : sws) {
-        if (comp[static_cast<size_t>(s)] != c || state[static_cast<size_t>(s)] == ok) continue;
-        std::vector<int> chain;
-        int cur = s;
-        for (;;) {
-          int& st = state[static_cast<size_t>(cur)];
-          if (st == ok) break;
-          if (st == visiting)
-            throw EngineError(engine, "LID " + std::to_string(lid) + " loops through switch \"" + f.node(cur).id + "\"");
-          st = visiting;
-          chain.push_back(cur);
-          uint8_t p = r.lfts.get(cur, static_cast<Lid>(lid));
-          if (p == kNoPath)
-            throw EngineError(engine, "switch \"" + f.node(cur).id + "\" has no route to LID " + std::to_string(lid) +
-                                          " (" + f.port_name(e.node, e.port) + ")");
-          if (p == 0) break;  // owner checked above
-          const Port& x = f.node(cur).port(p);
-          if (!f.node(x.peer_node).is_switch()) {
-            if (x.peer_node != e.node || x.peer_port != e.port)
-              throw EngineError(engine, "switch \"" + f.node(cur).id + "\" sends LID " + std::to_string(lid) +
-                                            " out of " + f.port_name(cur, p) + " to " +
-                                            f.port_name(x.peer_node, x.peer_port) + ", which does not own it");
-            break;
-          }
-          cur = x.peer_node;
-        }
-        for (int u : chain) state[static_cast<size_t>(u)] = ok;
+        if (comp[static_cast<size_t>(s)] != c || walker.known(s)) continue;
+        const RouteWalker::Walk w = walker.walk(s);
+        if (w.end == RouteWalker::End::Loop)
+          throw EngineError(engine, "LID " + std::to_string(lid) + " loops through switch \"" + f.node(w.sw).id + "\"");
+        if (w.end != RouteWalker::End::Dropped) continue;
+        // (port 0 for a LID the switch does not own, missing or unlinked ports: refused above)
+        if (w.hop.drop == DropKind::NoRoute)
+          throw EngineError(engine, "switch \"" + f.node(w.sw).id + "\" has no route to LID " + std::to_string(lid) +
+                                        " (" + f.port_name(e.node, e.port) + ")");
+        if (w.hop.drop == DropKind::WrongEndpoint)
+          throw EngineError(engine, "switch \"" + f.node(w.sw).id + "\" sends LID " + std::to_string(lid) +
+                                        " out of " + f.port_name(w.sw, w.hop.port) + " to " +
+                                        f.port_name(w.hop.next, w.hop.next_port) + ", which does not own it");
       }
     }
   }

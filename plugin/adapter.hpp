@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 
 namespace ftroute::plugin {
 

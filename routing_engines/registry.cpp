@@ -1,9 +1,9 @@
 // The list of every routing engine compiled into ftroute. Each paper's algorithm lives in
-// its own folder under routing_engines/engines/ (DQR under channel_list/); this file only
+// its own folder under routing_engines/engines/; this file only
 // names them so the CLI and the OpenSM plugin can offer them.
 #include <string>
 
-#include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftdrb/ftdrb.hpp"
 #include "minhop/minhop.hpp"
 #include "dor/dor.hpp"

@@ -22,6 +22,7 @@
 #include "ftroute/channel_list.hpp"
 #include "ftroute/dqr.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/validate.hpp"
 #include "ftroute/netfile.hpp"
 #include "harness.hpp"

@@ -11,6 +11,7 @@
 #include "dor/dor.hpp"
 #include "ftroute/cdg.hpp"
 #include "ftroute/grid.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"
 #include "ftroute/validate.hpp"
 

@@ -12,6 +12,7 @@
 #include "ftroute/channel_list.hpp"
 #include "ftroute/dqr.hpp"
 #include "ftroute/grid.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"
 
 using namespace ftroute;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/fabric.hpp"
 #include "ftroute/routing.hpp"

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/flitsim.hpp"
 #include "ftroute/flitsim_testnets.hpp"
 

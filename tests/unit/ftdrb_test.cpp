@@ -9,6 +9,7 @@
 #include "ftdrb/ftdrb.hpp"
 #include "ftdrb/incremental_dag.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/validate.hpp"
 
 using namespace ftroute;

@@ -19,6 +19,7 @@
 #include "ftree_misroute/ftree_misroute.hpp"
 #include "ftroute/cdg.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 
 using namespace ftroute;
 

@@ -7,6 +7,7 @@
 
 #include "ftroute/cdg.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/kns_topology.hpp"
 #include "ftroute/netfile.hpp"

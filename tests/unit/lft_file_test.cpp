@@ -7,6 +7,7 @@
 
 #include "ftroute/cdg.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/topology.hpp"

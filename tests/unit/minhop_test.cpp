@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "minhop/minhop.hpp"
 
 using namespace ftroute;

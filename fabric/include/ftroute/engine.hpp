@@ -1,4 +1,4 @@
-// Routing engine interface and registry. An engine turns a Fabric into a Routing, or throws
+// Routing engine interface. An engine turns a Fabric into a Routing, or throws
 // EngineError with the reason it cannot serve that fabric (the plugin turns that into a
 // negative return code so OpenSM falls back).
 #pragma once
@@ -50,7 +50,8 @@ class Engine {
  public:
   virtual ~Engine() = default;
   virtual std::string name() const = 0;
-  // Option keys this engine accepts (documented in docs/engines.md).
+  // Option keys this engine accepts (listed by `ftroute engines`; documented in the engine's
+  // docs/<engine>.md, see README.md "Engines").
   virtual std::vector<std::string> option_keys() const { return {}; }
   // Compute a routing. Throws EngineError when the fabric does not fit.
   // `previous` is empty on the first sweep.
@@ -60,18 +61,5 @@ class Engine {
     return route(fabric, options, PreviousRouting{});
   }
 };
-
-struct EngineInfo {
-  std::string name;
-  std::string summary;   // one line for --help / docs
-  std::function<std::unique_ptr<Engine>()> create;
-};
-
-// All engines compiled into ftroute (routing_engines/registry.cpp lists them).
-const std::vector<EngineInfo>& engines();
-// The registered engine of that name, or nullptr.
-const EngineInfo* find_engine(const std::string& name);
-// Throws OptionError("unknown engine 'x' (known: ...)").
-std::unique_ptr<Engine> make_engine(const std::string& name);
 
 }  // namespace ftroute

@@ -9,30 +9,6 @@
 
 namespace ftroute {
 
-DqrOptions dqr_options_from(const EngineOptions& o, bool mesh_recognised) {
-  DqrOptions d;
-  std::string paths = o.get("paths", "local");
-  if (paths == "local") d.paths = DqrOptions::Paths::Local;
-  else if (paths == "e2e" || paths == "end-to-end") d.paths = DqrOptions::Paths::EndToEnd;
-  else throw OptionError("option paths=" + paths + " for engine 'dqr': expected local or e2e");
-  std::string turns = o.get("turns", "all");
-  if (turns == "all") d.turns = DqrOptions::Turns::All;
-  else if (turns == "single") d.turns = DqrOptions::Turns::Single;
-  else throw OptionError("option turns=" + turns + " for engine 'dqr': expected single or all");
-  std::string plugin = o.get("plugin", "auto");
-  if (plugin == "auto") d.mesh_plugin = mesh_recognised;
-  else if (plugin == "mesh") d.mesh_plugin = true;
-  else if (plugin == "none") d.mesh_plugin = false;
-  else throw OptionError("option plugin=" + plugin + " for engine 'dqr': expected auto, mesh or none");
-  std::string layers = o.get("layers", "same");
-  if (layers == "same") d.layers = DqrOptions::Layers::Same;
-  else if (layers == "all") d.layers = DqrOptions::Layers::All;
-  else throw OptionError("option layers=" + layers + " for engine 'dqr': expected same or all");
-  d.switch_sources = o.get_bool("switch_sources", false);
-  d.search_bound = o.get_bool("search_bound", true);
-  return d;
-}
-
 namespace {
 
 std::string pct(uint64_t a, uint64_t b) {

@@ -1,7 +1,7 @@
 // Offline validation of a Routing on a Fabric: reachability, forwarding loops, broken LFT entries,
 // deadlock freedom (CDG acyclic, VLs included), edge forwarding index and hop counts.
 //
-// Everything comes from one walk of the routing per destination LID (build_cdg, channel_list/):
+// Everything comes from one walk of the routing per destination LID (build_cdg, ftroute/cdg.hpp):
 //  * pairs: every CA/router port (base LID; all LMC LIDs with all_source_lids) as source, and as
 //    destination every LID of every end port (LMC ranges included) and every switch LID;
 //    switch sources on request (switch_sources).

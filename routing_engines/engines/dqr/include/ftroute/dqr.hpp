@@ -218,5 +218,9 @@ class DqrEngine : public Engine {
 
 // Options parsed from EngineOptions (shared by the engine and the CLI).
 DqrOptions dqr_options_from(const EngineOptions& o, bool mesh_recognised);
+// A variant of the paper's evaluation by name (`ftroute dqr-eval --variants`): e2e|local|mesh,
+// a dash, all|single ("mesh-all" = plugin=mesh,paths=local,turns=all), parsed by
+// dqr_options_from. Throws OptionError("unknown variant 'x' (use e2e|local|mesh - all|single)").
+DqrOptions dqr_variant(const std::string& variant);
 
 }  // namespace ftroute

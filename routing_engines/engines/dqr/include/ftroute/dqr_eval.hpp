@@ -1,0 +1,29 @@
+// The DQR evaluation (seed 004 §V, Figs. 3-4 and the rerouted fraction; `ftroute dqr-eval`):
+// successive random link faults on DOR-routed n x n meshes (and tori, and the 648-port fat tree),
+// DQR after each fault, the probability of a connected and deadlock-free result per variant.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ftroute/dqr.hpp"
+
+namespace ftroute {
+
+struct DqrEvalOptions {
+  std::vector<DqrOptions> variants;         // e.g. dqr_variant("mesh-all")
+  std::vector<std::pair<int, bool>> sizes;  // (side, torus?) in order
+  bool layer_moves = false;                 // multi-layer fabrics: each variant also with layers=all
+  int faults = 10, runs = 50;
+  uint64_t seed = 1;
+  bool fattree = false;                     // the 648-port 2-level fat tree too (runs/5 runs)
+  int fattree_faults = 3;
+  std::string fattree_engine = "ftree-misroute";
+};
+
+// The markdown tables of docs/dqr.md; progress lines go to stderr.
+std::string dqr_eval(const DqrEvalOptions& options);
+
+}  // namespace ftroute

@@ -1,0 +1,139 @@
+// DQR reconfiguration of one fault set: Reconfigurer::run() over every LID routed into a failed
+// link, dqr_reconfigure() and dqr_routing(). See ftroute/dqr.hpp and docs/dqr.md.
+#include "reconfigurer.hpp"
+
+namespace ftroute::dqr_detail {
+
+DqrResult Reconfigurer::run() {
+  auto t0 = std::chrono::steady_clock::now();
+  if (before_.size() != after_.size())
+    throw EngineError("dqr", "fabric changed its node set (" + std::to_string(before_.size()) + " -> " +
+                                 std::to_string(after_.size()) + " nodes): DQR only handles removed links");
+  for (int i = 0; i < before_.size(); i++)
+    if (before_.node(i).num_ports != after_.node(i).num_ports || before_.node(i).type != after_.node(i).type)
+      throw EngineError("dqr", "node \"" + after_.node(i).id + "\" changed type or port count");
+  DqrResult res;
+  tables_ = o_.tables ? o_.tables : dqr_tables(before_, r_);
+  if (tables_->nodes != before_.size() || tables_->max_lid < before_.max_lid() ||
+      tables_->nports.size() != static_cast<size_t>(before_.size()))
+    throw Error("dqr: precomputed tables do not describe this fabric");
+  for (int i = 0; i < before_.size(); i++)
+    if (tables_->nports[static_cast<size_t>(i)] != before_.node(i).num_ports)
+      throw Error("dqr: precomputed tables do not describe this fabric (ports of \"" + before_.node(i).id + "\")");
+  res.entries_total = tables_->entries_total;
+  // the links of `after`: failed switch links (dead_ports_) and where every port leads now
+  next_sw_.assign(static_cast<size_t>(tables_->num_links()), -1);
+  for (int y : after_.switches()) {
+    const Node& n = after_.node(y);
+    for (int q = 1; q <= n.num_ports; q++) {
+      if (dead(y, q)) {
+        if (before_.node(before_.node(y).port(q).peer_node).is_switch())
+          dead_ports_.push_back({y, static_cast<uint8_t>(q)}), res.failed_channels++;
+        continue;
+      }
+      const Port& p = n.port(q);
+      if (p.connected() && after_.node(p.peer_node).is_switch()) next_sw_[static_cast<size_t>(link(y, q))] = p.peer_node;
+    }
+  }
+  collect_sources();
+  single_vl_ = !r_.path_sl && r_.sl2vl.empty();
+  rval_.assign(static_cast<size_t>(after_.size()), 0);
+  rhops_.assign(static_cast<size_t>(after_.size()), 0);
+  rgen_.assign(static_cast<size_t>(after_.size()), 0);
+  aff_.assign(static_cast<size_t>(after_.size()), 0);
+  idle_.assign(static_cast<size_t>(after_.size()), 0);
+  depth_.assign(static_cast<size_t>(after_.size()), 0);
+  dgen_.assign(static_cast<size_t>(after_.size()), 0);
+  mask_.assign(static_cast<size_t>(after_.size()), 0);
+  mgen_.assign(static_cast<size_t>(after_.size()), 0);
+  ain_.assign(static_cast<size_t>(after_.size()), {});
+  ain_gen_.assign(static_cast<size_t>(after_.size()), 0);
+  ca_deps_ok_.assign(static_cast<size_t>(tables_->num_links()), 0);
+  dist_by_t_.assign(static_cast<size_t>(after_.size()), {});
+  src_off_.assign(static_cast<size_t>(before_.size()) + 1, 0);
+  for (size_t i = 0; i < sources_.size(); i++)
+    if (sources_[i].port != 0) src_off_[static_cast<size_t>(sources_[i].sw) + 1]++;
+  for (size_t y = 0; y + 1 < src_off_.size(); y++) src_off_[y + 1] += src_off_[y];
+  src_idx_.resize(static_cast<size_t>(src_off_.back()));
+  {
+    std::vector<int> fill(src_off_.begin(), src_off_.end() - 1);
+    for (size_t i = 0; i < sources_.size(); i++)
+      if (sources_[i].port != 0) src_idx_[static_cast<size_t>(fill[static_cast<size_t>(sources_[i].sw)]++)] = static_cast<int>(i);
+  }
+  uint64_t ca_lids = 0;
+  for (const Source& s : sources_)
+    if (!before_.node(s.node).is_switch()) ca_lids++;
+  res.flows_total = ca_lids * (ca_lids > 0 ? ca_lids - 1 : 0);
+  const uint64_t moved0 = list_.channels_moved(), en0 = list_.turns_enabled();
+  if (o_.mesh_plugin && !dead_ports_.empty()) apply_mesh_plugin(res);
+  bool ok = true;
+  if (!dead_ports_.empty()) {
+    // quick test: the LIDs some near end of a failed link forwards into it (its LFT row)
+    std::vector<uint8_t> hit(static_cast<size_t>(before_.max_lid()) + 1, 0);
+    for (auto [s, p] : dead_ports_) {
+      const std::vector<uint8_t>& row = r_.lfts.table(s);
+      for (size_t d = 1; d < row.size() && d < hit.size(); d++) hit[d] |= row[d] == p;
+    }
+    for (const EndPort& ep : before_.end_ports())
+      for (Lid d = ep.base_lid; d <= ep.last_lid(); d++)
+        if (hit[d] && !repair(d, res)) ok = false;
+  }
+  std::vector<LftChange> ch;
+  for (auto& [k, c] : changes_)
+    if (c.old_port != c.new_port) ch.push_back(c);
+  Lfts patched = r_.lfts;
+  for (const LftChange& c : ch) patched.set(c.sw, c.lid, c.new_port);
+  order_transition(ch);  // DqrResult::changes (stages computed per LID in repair: stage_changes)
+  res.changes = std::move(ch);
+  res.entries_changed = res.changes.size();
+  res.turns_enabled = list_.turns_enabled() - en0;
+  res.channels_moved = list_.channels_moved() - moved0;
+  res.search_states = search_states_;
+  res.ok = ok;
+  res.lfts = ok ? std::move(patched) : r_.lfts;
+  if (ok) {
+    for (auto [key, nsl] : sl_over_) {
+      const Lid slid = static_cast<Lid>(key >> 16), dlid = static_cast<Lid>(key & 0xffff);
+      const auto src = before_.owner(slid);
+      const Lid last = src ? src->last_lid() : slid;
+      for (Lid l = slid; l >= slid && l <= last; l++) res.sl_changes.push_back({l, dlid, r_.sl(l, dlid), nsl});
+    }
+    std::sort(res.sl_changes.begin(), res.sl_changes.end(),
+              [](const SlChange& a, const SlChange& b) { return std::tie(a.dlid, a.slid) < std::tie(b.dlid, b.slid); });
+  }
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+}  // namespace ftroute::dqr_detail
+
+namespace ftroute {
+
+DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric& after, const Routing& old_routing,
+                          const DqrOptions& options) {
+  dqr_detail::Reconfigurer r(list, before, after, old_routing, options);
+  return r.run();
+}
+
+Routing dqr_routing(const Routing& old, const DqrResult& res) {
+  Routing r;
+  r.engine = old.engine;
+  r.lfts = res.lfts;
+  r.sl2vl = old.sl2vl;
+  r.num_vls = old.num_vls;
+  r.notes = old.notes;
+  if (res.sl_changes.empty()) {
+    r.path_sl = old.path_sl;
+  } else {
+    auto over = std::make_shared<std::unordered_map<uint32_t, uint8_t>>();
+    for (const SlChange& c : res.sl_changes) (*over)[(static_cast<uint32_t>(c.slid) << 16) | c.dlid] = c.new_sl;
+    r.path_sl = [base = old.path_sl, over](Lid slid, Lid dlid) -> uint8_t {
+      auto it = over->find((static_cast<uint32_t>(slid) << 16) | dlid);
+      if (it != over->end()) return it->second;
+      return base ? base(slid, dlid) : 0;
+    };
+  }
+  return r;
+}
+
+}  // namespace ftroute

@@ -1,0 +1,219 @@
+// DQR's reconfiguration state (private to routing_engines/engines/dqr/): one Reconfigurer per
+// dqr_reconfigure() call. Its members are defined by responsibility:
+//   tables.cpp        the old routing by LID and the fault-free fabric's look-ups (DqrTables)
+//   traffic.cpp       sources, routes that reach d, VL masks of the traffic
+//   dependencies.cpp  the turns a new path adds to the channel list
+//   path_search.cpp   cheap repairs and the constrained Dijkstra / A* search
+//   repair.cpp        one destination LID: affected switches, attempts, commit, rollback
+//   layer_moves.cpp   layers=all: moving flows to another virtual layer
+//   mesh_plugin.cpp   the mesh plug-in
+//   staging.cpp       transition order of the changed entries
+//   reconfigure.cpp   run(): one fault set, all LIDs; dqr_reconfigure(), dqr_routing()
+// See ftroute/dqr.hpp and docs/dqr.md.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <span>
+#include <queue>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ftroute/dqr.hpp"
+#include "ftroute/grid.hpp"
+
+namespace ftroute::dqr_detail {
+
+using Id = ChannelList::Id;
+using Dep = ChannelList::Dep;
+
+struct Source {
+  Lid lid;
+  int node;        // CA (or switch) node
+  uint8_t port;    // CA port (0 for a switch)
+  int sw;          // first switch
+  uint8_t in_port; // port of sw the traffic enters on (0 for a switch source)
+};
+
+class Reconfigurer {
+ public:
+  Reconfigurer(ChannelList& list, const Fabric& before, const Fabric& after, const Routing& r, const DqrOptions& o)
+      : list_(list), before_(before), after_(after), r_(r), o_(o) {}
+
+  DqrResult run();
+
+ private:
+  bool dead(int n, int p) const {  // link used by the old routing that is gone or re-cabled
+    const Port& b = before_.node(n).port(p);
+    const Port& a = after_.node(n).port(p);
+    return b.connected() && (!a.connected() || a.peer_node != b.peer_node || a.peer_port != b.peer_port);
+  }
+  bool alive(int n, int p) const { return after_.node(n).port(p).connected(); }
+  Id ch(int n, int p, int vl) const { return static_cast<Id>(link(n, p)) * kNumVlSlots + static_cast<Id>(vl); }
+  int link(int n, int p) const { return tables_->link_id(n, p); }
+  int nports(int n) const { return tables_->nports[static_cast<size_t>(n)]; }
+  // (switch u, port of u) for every switch link entering y in `before`
+  std::span<const std::pair<int, uint8_t>> sw_in(int y) const {
+    const size_t b = static_cast<size_t>(tables_->sw_in_off[static_cast<size_t>(y)]);
+    return {tables_->sw_in.data() + b, static_cast<size_t>(tables_->sw_in_off[static_cast<size_t>(y) + 1]) - b};
+  }
+  // The switch that port q of switch y leads to in `after` through a link that is not dead,
+  // else -1 (also for q = 0, kNoPath, ports out of range, CAs): one table look-up per hop.
+  int next_switch(int y, uint8_t q) const {
+    if (q == 0 || q > nports(y)) return -1;
+    return next_sw_[static_cast<size_t>(link(y, q))];
+  }
+  // The same in `before` (the fault-free links).
+  int old_next_switch(int y, uint8_t q) const {
+    if (q == 0 || q > nports(y)) return -1;
+    return tables_->next_sw[static_cast<size_t>(link(y, q))];
+  }
+
+  void collect_sources();
+  void apply_mesh_plugin(DqrResult& res);
+  bool repair(Lid d, DqrResult& res);
+
+  // ---- per destination state ----
+  struct Dest {
+    Lid d = 0;
+    int t = -1;           // attach switch
+    uint8_t tport = 0;    // port at t (0 = t's own LID)
+    int owner = -1;       // node owning d
+  };
+  // Channels carrying (old or new) traffic for d into switch y, from mask_.
+  void active_in(const Dest& D, int y, std::vector<Id>& out);
+  // VLs of traffic for d leaving node u (old routing + committed new paths). Single-VL
+  // routings compute it lazily (a switch with a CA has traffic; others inherit from the
+  // switches routed into them), others by a full walk in mark_traffic.
+  uint16_t mask(const Dest& D, int u);
+  void set_mask(const Dest& D, int u, uint16_t bits) { mask_[static_cast<size_t>(u)] = mask(D, u) | bits; }
+  // Does y's current route (after the fault) reach d? Memoised until the next commit.
+  bool reaches(const Dest& D, int y);
+  int route_hops(int y) const { return rhops_[static_cast<size_t>(y)]; }  // after reaches(y) == true
+  bool route_touches(const Dest& D, int y, const std::vector<int>& path) const;
+  void mark_traffic(const Dest& D);
+  bool search_and_commit(Dest& D, int w, std::string& why);
+  // One pass of it: 1 = a path was committed, 0 = there is none, -1 = the plain pass
+  // (bounded = false) gave up after kPlainStates states.
+  int search_pass(Dest& D, int w, bool bounded);
+  static constexpr size_t kPlainStates = 48;
+  // Lower bound of the search (A*) from the channel on link l carrying layers lay: one more hop
+  // unless the link enters d's switch or a switch whose route reaches d, plus turn_cost if on
+  // some layer no way on keeps every turn going up in the list (monotone(): memoised per search).
+  bool monotone(const Dest& D, int l, int vl);
+  bool joins_up(const Dest& D, Id c, int z, int vl);
+  double bound(const Dest& D, int l, uint16_t lay) {
+    const int y = next_sw_[static_cast<size_t>(l)];
+    double h = y == D.t || (y >= 0 && reaches(D, y)) ? 0 : 1;
+    for (int v = 0; v < kNumVlSlots; v++)
+      if ((lay & (1u << v)) && !monotone(D, l, v)) return h + std::max(0.0, o_.turn_cost);
+    return h;
+  }
+  // The repair of d proper: every switch of todo reaches d afterwards, or false with why.
+  bool attempt(Dest& D, const std::vector<int>& todo, const std::vector<int>& affected, std::string& why);
+  // Layers::All: after a failed attempt, moves the flows through the broken entries to another
+  // layer and tries again (see move_layers in the .cpp).
+  bool move_layers(Dest& D, const std::vector<int>& todo, const std::vector<int>& affected, std::string& why);
+  void rollback(Dest& D);  // forget this LID's changes (col_, changes_, idle marks)
+  uint8_t sl_of(const Source& s, Lid d) const {
+    if (!sl_over_.empty()) {
+      auto it = sl_over_.find((static_cast<uint64_t>(s.lid) << 16) | d);
+      if (it != sl_over_.end()) return it->second;
+    }
+    return r_.sl(s.lid, d);
+  }
+  // End-to-end repair of a switch that carries no traffic for d any more (see LftChange::idle):
+  // its entry goes to the neighbour nearest to d whose route reaches d without coming back;
+  // no dependency is involved. False if w carries traffic or no neighbour qualifies.
+  bool idle_route(Dest& D, int w);
+  bool direct_route(Dest& D, int w);
+  // Layer sets (bit l = VL l) follow the traffic: a path's channel carries the layers of the
+  // traffic that entered the path at its switches (mask() of each), not every layer of d.
+  void entry_deps(const Dest& D, int y, uint8_t q, int in_link, uint16_t in_lay, std::vector<Dep>& out);
+  void junction_deps(const Dest& D, int prev_link, uint16_t lay, int z, std::vector<Dep>& out);
+  struct Entry {
+    int sw;
+    uint8_t port;
+    uint16_t lay;  // layers of the traffic the new entry forwards
+  };
+  void commit(Dest& D, const std::vector<Entry>& entries, int junction);
+  // Transition stage of every entry changed for d (staging.cpp).
+  void stage_changes(const Dest& D);
+  // y sends traffic to d itself: a CA at y other than d's owner, or y with switch_sources
+  bool has_own_source(const Dest& D, int y) const;
+  bool carries_no_traffic(const Dest& D, int w) const;
+  bool is_idle(int u) const { return idle_[static_cast<size_t>(u)] == ag_; }
+  void record_change(int y, Lid d, uint8_t q);
+  const std::vector<int>& dist_to(int t);  // hop distances to switch t over working links
+  // Entries of the LID being repaired: current (col_) and of the old routing (old_col_).
+  uint8_t cur(int y) const { return col_[static_cast<size_t>(y)]; }
+  uint8_t old(int y) const { return old_col_[static_cast<size_t>(y)]; }
+
+  ChannelList& list_;
+  const Fabric& before_;
+  const Fabric& after_;
+  const Routing& r_;
+  DqrOptions o_;
+  std::shared_ptr<const DqrTables> tables_;  // the old routing by LID, the fault-free fabric's look-ups
+  std::vector<uint8_t> col_;                 // current entries for the LID being repaired
+  const uint8_t* old_col_ = nullptr;
+  std::vector<Source> sources_;
+  std::vector<int> cas_at_;  // CA base LIDs attached per switch
+  std::unordered_map<uint64_t, LftChange> changes_;  // by (switch << 16) | LID
+  std::vector<std::pair<int, uint8_t>> dead_ports_;  // switch-side ports of failed switch links
+  std::vector<uint32_t> stamp_;
+  uint32_t gen_ = 0;
+  // by node: VLs on which traffic for the current d leaves (or is delivered at) the node
+  std::vector<uint16_t> mask_;
+  std::vector<uint32_t> mgen_;  // mask_[u] valid iff mgen_[u] == mg_
+  std::vector<std::vector<Id>> ain_;  // active_in cache for one search
+  std::vector<uint32_t> ain_gen_;
+  uint32_t ain_g_ = 0;
+  uint32_t mg_ = 0;
+  // by switch y: indices into sources_ of the CAs attached, src_idx_[src_off_[y] .. src_off_[y + 1])
+  std::vector<int> src_off_, src_idx_;
+  std::span<const int> src_at(int y) const {
+    const size_t b = static_cast<size_t>(src_off_[static_cast<size_t>(y)]);
+    return {src_idx_.data() + b, static_cast<size_t>(src_off_[static_cast<size_t>(y) + 1]) - b};
+  }
+  bool single_vl_ = true;                 // no path_sl and no SL2VL tables: everything on VL 0
+  std::vector<int8_t> rval_;
+  std::vector<int> rhops_;  // hops to d along the current route, where rval_ == 1
+  std::vector<uint32_t> rgen_;
+  uint32_t rg_ = 0;
+  std::vector<int> rstack_;
+  std::vector<uint32_t> aff_;  // affected-set membership stamp (one generation per DLID)
+  uint32_t ag_ = 0;
+  std::vector<uint32_t> idle_;  // by switch: == ag_ while its new entry for d carries no traffic
+  std::vector<int> idle_list_;  // switches made idle for the current d
+  std::vector<int> changed_now_;  // switches whose entry for the current d changed
+  std::vector<int> depth_;        // by switch: hops to d along the new routes, valid where dgen_ == ag_
+  std::vector<uint32_t> dgen_;
+  std::vector<int> dstack_;
+  std::vector<std::pair<int, int>> cand_;  // scratch of direct_route
+  std::vector<Dep> deps_;                  // scratch of direct_route
+  static uint64_t dep_key(const Dep& d) { return (static_cast<uint64_t>(d.first) << 32) | d.second; }
+  std::vector<int> next_sw_;              // by link id, see next_switch()
+  std::vector<std::vector<int>> dist_by_t_;  // by switch t: hop distances to t (lazy)
+  std::unordered_set<uint64_t> refused_;  // deps that cannot be enabled (alone) in this run
+  std::unordered_map<uint64_t, uint8_t> sl_over_;  // (source LID << 16 | DLID) -> new SL
+  std::vector<uint8_t> ca_deps_ok_;       // by link id: every CA at the switch -> link is in the list
+  // monotone() by link id, bit vl: known true / known false (valid iff mono_gen_ == mono_g_)
+  std::vector<uint16_t> mono_yes_, mono_no_;
+  std::vector<uint32_t> mono_gen_;
+  uint32_t mono_g_ = 0;
+  std::vector<std::pair<Id, int>> mono_stack_;  // (channel, last port tried at its head)
+  std::vector<Dep> join_deps_;            // scratch of joins_up
+  uint64_t search_states_ = 0;            // states popped by the searches (DqrResult::search_states)
+};
+
+// Transition stages (DqrResult::changes): idle entries after every other, then by stage, LID,
+// switch. staging.cpp.
+void order_transition(std::vector<LftChange>& changes);
+
+}  // namespace ftroute::dqr_detail

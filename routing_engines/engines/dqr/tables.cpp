@@ -1,0 +1,74 @@
+// DQR tables: the old routing by destination LID and the fault-free fabric's look-ups,
+// precomputed with the channel list (dqr_tables()).
+#include <algorithm>
+#include <cstring>
+
+#include "ftroute/dqr.hpp"
+
+namespace ftroute {
+
+namespace {
+// Entries != kNoPath (0xff) among n bytes, eight at a time (a per-byte loop over all
+// switches x LIDs was the largest single cost of a mesh reconfiguration).
+uint64_t count_routed(const uint8_t* p, size_t n) {
+  static_assert(kNoPath == 0xff);
+  uint64_t no_path = 0;
+  size_t i = 0;
+  constexpr uint64_t lo7 = 0x7f7f7f7f7f7f7f7fULL, hi = 0x8080808080808080ULL;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    const uint64_t x = ~w;  // 0xff bytes of w are zero bytes of x
+    const uint64_t t = ((x & lo7) + lo7) | x;  // high bit set in every non-zero byte
+    no_path += 8 - ((((t & hi) >> 7) * 0x0101010101010101ULL) >> 56);  // 8 - non-zero bytes
+  }
+  for (; i < n; i++) no_path += p[i] == kNoPath;
+  return n - no_path;
+}
+
+}  // namespace
+
+std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing& routing) {
+  auto t = std::make_shared<DqrTables>();
+  t->nodes = before.size();
+  const size_t nn = static_cast<size_t>(before.size());
+  t->port_base.resize(nn);
+  t->nports.resize(nn);
+  for (int i = 0, next = 0; i < before.size(); i++) {  // Cdg's numbering: ports 0..num_ports
+    const int np = before.node(i).num_ports;
+    t->port_base[static_cast<size_t>(i)] = next;
+    t->nports[static_cast<size_t>(i)] = np;
+    for (int p = 0; p <= np; p++) t->link_node.push_back(i);
+    next += np + 1;
+  }
+  t->next_sw.assign(t->link_node.size(), -1);
+  t->sw_in_off.assign(nn + 1, 0);
+  for (int u : before.switches())
+    for (int p = 1; p <= before.node(u).num_ports; p++) {
+      const Port& pt = before.node(u).port(p);
+      if (!pt.connected() || !before.node(pt.peer_node).is_switch()) continue;
+      t->next_sw[static_cast<size_t>(t->link_id(u, p))] = pt.peer_node;
+      t->sw_in_off[static_cast<size_t>(pt.peer_node) + 1]++;
+    }
+  for (size_t i = 0; i < nn; i++) t->sw_in_off[i + 1] += t->sw_in_off[i];
+  t->sw_in.resize(static_cast<size_t>(t->sw_in_off[nn]));
+  std::vector<int> fill(t->sw_in_off.begin(), t->sw_in_off.end() - 1);
+  for (int u : before.switches())  // by u, then port: the order the old per-switch lists had
+    for (int p = 1; p <= before.node(u).num_ports; p++) {
+      const Port& pt = before.node(u).port(p);
+      if (pt.connected() && before.node(pt.peer_node).is_switch())
+        t->sw_in[static_cast<size_t>(fill[static_cast<size_t>(pt.peer_node)]++)] = {u, static_cast<uint8_t>(p)};
+    }
+  t->max_lid = before.max_lid();
+  const size_t n = static_cast<size_t>(t->nodes), lids = static_cast<size_t>(t->max_lid) + 1;
+  t->by_lid.assign(n * lids, kNoPath);
+  for (int s : before.switches()) {
+    const std::vector<uint8_t>& tab = routing.lfts.table(s);
+    const size_t end = std::min(tab.size(), lids);
+    for (size_t d = 1; d < end; d++) t->by_lid[d * n + static_cast<size_t>(s)] = tab[d];
+    if (end > 1) t->entries_total += count_routed(tab.data() + 1, end - 1);
+  }
+  return t;
+}
+
+}  // namespace ftroute

@@ -1,0 +1,148 @@
+// DQR traffic: the sources, which switches route to the LID being repaired, and the VL masks
+// of its traffic (old routing + committed new paths).
+#include "reconfigurer.hpp"
+
+namespace ftroute::dqr_detail {
+
+void Reconfigurer::collect_sources() {
+  cas_at_.assign(static_cast<size_t>(before_.size()), 0);
+  for (const EndPort& ep : before_.end_ports()) {
+    const Node& n = before_.node(ep.node);
+    if (n.is_switch()) {
+      if (o_.switch_sources) sources_.push_back({ep.base_lid, ep.node, 0, ep.node, 0});
+      continue;
+    }
+    const Port& p = n.port(ep.port);
+    if (!after_.node(ep.node).port(ep.port).connected() || !p.connected()) continue;
+    if (!before_.node(p.peer_node).is_switch()) continue;
+    sources_.push_back({ep.base_lid, ep.node, ep.port, p.peer_node, p.peer_port});
+    cas_at_[static_cast<size_t>(p.peer_node)]++;
+  }
+}
+
+bool Reconfigurer::reaches(const Dest& D, int s) {
+  // rval_: 1 ok, 2 broken, 3 on the current walk (valid while rgen_ == rg_)
+  int y = s;
+  int8_t verdict = 2;
+  int base = 0;  // hops to d from the switch after the last one on the stack
+  rstack_.clear();
+  while (true) {
+    if (rgen_[static_cast<size_t>(y)] == rg_) {
+      int8_t st = rval_[static_cast<size_t>(y)];
+      verdict = st == 3 ? 2 : st;  // 3: loop
+      if (verdict == 1) base = rhops_[static_cast<size_t>(y)];
+      break;
+    }
+    rgen_[static_cast<size_t>(y)] = rg_;
+    rval_[static_cast<size_t>(y)] = 3;
+    rstack_.push_back(y);
+    uint8_t q = cur(y);
+    if (y == D.t) { verdict = (q == D.tport) ? 1 : 2, base = -1; break; }
+    const int nx = next_switch(y, q);
+    if (nx < 0) { verdict = 2; break; }
+    y = nx;
+  }
+  for (size_t i = 0; i < rstack_.size(); i++) {
+    const size_t v = static_cast<size_t>(rstack_[i]);
+    rval_[v] = verdict;
+    rhops_[v] = base + static_cast<int>(rstack_.size() - i);
+  }
+  return verdict == 1;
+}
+
+// Traffic towards d under the old routing: which VLs leave every switch (links still alive).
+void Reconfigurer::mark_traffic(const Dest& D) {
+  if (++mg_ == 0) std::fill(mgen_.begin(), mgen_.end(), 0), mg_ = 1;
+  if (single_vl_) return;  // lazy, see mask()
+  std::fill(mask_.begin(), mask_.end(), 0);
+  std::fill(mgen_.begin(), mgen_.end(), mg_);
+  for (const Source& s : sources_) {
+    if (s.node == D.owner) continue;
+    const int sl = sl_of(s, D.d);
+    int y = s.sw;
+    uint8_t in_port = s.in_port;
+    int vl = 0;
+    if (s.port != 0) {
+      vl = r_.sl2vl.vl(s.node, 0, s.port, sl);
+    } else {
+      uint8_t q = cur(y);
+      vl = (q == kNoPath || q == 0) ? 0 : r_.sl2vl.vl(y, 0, q, sl);
+    }
+    const uint16_t bit = static_cast<uint16_t>(1u << vl);
+    for (int hops = 0; hops <= before_.size(); hops++) {
+      if (mask_[static_cast<size_t>(y)] & bit) break;
+      mask_[static_cast<size_t>(y)] |= bit;
+      uint8_t q = cur(y);
+      if (y == D.t || q == kNoPath || q == 0 || q > before_.node(y).num_ports) break;
+      const Port& p = before_.node(y).port(q);
+      if (!p.connected() || dead(y, q) || !before_.node(p.peer_node).is_switch()) break;
+      const int vl2 = r_.sl2vl.vl(y, in_port, q, sl);
+      if (vl2 != vl)
+        throw EngineError("dqr", "the routing changes VL along a path (at " + before_.port_name(y, q) + ", VL " +
+                                     std::to_string(vl) + " -> " + std::to_string(vl2) +
+                                     "): DQR needs virtual layers (one VL per path)");
+      in_port = p.peer_port;
+      y = p.peer_node;
+    }
+  }
+}
+
+uint16_t Reconfigurer::mask(const Dest& D, int u) {
+  if (mgen_[static_cast<size_t>(u)] == mg_) return mask_[static_cast<size_t>(u)];
+  // single VL: old traffic; the old routing is loop-free, so the recursion ends
+  mgen_[static_cast<size_t>(u)] = mg_;
+  mask_[static_cast<size_t>(u)] = 0;
+  uint16_t m = 0;
+  if ((o_.switch_sources || !src_at(u).empty()) && u != D.t) {
+    m = 1;
+  } else {
+    for (auto [x, xp] : sw_in(u)) {  // switch x, its port towards u
+      if (old(x) == xp && !dead(x, xp) && mask(D, x)) {
+        m = 1;
+        break;
+      }
+    }
+  }
+  mask_[static_cast<size_t>(u)] |= m;
+  return mask_[static_cast<size_t>(u)];
+}
+
+void Reconfigurer::active_in(const Dest& D, int y, std::vector<Id>& out) {
+  out.clear();
+  for (int si : src_at(y)) {
+    const Source& s = sources_[static_cast<size_t>(si)];
+    if (s.node == D.owner) continue;
+    int vl = single_vl_ ? 0 : r_.sl2vl.vl(s.node, 0, s.port, sl_of(s, D.d));
+    out.push_back(ch(s.node, s.port, vl));
+  }
+  const Node& n = after_.node(y);
+  for (int p = 1; p <= n.num_ports; p++) {
+    const Port& pt = n.port(p);
+    if (!pt.connected() || !after_.node(pt.peer_node).is_switch()) continue;
+    const int u = pt.peer_node;
+    const bool old_in = old(u) == pt.peer_port;
+    const bool new_in = cur(u) == pt.peer_port && !is_idle(u);
+    if (!old_in && !new_in) continue;
+    const uint16_t m = mask(D, u);
+    if (!m) continue;
+    for (int l = 0; l < kNumVlSlots; l++)
+      if (m & (1u << l)) out.push_back(ch(u, pt.peer_port, l));
+  }
+}
+
+bool Reconfigurer::has_own_source(const Dest& D, int y) const {
+  if (o_.switch_sources) return true;
+  for (int si : src_at(y))
+    if (sources_[static_cast<size_t>(si)].node != D.owner) return true;
+  return false;
+}
+
+bool Reconfigurer::carries_no_traffic(const Dest& D, int w) const {
+  if (has_own_source(D, w)) return false;
+  // anything still routed into w (also over a failed link: not repaired yet) may send traffic
+  for (auto [u, up] : sw_in(w))
+    if (cur(u) == up) return false;
+  return true;
+}
+
+}  // namespace ftroute::dqr_detail
