@@ -39,6 +39,7 @@
 
 #include "ftroute/fabric.hpp"
 #include "ftroute/routing.hpp"
+#include "ftroute/text_out.hpp"
 
 namespace ftroute {
 
@@ -125,9 +126,11 @@ LftMapResult map_lfts(const LftFile& file, const Fabric& fabric);
 // "path #k out of n: portguid". Every destination comment carries the portguid, so OpenSM's file
 // engine remaps LIDs. Throws FabricError if a switch has no GUID.
 LftFile make_lft_file(const Fabric& fabric, const Lfts& lfts, LftFormat style);
-inline std::string write_lfts(const Fabric& fabric, const Lfts& lfts, LftFormat style = LftFormat::Opensm) {
-  return write_lft_file(make_lft_file(fabric, lfts, style));
-}
+// Streams the text write_lft_file(make_lft_file(fabric, lfts, style)) gives, byte for byte, without
+// building the LftFile: the destination comment of each LID is formatted once, not once per switch,
+// so memory stays O(LIDs) beyond the output chunk. Does not flush `out`.
+void write_lfts(const Fabric& fabric, const Lfts& lfts, LftFormat style, TextOut& out);
+std::string write_lfts(const Fabric& fabric, const Lfts& lfts, LftFormat style = LftFormat::Opensm);
 
 // "Channel Adapter", "Switch", "Router" (ib_get_node_type_str)
 const char* ib_node_type_str(NodeType t);
