@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ftroute/error.hpp"
@@ -12,6 +13,15 @@ namespace ftroute::cli {
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   if (path_ == "-") {
     f_ = stdout;
+    return;
+  }
+  // An existing device, FIFO or socket (/dev/null, /dev/stdout, a pipe) is written in place:
+  // renaming a temp file over it would replace the device node with a regular file.
+  struct stat sb;
+  if (::stat(path_.c_str(), &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+    f_ = std::fopen(path_.c_str(), "wb");
+    if (!f_) throw Error("cannot write " + path_ + ": " + std::strerror(errno));
+    direct_ = true;
     return;
   }
   tmp_ = path_ + ".tmp." + std::to_string(::getpid());
@@ -50,6 +60,11 @@ void AtomicFile::commit() {
   const int err = errno;
   const bool closed = std::fclose(f_) == 0;
   f_ = nullptr;
+  if (direct_) {
+    committed_ = true;
+    if (!ok || !closed) throw Error("cannot write " + path_ + ": " + std::strerror(err));
+    return;
+  }
   if (!ok || !closed) {
     discard();
     throw Error("cannot write " + path_ + ": " + std::strerror(err));

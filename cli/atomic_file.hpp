@@ -1,7 +1,8 @@
 // A command's output file, written in chunks and published atomically: the text goes to
 // PATH.tmp.<pid> next to PATH, commit() renames it over PATH. Destroyed without commit() (an
 // exception on the way), the temp file is removed, so a failed command leaves nothing behind.
-// "-" streams to stdout (nothing to roll back). Several AtomicFiles committed one after the other
+// "-" streams to stdout (nothing to roll back); an existing device or FIFO (/dev/null) is written
+// in place, never replaced. Several AtomicFiles committed one after the other
 // at the end of a command give all-or-nothing output unless a rename itself fails.
 #pragma once
 
@@ -35,6 +36,7 @@ class AtomicFile {
   std::string path_, tmp_;
   std::FILE* f_ = nullptr;
   bool committed_ = false;
+  bool direct_ = false;  // an existing non-regular file (/dev/null, a FIFO): written in place
 };
 
 }  // namespace ftroute::cli

@@ -2,7 +2,7 @@
 # `ftroute route` / `ftroute export` stream their files (issue 15) and still publish them
 # atomically: the streamed dump equals the export of itself in every format round trip, a write
 # error in the middle of the stream (file size limit) and a failing second output leave no file and
-# no temp file behind, and `-o -` streams to stdout.
+# no temp file behind, `-o -` streams to stdout and an existing FIFO/device is written in place.
 set -euo pipefail
 FT=$1; D=$2
 NET=$(cd "$(dirname "$0")/../.." && pwd)/ibsim_topologies/nets/4ary3tree.net
@@ -15,6 +15,13 @@ cmp a.dump c.dump || { echo "FAIL: export of the dump changed it"; exit 1; }
 "$FT" export -f "$NET" -l a.dump --to dump_fts -o d.fts
 "$FT" export -f "$NET" -l d.fts --to opensm-lfts -o e.dump
 cmp a.dump e.dump || { echo "FAIL: dump_fts round trip changed the tables"; exit 1; }
+# An existing FIFO (like /dev/null or a pipe) is written in place, not replaced by a regular file.
+mkfifo fifo
+cat fifo > g.dump &
+"$FT" route -e ftree-misroute "$NET" -o fifo -q
+wait
+[ -p fifo ] || { echo "FAIL: the FIFO was replaced by a regular file"; exit 1; }
+cmp a.dump g.dump || { echo "FAIL: FIFO output differs"; exit 1; }
 size=$(stat -c %s a.dump)
 # A write error in the middle: 8 KiB file size limit, SIGXFSZ ignored so write() fails (EFBIG).
 if bash -c 'trap "" XFSZ; ulimit -f 8; exec "$0" route -e ftree-misroute "$1" -o big.dump -q' "$FT" "$NET" 2> err.txt; then
