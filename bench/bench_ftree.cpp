@@ -12,8 +12,8 @@
 // engine is read from OpenSM's log (log_flags 0x47; "building routing with 'X'" to "X tables
 // configured on all switches", microsecond timestamps; campaign::opensm_routing_step). Both
 // engines pay the same OpenSM overheads inside that window. ftree-misroute runs inside OpenSM
-// through libftroute.so, once with its defaults (check=auto: the CDG/reachability check runs when
-// the max LID is <= 4096) and once with check=false. Printed: seconds per run and the ratios
+// through libftroute.so, once with its defaults (check=auto: the CDG/reachability check runs on
+// every size since issue 15) and once with check=false. Printed: seconds per run and the ratios
 // ftree-misroute / OpenSM ftree. Wall time (OpenSM logs wall clock), so run it on a quiet machine
 // or repeat (REPS).
 //
