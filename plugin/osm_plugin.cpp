@@ -180,6 +180,29 @@ Fabric fabric_from_subn(osm_subn_t* subn, std::unordered_map<const osm_node_t*, 
     p.lmc = lids[i].lmc;
   }
   if (!lids.empty()) f.set_lid(lids.back().node, lids.back().port, lids.back().lo, lids.back().lmc);
+  // OpenSM leaves ports without a LID when the unicast LID space runs out (ERR 0307): refuse the
+  // fabric with the count and the limit rather than route part of it.
+  {
+    long need = 0, missing = 0;
+    const long block = 1L << (subn->opt.lmc & 7);
+    for (int i = 0; i < f.size(); i++) {
+      const ftroute::Node& n = f.node(i);
+      if (n.is_switch()) {
+        need += subn->opt.lmc_esp0 ? block : 1;
+        missing += n.port(0).base_lid == 0;
+        continue;
+      }
+      for (int p = 1; p <= n.num_ports; p++)
+        if (n.port(p).connected()) {
+          need += block;
+          missing += n.port(p).base_lid == 0;
+        }
+    }
+    if (missing > 0 && need > ftroute::kMaxUnicastLid)
+      throw ftroute::FabricError("the fabric needs " + std::to_string(need) + " unicast LIDs (LMC " +
+                                 std::to_string(subn->opt.lmc) + "), more than the 49151 unicast LIDs InfiniBand has; " +
+                                 std::to_string(missing) + " end ports got no LID from OpenSM");
+  }
   f.validate();
   return f;
 }

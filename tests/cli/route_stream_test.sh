@@ -36,4 +36,11 @@ if "$FT" route -e ftree-misroute "$NET" -o f.dump --sl-out nodir/sl.txt -q 2> er
 fi
 cat err2.txt
 [ -z "$(ls | grep f.dump)" ] || { echo "FAIL: left $(ls | grep f.dump) behind"; exit 1; }
+# A fabric that does not fit the unicast LID space: the count and the limit, no file.
+if "$FT" route -e ft-minhop "$(dirname "$NET")/ft648.net" --lmc 7 -o h.dump 2> err3.txt; then
+  echo "FAIL: 648 x 128 LIDs accepted"; exit 1
+fi
+cat err3.txt
+grep -q "needs [0-9]* unicast LIDs.*49151" err3.txt || { echo "FAIL: no count/limit in the message"; exit 1; }
+[ -z "$(ls | grep h.dump)" ] || { echo "FAIL: left $(ls | grep h.dump)"; exit 1; }
 echo "PASS: streamed $size bytes; no partial output on errors"
