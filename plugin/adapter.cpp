@@ -53,8 +53,13 @@ PluginOptions PluginOptions::parse(const std::string& text, const std::vector<En
     const std::string key = tok.substr(0, eq), value = tok.substr(eq + 1);
     if (key == "log") {
       po.log_path = value;
+    } else if (key == "lid_matrices") {
+      if (value != "own" && value != "opensm")
+        po.errors.push_back("option 'lid_matrices=" + value + "': expected own or opensm");
+      else
+        po.opensm_lid_matrices = value == "opensm";
     } else {
-      po.errors.push_back("unknown plugin option '" + key + "' (known: log; engine options are ENGINE:key=value)");
+      po.errors.push_back("unknown plugin option '" + key + "' (known: log, lid_matrices; engine options are ENGINE:key=value)");
     }
   }
   return po;
