@@ -4,9 +4,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <unistd.h>
 
 #include "cli.hpp"
+#include "ftroute/input_file.hpp"
 
 namespace ftroute::cli {
 
@@ -169,8 +171,20 @@ int main(int argc, char** argv) {
     } catch (const UsageError& e) {
       std::fprintf(stderr, "ftroute %s: %s\n\n%s\n", name.c_str(), e.what(), c.help.c_str());
       return 2;
-    } catch (const std::exception& e) {
+    } catch (const ftroute::Error& e) {
       std::fprintf(stderr, "ftroute %s: %s\n", name.c_str(), e.what());
+      return 1;
+    } catch (const std::bad_alloc&) {
+      // never a bare "std::bad_alloc": name the input being read (input sizes are bounded, so
+      // this is a fabric or routing too large for this machine)
+      const std::string& f = ftroute::last_input_file();
+      std::fprintf(stderr, "ftroute %s: out of memory%s\n", name.c_str(),
+                   f.empty() ? "" : (" (after reading " + f + ")").c_str());
+      return 1;
+    } catch (const std::exception& e) {
+      const std::string& f = ftroute::last_input_file();
+      std::fprintf(stderr, "ftroute %s: internal error: %s%s\n", name.c_str(), e.what(),
+                   f.empty() ? "" : (" (after reading " + f + ")").c_str());
       return 1;
     }
   }

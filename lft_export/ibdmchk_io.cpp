@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "ftroute/error.hpp"
+#include "ftroute/input_file.hpp"
 #include "strfmt.hpp"
 
 namespace ftroute {
@@ -18,13 +19,7 @@ namespace {
 
 using detail::fmt;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(path, 0, "cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string slurp(const std::string& path) { return read_input_file(path, table_input_limits()); }
 
 std::vector<std::string_view> split_lines(std::string_view text) {
   std::vector<std::string_view> lines;
@@ -167,6 +162,7 @@ std::string write_subnet_lst(const Fabric& f, const SubnetLstOptions& opt) {
 }
 
 Fabric parse_subnet_lst(std::string_view text, const std::string& filename, uint8_t lmc) {
+  check_input_text(text, filename, 4096);
   struct Side {
     NodeType type;
     int ports;
@@ -277,6 +273,7 @@ Fabric parse_subnet_lst(std::string_view text, const std::string& filename, uint
   for (auto& [g, ni] : nodes)
     for (auto& [p, lid] : ni.lid)
       if (lid) f.set_lid(idx[g], p, lid, ni.type == NodeType::Switch ? 0 : lmc);
+  if (f.size() == 0) throw ParseError(filename, 0, "no links: not a fabric (empty, or only blank lines)");
   try {
     f.validate();
   } catch (const FabricError& e) {
@@ -394,6 +391,7 @@ std::string write_path_sl(const Fabric& f, const Routing& r, const PathSlWriteOp
 }
 
 std::function<uint8_t(Lid, Lid)> parse_path_sl(std::string_view text, const std::string& filename, const Fabric& f) {
+  check_input_text(text, filename, 4096);
   std::unordered_map<uint64_t, uint8_t> table;  // (node << 16) | dlid
   auto lines = split_lines(text);
   for (size_t li = 0; li < lines.size(); li++) {
@@ -456,6 +454,7 @@ std::string write_sl2vl(const Fabric& f, const Sl2Vl& t) {
 }
 
 Sl2Vl parse_sl2vl(std::string_view text, const std::string& filename, const Fabric& f) {
+  check_input_text(text, filename, 4096);
   Sl2Vl r;
   auto lines = split_lines(text);
   // OpenSM's opensm-sl2vl.dump: a "Switch 0x<guid>, base LID n, "desc"" or "Channel Adapter

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "ftroute/error.hpp"
+#include "ftroute/input_file.hpp"
 #include "strfmt.hpp"
 
 namespace ftroute {
@@ -65,6 +66,8 @@ std::string header_minimal(const LftTable& t) {
 }
 std::string entry_prefix(const LftEntry& e) { return fmt("0x%04x %03u", e.lid, e.port); }
 
+constexpr size_t kMaxLftLine = 4096;  // OpenSM / dump_fts lines are < 200 characters
+
 const char* kDumpFtsCol1 = "  Lid  Out   Destination";
 const char* kDumpFtsCol2 = "       Port     Info ";
 
@@ -117,6 +120,7 @@ const char* ib_node_type_str(NodeType t) {
 // ------------------------------------------------------------------ parsing
 
 LftFile parse_lft(std::string_view text, const std::string& filename, LftFormat format) {
+  check_input_text(text, filename, kMaxLftLine);  // binary data, absurd lines: before anything else
   LftFile file;
   file.filename = filename;
   file.final_newline = text.empty() || text.back() == '\n';
@@ -133,6 +137,8 @@ LftFile parse_lft(std::string_view text, const std::string& filename, LftFormat 
   std::vector<std::string> pending;  // verbatim blank/comment lines not yet attached
   LftTable* cur = nullptr;
   bool cur_closed = false;  // footer seen
+  // duplicate LIDs in one table: per LID the table number (1-based) and entry index that set it
+  std::vector<uint32_t> lid_table, lid_entry;
   auto err = [&](int line, const std::string& msg) { throw ParseError(filename, line, msg); };
 
   for (size_t i = 0; i < lines.size(); i++) {
@@ -232,6 +238,18 @@ LftFile parse_lft(std::string_view text, const std::string& filename, LftFormat 
       e.lid = static_cast<Lid>(*lid);
       e.port = static_cast<uint8_t>(*port);
       e.line = ln;
+      if (lid_table.empty()) lid_table.assign(kMaxUnicastLid + 1u, 0), lid_entry.assign(kMaxUnicastLid + 1u, 0);
+      const uint32_t tno = static_cast<uint32_t>(file.tables.size());
+      if (lid_table[e.lid] == tno) {
+        const LftEntry& prev = cur->entries[lid_entry[e.lid]];
+        if (prev.port != e.port)
+          err(ln, fmt("LID 0x%04x listed twice in the table of line %d, with port %u here and port %u on line %d",
+                      e.lid, cur->line, static_cast<unsigned>(e.port), static_cast<unsigned>(prev.port), prev.line));
+        file.warnings.push_back(filename + ":" + std::to_string(ln) + fmt(": LID 0x%04x listed twice", e.lid) +
+                                " (same port as line " + std::to_string(prev.line) + ")");
+      }
+      lid_table[e.lid] = tno;
+      lid_entry[e.lid] = static_cast<uint32_t>(cur->entries.size());
       e.info = std::string(r);
       scan_info(e);
       e.before = std::move(pending);
@@ -253,11 +271,10 @@ LftFile parse_lft(std::string_view text, const std::string& filename, LftFormat 
 }
 
 LftFile read_lft_file(const std::string& path, LftFormat format) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(path, 0, "cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_lft(ss.str(), path, format);
+  LftFile f = parse_lft(read_input_file(path, table_input_limits()), path, format);
+  if (f.tables.empty())
+    throw ParseError(path, 0, "no forwarding table in the file (no 'Unicast lids [..] of switch ...' header)");
+  return f;
 }
 
 std::string write_lft_file(const LftFile& f) {
@@ -381,6 +398,7 @@ Lid dump_fts_unread_lid(const LftTable& t) {
 
 LftMapResult map_lfts(const LftFile& file, const Fabric& fabric) {
   LftMapResult res;
+  res.warnings = file.warnings;
   res.lfts = Lfts(fabric);
   GuidIndex idx(fabric);
   FileLids fl(file);

@@ -17,12 +17,14 @@
 #include <unordered_set>
 
 #include "ftroute/error.hpp"
+#include "ftroute/input_file.hpp"
 
 namespace ftroute {
 namespace {
 
 constexpr size_t kMaxIdLen = 64;     // ibsim NODEIDLEN - 1
 constexpr size_t kMaxLineLen = 254;  // ibsim reads at most 255 bytes per line, '\n' included
+constexpr size_t kMaxReadLine = 4096;  // lines kept in memory at all (check_len reports > kMaxLineLen)
 constexpr int kMaxIncludeDepth = 8;  // ibsim MAX_INCLUDE is 9 levels including the top file
 
 enum TypeIdx { kCa = 0, kSw = 1, kRt = 2 };
@@ -80,6 +82,7 @@ class Parser {
     auto canon = std::filesystem::weakly_canonical(filename, ec);
     stack_.push_back(ec ? filename : canon.string());
     parse_text(text, filename);
+    if (f_.size() == 0) fail(filename, 0, "no nodes: not a fabric (empty, or only comments and directives)");
     finish();
     return std::move(f_);
   }
@@ -138,6 +141,7 @@ class Parser {
   void parse_text(std::string_view text, const std::string& file) {
     files_.push_back(std::make_unique<std::string>(file));
     const std::string& fname = *files_.back();
+    check_input_text(text, fname, kMaxReadLine);  // binary data, absurd lines: before anything else
     std::vector<std::string_view> lines;
     size_t start = 0;
     while (start <= text.size()) {
@@ -257,11 +261,11 @@ class Parser {
     std::string key = ec ? p.string() : canon.string();
     if (std::find(stack_.begin(), stack_.end(), key) != stack_.end())
       fail(file, ln, "include cycle: \"" + name + "\" is already being read");
-    std::ifstream in(p, std::ios::binary);
-    if (!in) fail(file, ln, "cannot open include file \"" + p.string() + "\"");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
+    std::error_code fec;
+    if (!fs::exists(p, fec)) fail(file, ln, "cannot open include file \"" + p.string() + "\"");
+    InputLimits lim = net_input_limits();
+    lim.allow_empty = true;  // an empty include adds nothing; the top file must still define nodes
+    std::string text = read_input_file(p.string(), lim);
     texts_.push_back(std::make_unique<std::string>(std::move(text)));
     stack_.push_back(key);
     depth_++;
@@ -633,12 +637,7 @@ Fabric parse_net(std::string_view text, const std::string& filename, const NetRe
 Fabric read_net_file(const std::string& path) { return read_net_file(path, NetReadOptions{}); }
 
 Fabric read_net_file(const std::string& path, const NetReadOptions& opt) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(path, 0, "cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw ParseError(path, 0, "read error");
-  std::string text = ss.str();
+  std::string text = read_input_file(path, net_input_limits());
   return parse_net(text, path, opt);
 }
 

@@ -81,10 +81,14 @@ struct LftFile {
   std::vector<LftTable> tables;
   std::vector<std::string> trailing;     // verbatim lines after the last table
   bool final_newline = true;
+  std::vector<std::string> warnings;     // "file:line: ..." (identical duplicate entries)
 };
 
 // Parses LFT text. format Auto detects per table. Throws ParseError(file:line) for malformed
-// lines, entries outside a table, bad hex/decimal numbers, multicast sections.
+// lines, entries outside a table, bad hex/decimal numbers, multicast sections, binary data,
+// lines over 4096 characters, and a LID listed twice in one table with different ports (naming
+// both lines; the same port twice is a warning in `warnings`). read_lft_file also rejects a file
+// without any table (empty, /dev/null, a directory) and bounds the file size (input_file.hpp).
 LftFile parse_lft(std::string_view text, const std::string& filename, LftFormat format = LftFormat::Auto);
 LftFile read_lft_file(const std::string& path, LftFormat format = LftFormat::Auto);
 

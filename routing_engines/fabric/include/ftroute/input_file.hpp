@@ -1,0 +1,44 @@
+// Bounded reading of input text files (.net, LFT dumps, path-SL, SL2VL, subnet.lst).
+// Bad input must fail with a ParseError naming the file (and line), never exhaust memory or
+// end in a bare std::bad_alloc: every reader goes through read_input_file(), and every
+// parse_*() entry point (also fed directly by tests and fuzzers) calls check_input_text().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace ftroute {
+
+struct InputLimits {
+  uint64_t max_bytes = 16ull << 30;  // whole file; env FTROUTE_MAX_INPUT_BYTES lowers/raises it
+  size_t max_line = 65536;           // one line, '\n' excluded
+  bool allow_empty = false;          // a 0-byte file (also /dev/null) is an error unless set
+};
+
+// Per-format defaults (see docs/ARCHITECTURE.md, "Bad input").
+InputLimits net_input_limits();    // .net / ibnetdiscover: 1 GiB, lines as ibsim reads them are checked by the parser
+InputLimits table_input_limits();  // LFT dumps, path-SL, SL2VL, subnet.lst: 16 GiB, 4096-character lines
+
+// Reads the whole file. Throws ParseError for: a file that cannot be opened, a directory, a
+// file larger than lim.max_bytes, a line longer than lim.max_line, binary data (see
+// check_input_text; file:line of the first bad byte), an empty file. Stops reading at the
+// first violation, so /dev/zero and /dev/urandom fail at once.
+std::string read_input_file(const std::string& path, const InputLimits& lim);
+
+// Throws ParseError(file, line) if `text` holds binary data (a NUL byte or another control
+// character than tab, LF, CR, VT, FF; DEL) or a line longer than max_line. first_line is the
+// line number of text[0] (for checking a file chunk by chunk).
+void check_input_text(std::string_view text, const std::string& file, size_t max_line = 65536, int first_line = 1);
+
+// The file read_input_file() opened last (for "out of memory" messages at the CLI top level).
+const std::string& last_input_file();
+
+// `s` with control characters (and DEL) escaped as \xNN, for names copied into terminal
+// output, logs and file comments.
+std::string escape_name(std::string_view s);
+// True if `s` has a control character (a name that cannot be written out raw).
+bool has_control_chars(std::string_view s);
+
+}  // namespace ftroute

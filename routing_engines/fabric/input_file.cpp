@@ -1,0 +1,145 @@
+#include "ftroute/input_file.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "ftroute/error.hpp"
+
+namespace ftroute {
+namespace {
+
+// 1 = byte never appears in a text file we read
+struct BadBytes {
+  bool bad[256];
+  constexpr BadBytes() : bad() {
+    for (int c = 0; c < 256; c++) bad[c] = (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f') || c == 0x7f;
+  }
+};
+constexpr BadBytes kBad;
+
+std::string& last_file() {
+  static thread_local std::string f;
+  return f;
+}
+
+std::string byte_desc(unsigned char c) {
+  char b[8];
+  std::snprintf(b, sizeof b, "0x%02x", c);
+  return b;
+}
+
+// Line/column state carried across chunks.
+struct Scan {
+  const std::string& file;
+  size_t max_line;
+  int line;
+  size_t col = 0;
+  void feed(std::string_view t) {
+    for (size_t i = 0; i < t.size(); i++) {
+      const unsigned char c = static_cast<unsigned char>(t[i]);
+      if (c == '\n') {
+        line++;
+        col = 0;
+        continue;
+      }
+      if (kBad.bad[c])
+        throw ParseError(file, line, "binary data (byte " + byte_desc(c) + " in column " + std::to_string(col + 1) +
+                                         "): not a text file");
+      if (++col > max_line)
+        throw ParseError(file, line, "line longer than " + std::to_string(max_line) + " characters");
+    }
+  }
+};
+
+uint64_t env_max_bytes(uint64_t def) {
+  const char* e = std::getenv("FTROUTE_MAX_INPUT_BYTES");
+  if (!e || !*e) return def;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(e, &end, 0);
+  if (errno || *end || v == 0) return def;
+  return v;
+}
+
+}  // namespace
+
+InputLimits net_input_limits() {
+  InputLimits l;
+  l.max_bytes = env_max_bytes(1ull << 30);
+  l.max_line = 4096;  // the parser reports lines over ibsim's 254 characters itself
+  return l;
+}
+
+InputLimits table_input_limits() {
+  InputLimits l;
+  l.max_bytes = env_max_bytes(16ull << 30);
+  l.max_line = 4096;
+  return l;
+}
+
+void check_input_text(std::string_view text, const std::string& file, size_t max_line, int first_line) {
+  Scan s{file, max_line, first_line};
+  s.feed(text);
+}
+
+const std::string& last_input_file() { return last_file(); }
+
+std::string read_input_file(const std::string& path, const InputLimits& lim) {
+  last_file() = path;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw ParseError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw ParseError(path, 0, "is a directory, not a file");
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > lim.max_bytes)
+    throw ParseError(path, 0, "file too large: " + std::to_string(st.st_size) + " bytes, limit " +
+                                  std::to_string(lim.max_bytes) + " (env FTROUTE_MAX_INPUT_BYTES)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ParseError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
+  std::string text;
+  if (S_ISREG(st.st_mode)) text.reserve(static_cast<size_t>(st.st_size));
+  Scan scan{path, lim.max_line, 1};
+  std::vector<char> buf(1 << 20);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const size_t got = static_cast<size_t>(in.gcount());
+    if (got == 0) break;
+    if (text.size() + got > lim.max_bytes)
+      throw ParseError(path, 0, "file too large: more than " + std::to_string(lim.max_bytes) +
+                                    " bytes (env FTROUTE_MAX_INPUT_BYTES)");
+    std::string_view chunk(buf.data(), got);
+    scan.feed(chunk);
+    text.append(chunk);
+  }
+  if (in.bad()) throw ParseError(path, 0, "read error");
+  if (text.empty() && !lim.allow_empty) throw ParseError(path, 0, "empty file");
+  return text;
+}
+
+bool has_control_chars(std::string_view s) {
+  for (char c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
+  return false;
+}
+
+std::string escape_name(std::string_view s) {
+  if (!has_control_chars(s)) return std::string(s);
+  std::string r;
+  for (char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", u);
+      r += b;
+    } else {
+      r += c;
+    }
+  }
+  return r;
+}
+
+}  // namespace ftroute

@@ -1,0 +1,125 @@
+// Bad input (issue #19): every reader fails with a ParseError naming the file (and line) for
+// empty files, /dev/null, directories, /dev/zero, /dev/urandom, binary data, endless lines, files
+// over the size limit, and conflicting duplicate LID lines; it never runs out of memory.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "ftroute/error.hpp"
+#include "ftroute/ibdmchk_io.hpp"
+#include "ftroute/input_file.hpp"
+#include "ftroute/lft_io.hpp"
+#include "ftroute/netfile.hpp"
+
+using namespace ftroute;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kLft = std::string(FTROUTE_SOURCE_DIR) + "/tests/data/lft/";
+
+std::string scratch(const std::string& name, const std::string& content) {
+  fs::path d = fs::path(FTROUTE_BINARY_DIR) / "itest-scratch" / "bad_input_unit";
+  fs::create_directories(d);
+  fs::path p = d / name;
+  std::ofstream(p, std::ios::binary) << content;
+  return p.string();
+}
+
+// Runs fn, expects a ParseError; returns it (file, line, what).
+ParseError expect_error(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const ParseError& e) {
+    return e;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not a ParseError: " << e.what();
+    return ParseError("", 0, "");
+  }
+  ADD_FAILURE() << "no error";
+  return ParseError("", 0, "");
+}
+
+bool has(const std::string& s, const std::string& sub) { return s.find(sub) != std::string::npos; }
+
+}  // namespace
+
+TEST(BadInput, NetReaderRejectsNonFabrics) {
+  auto e = expect_error([] { read_net_file("/dev/null"); });
+  EXPECT_EQ(e.file(), "/dev/null");
+  EXPECT_TRUE(has(e.what(), "empty file")) << e.what();
+  e = expect_error([] { read_net_file(FTROUTE_SOURCE_DIR); });
+  EXPECT_TRUE(has(e.what(), "is a directory")) << e.what();
+  e = expect_error([] { read_net_file("/dev/zero"); });
+  EXPECT_EQ(e.line(), 1);
+  EXPECT_TRUE(has(e.what(), "binary data (byte 0x00")) << e.what();
+  e = expect_error([] { read_net_file("/dev/urandom"); });
+  EXPECT_GE(e.line(), 1);
+  EXPECT_TRUE(has(e.what(), "/dev/urandom:")) << e.what();
+  const std::string comments = scratch("comments.net", "# only a comment\n\nswitchguid=0x10\n");
+  e = expect_error([&] { read_net_file(comments); });
+  EXPECT_TRUE(has(e.what(), "no nodes")) << e.what();
+  // also through the format sniffer every command uses
+  e = expect_error([] { read_fabric_file("/dev/null"); });
+  EXPECT_TRUE(has(e.what(), "empty file")) << e.what();
+  e = expect_error([] { read_fabric_file("/dev/zero"); });
+  EXPECT_TRUE(has(e.what(), "binary data")) << e.what();
+  // a control character in the third line
+  e = expect_error([] { parse_net("Switch 2 \"a\"\n[1] \"b\"[1]\n\x1b[31m\n", "esc.net"); });
+  EXPECT_EQ(e.line(), 3);
+}
+
+TEST(BadInput, EndlessLineAndSizeLimit) {
+  const std::string big = scratch("long.dump", std::string(10000, 'a'));
+  auto e = expect_error([&] { read_lft_file(big); });
+  EXPECT_EQ(e.line(), 1);
+  EXPECT_TRUE(has(e.what(), "line longer than 4096")) << e.what();
+  const std::string ok = kLft + "2sw4hca.opensm-lfts.dump";
+  ::setenv("FTROUTE_MAX_INPUT_BYTES", "100", 1);
+  e = expect_error([&] { read_lft_file(ok); });
+  ::unsetenv("FTROUTE_MAX_INPUT_BYTES");
+  EXPECT_TRUE(has(e.what(), "file too large")) << e.what();
+  EXPECT_NO_THROW(read_lft_file(ok));
+}
+
+TEST(BadInput, TableReadersRejectNonText) {
+  Fabric f = read_net_file(kLft + "2sw4hca.net");
+  for (const char* p : {"/dev/null", "/dev/zero", "/dev/urandom"}) {
+    EXPECT_TRUE(has(expect_error([&] { read_lft_file(p); }).what(), p));
+    EXPECT_TRUE(has(expect_error([&] { read_path_sl(p, f); }).what(), p));
+    EXPECT_TRUE(has(expect_error([&] { read_sl2vl(p, f); }).what(), p));
+    EXPECT_TRUE(has(expect_error([&] { read_subnet_lst(p); }).what(), p));
+  }
+  EXPECT_TRUE(has(expect_error([] { read_lft_file(FTROUTE_SOURCE_DIR); }).what(), "is a directory"));
+  const std::string comments = scratch("comments.dump", "# nothing\n");
+  EXPECT_TRUE(has(expect_error([&] { read_lft_file(comments); }).what(), "no forwarding table"));
+  auto e = expect_error([&] { parse_sl2vl("# x\n0x0000000000200000 1 2 0x00\x01 0 0 0 0 0 0 0\n", "s.sl2vl", f); });
+  EXPECT_EQ(e.line(), 2);
+  e = expect_error([&] { parse_path_sl(std::string("0x1 1 0\n\0\n", 10), "p.sl", f); });
+  EXPECT_EQ(e.line(), 2);
+}
+
+TEST(BadInput, DuplicateLidInOneTable) {
+  const std::string head = "Unicast lids [0-6] of switch Lid 2 guid 0x0000000000200000 ('Switch1'):\n";
+  // conflicting: an error naming both lines
+  auto e = expect_error([&] { parse_lft(head + "0x0001 001\n0x0002 000\n0x0001 003\n", "d.dump"); });
+  EXPECT_EQ(e.line(), 4);
+  EXPECT_TRUE(has(e.what(), "port 3 here and port 1 on line 2")) << e.what();
+  // identical: a warning, carried into map_lfts' warnings
+  LftFile f = parse_lft(head + "0x0001 001\n0x0001 001\n", "d.dump");
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_TRUE(has(f.warnings[0], "d.dump:3: LID 0x0001 listed twice")) << f.warnings[0];
+  // the same LID in two tables is normal
+  EXPECT_NO_THROW(parse_lft(head + "0x0001 001\n" + head + "0x0001 002\n", "d.dump"));
+}
+
+TEST(BadInput, EscapeName) {
+  EXPECT_EQ(escape_name("S0_00"), "S0_00");
+  EXPECT_EQ(escape_name("a\x1b[31mb"), "a\\x1b[31mb");
+  EXPECT_TRUE(has_control_chars("x\x7f"));
+  EXPECT_FALSE(has_control_chars("Switch1 \xc3\xa9"));
+}
