@@ -690,8 +690,22 @@ Fabric read_fabric_file(const std::string& path, uint8_t lmc) {
 LoadedRouting load_routing(const std::string& fabric_path, const std::string& lfts_path, LftFormat format,
                            const std::string& sl_path, const std::string& sl2vl_path, bool lids_from_file,
                            uint8_t lmc) {
-  LoadedRouting lr{read_fabric_file(fabric_path, lmc), {}, read_lft_file(lfts_path, format), false, {}};
-  if (lids_from_file || lr.fabric.max_lid() == 0) {
+  LoadedRouting lr{read_fabric_file(fabric_path, lmc), {}, {}, false, {}};
+  const bool adopt = lids_from_file || lr.fabric.max_lid() == 0;
+  {
+    int adopted = 0;
+    if (auto fast = fast_read_map_lfts(lfts_path, format, lr.fabric, adopt, &adopted)) {
+      lr.file.filename = lfts_path;  // the fast reader keeps no text
+      lr.lids_from_file = adopt;
+      lr.routing.engine = lfts_path;
+      lr.routing.lfts = std::move(fast->lfts);
+      lr.warnings = std::move(fast->warnings);
+      read_sl_files(lr.fabric, sl_path, sl2vl_path, lr.routing);
+      return lr;
+    }
+  }
+  lr.file = read_lft_file(lfts_path, format);
+  if (adopt) {  // (a fast pass that gave up may have set LIDs: adopt_lids resets them all)
     if (adopt_lids(lr.file, lr.fabric) == 0)
       throw ParseError(lfts_path, 0,
                        "no portguid comments to take LIDs from, and " + fabric_path +
