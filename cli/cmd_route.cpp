@@ -6,6 +6,7 @@
 // plugin runs (plugin/adapter.cpp: EngineSlot + check_routing), so offline and online results
 // agree for the same fabric and LIDs.
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <sstream>
 
@@ -77,7 +78,10 @@ int run_route(cli::Args& a) {
   // failure leaves no output at all, and no file exists in memory as a whole.
   std::optional<cli::AtomicFile> lft_file, sl_file, sl2vl_file;
   lft_file.emplace(out);
-  {
+  if (std::getenv("FTROUTE_SLOW_LFT_WRITER")) {
+    // bench_scale's baseline: the whole-file string writer this command used before streaming
+    lft_file->write(write_lft_file(make_lft_file(f, r.lfts, *fmt)));
+  } else {
     TextOut o(lft_file->sink());
     write_lfts(f, r.lfts, *fmt, o);
     o.flush();
