@@ -128,6 +128,10 @@ int main(int argc, char** argv) {
     {
       std::ofstream(tag + ".net") << write_net(f);
     }
+    f.assign_lids(0);
+    long entries = 0;
+    std::printf("\n== radix %d: %zu switches, %zu HCAs, %u LIDs\n", R, f.switches().size(), f.cas().size(),
+                static_cast<unsigned>(f.max_lid()));
     {
       const double c = cpu_now();
       Fabric g = read_net_file(tag + ".net");
@@ -135,10 +139,6 @@ int main(int argc, char** argv) {
       const uint64_t n = std::filesystem::file_size(tag + ".net");
       std::printf("net file  %.1f MB read in %.2f s CPU (%.0f MB/s), %d nodes\n", mb(n), dc, mb(n) / dc, g.size());
     }
-    f.assign_lids(0);
-    long entries = 0;
-    std::printf("\n== radix %d: %zu switches, %zu HCAs, %u LIDs\n", R, f.switches().size(), f.cas().size(),
-                static_cast<unsigned>(f.max_lid()));
     // engine
     auto engine = make_engine("ftree-misroute");
     EngineOptions off;

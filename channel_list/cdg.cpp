@@ -328,7 +328,7 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
     uint16_t hops = 0;
   };
   const size_t nstates = static_cast<size_t>(nlinks) * kNumVlSlots;
-  std::vector<StateRec> S(nstates);
+  std::vector<StateRec> S;  // allocated by the first destination the per-source walk handles
   std::vector<uint16_t> edge_cache(npairs, 0);  // (s,in,out) -> last (vin*16+vout)+1 inserted
   if (opt.collect_loads) st.link_load.assign(static_cast<size_t>(nlinks), 0);
   std::vector<uint8_t> used_local(static_cast<size_t>(nlinks) * kNumVlSlots, 0);
@@ -590,6 +590,7 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
       const Lid d = static_cast<Lid>(dl);
       st.destinations++;
       if (fast_ok && fast_dest(de, d)) continue;
+      if (S.empty()) S.resize(nstates);
       const uint32_t dest_base = walk_id + 1;
       touched.clear();
       drops.clear();
