@@ -12,8 +12,9 @@
 // engine is read from OpenSM's log (log_flags 0x47; "building routing with 'X'" to "X tables
 // configured on all switches", microsecond timestamps; campaign::opensm_routing_step). Both
 // engines pay the same OpenSM overheads inside that window. ftree-misroute runs inside OpenSM
-// through libftroute.so, once with its defaults (check=auto: the CDG/reachability check runs when
-// the max LID is <= 4096) and once with check=false. Printed: seconds per run and the ratios
+// through libftroute.so, once with its defaults (check=auto: the CDG/reachability check runs on
+// every size since issue 15), once with check=false, and once with lid_matrices=opensm (OpenSM's
+// osm_ucast_mgr_build_lid_matrices instead of the plugin's own BFS hop matrices, issue 15). Printed: seconds per run and the ratios
 // ftree-misroute / OpenSM ftree. Wall time (OpenSM logs wall clock), so run it on a quiet machine
 // or repeat (REPS).
 //
@@ -104,7 +105,9 @@ void run_opensm(const std::string& label, const Fabric& f, const std::string& di
   std::fflush(stdout);
   const std::vector<Variant> variants = {{"OpenSM ftree", "ftree", ""},
                                          {"ftree-misroute (defaults)", "ftree-misroute", ""},
-                                         {"ftree-misroute check=false", "ftree-misroute", "ftree-misroute:check=false"}};
+                                         {"ftree-misroute check=false", "ftree-misroute", "ftree-misroute:check=false"},
+                                         // issue 15: the same with OpenSM's own hop matrices
+                                         {"ftree-misroute osm matrices", "ftree-misroute", "lid_matrices=opensm"}};
   std::vector<std::vector<double>> t(variants.size());
   {
     Sim sim(f, dir, timeout);

@@ -54,13 +54,33 @@ void Cdg::add_dependency(Id from, Id to) {
 
 void Cdg::finalize() const {
   if (!dirty_ && off_.size() == static_cast<size_t>(num_ids()) + 1) return;
-  std::sort(edge_list_.begin(), edge_list_.end());
-  edge_list_.erase(std::unique(edge_list_.begin(), edge_list_.end()), edge_list_.end());
-  off_.assign(static_cast<size_t>(num_ids()) + 1, 0);
-  adj_.resize(edge_list_.size());
+  // Counting sort by source channel into the CSR, then sort + dedupe each (short) successor
+  // list: O(edges + channels), no sort of the whole edge list.
+  const size_t n = static_cast<size_t>(num_ids());
+  off_.assign(n + 1, 0);
   for (uint64_t e : edge_list_) off_[(e >> 32) + 1]++;
-  for (size_t i = 1; i < off_.size(); i++) off_[i] += off_[i - 1];
-  for (size_t k = 0; k < edge_list_.size(); k++) adj_[k] = static_cast<Id>(edge_list_[k] & 0xffffffffu);
+  for (size_t i = 1; i <= n; i++) off_[i] += off_[i - 1];
+  adj_.resize(edge_list_.size());
+  {
+    std::vector<uint32_t> pos(off_.begin(), off_.end() - 1);
+    for (uint64_t e : edge_list_) adj_[pos[e >> 32]++] = static_cast<Id>(e & 0xffffffffu);
+  }
+  size_t w = 0;
+  uint32_t start = 0;
+  for (size_t c = 0; c < n; c++) {
+    const uint32_t end = off_[c + 1];
+    std::sort(adj_.begin() + start, adj_.begin() + end);
+    const size_t w0 = w;
+    for (uint32_t k = start; k < end; k++)
+      if (w == w0 || adj_[w - 1] != adj_[k]) adj_[w++] = adj_[k];
+    start = end;
+    off_[c + 1] = static_cast<uint32_t>(w);
+  }
+  adj_.resize(w);
+  adj_.shrink_to_fit();
+  edge_list_.resize(w);
+  for (size_t c = 0; c < n; c++)
+    for (uint32_t k = off_[c]; k < off_[c + 1]; k++) edge_list_[k] = (static_cast<uint64_t>(c) << 32) | adj_[k];
   dirty_ = false;
 }
 
@@ -308,7 +328,7 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
     uint16_t hops = 0;
   };
   const size_t nstates = static_cast<size_t>(nlinks) * kNumVlSlots;
-  std::vector<StateRec> S(nstates);
+  std::vector<StateRec> S;  // allocated by the first destination the per-source walk handles
   std::vector<uint16_t> edge_cache(npairs, 0);  // (s,in,out) -> last (vin*16+vout)+1 inserted
   if (opt.collect_loads) st.link_load.assign(static_cast<size_t>(nlinks), 0);
   std::vector<uint8_t> used_local(static_cast<size_t>(nlinks) * kNumVlSlots, 0);
@@ -339,12 +359,238 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
     cdg.add_dependency(cin, cout);
   };
 
+  // ---- Switch-level pass (the common case: identity SL2VL, no path SLs, so every pair runs on
+  // VL0 and a packet's route from a switch does not depend on where it came from). The LFT column
+  // of a destination is an in-tree over the switches: each switch reached from a source is
+  // resolved once (memoised, stamps instead of clearing), and the sources are counted per first
+  // switch instead of walked one by one, so a destination costs O(switches), not O(sources).
+  // Edges, used channels, counts, hop histogram and link loads are the same as the per-source
+  // walk's (tests/unit/cdg_fast_test.cpp compares both on many fabrics). A destination with
+  // unreachable or looping pairs while examples are still wanted is handed to the per-source walk
+  // below, which names them in the same order as before.
+  const bool fast_ok = identity_vl && !r.path_sl && !opt.force_per_source;
+  std::vector<int> swl;             // switch positions -> node
+  std::vector<int> swpos(static_cast<size_t>(nnodes), -1);
+  std::vector<uint32_t> ca_cnt;     // CA source entries whose first switch is this one
+  std::vector<uint8_t> sw_src;      // the switch is a source itself
+  std::vector<std::vector<std::pair<int, int>>> ca_at;  // (injection link, input port), one per link
+  std::vector<uint32_t> link_entries, own_fast;          // per injection link
+  std::vector<uint64_t> inj_corr;
+  std::vector<uint32_t> fst, fwalk, deliv_count;
+  std::vector<int8_t> fkind;        // -1 delivered, else DropKind
+  std::vector<uint16_t> fhops;
+  std::vector<int32_t> foutch, fnext;
+  std::vector<uint64_t> ftot;
+  std::vector<uint8_t> inj_done;    // by link id of the first switch's output
+  std::vector<int> fwalk_list, resolved;
+  std::vector<std::vector<int>> fbuckets;
+  uint32_t fstamp = 0, fwc = 0, fast_dests = 0;
+  if (fast_ok) {
+    swl = f.switches();
+    const size_t NS = swl.size();
+    for (size_t i = 0; i < NS; i++) swpos[static_cast<size_t>(swl[i])] = static_cast<int>(i);
+    ca_cnt.assign(NS, 0);
+    sw_src.assign(NS, 0);
+    ca_at.resize(NS);
+    link_entries.assign(static_cast<size_t>(nlinks), 0);
+    own_fast.assign(static_cast<size_t>(nlinks), 0);
+    inj_corr.assign(static_cast<size_t>(nlinks), 0);
+    for (const Source& src : sources) {
+      const size_t i = static_cast<size_t>(swpos[static_cast<size_t>(src.sw)]);
+      if (src.inj_link >= 0) {
+        ca_cnt[i]++;
+        if (link_entries[static_cast<size_t>(src.inj_link)]++ == 0) ca_at[i].emplace_back(src.inj_link, src.in_port);
+      } else {
+        sw_src[i] = 1;
+      }
+    }
+    fst.assign(NS, 0);
+    fwalk.assign(NS, 0);
+    deliv_count.assign(NS, 0);
+    fkind.assign(NS, 0);
+    fhops.assign(NS, 0);
+    foutch.assign(NS, -1);
+    fnext.assign(NS, -1);
+    ftot.assign(NS, 0);
+    inj_done.assign(static_cast<size_t>(nlinks), 0);
+  }
+  // Returns false (having changed nothing) when the destination needs the per-source walk.
+  auto fast_dest = [&](const EndPort& de, Lid d) -> bool {
+    if (++fstamp == 0) {  // wrap-around: restart the stamps
+      std::fill(fst.begin(), fst.end(), 0);
+      fstamp = 1;
+    }
+    int self_sw = -1, self_leaf = -1, self_link = -1;
+    uint32_t self_entries = 0;
+    if (is_sw[static_cast<size_t>(de.node)]) {
+      const int i = swpos[static_cast<size_t>(de.node)];
+      if (sw_src[static_cast<size_t>(i)]) self_sw = i;
+    } else if (de.port >= 1 && de.port <= nports[static_cast<size_t>(de.node)]) {
+      const int l = cdg.link_id(de.node, de.port);
+      if (link_entries[static_cast<size_t>(l)] > 0) {
+        self_link = l;
+        self_entries = link_entries[static_cast<size_t>(l)];
+        self_leaf = swpos[static_cast<size_t>(peer_node[static_cast<size_t>(l)])];
+      }
+    }
+    auto c_ca = [&](int i) -> uint32_t {
+      return ca_cnt[static_cast<size_t>(i)] - (i == self_leaf ? self_entries : 0u);
+    };
+    auto c_sw = [&](int i) -> uint32_t { return sw_src[static_cast<size_t>(i)] && i != self_sw ? 1u : 0u; };
+    resolved.clear();
+    auto resolve = [&](int i0) {
+      if (++fwc == 0) {
+        std::fill(fwalk.begin(), fwalk.end(), 0);
+        fwc = 1;
+      }
+      fwalk_list.clear();
+      int i = i0;
+      int8_t kind = -1;
+      int h = 0;
+      for (;;) {
+        fwalk[static_cast<size_t>(i)] = fwc;
+        fwalk_list.push_back(i);
+        const int s = swl[static_cast<size_t>(i)];
+        fnext[static_cast<size_t>(i)] = -1;
+        foutch[static_cast<size_t>(i)] = -1;
+        const std::vector<uint8_t>& tab = *tabs[static_cast<size_t>(s)];
+        const int o = d < tab.size() ? tab[d] : kNoPath;
+        if (o == 0) {
+          kind = de.node == s ? int8_t{-1} : static_cast<int8_t>(DropKind::NotLocal);
+          h = 0;
+        } else if (o == kNoPath) {
+          kind = static_cast<int8_t>(DropKind::NoRoute);
+        } else if (o > nports[static_cast<size_t>(s)]) {
+          kind = static_cast<int8_t>(DropKind::BadPort);
+        } else {
+          const int link = cdg.link_id(s, o);
+          const int pn = peer_node[static_cast<size_t>(link)];
+          if (pn < 0) {
+            kind = static_cast<int8_t>(DropKind::DownPort);
+          } else {
+            foutch[static_cast<size_t>(i)] = static_cast<int32_t>(static_cast<Cdg::Id>(link) * kNumVlSlots);
+            if (!is_sw[static_cast<size_t>(pn)]) {
+              kind = pn == de.node && peer_port[static_cast<size_t>(link)] == de.port ? int8_t{-1}
+                                                                                     : static_cast<int8_t>(DropKind::WrongEndpoint);
+              h = 1;
+            } else {
+              const int j = swpos[static_cast<size_t>(pn)];
+              fnext[static_cast<size_t>(i)] = j;
+              if (fst[static_cast<size_t>(j)] == fstamp) {
+                kind = fkind[static_cast<size_t>(j)];
+                h = fhops[static_cast<size_t>(j)] + 1;
+              } else if (fwalk[static_cast<size_t>(j)] == fwc) {
+                kind = static_cast<int8_t>(DropKind::Loop);
+              } else {
+                i = j;
+                continue;
+              }
+            }
+          }
+        }
+        break;
+      }
+      for (size_t k = fwalk_list.size(); k-- > 0;) {
+        const size_t w = static_cast<size_t>(fwalk_list[k]);
+        fkind[w] = kind;
+        fhops[w] = static_cast<uint16_t>(h);
+        fst[w] = fstamp;
+        resolved.push_back(fwalk_list[k]);
+        h++;
+      }
+    };
+    uint64_t bad = 0, looping = 0;
+    for (size_t i = 0; i < swl.size(); i++) {
+      if (c_ca(static_cast<int>(i)) + c_sw(static_cast<int>(i)) == 0) continue;
+      if (fst[i] != fstamp) resolve(static_cast<int>(i));
+      if (fkind[i] >= 0) {
+        const uint64_t c = c_ca(static_cast<int>(i)) + c_sw(static_cast<int>(i));
+        if (fkind[i] == static_cast<int8_t>(DropKind::Loop)) looping += c;
+        else bad += c;
+      }
+    }
+    if ((bad && static_cast<int>(st.unreachable_examples.size()) < opt.max_examples) ||
+        (looping && static_cast<int>(st.loop_examples.size()) < opt.max_examples))
+      return false;
+    // Commit: channels, dependencies, counts.
+    fast_dests++;
+    if (self_link >= 0) own_fast[static_cast<size_t>(self_link)]++;
+    int max_h = 0;
+    for (int i : resolved) {
+      const size_t u = static_cast<size_t>(i);
+      const int32_t oc = foutch[u];
+      if (oc < 0) continue;
+      used_local[static_cast<size_t>(oc)] = 1;
+      const int j = fnext[u];
+      if (j >= 0 && foutch[static_cast<size_t>(j)] >= 0) {
+        const int link = oc / kNumVlSlots;
+        const int32_t oc2 = foutch[static_cast<size_t>(j)];
+        record_edge(swl[static_cast<size_t>(j)], peer_port[static_cast<size_t>(link)], cdg.link_port(oc2 / kNumVlSlots),
+                    static_cast<Cdg::Id>(oc), static_cast<Cdg::Id>(oc2));
+      }
+      // Injection dependencies of the CA sources behind this switch (once per output port).
+      if (c_ca(i) > 0 && !inj_done[static_cast<size_t>(oc / kNumVlSlots)]) {
+        const int s = swl[u];
+        const int o = cdg.link_port(oc / kNumVlSlots);
+        for (const auto& [inj, inport] : ca_at[u])
+          if (inj != self_link)
+            record_edge(s, inport, o, static_cast<Cdg::Id>(inj) * kNumVlSlots, static_cast<Cdg::Id>(oc));
+        if (i != self_leaf) inj_done[static_cast<size_t>(oc / kNumVlSlots)] = 1;
+      }
+    }
+    for (int i : resolved) {
+      const size_t u = static_cast<size_t>(i);
+      const uint64_t cc = c_ca(i), cs = c_sw(i);
+      if (cc + cs == 0) continue;
+      st.pairs += cc + cs;
+      if (fkind[u] < 0) {
+        st.delivered += cc + cs;
+        const int h = fhops[u] + (cc ? 1 : 0);
+        if (static_cast<size_t>(h) >= st.hop_histogram.size()) st.hop_histogram.resize(static_cast<size_t>(h) + 1, 0);
+        if (cs) st.hop_histogram[fhops[u]] += cs;
+        if (cc) st.hop_histogram[static_cast<size_t>(fhops[u]) + 1] += cc;
+        max_h = std::max(max_h, h);
+      } else {
+        st.per_kind[static_cast<int>(fkind[u])] += cc + cs;
+        if (fkind[u] == static_cast<int8_t>(DropKind::Loop)) st.looping += cc + cs;
+        else st.dropped += cc + cs;
+      }
+    }
+    if (opt.collect_loads) {
+      if (fbuckets.size() < static_cast<size_t>(max_h) + 2) fbuckets.resize(static_cast<size_t>(max_h) + 2);
+      for (auto& b : fbuckets) b.clear();
+      for (int i : resolved) {
+        const size_t u = static_cast<size_t>(i);
+        if (fkind[u] >= 0) continue;
+        ftot[u] = c_ca(i) + c_sw(i);
+        if (ca_cnt[u]) deliv_count[u]++;
+        fbuckets[std::min<size_t>(fhops[u], fbuckets.size() - 1)].push_back(i);
+      }
+      // deliv_count counts this destination for every CA source behind a delivering switch; the
+      // destination's own port is no source for it
+      if (self_link >= 0 && fst[static_cast<size_t>(self_leaf)] == fstamp && fkind[static_cast<size_t>(self_leaf)] < 0)
+        inj_corr[static_cast<size_t>(self_link)] += self_entries;
+      for (size_t h = fbuckets.size(); h-- > 0;)
+        for (int i : fbuckets[h]) {
+          const size_t u = static_cast<size_t>(i);
+          const uint64_t c = ftot[u];
+          if (c == 0) continue;
+          if (foutch[u] >= 0) st.link_load[static_cast<size_t>(foutch[u]) / kNumVlSlots] += c;
+          if (fnext[u] >= 0) ftot[static_cast<size_t>(fnext[u])] += c;
+          ftot[u] = 0;
+        }
+    }
+    return true;
+  };
+
   for (const EndPort& de : f.end_ports()) {
     const bool dst_sw = f.node(de.node).is_switch();
     if (dst_sw && !opt.switch_destinations) continue;
     for (uint32_t dl = de.base_lid; dl <= de.last_lid(); dl++) {
       const Lid d = static_cast<Lid>(dl);
       st.destinations++;
+      if (fast_ok && fast_dest(de, d)) continue;
+      if (S.empty()) S.resize(nstates);
       const uint32_t dest_base = walk_id + 1;
       touched.clear();
       drops.clear();
@@ -563,6 +809,14 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
         walk_id = 0;
       }
     }
+  }
+  if (fast_ok && fast_dests > 0) {
+    for (size_t i = 0; i < swl.size(); i++)
+      for (const auto& [inj, inport] : ca_at[i]) {
+        const size_t l = static_cast<size_t>(inj);
+        if (fast_dests > own_fast[l]) used_local[l * kNumVlSlots] = 1;  // paired with some destination
+        if (opt.collect_loads) st.link_load[l] += static_cast<uint64_t>(deliv_count[i]) * link_entries[l] - inj_corr[l];
+      }
   }
   for (size_t c = 0; c < used_local.size(); c++)
     if (used_local[c]) {

@@ -1,7 +1,9 @@
 // `ftroute export`: convert LFTs between OpenSM's dump, dump_fts and the files ibdmchk reads.
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
+#include "atomic_file.hpp"
 #include "cli.hpp"
 #include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
@@ -40,27 +42,41 @@ int run_export(cli::Args& a) {
     // -o is a directory: opensm-subnet.lst, opensm.fdbs, opensm.mcfdbs (+ path_sl.txt, sl2vl.txt)
     SubnetLstOptions so;
     so.sm_lid = static_cast<Lid>(sm_lid);
-    const std::string lst = write_subnet_lst(f, so);
-    const std::string fdbs = write_fdbs(f, lr.routing.lfts);
-    const std::string psl = sl.empty() ? "" : write_path_sl(f, lr.routing);
-    const std::string slvl = sl2vl.empty() ? "" : write_sl2vl(f, lr.routing.sl2vl);
     std::error_code ec;
     std::filesystem::create_directories(out, ec);
     if (ec || !std::filesystem::is_directory(out))
       throw Error("cannot create directory " + out + (ec ? ": " + ec.message() : ""));
     const std::string d = out + "/";
-    cli::write_file_atomic(d + "opensm-subnet.lst", lst);
-    cli::write_file_atomic(d + "opensm.fdbs", fdbs);
-    cli::write_file_atomic(d + "opensm.mcfdbs", write_mcfdbs_empty());
+    // Every file streamed into its temp file first, then all renamed: nothing half-written.
+    cli::AtomicFile lst(d + "opensm-subnet.lst"), fdbs(d + "opensm.fdbs"), mcfdbs(d + "opensm.mcfdbs");
+    lst.write(write_subnet_lst(f, so));
+    {
+      TextOut o(fdbs.sink());
+      write_fdbs(f, lr.routing.lfts, o);
+      o.flush();
+    }
+    mcfdbs.write(write_mcfdbs_empty());
     std::string cmd = "ibdmchk -s " + d + "opensm-subnet.lst -f " + d + "opensm.fdbs -m " + d + "opensm.mcfdbs";
-    if (!psl.empty()) {
-      cli::write_file_atomic(d + "path_sl.txt", psl);
+    std::optional<cli::AtomicFile> psl, slvl;
+    if (!sl.empty()) {
+      psl.emplace(d + "path_sl.txt");
+      TextOut o(psl->sink());
+      write_path_sl(f, lr.routing, o);
+      o.flush();
       cmd += " -c " + d + "path_sl.txt";
     }
-    if (!slvl.empty()) {
-      cli::write_file_atomic(d + "sl2vl.txt", slvl);
+    if (!sl2vl.empty()) {
+      slvl.emplace(d + "sl2vl.txt");
+      TextOut o(slvl->sink());
+      write_sl2vl(f, lr.routing.sl2vl, o);
+      o.flush();
       cmd += " -d " + d + "sl2vl.txt";
     }
+    lst.commit();
+    fdbs.commit();
+    mcfdbs.commit();
+    if (psl) psl->commit();
+    if (slvl) slvl->commit();
     uint8_t max_lmc = 0;
     for (const EndPort& e : f.end_ports()) max_lmc = std::max(max_lmc, e.lmc);
     if (max_lmc) cmd += " -l " + std::to_string(max_lmc);
@@ -73,7 +89,11 @@ int run_export(cli::Args& a) {
   else if (to == "dump_fts" || to == "ibroute") ofmt = LftFormat::DumpFts;
   else if (to == "minimal") ofmt = LftFormat::Minimal;
   else throw cli::UsageError("--to must be opensm-lfts, dump_fts, minimal or ibdmchk, got '" + to + "'");
-  cli::write_file_atomic(out, write_lfts(f, lr.routing.lfts, ofmt));
+  cli::AtomicFile file(out);  // streamed: the dump never exists as one string
+  TextOut o(file.sink());
+  write_lfts(f, lr.routing.lfts, ofmt, o);
+  o.flush();
+  file.commit();
   return 0;
 }
 

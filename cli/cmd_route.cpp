@@ -6,8 +6,11 @@
 // plugin runs (plugin/adapter.cpp: EngineSlot + check_routing), so offline and online results
 // agree for the same fabric and LIDs.
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <sstream>
 
+#include "atomic_file.hpp"
 #include "cli.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/registry.hpp"
@@ -72,14 +75,33 @@ int run_route(cli::Args& a) {
   const Fabric& f = snap->fabric;
   const Routing& r = snap->routing;
 
-  // Render everything first so a failure leaves no output at all.
-  const std::string lfts = write_lfts(f, r.lfts, *fmt);
-  std::string sl_text, sl2vl_text;
-  if (!sl_out.empty()) sl_text = write_path_sl(f, r);
-  if (!sl2vl_out.empty()) sl2vl_text = write_sl2vl(f, r.sl2vl);
-  cli::write_file_atomic(out, lfts);
-  if (!sl_out.empty()) cli::write_file_atomic(sl_out, sl_text);
-  if (!sl2vl_out.empty()) cli::write_file_atomic(sl2vl_out, sl2vl_text);
+  // Stream every file into its temp file first, publish them only when all are complete: a
+  // failure leaves no output at all, and no file exists in memory as a whole.
+  std::optional<cli::AtomicFile> lft_file, sl_file, sl2vl_file;
+  lft_file.emplace(out);
+  if (std::getenv("FTROUTE_SLOW_LFT_WRITER")) {
+    // bench_scale's baseline: the whole-file string writer this command used before streaming
+    lft_file->write(write_lft_file(make_lft_file(f, r.lfts, *fmt)));
+  } else {
+    TextOut o(lft_file->sink());
+    write_lfts(f, r.lfts, *fmt, o);
+    o.flush();
+  }
+  if (!sl_out.empty()) {
+    sl_file.emplace(sl_out);
+    TextOut o(sl_file->sink());
+    write_path_sl(f, r, o);
+    o.flush();
+  }
+  if (!sl2vl_out.empty()) {
+    sl2vl_file.emplace(sl2vl_out);
+    TextOut o(sl2vl_file->sink());
+    write_sl2vl(f, r.sl2vl, o);
+    o.flush();
+  }
+  lft_file->commit();
+  if (sl_file) sl_file->commit();
+  if (sl2vl_file) sl2vl_file->commit();
 
   if (!quiet) {
     std::fprintf(stderr, "%s: %d switches, %d LIDs, %ld LFT entries, %d VL(s), %.2f ms\n", engine_name.c_str(),

@@ -97,6 +97,31 @@ void Fabric::set_lid(int n, int p, Lid base, uint8_t lmc) {
 
 void Fabric::assign_lids(uint8_t lmc, bool switches_first, bool lmc_esp0) {
   if (lmc > 7) throw FabricError("LMC " + std::to_string(lmc) + " (max 7)");
+  {
+    // Count first (same alignment as below), so a fabric that does not fit changes nothing and the
+    // error names the count and the limit.
+    uint64_t need = 1, sw_lids = 0, ca_ports = 0;
+    auto count = [&](uint8_t l) {
+      const uint64_t block = 1u << l;
+      need = (need + block - 1) / block * block + block;
+    };
+    auto sw = [&] {
+      for (int s : switches_) count(lmc_esp0 ? lmc : 0), sw_lids++;
+    };
+    auto ca = [&] {
+      for (auto& n : nodes_) {
+        if (n.is_switch()) continue;
+        for (int p = 1; p <= n.num_ports; p++)
+          if (n.port(p).connected()) count(lmc), ca_ports++;
+      }
+    };
+    if (switches_first) sw(), ca();
+    else ca(), sw();
+    if (need - 1 > kMaxUnicastLid)
+      throw FabricError("the fabric needs " + std::to_string(need - 1) + " unicast LIDs (" + std::to_string(sw_lids) +
+                        " switches, " + std::to_string(ca_ports) + " connected CA/router ports with LMC " +
+                        std::to_string(lmc) + "), more than the 49151 unicast LIDs InfiniBand has (0x0001-0xBFFF)");
+  }
   for (auto& n : nodes_)
     for (auto& p : n.ports) p.base_lid = 0, p.lmc = 0;
   uint32_t next = 1;

@@ -286,28 +286,27 @@ Fabric read_subnet_lst(const std::string& path, uint8_t lmc) { return parse_subn
 
 // ------------------------------------------------------------------ fdbs
 
-std::string write_fdbs(const Fabric& f, const Lfts& lfts) {
+void write_fdbs(const Fabric& f, const Lfts& lfts, TextOut& out) {
   std::vector<int> swi;
   auto dist = switch_distances(f, swi);
   std::vector<int> sws = f.switches();
   std::stable_sort(sws.begin(), sws.end(), [&](int a, int b) { return __builtin_bswap64(f.node(a).guid) < __builtin_bswap64(f.node(b).guid); });
-  std::string out;
   for (int s : sws) {
     const Node& n = f.node(s);
-    out += fmt("dump_ucast_routes: Switch 0x%016" PRIx64 "\nLID    : Port : Hops : Optimal\n", n.guid);
+    out.printf("dump_ucast_routes: Switch 0x%016" PRIx64 "\nLID    : Port : Hops : Optimal\n", n.guid);
     const auto& ds = dist[static_cast<size_t>(swi[static_cast<size_t>(s)])];
     for (uint32_t l = 1; l <= f.max_lid(); l++) {
-      out += fmt("0x%04X : ", l);
+      out.printf("0x%04X : ", l);
       auto own = f.owner(static_cast<Lid>(l));
       const uint8_t port = lfts.num_nodes() > s ? lfts.get(s, static_cast<Lid>(l)) : kNoPath;
       if (!own || port == kNoPath) {
-        out += "UNREACHABLE\n";
+        out.put("UNREACHABLE\n");
         continue;
       }
       // target switch and extra hop for CAs
       Attach at = f.attach(static_cast<Lid>(l));
       if (!at.valid()) {
-        out += fmt("%03u  : HOPS UNKNOWN\n", port);
+        out.printf("%03u  : HOPS UNKNOWN\n", port);
         continue;
       }
       const int extra = f.node(own->node).is_switch() ? 0 : 1;
@@ -325,13 +324,13 @@ std::string write_fdbs(const Fabric& f, const Lfts& lfts) {
       };
       const int hops = via(port);
       if (hops < 0) {
-        out += fmt("%03u  : HOPS UNKNOWN\n", port);
+        out.printf("%03u  : HOPS UNKNOWN\n", port);
         continue;
       }
       int best = ds[static_cast<size_t>(tgt)] == UINT16_MAX ? hops : ds[static_cast<size_t>(tgt)] + extra;
-      out += fmt("%03u  : %02u   : ", port, hops);
+      out.printf("%03u  : %02u   : ", port, hops);
       if (hops == best) {
-        out += "yes\n";
+        out.put("yes\n");
       } else {
         int bp = port;
         for (int p = 0; p <= n.num_ports; p++)
@@ -339,19 +338,26 @@ std::string write_fdbs(const Fabric& f, const Lfts& lfts) {
             bp = p;
             break;
           }
-        out += fmt("No %u hop path possible via port %u!\n", best, bp);
+        out.printf("No %u hop path possible via port %u!\n", best, bp);
       }
     }
   }
-  return out;
+}
+
+std::string write_fdbs(const Fabric& f, const Lfts& lfts) {
+  std::string s;
+  TextOut out(TextOut::to_string(s));
+  write_fdbs(f, lfts, out);
+  out.flush();
+  return s;
 }
 
 std::string write_mcfdbs_empty() { return ""; }
 
 // ------------------------------------------------------------------ path SL
 
-std::string write_path_sl(const Fabric& f, const Routing& r, const PathSlWriteOptions& opt) {
-  std::string out = "# ftroute path-SL file (ibdmchk -c): src_node_guid dlid sl\n";
+void write_path_sl(const Fabric& f, const Routing& r, TextOut& out, const PathSlWriteOptions& opt) {
+  out.put("# ftroute path-SL file (ibdmchk -c): src_node_guid dlid sl\n");
   std::vector<std::pair<int, Lid>> srcs;  // node, its first port's base LID
   for (int i = 0; i < f.size(); i++) {
     const Node& n = f.node(i);
@@ -372,9 +378,16 @@ std::string write_path_sl(const Fabric& f, const Routing& r, const PathSlWriteOp
         if (e.node == node) continue;
         const int sl = r.sl(slid, static_cast<Lid>(d));
         if (sl == 0 && !opt.all_pairs) continue;
-        out += fmt("0x%016" PRIx64 " %u %d\n", f.node(node).guid, d, sl);
+        out.printf("0x%016" PRIx64 " %u %d\n", f.node(node).guid, d, sl);
       }
-  return out;
+}
+
+std::string write_path_sl(const Fabric& f, const Routing& r, const PathSlWriteOptions& opt) {
+  std::string s;
+  TextOut out(TextOut::to_string(s));
+  write_path_sl(f, r, out, opt);
+  out.flush();
+  return s;
 }
 
 std::function<uint8_t(Lid, Lid)> parse_path_sl(std::string_view text, const std::string& filename, const Fabric& f) {
@@ -415,22 +428,29 @@ std::function<uint8_t(Lid, Lid)> read_path_sl(const std::string& path, const Fab
 
 // ------------------------------------------------------------------ SL2VL
 
-std::string write_sl2vl(const Fabric& f, const Sl2Vl& t) {
-  std::string out = "# ftroute SL2VL file (ibdmchk -d): swguid iport oport 0x(sl0)(sl1) ... 0x(sl14)(sl15)\n";
+void write_sl2vl(const Fabric& f, const Sl2Vl& t, TextOut& out) {
+  out.put("# ftroute SL2VL file (ibdmchk -d): swguid iport oport 0x(sl0)(sl1) ... 0x(sl14)(sl15)\n");
   for (int s : f.switches()) {
     const Node& n = f.node(s);
     for (int in = 0; in <= n.num_ports; in++) {
       if (in > 0 && !n.port(in).connected()) continue;
       for (int o = 1; o <= n.num_ports; o++) {
         if (!n.port(o).connected() || o == in) continue;
-        out += fmt("0x%016" PRIx64 " %d %d", n.guid, in, o);
+        out.printf("0x%016" PRIx64 " %d %d", n.guid, in, o);
         for (int k = 0; k < 8; k++)
-          out += fmt(" 0x%x%x", t.vl(s, in, o, 2 * k) & 15, t.vl(s, in, o, 2 * k + 1) & 15);
-        out += "\n";
+          out.printf(" 0x%x%x", t.vl(s, in, o, 2 * k) & 15, t.vl(s, in, o, 2 * k + 1) & 15);
+        out.put('\n');
       }
     }
   }
-  return out;
+}
+
+std::string write_sl2vl(const Fabric& f, const Sl2Vl& t) {
+  std::string s;
+  TextOut out(TextOut::to_string(s));
+  write_sl2vl(f, t, out);
+  out.flush();
+  return s;
 }
 
 Sl2Vl parse_sl2vl(std::string_view text, const std::string& filename, const Fabric& f) {

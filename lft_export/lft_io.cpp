@@ -560,6 +560,114 @@ LftFile make_lft_file(const Fabric& f, const Lfts& lfts, LftFormat style) {
   return file;
 }
 
+// ------------------------------------------------------------------ streaming generation
+
+void write_lfts(const Fabric& f, const Lfts& lfts, LftFormat style, TextOut& out) {
+  if (style == LftFormat::Auto) style = LftFormat::Opensm;
+  std::vector<int> sws = f.switches();
+  if (style == LftFormat::Opensm)
+    std::stable_sort(sws.begin(), sws.end(), [&](int a, int b) { return __builtin_bswap64(f.node(a).guid) < __builtin_bswap64(f.node(b).guid); });
+  for (int s : sws)  // before the first byte: a refused fabric writes nothing
+    if (!f.node(s).guid) throw FabricError("switch \"" + f.node(s).id + "\" has no GUID: cannot write an LFT file for it");
+  const uint32_t hi = f.max_lid();
+  auto owner_guid = [&](const EndPort& e) { return e.port == 0 ? f.node(e.node).guid : f.node(e.node).port(e.port).guid; };
+  // Per-LID destination comments (they do not depend on the switch, except dump_fts' LMC
+  // "path #k" lines, which follow the entries the switch prints: cached for the usual state).
+  std::vector<std::optional<EndPort>> own(static_cast<size_t>(hi) + 1);
+  for (uint32_t l = 0; l <= hi; l++) own[l] = f.owner(static_cast<Lid>(l));
+  std::vector<std::string> info(static_cast<size_t>(hi) + 1);
+  struct PathState {
+    int base = 0, last = 0;
+    uint64_t pg = 0;
+    bool operator==(const PathState&) const = default;
+  };
+  std::vector<PathState> canon;  // dump_fts: the state before LID l when every LID is printed
+  auto path_info = [](int l, const PathState& st) {
+    return st.pg ? fmt(" : (path #%d out of %d: portguid 0x%016" PRIx64 ")", l - st.base + 1, st.last - st.base + 1, st.pg)
+                 : fmt(" : (path #%d out of %d)", l - st.base + 1, st.last - st.base + 1);
+  };
+  // The dump_fts state machine of make_lft_file for one printed LID; returns its comment.
+  auto step = [&](uint32_t l, PathState& st) -> std::string {
+    if (static_cast<int>(l) <= st.last) return path_info(static_cast<int>(l), st);
+    if (!own[l]) {
+      st.pg = 0;
+      return " : (node info not available fabric scan)";
+    }
+    st.pg = owner_guid(*own[l]);
+    if (own[l]->lmc > 0) {
+      st.base = own[l]->base_lid;
+      st.last = own[l]->last_lid();
+    }
+    return fmt(" : (%s portguid 0x%016" PRIx64 ": '%s')", ib_node_type_str(f.node(own[l]->node).type), st.pg,
+               f.node(own[l]->node).desc.c_str());
+  };
+  if (style == LftFormat::DumpFts) {
+    canon.resize(static_cast<size_t>(hi) + 1);
+    PathState st;
+    for (uint32_t l = 0; l <= hi; l++) {
+      canon[l] = st;
+      info[l] = step(l, st);
+    }
+  } else {
+    for (uint32_t l = 0; l <= hi; l++) {
+      const auto& o = own[l];
+      if (style == LftFormat::Opensm)
+        info[l] = o ? fmt(" # %s portguid 0x%016" PRIx64 ": '%s'", ib_node_type_str(f.node(o->node).type), owner_guid(*o),
+                          f.node(o->node).desc.c_str())
+                    : std::string(" # unknown node and type");
+      else if (o)
+        info[l] = fmt(" # portguid 0x%016" PRIx64, owner_guid(*o));
+    }
+  }
+  for (int s : sws) {
+    const Node& n = f.node(s);
+    LftTable t;  // header fields only
+    t.guid = n.guid;
+    t.desc = n.desc;
+    t.addr = "Lid " + std::to_string(n.port(0).base_lid);
+    t.lid_lo = 0;
+    t.lid_hi = hi;
+    if (style == LftFormat::Opensm) out.put(header_opensm(t));
+    else if (style == LftFormat::DumpFts) out.put(header_dumpfts(t));
+    else out.put(header_minimal(t));
+    out.put('\n');
+    if (style == LftFormat::DumpFts) {
+      out.put(kDumpFtsCol1);
+      out.put('\n');
+      out.put(kDumpFtsCol2);
+      out.put('\n');
+    }
+    const std::vector<uint8_t>* tab = lfts.num_nodes() > s ? &lfts.table(s) : nullptr;
+    PathState st;
+    int count = 0;
+    for (uint32_t l = 0; l <= hi; l++) {
+      const uint8_t port = tab && l < tab->size() ? (*tab)[l] : kNoPath;
+      if (port > n.num_ports) continue;  // includes kNoPath: neither tool prints them
+      out.hex4(l);
+      out.put(' ');
+      out.dec3(port);
+      if (style == LftFormat::DumpFts && !(st == canon[l])) {
+        out.put(step(l, st));
+      } else {
+        if (style == LftFormat::DumpFts && l < hi) st = canon[l + 1];  // same state, same step
+        out.put(info[l]);
+      }
+      out.put('\n');
+      count++;
+    }
+    if (style == LftFormat::Opensm) out.printf("%u lids dumped\n", hi);
+    else if (style == LftFormat::DumpFts) out.printf("%d valid lids dumped \n", count);
+  }
+}
+
+std::string write_lfts(const Fabric& fabric, const Lfts& lfts, LftFormat style) {
+  std::string s;
+  TextOut out(TextOut::to_string(s));
+  write_lfts(fabric, lfts, style, out);
+  out.flush();
+  return s;
+}
+
 }  // namespace ftroute
 
 // ------------------------------------------------------------------ loading
@@ -582,8 +690,22 @@ Fabric read_fabric_file(const std::string& path, uint8_t lmc) {
 LoadedRouting load_routing(const std::string& fabric_path, const std::string& lfts_path, LftFormat format,
                            const std::string& sl_path, const std::string& sl2vl_path, bool lids_from_file,
                            uint8_t lmc) {
-  LoadedRouting lr{read_fabric_file(fabric_path, lmc), {}, read_lft_file(lfts_path, format), false, {}};
-  if (lids_from_file || lr.fabric.max_lid() == 0) {
+  LoadedRouting lr{read_fabric_file(fabric_path, lmc), {}, {}, false, {}};
+  const bool adopt = lids_from_file || lr.fabric.max_lid() == 0;
+  {
+    int adopted = 0;
+    if (auto fast = fast_read_map_lfts(lfts_path, format, lr.fabric, adopt, &adopted)) {
+      lr.file.filename = lfts_path;  // the fast reader keeps no text
+      lr.lids_from_file = adopt;
+      lr.routing.engine = lfts_path;
+      lr.routing.lfts = std::move(fast->lfts);
+      lr.warnings = std::move(fast->warnings);
+      read_sl_files(lr.fabric, sl_path, sl2vl_path, lr.routing);
+      return lr;
+    }
+  }
+  lr.file = read_lft_file(lfts_path, format);
+  if (adopt) {  // (a fast pass that gave up may have set LIDs: adopt_lids resets them all)
     if (adopt_lids(lr.file, lr.fabric) == 0)
       throw ParseError(lfts_path, 0,
                        "no portguid comments to take LIDs from, and " + fabric_path +

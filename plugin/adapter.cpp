@@ -55,8 +55,13 @@ PluginOptions PluginOptions::parse(const std::string& text, const std::vector<En
     const std::string key = tok.substr(0, eq), value = tok.substr(eq + 1);
     if (key == "log") {
       po.log_path = value;
+    } else if (key == "lid_matrices") {
+      if (value != "own" && value != "opensm")
+        po.errors.push_back("option 'lid_matrices=" + value + "': expected own or opensm");
+      else
+        po.opensm_lid_matrices = value == "opensm";
     } else {
-      po.errors.push_back("unknown plugin option '" + key + "' (known: log; engine options are ENGINE:key=value)");
+      po.errors.push_back("unknown plugin option '" + key + "' (known: log, lid_matrices; engine options are ENGINE:key=value)");
     }
   }
   return po;
@@ -175,16 +180,23 @@ std::shared_ptr<const Snapshot> EngineSlot::run(Fabric fabric, const std::functi
     snap->routing = engine_->route(snap->fabric, options_, pr);
     check_routing(snap->fabric, snap->routing, name_);
     snap->switches = static_cast<int>(snap->fabric.switches().size());
-    for (const EndPort& e : snap->fabric.end_ports())
-      for (uint32_t lid = e.base_lid; lid <= e.last_lid(); lid++) {
-        bool any = false;
-        for (int s : snap->fabric.switches())
-          if (snap->routing.lfts.get(s, static_cast<Lid>(lid)) != kNoPath) {
-            any = true;
+    {
+      // Switch-major (each table read sequentially; LID-major was one cache miss per entry).
+      std::vector<Lid> owned;
+      for (const EndPort& e : snap->fabric.end_ports())
+        for (uint32_t lid = e.base_lid; lid <= e.last_lid(); lid++) owned.push_back(static_cast<Lid>(lid));
+      std::vector<uint8_t> any(static_cast<size_t>(snap->fabric.max_lid()) + 1, 0);
+      for (int s : snap->fabric.switches()) {
+        if (s >= snap->routing.lfts.num_nodes()) continue;
+        const std::vector<uint8_t>& tab = snap->routing.lfts.table(s);
+        for (Lid lid : owned)
+          if (lid < tab.size() && tab[lid] != kNoPath) {
+            any[lid] = 1;
             snap->entries++;
           }
-        if (any) snap->lids++;
       }
+      for (Lid lid : owned) snap->lids += any[lid];
+    }
     if (accept) accept(*snap);
     snap->millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::lock_guard<std::mutex> lk(mu_);

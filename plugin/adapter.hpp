@@ -28,6 +28,9 @@ namespace ftroute::plugin {
 struct PluginOptions {
   std::map<std::string, EngineOptions> engine;  // engine name -> its options
   std::string log_path;                         // "" = no trace file
+  // lid_matrices=opensm: build_lid_matrices runs OpenSM's osm_ucast_mgr_build_lid_matrices()
+  // instead of the plugin's own BFS (own, the default).
+  bool opensm_lid_matrices = false;
   std::vector<std::string> errors;
 
   static PluginOptions parse(const std::string& text, const std::vector<EngineInfo>& known_engines);

@@ -9,8 +9,9 @@
 // OSM_LOG_ERROR line and the callback returns -1 before a single LFT byte is written, so OpenSM
 // tries the next engine in `routing_engine` or falls back to its built-in minhop.
 //
-// Hop matrix: build_lid_matrices runs OpenSM's own osm_ucast_mgr_build_lid_matrices() (minimal hop
-// counts for switch LIDs, used by SA and multicast). After writing the LFTs, every (switch,
+// Hop matrix: build_lid_matrices fills the minimal hop counts for switch LIDs (used by SA and
+// multicast) itself, one BFS per switch (own_lid_matrices; OpenSM's builder with the plugin option
+// lid_matrices=opensm or a hop_weights_file). After writing the LFTs, every (switch,
 // switch LID) whose chosen port has a different hop count than the actual route (non-minimal
 // engines, e.g. misrouting around faults) is corrected with osm_switch_set_hops. For ft-minhop
 // nothing changes.
@@ -180,6 +181,29 @@ Fabric fabric_from_subn(osm_subn_t* subn, std::unordered_map<const osm_node_t*, 
     p.lmc = lids[i].lmc;
   }
   if (!lids.empty()) f.set_lid(lids.back().node, lids.back().port, lids.back().lo, lids.back().lmc);
+  // OpenSM leaves ports without a LID when the unicast LID space runs out (ERR 0307): refuse the
+  // fabric with the count and the limit rather than route part of it.
+  {
+    long need = 0, missing = 0;
+    const long block = 1L << (subn->opt.lmc & 7);
+    for (int i = 0; i < f.size(); i++) {
+      const ftroute::Node& n = f.node(i);
+      if (n.is_switch()) {
+        need += subn->opt.lmc_esp0 ? block : 1;
+        missing += n.port(0).base_lid == 0;
+        continue;
+      }
+      for (int p = 1; p <= n.num_ports; p++)
+        if (n.port(p).connected()) {
+          need += block;
+          missing += n.port(p).base_lid == 0;
+        }
+    }
+    if (missing > 0 && need > ftroute::kMaxUnicastLid)
+      throw ftroute::FabricError("the fabric needs " + std::to_string(need) + " unicast LIDs (LMC " +
+                                 std::to_string(subn->opt.lmc) + "), more than the 49151 unicast LIDs InfiniBand has; " +
+                                 std::to_string(missing) + " end ports got no LID from OpenSM");
+  }
   f.validate();
   return f;
 }
@@ -278,10 +302,85 @@ ApplyStats write_lfts(const fp::Snapshot& s, const std::vector<Target>& targets)
 }
 
 // ---- routing engine callbacks (state-manager thread, plock held) ------------------------------
+// The hop matrix of switch LIDs (what osm_ucast_mgr_build_lid_matrices() computes, and what the
+// SA, multicast and opensm-lid-matrix.dump read): for every switch x, every switch LID l(s) and
+// every port p of x whose link leads to another switch y, hops = 1 + dist(y, s); 0 on port 0 of
+// x for its own LID. OpenSM gets there by relaxing every switch's row against its neighbours'
+// until nothing changes (switches x switch LIDs x ports per pass, a pass per hop of the
+// diameter); one BFS per switch over the same links gives the same numbers in one pass. The links
+// are OpenSM's (physp remote pointers, self-links skipped), not the plugin's fabric model, so the
+// rows equal OpenSM's. Every hop weighs 1 (OpenSM's default hop_wf, set here as OpenSM does);
+// with a hop_weights_file (weighted hops) OpenSM's own builder runs instead.
+int own_lid_matrices(PluginCtx* c) {
+  osm_subn_t* subn = &c->osm->subn;
+  std::vector<osm_switch_t*> sws;
+  std::unordered_map<const osm_node_t*, int> pos;
+  for (cl_map_item_t* it = cl_qmap_head(&subn->sw_guid_tbl); it != cl_qmap_end(&subn->sw_guid_tbl); it = cl_qmap_next(it)) {
+    osm_switch_t* sw = reinterpret_cast<osm_switch_t*>(it);
+    pos[sw->p_node] = static_cast<int>(sws.size());
+    sws.push_back(sw);
+  }
+  const size_t S = sws.size();
+  std::vector<std::vector<std::pair<uint8_t, int>>> adj(S);  // (port, neighbour switch)
+  std::vector<uint16_t> lid(S);
+  for (size_t i = 0; i < S; i++) {
+    osm_node_t* n = sws[i]->p_node;
+    lid[i] = cl_ntoh16(osm_node_get_base_lid(n, 0));
+    for (uint8_t p = 1; p < sws[i]->num_ports; p++) {
+      osm_physp_t* pp = osm_node_get_physp_ptr(n, p);
+      if (!pp) continue;
+      pp->hop_wf = 1;  // what OpenSM's builder sets without a hop_weights_file
+      if (!pp->p_remote_physp) continue;
+      osm_node_t* rn = pp->p_remote_physp->p_node;
+      if (!rn || !rn->sw || rn == n) continue;
+      auto r = pos.find(rn);
+      if (r != pos.end()) adj[i].emplace_back(p, r->second);
+    }
+  }
+  std::vector<int> dist(S), queue(S);
+  for (size_t s = 0; s < S; s++) {
+    if (!lid[s]) continue;
+    std::fill(dist.begin(), dist.end(), -1);
+    size_t head = 0, tail = 0;
+    dist[s] = 0;
+    queue[tail++] = static_cast<int>(s);
+    while (head < tail) {
+      const int u = queue[head++];
+      for (const auto& [p, v] : adj[static_cast<size_t>(u)])
+        if (dist[static_cast<size_t>(v)] < 0) {
+          dist[static_cast<size_t>(v)] = dist[static_cast<size_t>(u)] + 1;
+          queue[tail++] = v;
+        }
+    }
+    for (size_t x = 0; x < S; x++) {
+      if (dist[x] < 0) continue;
+      if (x == s && osm_switch_set_hops(sws[x], lid[s], 0, 0) != CL_SUCCESS) return -1;
+      for (const auto& [p, y] : adj[x]) {
+        const int d = dist[static_cast<size_t>(y)];
+        if (d < 0 || d + 1 > 0xfe) continue;
+        if (osm_switch_set_hops(sws[x], lid[s], p, static_cast<uint8_t>(d + 1)) != CL_SUCCESS) return -1;
+      }
+    }
+  }
+  return 0;
+}
+
 int cb_build_lid_matrices(void* context) {
   auto* e = static_cast<EngineCtx*>(context);
+  PluginCtx* c = e->plugin;
   try {
-    return osm_ucast_mgr_build_lid_matrices(&e->plugin->osm->sm.ucast_mgr);
+    const auto t0 = std::chrono::steady_clock::now();
+    const char* wf = c->osm->subn.opt.hop_weights_file;
+    int rc = 1;
+    if (!c->opts.opensm_lid_matrices && !(wf && *wf)) rc = own_lid_matrices(c);
+    const char* how = "own BFS";
+    if (rc > 0) {  // asked for, or weighted hops: OpenSM's builder
+      how = "OpenSM's osm_ucast_mgr_build_lid_matrices";
+      rc = osm_ucast_mgr_build_lid_matrices(&c->osm->sm.ucast_mgr);
+    }
+    plog(c, OSM_LOG_INFO, "ftroute: engine '%s': switch LID hop matrices by %s in %.2f ms", e->slot->name().c_str(),
+         how, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    return rc;
   } catch (...) {
     return -1;
   }

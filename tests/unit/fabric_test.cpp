@@ -107,3 +107,32 @@ TEST(EngineOptions, ParseAndValidate) {
   EXPECT_THROW(EngineOptions::parse("novalue"), OptionError);
   EXPECT_THROW(make_engine("no-such-engine"), OptionError);
 }
+
+// Issue 15: a fabric that does not fit the 49151 unicast LIDs is refused with the count and the
+// limit, and keeps the LIDs it had.
+TEST(Fabric, LidSpaceExhaustedNamesCountAndLimit) {
+  Fabric f;
+  const int s0 = f.add_node(NodeType::Switch, "S0", 254), s1 = f.add_node(NodeType::Switch, "S1", 254);
+  f.connect(s0, 254, s1, 254);
+  for (int i = 0; i < 400; i++) {
+    const int c = f.add_node(NodeType::Ca, "H" + std::to_string(i), 1);
+    f.connect(c, 1, i < 200 ? s0 : s1, 1 + i % 200);
+  }
+  f.assign_default_guids();
+  f.assign_lids(0);
+  const Lid before = f.max_lid();
+  EXPECT_EQ(before, 402);
+  f.assign_lids(6);  // 400 x 64 + 2 = 25602: fits
+  EXPECT_GT(f.max_lid(), 25000);
+  f.assign_lids(0);
+  try {
+    f.assign_lids(7);  // switches 1-2, CAs from 128 (aligned): highest LID 128 + 400 x 128 - 1 = 51327
+    FAIL() << "51202+ LIDs assigned";
+  } catch (const FabricError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("needs 51327 unicast LIDs"), std::string::npos) << m;
+    EXPECT_NE(m.find("49151"), std::string::npos) << m;
+    EXPECT_NE(m.find("400 connected CA/router ports with LMC 7"), std::string::npos) << m;
+  }
+  EXPECT_EQ(f.max_lid(), before) << "a refused assignment changed the LIDs";
+}

@@ -13,7 +13,9 @@
 //
 // build_cdg() walks the routing per destination LID: the LFTs form an in-tree per DLID, so the
 // walk memoises (switch, input port, SL) states and every source only adds work until it joins
-// a state already seen for that destination. Sources are CA ports (+ switches on request); the
+// a state already seen for that destination. With identity SL2VL and no path SLs (one VL, routes
+// independent of the input port) it resolves each switch once per destination and counts the
+// sources per first switch: O(switches) per destination instead of O(sources). Sources are CA ports (+ switches on request); the
 // VL of each hop is Sl2Vl::vl(node, in_port, out_port, sl), CA injection uses in_port 0.
 // The same walk yields what the validators need: unreachable pairs, forwarding loops, hop counts
 // and the number of routes per link (edge forwarding index), collected in RouteWalkStats.
@@ -117,6 +119,9 @@ struct CdgBuildOptions {
   bool switch_destinations = true;  // switch LIDs as destinations (CA LIDs, incl. LMC, always)
   bool collect_loads = true;     // routes per link (edge forwarding index)
   int max_examples = 5;          // named examples of unreachable pairs / loops kept
+  // Walk every source separately even where the switch-level pass applies (identity SL2VL, no
+  // path SLs): the reference the tests compare the fast pass with. Same result, slower.
+  bool force_per_source = false;
 };
 
 // Why a route from a source stopped before its destination.

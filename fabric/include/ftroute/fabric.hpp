@@ -82,6 +82,8 @@ class Fabric {
   // Assigns LIDs 1, 2, ... to every end port in node order (switches first if
   // switches_first), each CA/router port getting a block of 2^lmc LIDs aligned to 2^lmc as
   // OpenSM does; switch port 0 gets lmc 0 (or lmc when lmc_esp0). Replaces existing LIDs.
+  // Throws FabricError naming the LID count and the limit (49151 unicast LIDs) when the fabric
+  // does not fit; the fabric is then unchanged.
   void assign_lids(uint8_t lmc = 0, bool switches_first = true, bool lmc_esp0 = false);
 
   // Gives every node/port without a GUID one, following ibsim's defaults (switch node GUIDs

@@ -41,6 +41,7 @@
 
 #include "ftroute/fabric.hpp"
 #include "ftroute/routing.hpp"
+#include "ftroute/text_out.hpp"
 
 namespace ftroute {
 
@@ -55,6 +56,7 @@ Fabric parse_subnet_lst(std::string_view text, const std::string& filename, uint
 Fabric read_subnet_lst(const std::string& path, uint8_t lmc = 0);
 
 std::string write_fdbs(const Fabric& f, const Lfts& lfts);
+void write_fdbs(const Fabric& f, const Lfts& lfts, TextOut& out);  // streaming, same bytes; no flush
 std::string write_mcfdbs_empty();
 
 struct PathSlWriteOptions {
@@ -62,12 +64,14 @@ struct PathSlWriteOptions {
   bool switch_sources = false;
 };
 std::string write_path_sl(const Fabric& f, const Routing& r, const PathSlWriteOptions& opt = {});
+void write_path_sl(const Fabric& f, const Routing& r, TextOut& out, const PathSlWriteOptions& opt = {});  // streaming
 // Reads a path-SL file into a path_sl function (captures the table by value; src LID -> node).
 // Throws ParseError(file:line) for malformed lines, unknown GUIDs, SL > 15.
 std::function<uint8_t(Lid, Lid)> parse_path_sl(std::string_view text, const std::string& filename, const Fabric& f);
 std::function<uint8_t(Lid, Lid)> read_path_sl(const std::string& path, const Fabric& f);
 
 std::string write_sl2vl(const Fabric& f, const Sl2Vl& t);
+void write_sl2vl(const Fabric& f, const Sl2Vl& t, TextOut& out);  // streaming, same bytes; no flush
 Sl2Vl parse_sl2vl(std::string_view text, const std::string& filename, const Fabric& f);
 Sl2Vl read_sl2vl(const std::string& path, const Fabric& f);
 

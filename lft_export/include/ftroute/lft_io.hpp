@@ -39,6 +39,7 @@
 
 #include "ftroute/fabric.hpp"
 #include "ftroute/routing.hpp"
+#include "ftroute/text_out.hpp"
 
 namespace ftroute {
 
@@ -122,6 +123,16 @@ int adopt_lids(const LftFile& file, Fabric& fabric);
 // their top LID (dump_fts_unread_lid) are named in one warning.
 LftMapResult map_lfts(const LftFile& file, const Fabric& fabric);
 
+// Fast path of load_routing and the lft-file engine (lft_fast.cpp): reads the LFT file in large
+// blocks straight into Lfts, without an LftFile (no string per line), and does adopt_lids (adopt:
+// the fabric's LIDs from the file) + map_lfts. Same Lfts and warnings as the full reader for
+// well-formed files; returns nullopt (fabric untouched unless adopt) as soon as anything is not
+// plainly well formed, and the caller then runs the full reader, which names the problem
+// (file:line) as before. FTROUTE_SLOW_LFT_READER=1 in the environment forces the full reader.
+std::optional<LftMapResult> fast_read_map_lfts(const std::string& path, LftFormat format, Fabric& fabric, bool adopt,
+                                               int* adopted = nullptr);
+std::optional<LftMapResult> fast_read_map_lfts(const std::string& path, LftFormat format, const Fabric& fabric);
+
 // Builds the file OpenSM (style Opensm), dump_fts (DumpFts, addressed by "Lid N") or the minimal
 // form would print for these LFTs. Opensm: switches in OpenSM's map order (sorted by the byte-swapped node GUID), range [0-max_lid],
 // entries for every LID whose port exists (ports > num_ports and 255 are skipped), destination
@@ -129,9 +140,11 @@ LftMapResult map_lfts(const LftFile& file, const Fabric& fabric);
 // "path #k out of n: portguid". Every destination comment carries the portguid, so OpenSM's file
 // engine remaps LIDs. Throws FabricError if a switch has no GUID.
 LftFile make_lft_file(const Fabric& fabric, const Lfts& lfts, LftFormat style);
-inline std::string write_lfts(const Fabric& fabric, const Lfts& lfts, LftFormat style = LftFormat::Opensm) {
-  return write_lft_file(make_lft_file(fabric, lfts, style));
-}
+// Streams the text write_lft_file(make_lft_file(fabric, lfts, style)) gives, byte for byte, without
+// building the LftFile: the destination comment of each LID is formatted once, not once per switch,
+// so memory stays O(LIDs) beyond the output chunk. Does not flush `out`.
+void write_lfts(const Fabric& fabric, const Lfts& lfts, LftFormat style, TextOut& out);
+std::string write_lfts(const Fabric& fabric, const Lfts& lfts, LftFormat style = LftFormat::Opensm);
 
 // "Channel Adapter", "Switch", "Router" (ib_get_node_type_str)
 const char* ib_node_type_str(NodeType t);
@@ -148,7 +161,7 @@ Fabric read_fabric_file(const std::string& path, uint8_t lmc = 0);
 struct LoadedRouting {
   Fabric fabric;
   Routing routing;
-  LftFile file;
+  LftFile file;                       // the parsed file; only its filename when the fast reader read it
   bool lids_from_file = false;        // the fabric had no LIDs: taken from the LFT file's portguids
   std::vector<std::string> warnings;
 };

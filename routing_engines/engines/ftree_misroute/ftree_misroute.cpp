@@ -185,10 +185,10 @@ struct DestLid {
 
 Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
   options.check_known(kName, option_keys());
-  // check=auto: verify fabrics with up to 4096 LIDs (the CDG walk with switch sources grows with
-  // LIDs x channels; large fabrics rely on the construction's proof, docs/ftree-misroute.md).
+  // check=auto: verify every fabric (build_cdg's switch-level pass costs O(switches) per
+  // destination LID, docs/scale.md); check=false trusts the construction's proof.
   const std::string check_opt = options.get("check", "auto");
-  bool check = check_opt == "auto" ? fabric.max_lid() <= 4096 : options.get_bool("check", true);
+  bool check = check_opt == "auto" ? true : options.get_bool("check", true);
   const long max_valleys = options.get_int("max_valleys", 8);
   RankHints hints;
   if (options.has("root_guid_file")) hints.root_guids = read_guid_file(options.get("root_guid_file", ""));

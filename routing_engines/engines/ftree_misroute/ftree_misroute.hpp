@@ -27,7 +27,7 @@
 //   valley_leaf=<node id>   leaf switch whose sub-trees host the U-turns (default: automatic)
 //   max_valleys=<n>         automatic valley leaf candidates to try (default 8)
 //   free_uturns=true|false  last resort with unrestricted, CDG-verified U-turns (default true)
-//   check=auto|true|false   verify the result (auto: fabrics with max LID <= 4096)
+//   check=auto|true|false   verify the result (auto: always, every fabric size)
 //   root_guid_file=FILE     node GUIDs of the top switches (as OpenSM ftree's): rank from the top
 //   io_guid_file=FILE       CA node/port GUIDs of I/O nodes: their switches are not leaves
 #pragma once

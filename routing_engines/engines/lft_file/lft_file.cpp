@@ -20,7 +20,8 @@ Routing LftFileEngine::route(const Fabric& fabric, const EngineOptions& options,
   }
   if (fabric.max_lid() == 0) throw EngineError(kName, "the fabric has no LIDs to map the tables of " + path + " onto");
   // ParseError (file:line) for a malformed file, an unknown switch, a LID without a portguid
-  LftMapResult m = map_lfts(read_lft_file(path), fabric);
+  auto fast = fast_read_map_lfts(path, LftFormat::Auto, fabric);
+  LftMapResult m = fast ? std::move(*fast) : map_lfts(read_lft_file(path), fabric);
   Routing r;
   r.engine = kName;
   r.lfts = std::move(m.lfts);
