@@ -30,6 +30,7 @@
 
 #include "ftroute/cdg.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/topology.hpp"
