@@ -342,6 +342,7 @@ struct Simulator::Impl {
     build();
     build_vl_cache();
     if (cfg.lid_policy == LidPolicy::FtDrb) ftdrb = std::make_unique<FtDrbSelector>(f, cfg);
+    alloc_step = allocator_for(cfg.allocator);
   }
 
   void build() {
@@ -958,6 +959,98 @@ struct Simulator::Impl {
   };
   std::vector<Cand> cands, chosen;
 
+  // ---------------- allocators ----------------
+  // One allocation round of a switch over `cands` (its feasible requests, see allocate_switch):
+  // grants through grant(). allocator_for() is the factory: the step is chosen once per simulator
+  // (Config::allocator) and called through a member pointer, one indirect call per allocation.
+  using AllocStep = void (Impl::*)();
+  static AllocStep allocator_for(Allocator a) {
+    return a == Allocator::Separable ? &Impl::alloc_separable : &Impl::alloc_islip;
+  }
+  AllocStep alloc_step = nullptr;
+  // distance from a round-robin pointer (0 <= x < mod, 0 <= ptr <= mod); no division: the
+  // comparators run O(n log n) times per allocation
+  static int rr_dist(int x, int ptr, int mod) {
+    int d = x - ptr;
+    return d < 0 ? d + mod : d;
+  }
+  static constexpr int kAllocPorts = 256;
+
+  // Separable input-first allocator: one VC per input port, then one input per output.
+  void alloc_separable() {
+    const int P = kAllocPorts, VV = V;
+    // input stage: one VC per input port (DAB first, then round-robin from in_rr)
+    std::sort(cands.begin(), cands.end(), [&](const Cand& a, const Cand& b) {
+      if (a.in_port != b.in_port) return a.in_port < b.in_port;
+      if (a.dab != b.dab) return a.dab;
+      int ca = static_cast<int>(a.r / VV), cb = static_cast<int>(b.r / VV);
+      return rr_dist(static_cast<int>(a.r % VV), ch[ca].in_rr, VV) < rr_dist(static_cast<int>(b.r % VV), ch[cb].in_rr, VV);
+    });
+    chosen.clear();
+    for (size_t i = 0; i < cands.size(); i++)
+      if (i == 0 || cands[i].in_port != cands[i - 1].in_port) chosen.push_back(cands[i]);
+    // output stage: one input per output (DAB first, then round-robin from out_rr)
+    std::sort(chosen.begin(), chosen.end(), [&](const Cand& a, const Cand& b) {
+      if (a.oc != b.oc) return a.oc < b.oc;
+      if (a.dab != b.dab) return a.dab;
+      return rr_dist(a.in_port, ch[a.oc].out_rr, P) < rr_dist(b.in_port, ch[b.oc].out_rr, P);
+    });
+    for (size_t i = 0; i < chosen.size(); i++) {
+      if (i > 0 && chosen[i].oc == chosen[i - 1].oc) continue;
+      const Cand& g = chosen[i];
+      int c = static_cast<int>(g.r / VV), v = static_cast<int>(g.r % VV);
+      ch[g.oc].out_rr = static_cast<uint16_t>(g.in_port + 1);
+      ch[c].in_rr = static_cast<uint16_t>(v + 1);
+      grant(c, v);
+    }
+  }
+
+  // iSLIP (cfg.islip_iterations rounds): each output grants one request, each input port accepts
+  // one grant.
+  void alloc_islip() {
+    const int P = kAllocPorts, VV = V;
+    // iSLIP: requests per (input port, output); grant by output pointer; accept by input pointer
+    for (int it = 0; it < cfg.islip_iterations; it++) {
+      if (it > 0) {
+        size_t k = 0;
+        for (auto& x : cands)
+          if (feasible(x.r)) cands[k++] = x;
+        cands.resize(k);
+        if (cands.empty()) break;
+      }
+      // grant: for each output pick one candidate
+      std::sort(cands.begin(), cands.end(), [&](const Cand& a, const Cand& b) {
+        if (a.oc != b.oc) return a.oc < b.oc;
+        if (a.dab != b.dab) return a.dab;
+        int da = rr_dist(a.in_port, ch[a.oc].out_rr, P), db = rr_dist(b.in_port, ch[b.oc].out_rr, P);
+        if (da != db) return da < db;
+        int ca = static_cast<int>(a.r / VV), cb = static_cast<int>(b.r / VV);
+        return rr_dist(static_cast<int>(a.r % VV), ch[ca].in_rr, VV) < rr_dist(static_cast<int>(b.r % VV), ch[cb].in_rr, VV);
+      });
+      chosen.clear();
+      for (size_t i = 0; i < cands.size(); i++)
+        if (i == 0 || cands[i].oc != cands[i - 1].oc) chosen.push_back(cands[i]);
+      // accept: each input port picks one grant (DAB first, then accept pointer)
+      std::sort(chosen.begin(), chosen.end(), [&](const Cand& a, const Cand& b) {
+        if (a.in_port != b.in_port) return a.in_port < b.in_port;
+        if (a.dab != b.dab) return a.dab;
+        int ca = static_cast<int>(a.r / VV);
+        return rr_dist(a.out_port, ch[ca].acc_rr, P) < rr_dist(b.out_port, ch[ca].acc_rr, P);
+      });
+      for (size_t i = 0; i < chosen.size(); i++) {
+        if (i > 0 && chosen[i].in_port == chosen[i - 1].in_port) continue;
+        const Cand& g = chosen[i];
+        int c = static_cast<int>(g.r / VV), v = static_cast<int>(g.r % VV);
+        if (it == 0) {
+          ch[g.oc].out_rr = static_cast<uint16_t>(g.in_port + 1);
+          ch[c].acc_rr = static_cast<uint16_t>(g.out_port + 1);
+        }
+        ch[c].in_rr = static_cast<uint16_t>(v + 1);
+        grant(c, v);
+      }
+    }
+  }
+
   void allocate_switch(int s) {
     SwitchState& S = sws[s];
     S.dirty = false;
@@ -977,80 +1070,7 @@ struct Simulator::Impl {
         cands.push_back({r, ch[c].dst_port, ch[q.out_ch].src_port, q.out_ch, q.dab_full});
       }
     if (cands.empty()) return;
-    // distance from a round-robin pointer (0 <= x < mod, 0 <= ptr <= mod); no division: the
-    // comparators run O(n log n) times per allocation
-    auto rr_dist = [](int x, int ptr, int mod) {
-      int d = x - ptr;
-      return d < 0 ? d + mod : d;
-    };
-    const int P = 256, VV = V;
-    if (cfg.allocator == Allocator::Separable) {
-      // input stage: one VC per input port (DAB first, then round-robin from in_rr)
-      std::sort(cands.begin(), cands.end(), [&](const Cand& a, const Cand& b) {
-        if (a.in_port != b.in_port) return a.in_port < b.in_port;
-        if (a.dab != b.dab) return a.dab;
-        int ca = static_cast<int>(a.r / VV), cb = static_cast<int>(b.r / VV);
-        return rr_dist(static_cast<int>(a.r % VV), ch[ca].in_rr, VV) < rr_dist(static_cast<int>(b.r % VV), ch[cb].in_rr, VV);
-      });
-      chosen.clear();
-      for (size_t i = 0; i < cands.size(); i++)
-        if (i == 0 || cands[i].in_port != cands[i - 1].in_port) chosen.push_back(cands[i]);
-      // output stage: one input per output (DAB first, then round-robin from out_rr)
-      std::sort(chosen.begin(), chosen.end(), [&](const Cand& a, const Cand& b) {
-        if (a.oc != b.oc) return a.oc < b.oc;
-        if (a.dab != b.dab) return a.dab;
-        return rr_dist(a.in_port, ch[a.oc].out_rr, P) < rr_dist(b.in_port, ch[b.oc].out_rr, P);
-      });
-      for (size_t i = 0; i < chosen.size(); i++) {
-        if (i > 0 && chosen[i].oc == chosen[i - 1].oc) continue;
-        const Cand& g = chosen[i];
-        int c = static_cast<int>(g.r / VV), v = static_cast<int>(g.r % VV);
-        ch[g.oc].out_rr = static_cast<uint16_t>(g.in_port + 1);
-        ch[c].in_rr = static_cast<uint16_t>(v + 1);
-        grant(c, v);
-      }
-    } else {
-      // iSLIP: requests per (input port, output); grant by output pointer; accept by input pointer
-      for (int it = 0; it < cfg.islip_iterations; it++) {
-        if (it > 0) {
-          size_t k = 0;
-          for (auto& x : cands)
-            if (feasible(x.r)) cands[k++] = x;
-          cands.resize(k);
-          if (cands.empty()) break;
-        }
-        // grant: for each output pick one candidate
-        std::sort(cands.begin(), cands.end(), [&](const Cand& a, const Cand& b) {
-          if (a.oc != b.oc) return a.oc < b.oc;
-          if (a.dab != b.dab) return a.dab;
-          int da = rr_dist(a.in_port, ch[a.oc].out_rr, P), db = rr_dist(b.in_port, ch[b.oc].out_rr, P);
-          if (da != db) return da < db;
-          int ca = static_cast<int>(a.r / VV), cb = static_cast<int>(b.r / VV);
-          return rr_dist(static_cast<int>(a.r % VV), ch[ca].in_rr, VV) < rr_dist(static_cast<int>(b.r % VV), ch[cb].in_rr, VV);
-        });
-        chosen.clear();
-        for (size_t i = 0; i < cands.size(); i++)
-          if (i == 0 || cands[i].oc != cands[i - 1].oc) chosen.push_back(cands[i]);
-        // accept: each input port picks one grant (DAB first, then accept pointer)
-        std::sort(chosen.begin(), chosen.end(), [&](const Cand& a, const Cand& b) {
-          if (a.in_port != b.in_port) return a.in_port < b.in_port;
-          if (a.dab != b.dab) return a.dab;
-          int ca = static_cast<int>(a.r / VV);
-          return rr_dist(a.out_port, ch[ca].acc_rr, P) < rr_dist(b.out_port, ch[ca].acc_rr, P);
-        });
-        for (size_t i = 0; i < chosen.size(); i++) {
-          if (i > 0 && chosen[i].in_port == chosen[i - 1].in_port) continue;
-          const Cand& g = chosen[i];
-          int c = static_cast<int>(g.r / VV), v = static_cast<int>(g.r % VV);
-          if (it == 0) {
-            ch[g.oc].out_rr = static_cast<uint16_t>(g.in_port + 1);
-            ch[c].acc_rr = static_cast<uint16_t>(g.out_port + 1);
-          }
-          ch[c].in_rr = static_cast<uint16_t>(v + 1);
-          grant(c, v);
-        }
-      }
-    }
+    (this->*alloc_step)();  // the allocator chosen by allocator_for(cfg.allocator)
     // A request that lost arbitration but is still feasible (e.g. its input port picked another
     // VC whose output went elsewhere) is retried next cycle, as a router's allocator runs every
     // cycle. Without this it would wait for an unrelated event to wake the switch.
