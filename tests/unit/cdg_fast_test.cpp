@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <random>
 
+#include "ftroute/registry.hpp"
 #include "ftroute/cdg.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/netfile.hpp"

@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 
+#include "ftroute/registry.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/lft_io.hpp"

@@ -9,6 +9,7 @@
 #include <cinttypes>
 #include <filesystem>
 
+#include "ftroute/registry.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
