@@ -31,6 +31,14 @@ int run_export(cli::Args& a) {
     throw cli::UsageError("--format must be auto, opensm or dump_fts, got '" + fmt_name + "'");
   if (lmc < 0 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   if (sm_lid < 0 || sm_lid > kMaxUnicastLid) throw cli::UsageError("--sm-lid out of range");
+  LftFormat ofmt = LftFormat::Opensm;
+  if (to == "opensm-lfts" || to == "opensm") ofmt = LftFormat::Opensm;
+  else if (to == "dump_fts" || to == "ibroute") ofmt = LftFormat::DumpFts;
+  else if (to == "minimal") ofmt = LftFormat::Minimal;
+  else if (to != "ibdmchk")
+    throw cli::UsageError("--to must be opensm-lfts, dump_fts, minimal or ibdmchk, got '" + to + "'");
+  if (to == "ibdmchk") cli::check_output_dir(out);  // before any work: all or none is written
+  else cli::check_output_paths({out});
 
   LoadedRouting lr = load_routing(fabric, lfts, *in_fmt, sl, sl2vl, lids_from_file, static_cast<uint8_t>(lmc));
   for (const auto& w : lr.warnings) std::fprintf(stderr, "ftroute export: warning: %s\n", w.c_str());
@@ -45,21 +53,29 @@ int run_export(cli::Args& a) {
     const std::string psl = sl.empty() ? "" : write_path_sl(f, lr.routing);
     const std::string slvl = sl2vl.empty() ? "" : write_sl2vl(f, lr.routing.sl2vl);
     std::error_code ec;
+    const bool existed = std::filesystem::exists(out, ec);
     std::filesystem::create_directories(out, ec);
     if (ec || !std::filesystem::is_directory(out))
       throw Error("cannot create directory " + out + (ec ? ": " + ec.message() : ""));
     const std::string d = out + "/";
-    cli::write_file_atomic(d + "opensm-subnet.lst", lst);
-    cli::write_file_atomic(d + "opensm.fdbs", fdbs);
-    cli::write_file_atomic(d + "opensm.mcfdbs", write_mcfdbs_empty());
+    cli::OutputFiles files;
+    files.add(d + "opensm-subnet.lst", lst);
+    files.add(d + "opensm.fdbs", fdbs);
+    files.add(d + "opensm.mcfdbs", write_mcfdbs_empty());
     std::string cmd = "ibdmchk -s " + d + "opensm-subnet.lst -f " + d + "opensm.fdbs -m " + d + "opensm.mcfdbs";
     if (!psl.empty()) {
-      cli::write_file_atomic(d + "path_sl.txt", psl);
+      files.add(d + "path_sl.txt", psl);
       cmd += " -c " + d + "path_sl.txt";
     }
     if (!slvl.empty()) {
-      cli::write_file_atomic(d + "sl2vl.txt", slvl);
+      files.add(d + "sl2vl.txt", slvl);
       cmd += " -d " + d + "sl2vl.txt";
+    }
+    try {
+      files.commit();
+    } catch (...) {
+      if (!existed) std::filesystem::remove(out, ec);  // only if still empty
+      throw;
     }
     uint8_t max_lmc = 0;
     for (const EndPort& e : f.end_ports()) max_lmc = std::max(max_lmc, e.lmc);
@@ -68,11 +84,6 @@ int run_export(cli::Args& a) {
                  cmd.c_str());
     return 0;
   }
-  LftFormat ofmt;
-  if (to == "opensm-lfts" || to == "opensm") ofmt = LftFormat::Opensm;
-  else if (to == "dump_fts" || to == "ibroute") ofmt = LftFormat::DumpFts;
-  else if (to == "minimal") ofmt = LftFormat::Minimal;
-  else throw cli::UsageError("--to must be opensm-lfts, dump_fts, minimal or ibdmchk, got '" + to + "'");
   cli::write_file_atomic(out, write_lfts(f, lr.routing.lfts, ofmt));
   return 0;
 }

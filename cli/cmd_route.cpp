@@ -38,10 +38,12 @@ int run_route(cli::Args& a) {
   auto fmt = parse_lft_format(fmt_name);
   if (!fmt || *fmt == LftFormat::Auto)
     throw cli::UsageError("--format must be opensm, dump_fts or minimal, got '" + fmt_name + "'");
+  cli::check_output_paths({out, sl_out, sl2vl_out});  // before any work: all or none is written
 
   std::string opt_text;
   for (const auto& o : opts) opt_text += (opt_text.empty() ? "" : ",") + o;
   EngineOptions options = EngineOptions::parse(opt_text);
+  options.check_known(engine_name, make_engine(engine_name)->option_keys());  // keys and ranges, before any work
 
   Fabric fabric = read_net_file(pos[0]);
   if (lmc >= 0) {
@@ -76,9 +78,11 @@ int run_route(cli::Args& a) {
   std::string sl_text, sl2vl_text;
   if (!sl_out.empty()) sl_text = write_path_sl(f, r);
   if (!sl2vl_out.empty()) sl2vl_text = write_sl2vl(f, r.sl2vl);
-  cli::write_file_atomic(out, lfts);
-  if (!sl_out.empty()) cli::write_file_atomic(sl_out, sl_text);
-  if (!sl2vl_out.empty()) cli::write_file_atomic(sl2vl_out, sl2vl_text);
+  cli::OutputFiles files;
+  files.add(out, lfts);
+  files.add(sl_out, sl_text);
+  files.add(sl2vl_out, sl2vl_text);
+  files.commit();
 
   if (!quiet) {
     std::fprintf(stderr, "%s: %d switches, %d LIDs, %ld LFT entries, %d VL(s), %.2f ms\n", engine_name.c_str(),

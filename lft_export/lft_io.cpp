@@ -508,7 +508,7 @@ LftFile make_lft_file(const Fabric& f, const Lfts& lfts, LftFormat style) {
     LftTable t;
     t.style = style;
     t.guid = n.guid;
-    t.desc = n.desc;
+    t.desc = escape_name(n.desc);  // control characters never go into the file raw
     t.addr = "Lid " + std::to_string(n.port(0).base_lid);
     t.lid_lo = 0;
     t.lid_hi = hi;
@@ -525,7 +525,7 @@ LftFile make_lft_file(const Fabric& f, const Lfts& lfts, LftFormat style) {
       auto own = f.owner(static_cast<Lid>(l));
       if (style == LftFormat::Opensm) {
         e.info = own ? fmt(" # %s portguid 0x%016" PRIx64 ": '%s'", ib_node_type_str(f.node(own->node).type),
-                           owner_guid(*own), f.node(own->node).desc.c_str())
+                           owner_guid(*own), escape_name(f.node(own->node).desc).c_str())
                      : std::string(" # unknown node and type");
       } else if (style == LftFormat::DumpFts) {
         if (static_cast<int>(l) <= last_port_lid) {
@@ -543,7 +543,7 @@ LftFile make_lft_file(const Fabric& f, const Lfts& lfts, LftFormat style) {
             last_port_lid = own->last_lid();
           }
           e.info = fmt(" : (%s portguid 0x%016" PRIx64 ": '%s')", ib_node_type_str(f.node(own->node).type), pg,
-                       f.node(own->node).desc.c_str());
+                       escape_name(f.node(own->node).desc).c_str());
         }
       } else if (own) {  // minimal: portguid comment so OpenSM can remap LIDs
         e.info = fmt(" # portguid 0x%016" PRIx64, owner_guid(*own));

@@ -129,7 +129,8 @@ TEST_F(FlitsimCli, BadOptionsAndInputsFailClearlyWithoutOutput) {
       {ok + " --bogus 1", 2, "unknown option '--bogus'"},
       {ok + " --load 1.5", 2, "--load 1.5 out of range"},
       {ok + " --pattern zigzag", 1, "unknown traffic pattern 'zigzag'"},
-      {ok + " --vcs 99", 1, "num_vcs"},
+      {ok + " --vcs 99", 2, "--vcs 99 out of range (0..16)"},
+      {ok + " --vcs 4294967297", 2, "--vcs 4294967297 out of range"},  // not truncated to 1 VC
       {ok + " --fail 100:NOPE[1]", 2, "unknown node 'NOPE'"},
       {ok + " --fail 100:S0_0[3]", 2, "\"S0_0\"[3]"},  // S0_0 has no -x neighbour: port 3 is unlinked
       {"sim --fabric " + kMesh + " --engine ft-dor --sweep 0.1:0.2:0.1", 2, "--sweep needs --csv"},
