@@ -213,7 +213,8 @@ LftFile parse_lft(std::string_view text, const std::string& filename, LftFormat 
     }
     if (s.find("lids dumped") != std::string_view::npos) {
       std::string_view t = s;
-      if (!take_number(t, false)) err(ln, "malformed footer line");
+      if (!take_number(t, false) || (t != " lids dumped" && t != " valid lids dumped"))
+        err(ln, "malformed footer line: expected '<n> lids dumped' or '<n> valid lids dumped'");
       if (!cur || cur_closed) err(ln, "footer line outside a table");
       cur->footer = std::string(raw);
       cur->before_footer = std::move(pending);
