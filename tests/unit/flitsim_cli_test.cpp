@@ -2,6 +2,7 @@
 // a load sweep with CSV + SVG output checked for its columns and for values that follow from the
 // fabric, and bad options / malformed inputs that must fail with a clear message and no output.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <cmath>
@@ -34,7 +35,9 @@ struct CmdResult {
 };
 
 CmdResult ftroute(const std::string& args) {
-  const std::string log = scratch("out.log");
+  // one log per process: ctest -j runs these tests in parallel processes (a shared name mixed
+  // their outputs under the slower ASan build)
+  const std::string log = scratch("out." + std::to_string(::getpid()) + ".log");
   int rc = std::system((kExe + " " + args + " >" + log + " 2>&1").c_str());
   return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(log)};
 }
