@@ -473,6 +473,13 @@ std::vector<RunResult> run_campaign(const Config& cfg, const std::function<void(
   if (cfg.out_dir.empty()) throw OptionError("campaign: no output directory");
   if (cfg.engines.empty()) throw OptionError("campaign: no engines");
   if (cfg.fabrics.empty()) throw OptionError("campaign: no fabric");
+  // every fabric (file or --gen spec) is built before the output directory is created: a bad
+  // spec leaves nothing behind
+  std::map<std::string, Fabric> intact;
+  for (const auto& f : cfg.fabrics) {
+    if (intact.count(f.name)) throw OptionError("campaign: fabric '" + f.name + "' given twice");
+    intact.emplace(f.name, build_fabric(f));
+  }
   fs::create_directories(cfg.out_dir);
   const std::string csv = cfg.out_dir + "/results.csv";
   if (fs::exists(csv)) {
@@ -489,11 +496,6 @@ std::vector<RunResult> run_campaign(const Config& cfg, const std::function<void(
   std::set<std::string> done;
   for (const auto& r : existing) done.insert(r.key.id());
 
-  std::map<std::string, Fabric> intact;
-  for (const auto& f : cfg.fabrics) {
-    if (intact.count(f.name)) throw OptionError("campaign: fabric '" + f.name + "' given twice");
-    intact.emplace(f.name, build_fabric(f));
-  }
   std::vector<RunKey> todo;
   Progress pr;
   for (const auto& k : plan(cfg)) {

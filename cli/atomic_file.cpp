@@ -26,7 +26,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   }
   tmp_ = path_ + ".tmp." + std::to_string(::getpid());
   f_ = std::fopen(tmp_.c_str(), "wb");
-  if (!f_) throw Error("cannot write " + tmp_ + ": " + std::strerror(errno));
+  if (!f_) throw Error("cannot write " + path_ + ": " + std::strerror(errno));
 }
 
 AtomicFile::~AtomicFile() {

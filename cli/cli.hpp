@@ -31,6 +31,9 @@ class Args {
   std::string value_or(const std::string& name, const std::string& def, const std::string& alias = "");
   long int_or(const std::string& name, long def, const std::string& alias = "");
   double double_or(const std::string& name, double def, const std::string& alias = "");
+  // Same, and the value must be in [lo, hi] (UsageError "--name V out of range (lo..hi)").
+  long int_in(const std::string& name, long def, long lo, long hi, const std::string& alias = "");
+  double double_in(const std::string& name, double def, double lo, double hi, const std::string& alias = "");
   std::vector<std::string> values(const std::string& name, const std::string& alias = "");  // repeated
   bool flag(const std::string& name, const std::string& alias = "");                         // --name present
   // Remaining positional arguments; throws UsageError for any unconsumed "--option".
@@ -60,6 +63,26 @@ std::vector<std::string> split_list(const std::string& s, char sep = ',');
 // Writes `content` to `path` atomically (temp file + rename): a failed command leaves no
 // partial output behind. "-" writes to stdout.
 void write_file_atomic(const std::string& path, const std::string& content);
+
+// Checks, before any work, that every non-empty path can be written: not an existing
+// directory, its directory exists and is writable, no path given twice. "-" (stdout) passes.
+// Throws Error("cannot write PATH: <reason>"). Call right after the options are parsed.
+void check_output_paths(const std::vector<std::string>& paths);
+// Same for an output directory (campaign --out, export --to ibdmchk -o): an existing
+// writable directory, or a path whose parent exists and is writable (it is created later).
+void check_output_dir(const std::string& dir);
+
+// Several output files of one command, committed all or none: add() stages them, commit()
+// checks every path, writes each to a temp file beside it (removing all temps on any failure),
+// then renames them into place. Empty paths are skipped; "-" goes to stdout at commit.
+class OutputFiles {
+ public:
+  void add(const std::string& path, std::string content);
+  void commit();
+
+ private:
+  std::vector<std::pair<std::string, std::string>> files_;
+};
 
 }  // namespace ftroute::cli
 

@@ -56,6 +56,7 @@ int run_campaign_cmd(cli::Args& a) {
   if (cfg.fabrics.empty()) throw cli::UsageError("give at least one --fabric FILE or --gen SPEC");
   if (!engines) throw cli::UsageError("--engines is required");
   if (cfg.out_dir.empty()) throw cli::UsageError("--out DIR is required");
+  cli::check_output_dir(cfg.out_dir);
   cfg.engines = cli::split_list(*engines, ',');
   for (const auto& e : cfg.engines)
     if (e.rfind("opensm:", 0) != 0) make_engine(e);  // unknown engine: OptionError before any run
@@ -108,6 +109,7 @@ int run_merge_cmd(cli::Args& a) {
   auto pos = a.positionals();
   if (out.empty()) throw cli::UsageError("--out DIR is required");
   if (pos.empty()) throw cli::UsageError("give the campaign directories (or results.csv files) to merge");
+  cli::check_output_dir(out);
   std::vector<std::vector<campaign::RunResult>> parts = campaign::read_result_parts(pos);
   int dup = 0;
   auto rows = campaign::merge(parts, &dup);

@@ -43,6 +43,7 @@ int run_compare(cli::Args& a) {
   auto pos = a.positionals();
   if (pos.size() != 1) throw cli::UsageError("expected one FABRIC file");
   if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
+  cli::check_output_paths({out});
 
   Fabric fabric = read_fabric_file(pos[0], lmc >= 0 ? static_cast<uint8_t>(lmc) : 0);
   if (lmc >= 0 || fabric.max_lid() == 0) fabric.assign_lids(lmc >= 0 ? static_cast<uint8_t>(lmc) : 0);

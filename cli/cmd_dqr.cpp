@@ -30,6 +30,7 @@ int run_dqr_eval(cli::Args& a) {
   const std::string update = a.value_or("update", "");
   a.positionals();
   if (runs < 1 || faults < 1) throw cli::UsageError("--runs and --faults must be >= 1");
+  cli::check_output_paths({update.empty() ? out : update});
 
   std::vector<DqrOptions> variants;
   std::stringstream vs(variants_text);

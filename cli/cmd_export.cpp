@@ -33,6 +33,14 @@ int run_export(cli::Args& a) {
     throw cli::UsageError("--format must be auto, opensm or dump_fts, got '" + fmt_name + "'");
   if (lmc < 0 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   if (sm_lid < 0 || sm_lid > kMaxUnicastLid) throw cli::UsageError("--sm-lid out of range");
+  LftFormat ofmt = LftFormat::Opensm;
+  if (to == "opensm-lfts" || to == "opensm") ofmt = LftFormat::Opensm;
+  else if (to == "dump_fts" || to == "ibroute") ofmt = LftFormat::DumpFts;
+  else if (to == "minimal") ofmt = LftFormat::Minimal;
+  else if (to != "ibdmchk")
+    throw cli::UsageError("--to must be opensm-lfts, dump_fts, minimal or ibdmchk, got '" + to + "'");
+  if (to == "ibdmchk") cli::check_output_dir(out);  // before any work: all or none is written
+  else cli::check_output_paths({out});
 
   LoadedRouting lr = load_routing(fabric, lfts, *in_fmt, sl, sl2vl, lids_from_file, static_cast<uint8_t>(lmc));
   for (const auto& w : lr.warnings) std::fprintf(stderr, "ftroute export: warning: %s\n", w.c_str());
@@ -43,10 +51,21 @@ int run_export(cli::Args& a) {
     SubnetLstOptions so;
     so.sm_lid = static_cast<Lid>(sm_lid);
     std::error_code ec;
+    const bool existed = std::filesystem::exists(out, ec);
     std::filesystem::create_directories(out, ec);
     if (ec || !std::filesystem::is_directory(out))
       throw Error("cannot create directory " + out + (ec ? ": " + ec.message() : ""));
     const std::string d = out + "/";
+    // A directory this command created goes again on any error (declared before the files, so their
+    // temp files are removed first).
+    struct RemoveIfCreated {
+      std::string dir;
+      bool armed;
+      ~RemoveIfCreated() {
+        std::error_code e;
+        if (armed) std::filesystem::remove_all(dir, e);
+      }
+    } created_dir{out, !existed};
     // Every file streamed into its temp file first, then all renamed: nothing half-written.
     cli::AtomicFile lst(d + "opensm-subnet.lst"), fdbs(d + "opensm.fdbs"), mcfdbs(d + "opensm.mcfdbs");
     lst.write(write_subnet_lst(f, so));
@@ -77,6 +96,7 @@ int run_export(cli::Args& a) {
     mcfdbs.commit();
     if (psl) psl->commit();
     if (slvl) slvl->commit();
+    created_dir.armed = false;
     uint8_t max_lmc = 0;
     for (const EndPort& e : f.end_ports()) max_lmc = std::max(max_lmc, e.lmc);
     if (max_lmc) cmd += " -l " + std::to_string(max_lmc);
@@ -84,11 +104,6 @@ int run_export(cli::Args& a) {
                  cmd.c_str());
     return 0;
   }
-  LftFormat ofmt;
-  if (to == "opensm-lfts" || to == "opensm") ofmt = LftFormat::Opensm;
-  else if (to == "dump_fts" || to == "ibroute") ofmt = LftFormat::DumpFts;
-  else if (to == "minimal") ofmt = LftFormat::Minimal;
-  else throw cli::UsageError("--to must be opensm-lfts, dump_fts, minimal or ibdmchk, got '" + to + "'");
   cli::AtomicFile file(out);  // streamed: the dump never exists as one string
   TextOut o(file.sink());
   write_lfts(f, lr.routing.lfts, ofmt, o);

@@ -59,6 +59,7 @@ int run_eval(cli::Args& a) {
   auto pos = a.positionals();
   if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "'");
   if (lmc_req < 1 || lmc_req > 3) throw cli::UsageError("--lmc must be 1..3");
+  cli::check_output_paths({out, csv});
   if (jobs_n < 1 || jobs_n > 64) throw cli::UsageError("--jobs must be 1..64");
   if (prm.warmup < 0 || prm.measure < 100) throw cli::UsageError("--warmup >= 0, --measure >= 100");
   for (auto& m : methods)
@@ -105,8 +106,10 @@ int run_eval(cli::Args& a) {
   } catch (const FtdrbEvalInputError& e) {
     throw cli::UsageError(e.what());
   }
-  if (!csv.empty()) cli::write_file_atomic(csv, t.csv);
-  cli::write_file_atomic(out, t.markdown);
+  cli::OutputFiles files;
+  if (!csv.empty()) files.add(csv, t.csv);
+  files.add(out, t.markdown);
+  files.commit();
   return 0;
 }
 

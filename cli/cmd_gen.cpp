@@ -239,6 +239,8 @@ int run_gen(Args& a) {
   }
   auto out = a.value("o", "-o");
   if (!out) throw UsageError("missing -o FILE");
+  if (kind == "shipped") check_output_dir(*out);
+  else check_output_paths({*out});  // before building anything
 
   if (kind == "shipped") {
     if (a.positionals().size() != 1) throw UsageError("unexpected arguments");

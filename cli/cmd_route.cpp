@@ -42,10 +42,12 @@ int run_route(cli::Args& a) {
   auto fmt = parse_lft_format(fmt_name);
   if (!fmt || *fmt == LftFormat::Auto)
     throw cli::UsageError("--format must be opensm, dump_fts or minimal, got '" + fmt_name + "'");
+  cli::check_output_paths({out, sl_out, sl2vl_out});  // before any work: all or none is written
 
   std::string opt_text;
   for (const auto& o : opts) opt_text += (opt_text.empty() ? "" : ",") + o;
   EngineOptions options = EngineOptions::parse(opt_text);
+  options.check_known(engine_name, make_engine(engine_name)->option_keys());  // keys and ranges, before any work
 
   Fabric fabric = read_net_file(pos[0]);
   if (lmc >= 0) {

@@ -78,6 +78,7 @@ LinkRef parse_link(const Fabric& f, const std::string& arg, bool up) {
   } catch (...) {
     throw cli::UsageError("expected CYCLE:NODE[PORT], got '" + arg + "'");
   }
+  if (l.cycle < 0) throw cli::UsageError("cycle " + std::to_string(l.cycle) + " in '" + arg + "' is negative (cycles count from 0)");
   std::string name = arg.substr(colon + 1, lb - colon - 1);
   if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
   auto n = f.find(name);
@@ -126,18 +127,18 @@ int run_sim(cli::Args& a) {
   const std::vector<std::string> opts = a.values("opt");
   const long lmc = a.int_or("lmc", -1);
   Config c = Config::preset(a.value_or("preset", "default"));
-  c.num_vcs = static_cast<int>(a.int_or("vcs", c.num_vcs));
-  c.buffer_flits = static_cast<int>(a.int_or("buffer", c.buffer_flits));
-  c.packet_flits = static_cast<int>(a.int_or("packet", c.packet_flits));
-  c.link_latency = static_cast<int>(a.int_or("link-latency", c.link_latency));
-  c.routing_delay = static_cast<int>(a.int_or("routing-delay", c.routing_delay));
-  c.alloc_delay = static_cast<int>(a.int_or("alloc-delay", c.alloc_delay));
-  c.xbar_delay = static_cast<int>(a.int_or("xbar-delay", c.xbar_delay));
-  c.credit_delay = static_cast<int>(a.int_or("credit-delay", c.credit_delay));
+  c.num_vcs = static_cast<int>(a.int_in("vcs", c.num_vcs, 0, 16));
+  c.buffer_flits = static_cast<int>(a.int_in("buffer", c.buffer_flits, 1, 1048576));
+  c.packet_flits = static_cast<int>(a.int_in("packet", c.packet_flits, 1, 65535));
+  c.link_latency = static_cast<int>(a.int_in("link-latency", c.link_latency, 1, 100000));
+  c.routing_delay = static_cast<int>(a.int_in("routing-delay", c.routing_delay, 0, 100000));
+  c.alloc_delay = static_cast<int>(a.int_in("alloc-delay", c.alloc_delay, 0, 100000));
+  c.xbar_delay = static_cast<int>(a.int_in("xbar-delay", c.xbar_delay, 0, 100000));
+  c.credit_delay = static_cast<int>(a.int_in("credit-delay", c.credit_delay, 1, 100000));
   if (a.flag("wormhole")) c.switching = Switching::Wormhole;
   if (a.flag("islip")) c.allocator = Allocator::ISlip;
-  c.islip_iterations = static_cast<int>(a.int_or("islip-iters", c.islip_iterations));
-  c.hop_limit = static_cast<int>(a.int_or("hop-limit", c.hop_limit));
+  c.islip_iterations = static_cast<int>(a.int_in("islip-iters", c.islip_iterations, 1, 64));
+  c.hop_limit = static_cast<int>(a.int_in("hop-limit", c.hop_limit, 1, 65535));
   if (a.flag("hold")) c.fault_policy = FaultPolicy::Hold;
   if (auto fpv = a.value("fault-policy")) {
     const std::string& fp = *fpv;
@@ -148,9 +149,9 @@ int run_sim(cli::Args& a) {
     else throw cli::UsageError("--fault-policy must be drop, hold, escape (= escape-drop) or escape-hold");
   }
   if (a.flag("nac")) c.nac = true;
-  c.nac_tf = static_cast<int>(a.int_or("nac-tf", c.nac_tf));
-  c.nac_period = static_cast<int>(a.int_or("nac-period", c.nac_period));
-  c.deadlock_timeout = a.int_or("deadlock-timeout", c.deadlock_timeout);
+  c.nac_tf = static_cast<int>(a.int_in("nac-tf", c.nac_tf, 1, 1000000000));
+  c.nac_period = static_cast<int>(a.int_in("nac-period", c.nac_period, 1, 1000000000));
+  c.deadlock_timeout = a.int_in("deadlock-timeout", c.deadlock_timeout, 1, 1000000000000L);
   c.seed = static_cast<uint64_t>(a.int_or("seed", static_cast<long>(c.seed)));
   const std::string lp = a.value_or("lid-policy", "base");
   if (lp == "base") c.lid_policy = LidPolicy::Base;
@@ -159,12 +160,12 @@ int run_sim(cli::Args& a) {
   else if (lp == "rr" || lp == "roundrobin") c.lid_policy = LidPolicy::RoundRobin;
   else if (lp == "ftdrb") c.lid_policy = LidPolicy::FtDrb;
   else throw cli::UsageError("--lid-policy must be base, random, hash, rr or ftdrb");
-  c.ftdrb_ewma = a.double_or("ftdrb-ewma", c.ftdrb_ewma);
-  c.ftdrb_thl = static_cast<int>(a.int_or("ftdrb-thl", c.ftdrb_thl));
-  c.ftdrb_tol = static_cast<int>(a.int_or("ftdrb-tol", c.ftdrb_tol));
-  c.ftdrb_probe_every = static_cast<int>(a.int_or("ftdrb-probe", c.ftdrb_probe_every));
-  c.ftdrb_permanent_after = static_cast<int>(a.int_or("ftdrb-permanent", c.ftdrb_permanent_after));
-  c.ftdrb_notify_hop_cycles = static_cast<int>(a.int_or("ftdrb-notify-hop", c.ftdrb_notify_hop_cycles));
+  c.ftdrb_ewma = a.double_in("ftdrb-ewma", c.ftdrb_ewma, 1e-9, 1);
+  c.ftdrb_thl = static_cast<int>(a.int_in("ftdrb-thl", c.ftdrb_thl, 0, 1000000000));
+  c.ftdrb_tol = static_cast<int>(a.int_in("ftdrb-tol", c.ftdrb_tol, 0, 1000000000));
+  c.ftdrb_probe_every = static_cast<int>(a.int_in("ftdrb-probe", c.ftdrb_probe_every, 0, 1000000000));
+  c.ftdrb_permanent_after = static_cast<int>(a.int_in("ftdrb-permanent", c.ftdrb_permanent_after, 1, 1000000000));
+  c.ftdrb_notify_hop_cycles = static_cast<int>(a.int_in("ftdrb-notify-hop", c.ftdrb_notify_hop_cycles, 0, 1000000000));
   if (a.flag("ftdrb-notify-all")) c.ftdrb_notify_all = true;
 
   TrafficSpec t;
@@ -178,12 +179,12 @@ int run_sim(cli::Args& a) {
   const std::string sweep_spec = a.value_or("sweep", "");
   if (auto d = a.value("dims")) t.dims = parse_ints(*d, 'x', "--dims");
   if (auto h = a.value("hotspots")) t.hotspots = parse_ints(*h, ',', "--hotspots");
-  t.hotspot_fraction = a.double_or("hotspot-fraction", t.hotspot_fraction);
+  t.hotspot_fraction = a.double_in("hotspot-fraction", t.hotspot_fraction, 0, 1);
   t.trace_file = a.value_or("trace", "");
   if (!t.trace_file.empty() && t.pattern == "uniform") t.pattern = "trace";
-  t.warmup = a.int_or("warmup", t.warmup);
-  t.measure = a.int_or("measure", t.measure);
-  t.max_drain = a.int_or("max-drain", t.max_drain);
+  t.warmup = a.int_in("warmup", t.warmup, 0, 1000000000000L);
+  t.measure = a.int_in("measure", t.measure, 1, 1000000000000L);
+  t.max_drain = a.int_in("max-drain", t.max_drain, 0, 1000000000000L);
   if (a.flag("no-flush")) t.flush = false;
   const std::vector<std::string> fails = a.values("fail"), recovers = a.values("recover"),
                                   reroutes = a.values("reroute");
@@ -197,10 +198,13 @@ int run_sim(cli::Args& a) {
   if (!sweep_spec.empty() && csv.empty() && svg.empty()) throw cli::UsageError("--sweep needs --csv and/or --svg");
   if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   c.validate();
+  cli::check_output_paths({csv, svg});  // before any work: all or none is written
 
   std::string opt_text;
   for (const auto& o : opts) opt_text += (opt_text.empty() ? "" : ",") + o;
   EngineOptions eopts = EngineOptions::parse(opt_text);
+  if (!engine.empty() && engine != "flitsim-minhop" && find_engine(engine))
+    eopts.check_known(engine, make_engine(engine)->option_keys());  // keys and ranges, before any work
 
   Fabric fabric;
   Routing routing;
@@ -234,6 +238,7 @@ int run_sim(cli::Args& a) {
     } catch (...) {
       throw cli::UsageError("--reroute expects CYCLE[:LFTFILE], got '" + s + "'");
     }
+    if (cyc < 0) throw cli::UsageError("--reroute cycle " + std::to_string(cyc) + " is negative");
     if (colon != std::string::npos) {
       LoadedRouting lr = load_routing(fabric_path, s.substr(colon + 1), *fmt, sl_path, sl2vl_path, false,
                                       static_cast<uint8_t>(lmc < 0 ? 0 : lmc));
@@ -285,8 +290,10 @@ int run_sim(cli::Args& a) {
                   static_cast<unsigned long long>(r.ftdrb_probes_delivered),
                   static_cast<unsigned long long>(r.ftdrb_permanent), static_cast<unsigned long long>(r.ftdrb_grows),
                   static_cast<unsigned long long>(r.ftdrb_shrinks), static_cast<unsigned long long>(r.ftdrb_late_drops));
-    if (!csv.empty()) cli::write_file_atomic(csv, sweep_csv({{t.load, r}}));
-    if (!svg.empty()) cli::write_file_atomic(svg, sweep_svg({{t.load, r}}, title));
+    cli::OutputFiles files;
+    if (!csv.empty()) files.add(csv, sweep_csv({{t.load, r}}));
+    if (!svg.empty()) files.add(svg, sweep_svg({{t.load, r}}, title));
+    files.commit();
     return r.deadlock.detected ? 3 : 0;
   }
   std::vector<SweepPoint> pts;
@@ -297,8 +304,10 @@ int run_sim(cli::Args& a) {
                  r.p99_latency, r.deadlock.detected ? " DEADLOCK" : (r.drained ? "" : " (saturated)"));
   }
   std::string csv_text = sweep_csv(pts), svg_text = sweep_svg(pts, title);
-  if (!csv.empty()) cli::write_file_atomic(csv, csv_text);
-  if (!svg.empty()) cli::write_file_atomic(svg, svg_text);
+  cli::OutputFiles files;
+  files.add(csv, csv_text);
+  files.add(svg, svg_text);
+  files.commit();
   return 0;
 }
 

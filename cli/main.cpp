@@ -4,9 +4,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <new>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+#include "atomic_file.hpp"
 #include "cli.hpp"
 #include "ftroute/input_file.hpp"
 
@@ -47,8 +54,10 @@ long Args::int_or(const std::string& name, long def, const std::string& alias) {
   auto v = value(name, alias);
   if (!v) return def;
   char* end = nullptr;
+  errno = 0;
   long x = std::strtol(v->c_str(), &end, 0);
   if (v->empty() || *end) throw UsageError("--" + name + " expects an integer, got '" + *v + "'");
+  if (errno == ERANGE) throw UsageError("--" + name + " " + *v + " out of range");
   return x;
 }
 
@@ -57,7 +66,25 @@ double Args::double_or(const std::string& name, double def, const std::string& a
   if (!v) return def;
   char* end = nullptr;
   double x = std::strtod(v->c_str(), &end);
-  if (v->empty() || *end) throw UsageError("--" + name + " expects a number, got '" + *v + "'");
+  if (v->empty() || *end || !std::isfinite(x)) throw UsageError("--" + name + " expects a number, got '" + *v + "'");
+  return x;
+}
+
+long Args::int_in(const std::string& name, long def, long lo, long hi, const std::string& alias) {
+  const long x = int_or(name, def, alias);
+  if (x < lo || x > hi)
+    throw UsageError("--" + name + " " + std::to_string(x) + " out of range (" + std::to_string(lo) + ".." +
+                     std::to_string(hi) + ")");
+  return x;
+}
+
+double Args::double_in(const std::string& name, double def, double lo, double hi, const std::string& alias) {
+  const double x = double_or(name, def, alias);
+  if (!(x >= lo && x <= hi)) {
+    char b[96];
+    std::snprintf(b, sizeof b, " %g out of range (%g..%g)", x, lo, hi);
+    throw UsageError("--" + name + b);
+  }
   return x;
 }
 
@@ -108,38 +135,121 @@ std::vector<std::string> split_list(const std::string& s, char sep) {
   return out;
 }
 
-void write_file_atomic(const std::string& path, const std::string& content) {
-  if (path == "-") {
-    std::cout << content;
-    std::cout.flush();
+namespace {
+
+std::string errno_text(int e) { return std::strerror(e); }  // e captured right after the failing call
+
+// Directory a file path lives in ("." for a bare name).
+std::string dir_of(const std::string& path) {
+  std::filesystem::path p(path);
+  std::filesystem::path d = p.parent_path();
+  return d.empty() ? std::string(".") : d.string();
+}
+
+void check_writable_dir(const std::string& path, const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    const int e = errno;
+    throw Error("cannot write " + path + ": directory " + dir + ": " + errno_text(e));
+  }
+  if (!S_ISDIR(st.st_mode)) throw Error("cannot write " + path + ": " + dir + " is not a directory");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    const int e = errno;
+    throw Error("cannot write " + path + ": directory " + dir + ": " + errno_text(e));
+  }
+}
+
+void check_output_path(const std::string& path) {
+  if (path.empty() || path == "-") return;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw Error("cannot write " + path + ": is a directory");
+    if (!S_ISREG(st.st_mode)) return;  // a device or FIFO (/dev/null, a pipe): written in place
+  }
+  check_writable_dir(path, dir_of(path));
+}
+
+}  // namespace
+
+void check_output_paths(const std::vector<std::string>& paths) {
+  std::vector<std::string> seen;
+  for (const auto& p : paths) {
+    if (p.empty()) continue;
+    check_output_path(p);
+    if (p == "-") continue;
+    std::error_code ec;
+    std::string key = std::filesystem::weakly_canonical(std::filesystem::absolute(p, ec), ec).lexically_normal().string();
+    if (ec) key = std::filesystem::path(p).lexically_normal().string();
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      throw Error("cannot write " + p + ": given for two outputs");
+    seen.push_back(key);
+  }
+}
+
+void check_output_dir(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) throw Error("cannot write into " + dir + ": not a directory");
+    check_writable_dir(dir + "/", dir);
     return;
   }
-  namespace fs = std::filesystem;
-  fs::path p(path);
-  fs::path tmp = p;
-  tmp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw Error("cannot write " + tmp.string());
-    out << content;
-    out.close();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw Error("cannot write " + path);
+  std::string d = dir;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  // the nearest existing ancestor must be a writable directory (create_directories makes the rest)
+  std::filesystem::path p = std::filesystem::path(d).parent_path();
+  while (!p.empty() && ::stat(p.c_str(), &st) != 0) p = p.parent_path();
+  check_writable_dir(dir, p.empty() ? std::string(".") : p.string());
+}
+
+void OutputFiles::add(const std::string& path, std::string content) {
+  if (!path.empty()) files_.emplace_back(path, std::move(content));
+}
+
+void OutputFiles::commit() {
+  std::vector<std::string> paths;
+  for (auto& f : files_) paths.push_back(f.first);
+  check_output_paths(paths);
+  // Every file goes to its temp file first (AtomicFile: a device or FIFO is written in place),
+  // then all are renamed; an error before the renames removes every temp file.
+  std::vector<std::unique_ptr<AtomicFile>> out;
+  for (auto& [path, content] : files_) {
+    if (path == "-") continue;
+    out.push_back(std::make_unique<AtomicFile>(path));
+    out.back()->write(content);
+  }
+  for (auto& f : out) f->commit();
+  for (auto& [path, content] : files_)
+    if (path == "-") {
+      std::cout << content;
+      std::cout.flush();
     }
-  }
-  std::error_code ec;
-  fs::rename(tmp, p, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw Error("cannot write " + path + ": " + ec.message());
-  }
+  files_.clear();
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  OutputFiles o;
+  o.add(path, content);
+  o.commit();
 }
 
 }  // namespace ftroute::cli
 
 using namespace ftroute::cli;
+
+// An error message with control characters (names from the command line or a file, terminal
+// escape sequences) escaped as \xNN; line breaks and tabs kept.
+static std::string printable(const std::string& m) {
+  std::string r;
+  size_t a = 0;
+  while (a <= m.size()) {
+    size_t b = m.find_first_of("\n\t", a);
+    if (b == std::string::npos) b = m.size();
+    r += ftroute::escape_name(std::string_view(m).substr(a, b - a));
+    if (b < m.size()) r += m[b];
+    a = b + 1;
+  }
+  return r;
+}
 
 static void print_main_help() {
   std::printf(
@@ -169,10 +279,10 @@ int main(int argc, char** argv) {
     try {
       return c.run(args);
     } catch (const UsageError& e) {
-      std::fprintf(stderr, "ftroute %s: %s\n\n%s\n", name.c_str(), e.what(), c.help.c_str());
+      std::fprintf(stderr, "ftroute %s: %s\n\n%s\n", name.c_str(), printable(e.what()).c_str(), c.help.c_str());
       return 2;
     } catch (const ftroute::Error& e) {
-      std::fprintf(stderr, "ftroute %s: %s\n", name.c_str(), e.what());
+      std::fprintf(stderr, "ftroute %s: %s\n", name.c_str(), printable(e.what()).c_str());
       return 1;
     } catch (const std::bad_alloc&) {
       // never a bare "std::bad_alloc": name the input being read (input sizes are bounded, so
@@ -183,7 +293,7 @@ int main(int argc, char** argv) {
       return 1;
     } catch (const std::exception& e) {
       const std::string& f = ftroute::last_input_file();
-      std::fprintf(stderr, "ftroute %s: internal error: %s%s\n", name.c_str(), e.what(),
+      std::fprintf(stderr, "ftroute %s: internal error: %s%s\n", name.c_str(), printable(e.what()).c_str(),
                    f.empty() ? "" : (" (after reading " + f + ")").c_str());
       return 1;
     }

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <sstream>
 
@@ -11,7 +12,44 @@ std::string trim(const std::string& s) {
   size_t a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
   return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
 }
+
+// Whole-string integer (base 0); nullopt if not a number or out of long's range.
+std::optional<long> to_long(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(s.c_str(), &end, 0);
+  if (*end || errno == ERANGE) return std::nullopt;
+  return v;
+}
+
+// An option_keys() entry: "key", "key=LO..HI" (integer range) or "key=bool"; "prefix.*".
+struct KeySpec {
+  std::string name;
+  enum { Any, Int, Bool } kind = Any;
+  long lo = 0, hi = 0;
+};
+KeySpec key_spec(const std::string& s) {
+  KeySpec k;
+  const auto eq = s.find('=');
+  k.name = s.substr(0, eq);
+  if (eq == std::string::npos) return k;
+  const std::string t = s.substr(eq + 1);
+  if (t == "bool") {
+    k.kind = KeySpec::Bool;
+    return k;
+  }
+  const auto dots = t.find("..");
+  auto lo = to_long(t.substr(0, dots)), hi = dots == std::string::npos ? std::nullopt : to_long(t.substr(dots + 2));
+  if (!lo || !hi) throw std::logic_error("bad option key spec '" + s + "'");
+  k.kind = KeySpec::Int;
+  k.lo = *lo;
+  k.hi = *hi;
+  return k;
+}
 }  // namespace
+
+std::string option_key_name(const std::string& spec) { return spec.substr(0, spec.find('=')); }
 
 EngineOptions EngineOptions::parse(const std::string& text) {
   EngineOptions o;
@@ -39,10 +77,9 @@ std::string EngineOptions::get(const std::string& key, const std::string& def) c
 long EngineOptions::get_int(const std::string& key, long def) const {
   auto it = kv_.find(key);
   if (it == kv_.end()) return def;
-  char* end = nullptr;
-  long v = std::strtol(it->second.c_str(), &end, 0);
-  if (it->second.empty() || *end) throw OptionError("option " + key + "=" + it->second + " is not an integer");
-  return v;
+  auto v = to_long(it->second);
+  if (!v) throw OptionError("option " + key + "=" + it->second + " is not an integer (or out of range)");
+  return *v;
 }
 
 double EngineOptions::get_double(const std::string& key, double def) const {
@@ -65,15 +102,30 @@ bool EngineOptions::get_bool(const std::string& key, bool def) const {
 }
 
 void EngineOptions::check_known(const std::string& engine, const std::vector<std::string>& known) const {
+  std::vector<KeySpec> specs;
+  for (const auto& s : known) specs.push_back(key_spec(s));
   for (const auto& [k, v] : kv_) {
-    if (std::find(known.begin(), known.end(), k) != known.end()) continue;
+    auto it = std::find_if(specs.begin(), specs.end(), [&k = k](const KeySpec& s) { return s.name == k; });
+    if (it != specs.end()) {
+      const std::string what = "option " + k + "=" + v + " for engine '" + engine + "'";
+      if (it->kind == KeySpec::Int) {
+        auto x = to_long(v);
+        if (!x) throw OptionError(what + ": not an integer (" + std::to_string(it->lo) + ".." + std::to_string(it->hi) + ")");
+        if (*x < it->lo || *x > it->hi)
+          throw OptionError(what + ": must be " + std::to_string(it->lo) + ".." + std::to_string(it->hi));
+      } else if (it->kind == KeySpec::Bool) {
+        get_bool(k, false);  // throws for anything but 1/0, true/false, yes/no, on/off
+      }
+      continue;
+    }
     // "prefix.*" accepts every key that starts with "prefix." (options passed on to another engine)
-    if (std::any_of(known.begin(), known.end(), [&k = k](const std::string& s) {
+    if (std::any_of(specs.begin(), specs.end(), [&k = k](const KeySpec& sp) {
+          const std::string& s = sp.name;
           return s.size() > 2 && s.ends_with(".*") && k.size() > s.size() - 1 && k.starts_with(s.substr(0, s.size() - 1));
         }))
       continue;
     std::string list;
-    for (const auto& s : known) list += (list.empty() ? "" : ", ") + s;
+    for (const auto& s : specs) list += (list.empty() ? "" : ", ") + s.name;
     throw OptionError("unknown option '" + k + "' for engine '" + engine + "' (known: " +
                       (list.empty() ? "none" : list) + ")");
   }

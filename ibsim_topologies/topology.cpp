@@ -3,6 +3,7 @@
 #include "ftroute/topology.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <limits>
 #include <unordered_set>
@@ -46,6 +47,19 @@ constexpr uint64_t kMaxNodes = 200000;  // sanity bound for generators
 
 }  // namespace
 
+void check_generated_size(const std::string& what, uint64_t switches, uint64_t cas, int ca_ports, int lmc) {
+  const uint64_t nodes = switches + cas;
+  need(nodes <= kMaxNodes, what + ": too large: " + std::to_string(nodes) + " nodes, limit " + std::to_string(kMaxNodes));
+  const uint64_t lids = switches + cas * static_cast<uint64_t>(ca_ports) * (uint64_t{1} << lmc);
+  need(lids <= kMaxUnicastLid, what + ": too large: " + std::to_string(lids) + " LIDs needed (" + std::to_string(switches) +
+                                   " switches + " + std::to_string(cas * static_cast<uint64_t>(ca_ports)) + " CA ports" +
+                                   (lmc ? " x 2^" + std::to_string(lmc) : std::string()) + "), limit " +
+                                   std::to_string(kMaxUnicastLid) + " unicast LIDs");
+  const uint64_t ca_guids = cas * static_cast<uint64_t>(ca_ports + 1);
+  need(ca_guids <= 0x100000, what + ": too large: " + std::to_string(cas) + " CAs need " + std::to_string(ca_guids) +
+                                 " GUIDs from 0x100000, limit 1048576 (ibsim's switch GUIDs start at 0x200000)");
+}
+
 uint64_t uniform_index(std::mt19937_64& g, uint64_t n) {
   // reject the low values that would bias r % n
   const uint64_t threshold = (0 - n) % n;
@@ -60,9 +74,10 @@ Fabric kary_ntree(int k, int n) {
   need(n >= 1, "k-ary n-tree: n must be >= 1 (got " + std::to_string(n) + ")");
   need(2 * k <= kMaxPorts, "k-ary n-tree: switch radix 2k = " + std::to_string(2 * k) + " exceeds " +
                                std::to_string(kMaxPorts) + " ports");
+  need(n <= 64 && std::pow(static_cast<double>(k), n) <= 1e9, "k-ary n-tree: too large: more than 10^9 hosts");
   const uint64_t hosts = ipow(static_cast<uint64_t>(k), n);
   const uint64_t per_stage = hosts / static_cast<uint64_t>(k);
-  need(hosts + per_stage * static_cast<uint64_t>(n) <= kMaxNodes, "k-ary n-tree: too many nodes");
+  check_generated_size("k-ary n-tree", per_stage * static_cast<uint64_t>(n), hosts);
   Fabric f;
   const int radix = 2 * k;
   auto sw_id = [&](int l, uint64_t w) { return "S" + std::to_string(l) + "_" + digits(w, k, n - 1); };
@@ -97,8 +112,8 @@ Fabric fat_tree2(const FatTree2& p) {
                                              std::to_string(kMaxPorts));
   need(leaf_ports <= radix, "two-level fat tree: a leaf needs " + std::to_string(leaf_ports) + " ports (hosts + spines x links) but the radix is " + std::to_string(radix));
   need(spine_ports <= radix, "two-level fat tree: a spine needs " + std::to_string(spine_ports) + " ports (leaves x links) but the radix is " + std::to_string(radix));
-  need(static_cast<uint64_t>(p.leaves) * static_cast<uint64_t>(p.hosts_per_leaf + 1) + static_cast<uint64_t>(p.spines) <= kMaxNodes,
-       "two-level fat tree: too many nodes");
+  check_generated_size("two-level fat tree", static_cast<uint64_t>(p.leaves) + static_cast<uint64_t>(p.spines),
+                       static_cast<uint64_t>(p.leaves) * static_cast<uint64_t>(p.hosts_per_leaf));
   Fabric f;
   std::vector<int> leaf, spine;
   for (int i = 0; i < p.leaves; i++) leaf.push_back(f.add_node(NodeType::Switch, "L" + std::to_string(i), static_cast<int>(radix)));
@@ -122,6 +137,10 @@ Fabric fat_tree3(int radix, int pods) {
   if (pods == 0) pods = radix;
   need(pods >= 1 && pods <= radix, "three-level fat tree: pods must be 1..radix (" + std::to_string(radix) + ")");
   const int h = radix / 2;
+  {
+    const uint64_t uh = static_cast<uint64_t>(h), up = static_cast<uint64_t>(pods);
+    check_generated_size("three-level fat tree", 2 * up * uh + uh * uh, up * uh * uh);
+  }
   Fabric f;
   std::vector<int> leaf, agg, core;  // leaf[pod*h+i], agg[pod*h+a], core[a*h+c]
   for (int pod = 0; pod < pods; pod++)
@@ -171,10 +190,11 @@ Fabric grid(const Grid& g) {
   for (int s : g.dims) {
     need(s >= 2, std::string(what) + ": every dimension needs size >= 2 (got " + std::to_string(s) + ")");
     nsw *= static_cast<uint64_t>(s);
-    need(nsw <= kMaxNodes, std::string(what) + ": too many switches");
+    need(nsw <= kMaxNodes, std::string(what) + ": too large: more than " + std::to_string(nsw) + " switches, limit " +
+                               std::to_string(kMaxNodes) + " nodes");
   }
   need(g.hosts_per_switch >= 0, std::string(what) + ": hosts per switch must be >= 0");
-  need(nsw * static_cast<uint64_t>(g.hosts_per_switch + 1) <= kMaxNodes, std::string(what) + ": too many nodes");
+  check_generated_size(what, nsw, nsw * static_cast<uint64_t>(g.hosts_per_switch));
   const int nd = static_cast<int>(g.dims.size());
   const int need_ports = g.hosts_per_switch + 2 * nd;
   const int radix = g.radix ? g.radix : need_ports;

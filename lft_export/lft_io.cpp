@@ -213,7 +213,8 @@ LftFile parse_lft(std::string_view text, const std::string& filename, LftFormat 
     }
     if (s.find("lids dumped") != std::string_view::npos) {
       std::string_view t = s;
-      if (!take_number(t, false)) err(ln, "malformed footer line");
+      if (!take_number(t, false) || (t != " lids dumped" && t != " valid lids dumped"))
+        err(ln, "malformed footer line: expected '<n> lids dumped' or '<n> valid lids dumped'");
       if (!cur || cur_closed) err(ln, "footer line outside a table");
       cur->footer = std::string(raw);
       cur->before_footer = std::move(pending);
@@ -508,7 +509,7 @@ LftFile make_lft_file(const Fabric& f, const Lfts& lfts, LftFormat style) {
     LftTable t;
     t.style = style;
     t.guid = n.guid;
-    t.desc = n.desc;
+    t.desc = escape_name(n.desc);  // control characters never go into the file raw
     t.addr = "Lid " + std::to_string(n.port(0).base_lid);
     t.lid_lo = 0;
     t.lid_hi = hi;
@@ -525,7 +526,7 @@ LftFile make_lft_file(const Fabric& f, const Lfts& lfts, LftFormat style) {
       auto own = f.owner(static_cast<Lid>(l));
       if (style == LftFormat::Opensm) {
         e.info = own ? fmt(" # %s portguid 0x%016" PRIx64 ": '%s'", ib_node_type_str(f.node(own->node).type),
-                           owner_guid(*own), f.node(own->node).desc.c_str())
+                           owner_guid(*own), escape_name(f.node(own->node).desc).c_str())
                      : std::string(" # unknown node and type");
       } else if (style == LftFormat::DumpFts) {
         if (static_cast<int>(l) <= last_port_lid) {
@@ -543,7 +544,7 @@ LftFile make_lft_file(const Fabric& f, const Lfts& lfts, LftFormat style) {
             last_port_lid = own->last_lid();
           }
           e.info = fmt(" : (%s portguid 0x%016" PRIx64 ": '%s')", ib_node_type_str(f.node(own->node).type), pg,
-                       f.node(own->node).desc.c_str());
+                       escape_name(f.node(own->node).desc).c_str());
         }
       } else if (own) {  // minimal: portguid comment so OpenSM can remap LIDs
         e.info = fmt(" # portguid 0x%016" PRIx64, owner_guid(*own));

@@ -8,6 +8,8 @@
 #include <deque>
 #include <sstream>
 
+#include "ftroute/input_file.hpp"
+
 namespace ftroute::plugin {
 
 // ---------------------------------------------------------------- options
@@ -54,17 +56,39 @@ PluginOptions PluginOptions::parse(const std::string& text, const std::vector<En
     }
     const std::string key = tok.substr(0, eq), value = tok.substr(eq + 1);
     if (key == "log") {
-      po.log_path = value;
+      // a file name with control characters is a typo or garbage, never a trace file to create
+      if (value.empty()) po.errors.push_back("log= needs a file name (log=/path/to/trace)");
+      else if (has_control_chars(value))
+        po.errors.push_back("log='" + escape_name(value) + "': the file name contains control characters; no trace file");
+      else po.log_path = value;
     } else if (key == "lid_matrices") {
       if (value != "own" && value != "opensm")
-        po.errors.push_back("option 'lid_matrices=" + value + "': expected own or opensm");
+        po.errors.push_back("option 'lid_matrices=" + escape_name(value) + "': expected own or opensm");
       else
         po.opensm_lid_matrices = value == "opensm";
     } else {
-      po.errors.push_back("unknown plugin option '" + key + "' (known: log, lid_matrices; engine options are ENGINE:key=value)");
+      po.errors.push_back("unknown plugin option '" + escape_name(key) + "' (known: log, lid_matrices; engine options are ENGINE:key=value)");
     }
   }
   return po;
+}
+
+std::string fallback_text(const std::string& routing_engine_names, const std::string& engine) {
+  std::vector<std::string> list;
+  std::string item;
+  std::istringstream in(routing_engine_names);
+  while (std::getline(in, item, ',')) {
+    const size_t a = item.find_first_not_of(" \t"), b = item.find_last_not_of(" \t");
+    if (a != std::string::npos) list.push_back(item.substr(a, b - a + 1));
+  }
+  const bool no_fallback = std::find(list.begin(), list.end(), "no_fallback") != list.end();
+  auto self = std::find(list.begin(), list.end(), engine);
+  if (self != list.end())
+    for (auto it = self + 1; it != list.end(); ++it)
+      if (*it != "no_fallback") return "OpenSM tries the next engine '" + *it + "'";
+  if (no_fallback)
+    return "no fallback ('no_fallback' in routing_engine): this pass routes nothing, OpenSM retries next sweep";
+  return "OpenSM falls back to its built-in minhop";
 }
 
 EngineOptions PluginOptions::for_engine(const std::string& name) const {

@@ -37,6 +37,12 @@ struct PluginOptions {
   EngineOptions for_engine(const std::string& name) const;
 };
 
+// What OpenSM does after `engine` failed a pass, given its routing_engine list
+// ("ftree-misroute,updn", "ftree-misroute,no_fallback", "" = default): for the ERR FT01 line.
+// "OpenSM tries the next engine 'updn'", "OpenSM falls back to its built-in minhop", or
+// "no fallback ('no_fallback' in routing_engine): this pass routes nothing, OpenSM retries next sweep".
+std::string fallback_text(const std::string& routing_engine_names, const std::string& engine);
+
 // The fabric and routing of one successful pass.
 struct Snapshot {
   Fabric fabric;

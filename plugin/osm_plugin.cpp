@@ -35,6 +35,7 @@
 
 #include "adapter.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/input_file.hpp"
 
 // osm_event_plugin.h names a struct member `delete` (a C++ keyword).
 #define delete delete_cb
@@ -74,12 +75,15 @@ struct PluginCtx {
 };
 
 void vlog(PluginCtx* c, osm_log_level_t level, const char* fmt, va_list ap) {
-  char buf[2048];
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  if (c->osm) osm_log_v2(&c->osm->log, level, FILE_ID, "%s\n", buf);
+  char raw[2048];
+  std::vsnprintf(raw, sizeof raw, fmt, ap);
+  // node descriptions and option values come from the fabric and the config: never copy their
+  // control characters (terminal escape sequences) into the log raw
+  const std::string buf = ftroute::escape_name(raw);
+  if (c->osm) osm_log_v2(&c->osm->log, level, FILE_ID, "%s\n", buf.c_str());
   if (c->trace) {
     std::lock_guard<std::mutex> lk(c->trace_mu);
-    std::fprintf(c->trace, "%s\n", buf);
+    std::fprintf(c->trace, "%s\n", buf.c_str());
     std::fflush(c->trace);
   }
 }
@@ -386,6 +390,11 @@ int cb_build_lid_matrices(void* context) {
   }
 }
 
+std::string fallback(PluginCtx* c, const std::string& engine) {
+  const char* names = c->osm ? c->osm->subn.opt.routing_engine_names : nullptr;
+  return fp::fallback_text(names ? names : "", engine);
+}
+
 int cb_ucast_build_fwd_tables(void* context) {
   auto* e = static_cast<EngineCtx*>(context);
   PluginCtx* c = e->plugin;
@@ -425,14 +434,13 @@ int cb_ucast_build_fwd_tables(void* context) {
            name.c_str(), snap->routing.num_vls);
     return 0;
   } catch (const std::bad_alloc&) {
-    plog(c, OSM_LOG_ERROR, "ERR FT01: ftroute: engine '%s' failed: out of memory; OpenSM falls back to the next engine",
-         name.c_str());
+    plog(c, OSM_LOG_ERROR, "ERR FT01: ftroute: engine '%s' failed: out of memory; %s", name.c_str(), fallback(c, name).c_str());
   } catch (const std::exception& ex) {
-    plog(c, OSM_LOG_ERROR, "ERR FT01: ftroute: engine '%s' failed: %s; OpenSM falls back to the next engine",
-         name.c_str(), ex.what());
+    plog(c, OSM_LOG_ERROR, "ERR FT01: ftroute: engine '%s' failed: %s; %s", name.c_str(), ex.what(),
+         fallback(c, name).c_str());
   } catch (...) {
-    plog(c, OSM_LOG_ERROR, "ERR FT01: ftroute: engine '%s' failed: unknown exception; OpenSM falls back to the next engine",
-         name.c_str());
+    plog(c, OSM_LOG_ERROR, "ERR FT01: ftroute: engine '%s' failed: unknown exception; %s", name.c_str(),
+         fallback(c, name).c_str());
   }
   return -1;
 }

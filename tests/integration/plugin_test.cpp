@@ -634,3 +634,35 @@ TEST(Plugin, OwnHopMatricesEqualOpenSms) {
     }
   }
 }
+
+// Issue #19: bad plugin input inside a real OpenSM. An out-of-range engine option is refused at
+// load time (ERR FT03) and by the engine (ERR FT01), whose line names what OpenSM really does next
+// (here: the next engine of routing_engine, updn); a log= file name with a control character is
+// refused (ERR FT03, escaped) and no such file is created; OpenSM stays up and routes.
+TEST(Plugin, BadInputRangesLogNameAndFallbackText) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("plugin_badinput");
+  sim.start_text(fat_tree());
+  OpensmConfig cfg = plugin_config("ftree-misroute", "ftree-misroute:max_valleys=0 log=\x7f");
+  cfg.engines = {"ftree-misroute", "updn"};
+  OpensmRun run = sim.run_opensm_once(cfg);
+  ASSERT_TRUE(run.subnet_up) << run.log;
+  EXPECT_EQ(run.engine_used, "updn") << run.log;
+  EXPECT_NE(run.log.find("ERR FT03: ftroute: event_plugin_options: option max_valleys=0 for engine 'ftree-misroute': "
+                         "must be 1..4096"),
+            std::string::npos)
+      << run.log;
+  EXPECT_NE(run.log.find("ERR FT03: ftroute: event_plugin_options: log='\\x7f': the file name contains control characters"),
+            std::string::npos)
+      << run.log;
+  EXPECT_NE(run.log.find("ERR FT01: ftroute: engine 'ftree-misroute' failed: option max_valleys=0 for engine "
+                         "'ftree-misroute': must be 1..4096; OpenSM tries the next engine 'updn'"),
+            std::string::npos)
+      << run.log;
+  EXPECT_EQ(run.log.find("falls back to the next engine"), std::string::npos) << run.log;
+  EXPECT_EQ(run.log.find('\x7f'), std::string::npos) << "raw control character in the log";
+  for (const std::string& d : {sim.scratch(), run.dir})
+    for (const auto& e : std::filesystem::directory_iterator(d))
+      EXPECT_EQ(e.path().filename().string().find('\x7f'), std::string::npos) << "created " << e.path();
+  expect_valid(read_live(sim));
+}

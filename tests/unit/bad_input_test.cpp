@@ -48,9 +48,16 @@ bool has(const std::string& s, const std::string& sub) { return s.find(sub) != s
 
 }  // namespace
 
+// /dev/null when it is the real device (some sandboxes replace it by a regular file that other
+// processes write into); an empty scratch file otherwise
+std::string dev_null() {
+  return fs::is_character_file("/dev/null") ? std::string("/dev/null") : scratch("empty", "");
+}
+
 TEST(BadInput, NetReaderRejectsNonFabrics) {
-  auto e = expect_error([] { read_net_file("/dev/null"); });
-  EXPECT_EQ(e.file(), "/dev/null");
+  const std::string null = dev_null();
+  auto e = expect_error([&] { read_net_file(null); });
+  EXPECT_EQ(e.file(), null);
   EXPECT_TRUE(has(e.what(), "empty file")) << e.what();
   e = expect_error([] { read_net_file(FTROUTE_SOURCE_DIR); });
   EXPECT_TRUE(has(e.what(), "is a directory")) << e.what();
@@ -64,7 +71,7 @@ TEST(BadInput, NetReaderRejectsNonFabrics) {
   e = expect_error([&] { read_net_file(comments); });
   EXPECT_TRUE(has(e.what(), "no nodes")) << e.what();
   // also through the format sniffer every command uses
-  e = expect_error([] { read_fabric_file("/dev/null"); });
+  e = expect_error([&] { read_fabric_file(null); });
   EXPECT_TRUE(has(e.what(), "empty file")) << e.what();
   e = expect_error([] { read_fabric_file("/dev/zero"); });
   EXPECT_TRUE(has(e.what(), "binary data")) << e.what();
@@ -88,7 +95,7 @@ TEST(BadInput, EndlessLineAndSizeLimit) {
 
 TEST(BadInput, TableReadersRejectNonText) {
   Fabric f = read_net_file(kLft + "2sw4hca.net");
-  for (const char* p : {"/dev/null", "/dev/zero", "/dev/urandom"}) {
+  for (const std::string& p : {dev_null(), std::string("/dev/zero"), std::string("/dev/urandom")}) {
     EXPECT_TRUE(has(expect_error([&] { read_lft_file(p); }).what(), p));
     EXPECT_TRUE(has(expect_error([&] { read_path_sl(p, f); }).what(), p));
     EXPECT_TRUE(has(expect_error([&] { read_sl2vl(p, f); }).what(), p));
@@ -122,4 +129,81 @@ TEST(BadInput, EscapeName) {
   EXPECT_EQ(escape_name("a\x1b[31mb"), "a\\x1b[31mb");
   EXPECT_TRUE(has_control_chars("x\x7f"));
   EXPECT_FALSE(has_control_chars("Switch1 \xc3\xa9"));
+}
+
+// ---- option ranges, plugin options (issue #19 item 3)
+
+#include "adapter.hpp"
+#include "ftroute/engine.hpp"
+#include "ftroute/topology.hpp"
+
+namespace {
+std::string option_error(const std::string& engine, const std::string& opts) {
+  try {
+    EngineOptions::parse(opts).check_known(engine, make_engine(engine)->option_keys());
+  } catch (const OptionError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(BadInput, EngineOptionRangesCheckedWhereParsed) {
+  EXPECT_EQ(option_error("ftree-misroute", "max_valleys=0"), "option max_valleys=0 for engine 'ftree-misroute': must be 1..4096");
+  EXPECT_TRUE(has(option_error("ftree-misroute", "max_valleys=-1"), "must be 1..4096"));
+  EXPECT_EQ(option_error("ftree-misroute", "max_valleys=3"), "");
+  EXPECT_TRUE(has(option_error("ft-dor", "max_vls=16"), "must be 1..15"));
+  EXPECT_TRUE(has(option_error("ftdrb", "max_alternatives=128"), "must be 0..127"));
+  EXPECT_TRUE(has(option_error("kns", "k=99999999999999999999"), "not an integer"));
+  EXPECT_TRUE(has(option_error("kns", "max_in=3"), "must be 0..2"));
+  EXPECT_TRUE(has(option_error("ft-minhop", "balance=maybe"), "not a boolean"));
+  EXPECT_TRUE(has(option_error("dqr", "search_bound=2"), "not a boolean"));
+  // every numeric option of every engine has a range: an absurd value is refused at parse time
+  for (const auto& info : engines())
+    for (const auto& spec : info.create()->option_keys())
+      if (spec.find("..") != std::string::npos)
+        EXPECT_NE(option_error(info.name, option_key_name(spec) + "=99999999999"), "") << info.name << " " << spec;
+  // the plugin parses its options the same way (ERR FT03 at load time)
+  auto po = plugin::PluginOptions::parse("ftree-misroute:max_valleys=0", engines());
+  ASSERT_EQ(po.errors.size(), 1u);
+  EXPECT_TRUE(has(po.errors[0], "must be 1..4096")) << po.errors[0];
+}
+
+TEST(BadInput, PluginLogOptionAndFallbackText) {
+  auto po = plugin::PluginOptions::parse("log=\x7f", engines());
+  EXPECT_EQ(po.log_path, "");
+  ASSERT_EQ(po.errors.size(), 1u);
+  EXPECT_TRUE(has(po.errors[0], "log='\\x7f'")) << po.errors[0];
+  EXPECT_FALSE(has_control_chars(po.errors[0]));
+  po = plugin::PluginOptions::parse("log=", engines());
+  EXPECT_EQ(po.errors.size(), 1u);
+  po = plugin::PluginOptions::parse("log=/tmp/ft.trace", engines());
+  EXPECT_TRUE(po.errors.empty());
+  EXPECT_EQ(po.log_path, "/tmp/ft.trace");
+
+  using plugin::fallback_text;
+  EXPECT_EQ(fallback_text("ftree-misroute,updn", "ftree-misroute"), "OpenSM tries the next engine 'updn'");
+  EXPECT_EQ(fallback_text("ftree-misroute", "ftree-misroute"), "OpenSM falls back to its built-in minhop");
+  EXPECT_EQ(fallback_text("", "ftree-misroute"), "OpenSM falls back to its built-in minhop");
+  EXPECT_TRUE(has(fallback_text("ftree-misroute,no_fallback", "ftree-misroute"), "no fallback"));
+  EXPECT_TRUE(has(fallback_text("ft-minhop, ftree-misroute ,no_fallback", "ftree-misroute"), "no fallback"));
+  EXPECT_EQ(fallback_text("ft-minhop,ftree-misroute,no_fallback", "ft-minhop"), "OpenSM tries the next engine 'ftree-misroute'");
+}
+
+TEST(BadInput, GeneratorLimitsBeforeBuilding) {
+  auto msg = [](const std::function<void()>& fn) {
+    try {
+      fn();
+    } catch (const OptionError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(msg([] { topo::fat_tree3(254, 0); }), "three-level fat tree: too large: 4177411 nodes, limit 200000");
+  EXPECT_TRUE(has(msg([] { topo::fat_tree3(64, 0); }), "too large: 70656 LIDs needed"));
+  topo::Grid g;
+  g.dims = {300, 300};
+  EXPECT_TRUE(has(msg([&] { topo::grid(g); }), "limit 49151 unicast LIDs"));
+  EXPECT_NO_THROW(topo::check_generated_size("x", 1620, 11664));
+  EXPECT_TRUE(has(msg([] { topo::check_generated_size("x", 10, 40000, 1, 1); }), "x 2^1"));
 }

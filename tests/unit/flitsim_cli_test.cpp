@@ -2,6 +2,7 @@
 // a load sweep with CSV + SVG output checked for its columns and for values that follow from the
 // fabric, and bad options / malformed inputs that must fail with a clear message and no output.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <cmath>
@@ -34,7 +35,9 @@ struct CmdResult {
 };
 
 CmdResult ftroute(const std::string& args) {
-  const std::string log = scratch("out.log");
+  // one log per process: ctest -j runs these tests in parallel processes (a shared name mixed
+  // their outputs under the slower ASan build)
+  const std::string log = scratch("out." + std::to_string(::getpid()) + ".log");
   int rc = std::system((kExe + " " + args + " >" + log + " 2>&1").c_str());
   return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(log)};
 }
@@ -129,7 +132,8 @@ TEST_F(FlitsimCli, BadOptionsAndInputsFailClearlyWithoutOutput) {
       {ok + " --bogus 1", 2, "unknown option '--bogus'"},
       {ok + " --load 1.5", 2, "--load 1.5 out of range"},
       {ok + " --pattern zigzag", 1, "unknown traffic pattern 'zigzag'"},
-      {ok + " --vcs 99", 1, "num_vcs"},
+      {ok + " --vcs 99", 2, "--vcs 99 out of range (0..16)"},
+      {ok + " --vcs 4294967297", 2, "--vcs 4294967297 out of range"},  // not truncated to 1 VC
       {ok + " --fail 100:NOPE[1]", 2, "unknown node 'NOPE'"},
       {ok + " --fail 100:S0_0[3]", 2, "\"S0_0\"[3]"},  // S0_0 has no -x neighbour: port 3 is unlinked
       {"sim --fabric " + kMesh + " --engine ft-dor --sweep 0.1:0.2:0.1", 2, "--sweep needs --csv"},

@@ -100,7 +100,8 @@ bool expect_valid(const Fabric& f, const Routing& r) {
   }
   EXPECT_GT(pairs, 0u);
   bool acyclic = true;
-  for (auto& [sl, g] : deps) {  // DFS cycle check per layer
+  for (auto& layer : deps) {  // DFS cycle check per layer
+    auto& g = layer.second;  // (a named reference: clang 14 cannot capture structured bindings)
     std::map<std::pair<int, int>, int> color;
     std::function<bool(std::pair<int, int>)> cyc = [&](std::pair<int, int> c) {
       color[c] = 1;

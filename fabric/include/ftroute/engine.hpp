@@ -18,6 +18,9 @@ namespace ftroute {
 
 // key=value options. Parsed from "k1=v1,k2=v2" (CLI --opt, OpenSM event_plugin_options).
 // Engines declare the keys they accept; an unknown key is an OptionError naming it.
+// "max_vls=1..15" -> "max_vls" (option_keys() entries carry ranges).
+std::string option_key_name(const std::string& spec);
+
 class EngineOptions {
  public:
   EngineOptions() = default;
@@ -29,7 +32,9 @@ class EngineOptions {
   double get_double(const std::string& key, double def) const;
   bool get_bool(const std::string& key, bool def) const;       // 1/0, true/false, yes/no, on/off
   // Throws OptionError("unknown option 'x' for engine 'e' (known: a, b)") for keys not in known;
-  // a known entry "p.*" accepts every key "p.<something>".
+  // a known entry "p.*" accepts every key "p.<something>". A known entry "key=LO..HI" also
+  // requires an integer in that range, "key=bool" a boolean (so the CLI and the plugin reject
+  // out-of-range values where the options are parsed, before any routing).
   void check_known(const std::string& engine, const std::vector<std::string>& known) const;
   const std::map<std::string, std::string>& all() const { return kv_; }
   // The options whose keys start with "prefix." (e.g. "base."), with the prefix removed.
@@ -51,7 +56,8 @@ class Engine {
   virtual ~Engine() = default;
   virtual std::string name() const = 0;
   // Option keys this engine accepts (listed by `ftroute engines`; documented in the engine's
-  // docs/<engine>.md, see README.md "Engines").
+  // docs/<engine>.md, see README.md "Engines"), with the range of numeric ones: "max_vls=1..15";
+  // "flag=bool" (see EngineOptions::check_known, option_key_name).
   virtual std::vector<std::string> option_keys() const { return {}; }
   // Compute a routing. Throws EngineError when the fabric does not fit.
   // `previous` is empty on the first sweep.

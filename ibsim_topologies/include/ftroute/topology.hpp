@@ -36,6 +36,12 @@
 
 namespace ftroute::topo {
 
+// Checked by every generator before it builds anything (so a huge request fails at once):
+// at most 200,000 nodes, switches + CA ports x 2^lmc <= 49,151 unicast LIDs, and CA GUIDs
+// (0x100000 + (ports + 1) per CA, ibsim's numbering) below the switch GUIDs at 0x200000.
+// Throws OptionError("<what>: too large: N nodes, limit M") (or LIDs / GUIDs).
+void check_generated_size(const std::string& what, uint64_t switches, uint64_t cas, int ca_ports = 1, int lmc = 0);
+
 // k-ary n-tree: k >= 2, n >= 1, k^n hosts, 2k <= kMaxPorts.
 Fabric kary_ntree(int k, int n);
 

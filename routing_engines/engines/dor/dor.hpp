@@ -58,7 +58,7 @@ class DorEngine : public Engine {
  public:
   static constexpr const char* kName = "ft-dor";
   std::string name() const override { return kName; }
-  std::vector<std::string> option_keys() const override { return {"order", "max_vls"}; }
+  std::vector<std::string> option_keys() const override { return {"order", "max_vls=1..15"}; }
   using Engine::route;
   Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
 };

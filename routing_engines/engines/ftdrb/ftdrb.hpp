@@ -42,7 +42,7 @@ class FtDrbEngine : public Engine {
  public:
   std::string name() const override { return "ftdrb"; }
   std::vector<std::string> option_keys() const override {
-    return {"max_alternatives", "max_vls", "switch_sources", "spread_vls"};
+    return {"max_alternatives=0..127", "max_vls=1..15", "switch_sources=bool", "spread_vls=0..15"};
   }
   Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
   using Engine::route;

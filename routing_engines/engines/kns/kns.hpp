@@ -62,7 +62,7 @@ class KnsEngine : public Engine {
   static constexpr const char* kName = "kns";
   std::string name() const override { return kName; }
   std::vector<std::string> option_keys() const override {
-    return {"max_in", "xordet", "vls", "max_vls", "k", "n", "lmc_alt", "switch_sources"};
+    return {"max_in=0..2", "xordet=bool", "vls=1..8", "max_vls=1..15", "k=0..65535", "n=0..16", "lmc_alt=bool", "switch_sources=bool"};
   }
   using Engine::route;
   Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;

@@ -31,7 +31,7 @@ class MinHopEngine : public Engine {
   static constexpr const char* kName = "ft-minhop";
   std::string name() const override { return kName; }
   std::vector<std::string> option_keys() const override {
-    return {"balance", "lmc_spread", "count_switch_lids"};
+    return {"balance=bool", "lmc_spread=bool", "count_switch_lids=bool"};
   }
   using Engine::route;
   Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;

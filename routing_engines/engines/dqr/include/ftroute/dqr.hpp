@@ -189,8 +189,8 @@ class DqrEngine : public Engine {
   static constexpr const char* kName = "dqr";
   std::string name() const override { return kName; }
   std::vector<std::string> option_keys() const override {
-    return {"base", "base.*", "paths", "turns", "plugin", "layers", "switch_sources", "search_bound", "fallback",
-            "precompute"};
+    return {"base", "base.*", "paths", "turns", "plugin", "layers", "switch_sources=bool", "search_bound=bool", "fallback=bool",
+            "precompute=bool"};
   }
   using Engine::route;
   Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;

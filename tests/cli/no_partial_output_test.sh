@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Issue #19: a command that fails writes no output file at all (every output path is checked
+# before any work, multi-file outputs are committed all or none), and the error names the path
+# with the real reason (never "Success").
+# usage: no_partial_output_test.sh FTROUTE SCRATCH_DIR SOURCE_DIR
+set -u
+F=$1 S=$2 SRC=$3
+N=$SRC/ibsim_topologies/nets
+rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+fail=0
+: > "$S/empty"   # not /dev/null: some sandboxes replace it by a regular file others write into
+# expect_fail RC_REGEX MESSAGE_REGEX CMD...: exit code, one stderr line matching, empty directory after
+expect_fail() {
+  local rcre=$1 msgre=$2; shift 2
+  rm -rf w && mkdir w && cd w
+  timeout 60 "$@" >/dev/null 2>../err; local rc=$?
+  cd ..
+  local left; left=$(ls -A w)
+  if ! [[ $rc =~ ^($rcre)$ ]]; then echo "FAIL (exit $rc): $*"; cat err; fail=1; return; fi
+  if ! grep -Eq -- "$msgre" err; then echo "FAIL (message): $*"; cat err; fail=1; return; fi
+  if grep -q ': Success' err; then echo "FAIL (errno 'Success'): $*"; cat err; fail=1; return; fi
+  if [ -n "$left" ]; then echo "FAIL (left behind: $left): $*"; fail=1; return; fi
+  echo "ok: $*"
+}
+expect_fail 1 'cannot write /nonexistent/dir/sl.txt: directory /nonexistent/dir: No such file' \
+  "$F" route -e ft-dor "$N/torus4x4.net" -o x.dump --sl-out /nonexistent/dir/sl.txt
+expect_fail 1 'cannot write /nonexistent/v.txt' \
+  "$F" route -e ft-dor "$N/torus4x4.net" -o x.dump --sl-out sl.txt --sl2vl-out /nonexistent/v.txt
+expect_fail 1 "cannot write $S/w: is a directory" \
+  "$F" route -e ft-dor "$N/torus4x4.net" -o x.dump --sl-out "$S/w"
+expect_fail 1 "cannot write $S/w: is a directory" "$F" route -e ft-minhop "$N/torus4x4.net" -o "$S/w"
+expect_fail 1 'given for two outputs' "$F" route -e ft-dor "$N/torus4x4.net" -o x.dump --sl-out ./x.dump
+expect_fail 1 'cannot write /nonexistent/x.svg' \
+  "$F" sim --fabric "$N/torus4x4.net" --engine ft-dor --measure 200 --csv ok.csv --svg /nonexistent/x.svg
+expect_fail 1 "unknown kind 'garbage'" "$F" campaign --gen garbage:1 --engines ft-minhop --out D
+expect_fail 1 'cannot write into' "$F" campaign --gen fattree:2,2 --engines ft-minhop --out /dev/null
+expect_fail 1 'empty file' "$F" export -f "$N/torus4x4.net" -l "$S/empty" --to ibdmchk -o chk
+expect_fail 1 'cannot write /nonexistent/o' "$F" export -f "$SRC/tests/data/lft/2sw4hca.net" \
+  -l "$SRC/tests/data/lft/2sw4hca.opensm-lfts.dump" --to dump_fts -o /nonexistent/o
+expect_fail 2 "--to must be" "$F" export -f "$N/torus4x4.net" -l x --to nonsense -o o
+expect_fail 1 "cannot write $S/w: is a directory" "$F" gen mesh --dims 4x4 -o "$S/w"
+expect_fail 1 'empty file' "$F" route -e ft-minhop "$S/empty" -o x.dump
+expect_fail 1 'is a directory' "$F" route -e ft-minhop "$N" -o x.dump
+# and the good case writes all three
+rm -rf w && mkdir w && (cd w && "$F" route -q -e ft-dor "$N/torus4x4.net" -o x.dump --sl-out sl.txt --sl2vl-out v.txt) &&
+  [ -s w/x.dump ] && [ -s w/sl.txt ] && [ -s w/v.txt ] && [ "$(ls -A w | wc -l)" = 3 ] && echo "ok: all three written" ||
+  { echo "FAIL: good route did not write exactly 3 files"; ls -A w; fail=1; }
+exit $fail
