@@ -17,9 +17,10 @@ int run_check(cli::Args& a) {
   const std::string sl2vl = a.value_or("sl2vl", "");
   const long lmc = a.int_or("lmc", 0);
   const long examples = a.int_or("examples", 5);
-  const bool switch_pairs = a.flag("switch-pairs");
-  const bool ca_only = a.flag("ca-only");
-  const bool all_lids = a.flag("all-source-lids");
+  const std::string pairs = a.value_or("pairs", "");
+  bool switch_pairs = a.flag("switch-pairs");
+  bool ca_only = a.flag("ca-only");
+  bool all_lids = a.flag("all-source-lids");
   const bool lids_from_file = a.flag("lids-from-file");
   const bool no_deadlock = a.flag("no-deadlock");
   const bool efi_links = a.flag("efi-links");
@@ -34,6 +35,22 @@ int run_check(cli::Args& a) {
   if (lmc < 0 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   if (examples < 0) throw cli::UsageError("--examples must be >= 0");
   if (switch_pairs && ca_only) throw cli::UsageError("--switch-pairs and --ca-only exclude each other");
+  if (!pairs.empty()) {
+    // ibdmchk's credit-loop pair sets (ibdm CrdLoopConnectUcastDepend, docs/ibdmchk.md):
+    //   ibdmchk    every LID of every CA port to every LID of every other CA port
+    //   ibdmchk-a  the same over CA and switch ports (ibdmchk -a)
+    if (switch_pairs || ca_only || all_lids)
+      throw cli::UsageError("--pairs replaces --switch-pairs, --ca-only and --all-source-lids");
+    if (pairs == "ibdmchk") {
+      ca_only = true;
+      all_lids = true;
+    } else if (pairs == "ibdmchk-a") {
+      switch_pairs = true;
+      all_lids = true;
+    } else if (pairs != "default") {
+      throw cli::UsageError("--pairs must be default, ibdmchk or ibdmchk-a, got '" + pairs + "'");
+    }
+  }
 
   LoadedRouting lr = load_routing(fabric, lfts, *fmt, sl, sl2vl, lids_from_file, static_cast<uint8_t>(lmc));
   ValidateOptions o;
@@ -80,6 +97,12 @@ Exit status: 0 if every check passes, 1 if one fails (or on errors), 2 on usage 
   --sl FILE              path SLs (ibdmchk -c format: src_node_guid dlid sl); default SL 0
   --sl2vl FILE           SL-to-VL tables (ibdmchk -d format or OpenSM's opensm-sl2vl.dump);
                          default identity
+  --pairs SET            which source/destination pairs to walk:
+                           default    CA base LIDs -> every LID (CA and switch)
+                           ibdmchk    every CA LID -> every LID of the other CA ports: the
+                                      pairs `ibdmchk` checks for credit loops
+                           ibdmchk-a  the same over CA and switch LIDs (`ibdmchk -a`)
+                         (side by side with ibdmchk: docs/ibdmchk.md)
   --switch-pairs         switches are sources too (like ibdmchk -a)
   --ca-only              only CA-to-CA pairs (no switch LIDs as destinations; ibdmchk's default)
   --all-source-lids      every LID of an LMC range as a source (matters with --sl)

@@ -42,7 +42,10 @@ int run_export(cli::Args& a) {
     so.sm_lid = static_cast<Lid>(sm_lid);
     const std::string lst = write_subnet_lst(f, so);
     const std::string fdbs = write_fdbs(f, lr.routing.lfts);
-    const std::string psl = sl.empty() ? "" : write_path_sl(f, lr.routing);
+    PathSlWriteOptions po;  // every pair ibdmchk (-a) traces, SL 0 included
+    po.all_pairs = true;
+    po.switch_sources = true;
+    const std::string psl = sl.empty() ? "" : write_path_sl(f, lr.routing, po);
     const std::string slvl = sl2vl.empty() ? "" : write_sl2vl(f, lr.routing.sl2vl);
     std::error_code ec;
     std::filesystem::create_directories(out, ec);
@@ -99,7 +102,9 @@ Every file is written atomically; nothing is written if reading or mapping fails
   --format F             input format: auto (default), opensm, dump_fts
   --to FORMAT            output format (see above)
   -o, --out OUT          output file ('-' = stdout), or directory for --to ibdmchk
-  --sl FILE, --sl2vl FILE  path-SL / SL2VL files (ibdmchk -c / -d formats) to pass through
+  --sl FILE, --sl2vl FILE  path-SL / SL2VL files (ibdmchk -c / -d formats) to pass through;
+                         with --to ibdmchk path_sl.txt lists every (source node, DLID) pair
+                         ibdmchk -a traces, SL 0 included (docs/ibdmchk.md)
   --sm-lid N             LID of the SM port, marked "-SM" in opensm-subnet.lst
   --lids-from-file       take LIDs from IN's portguid comments even if FABRIC has LIDs
   --lmc N                LMC of the CA ports when FABRIC is an opensm-subnet.lst

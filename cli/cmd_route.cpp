@@ -29,6 +29,7 @@ int run_route(cli::Args& a) {
   const std::string sl_out = a.value_or("sl-out", "");
   const std::string sl2vl_out = a.value_or("sl2vl-out", "");
   const std::string fmt_name = a.value_or("format", "opensm");
+  const bool sl_sparse = a.flag("sl-sparse");
   const bool quiet = a.flag("quiet", "-q");
   auto pos = a.positionals();
   if (engine_name.empty()) throw cli::UsageError("--engine NAME is required (see `ftroute engines`)");
@@ -74,7 +75,12 @@ int run_route(cli::Args& a) {
   // Render everything first so a failure leaves no output at all.
   const std::string lfts = write_lfts(f, r.lfts, *fmt);
   std::string sl_text, sl2vl_text;
-  if (!sl_out.empty()) sl_text = write_path_sl(f, r);
+  if (!sl_out.empty()) {
+    PathSlWriteOptions po;  // every pair ibdmchk (-a) traces, SL 0 included, unless --sl-sparse
+    po.all_pairs = !sl_sparse;
+    po.switch_sources = !sl_sparse;
+    sl_text = write_path_sl(f, r, po);
+  }
   if (!sl2vl_out.empty()) sl2vl_text = write_sl2vl(f, r.sl2vl);
   cli::write_file_atomic(out, lfts);
   if (!sl_out.empty()) cli::write_file_atomic(sl_out, sl_text);
@@ -120,7 +126,11 @@ format) with the same code and checks the OpenSM plugin uses, and writes the LFT
                          Without it the LIDs in the file are used (ibnetdiscover output carries
                          OpenSM's), or 1.. with LMC 0 when the file has none.
   --opt K=V[,K=V...]     engine options (repeatable); unknown keys are an error
-  --sl-out FILE          path SLs (ibdmchk -c format: src node GUID, DLID, SL)
+  --sl-out FILE          path SLs (ibdmchk -c format: src node GUID, DLID, SL), one line per
+                         source node (CAs and switches) and DLID, SL 0 included: every pair
+                         `ibdmchk -a` traces (docs/ibdmchk.md)
+  --sl-sparse            write only the pairs with SL != 0 (smaller; ftroute reads missing
+                         pairs as SL 0, ibdmchk does not)
   --sl2vl-out FILE       SL-to-VL tables (ibdmchk -d format)
   -q, --quiet            no summary on stderr
 
