@@ -9,6 +9,7 @@
 
 #include "cli.hpp"
 #include "ftroute/input_file.hpp"
+#include "ftroute_version.hpp"  // generated (cmake/ftroute_version.cmake)
 
 namespace ftroute::cli {
 
@@ -144,13 +145,18 @@ using namespace ftroute::cli;
 static void print_main_help() {
   std::printf(
       "ftroute - fault-tolerant routing for InfiniBand (OpenSM plugin, offline tools, flit simulator)\n\n"
-      "usage: ftroute <command> [options]    (ftroute <command> --help for details)\n\ncommands:\n");
+      "usage: ftroute <command> [options]    (ftroute <command> --help for details)\n"
+      "       ftroute --version\n\ncommands:\n");
   auto cmds = registry();
   std::sort(cmds.begin(), cmds.end(), [](auto& a, auto& b) { return a.name < b.name; });
   for (const auto& c : cmds) std::printf("  %-14s %s\n", c.name.c_str(), c.summary.c_str());
 }
 
 int main(int argc, char** argv) {
+  if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) {
+    std::printf("ftroute %s\n", FTROUTE_VERSION_STRING);
+    return 0;
+  }
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
       std::string(argv[1]) == "help") {
     print_main_help();
