@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Install every Debian package ftroute needs (idempotent). Run as root (or with sudo).
 # Packages: OpenSM + headers (plugin), ibsim (simulated fabrics), infiniband-diags (dump_fts/ibroute),
-# ibutils (ibdmchk cross-check), build tools and GoogleTest.
+# ibutils (ibdmchk cross-check), build tools and GoogleTest, help2man (man pages).
 set -euo pipefail
 PKGS=(opensm libopensm-dev libibumad-dev libibverbs-dev ibsim-utils libumad2sim0 infiniband-diags
-      libibmad-dev libibnetdisc-dev ibutils libgtest-dev cmake g++ make python3)
+      libibmad-dev libibnetdisc-dev ibutils libgtest-dev cmake g++ make python3
+      help2man)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
