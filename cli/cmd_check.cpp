@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli.hpp"
+#include "json_out.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/validate.hpp"
 
@@ -25,6 +26,7 @@ int run_check(cli::Args& a) {
   const bool no_deadlock = a.flag("no-deadlock");
   const bool efi_links = a.flag("efi-links");
   const bool quiet = a.flag("quiet", "-q");
+  const bool json = a.flag("json");
   auto pos = a.positionals();
   if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "'");
   if (fabric.empty()) throw cli::UsageError("--fabric FILE is required");
@@ -62,7 +64,24 @@ int run_check(cli::Args& a) {
   ValidationReport rep = validate(lr.fabric, lr.routing, o);
   rep.warnings.insert(rep.warnings.begin(), lr.warnings.begin(), lr.warnings.end());
   if (lr.lids_from_file) rep.warnings.insert(rep.warnings.begin(), "LIDs taken from the portguid comments of " + lfts);
-  if (!quiet) {
+  if (json) {
+    nlohmann::json j = cli::json_doc("check");
+    j["fabric"] = cli::fabric_json(lr.fabric);
+    j["fabric"]["file"] = fabric;
+    j["lfts"] = lfts;
+    j["pairs_set"] = pairs.empty() ? "default" : pairs;
+    j.update(cli::report_json(lr.fabric, rep));
+    if (efi_links) {
+      nlohmann::json links = nlohmann::json::array();
+      for (const auto& l : rep.switch_link_loads) {
+        const Port& p = lr.fabric.node(l.node).port(l.port);
+        links.push_back({{"from", lr.fabric.port_name(l.node, l.port)},
+                         {"to", lr.fabric.port_name(p.peer_node, p.peer_port)}, {"routes", l.routes}});
+      }
+      j["efi"]["links"] = links;
+    }
+    std::fputs(cli::dump_json(j).c_str(), stdout);
+  } else if (!quiet) {
     std::fputs(format_report(lr.fabric, rep).c_str(), stdout);
     if (efi_links) {
       std::printf("routes per directed switch link:\n");
@@ -113,6 +132,7 @@ Exit status: 0 if every check passes, 1 if one fails (or on errors), 2 on usage 
   --efi-links            also list the routes on every directed switch link
   --examples N           named examples per failed check (default 5)
   -q, --quiet            no report, exit status only
+  --json                 the report as JSON on stdout (docs/JSON.md), same exit status
 
 Pairs: sources are CA/router ports (base LID), destinations every LID of every end port
 including switch LIDs (a credit loop through traffic to a switch LID is still a credit loop).

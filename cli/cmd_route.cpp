@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "json_out.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
@@ -30,10 +31,13 @@ int run_route(cli::Args& a) {
   const std::string sl2vl_out = a.value_or("sl2vl-out", "");
   const std::string fmt_name = a.value_or("format", "opensm");
   const bool sl_sparse = a.flag("sl-sparse");
+  const bool json = a.flag("json");
   const bool quiet = a.flag("quiet", "-q");
   auto pos = a.positionals();
   if (engine_name.empty()) throw cli::UsageError("--engine NAME is required (see `ftroute engines`)");
   if (out.empty()) throw cli::UsageError("-o FILE is required ('-' for stdout)");
+  if (json && (out == "-" || sl_out == "-" || sl2vl_out == "-"))
+    throw cli::UsageError("--json writes the summary to stdout: give -o/--sl-out/--sl2vl-out a file");
   if (pos.size() != 1) throw cli::UsageError("expected exactly one fabric .net file");
   if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   auto fmt = parse_lft_format(fmt_name);
@@ -86,7 +90,24 @@ int run_route(cli::Args& a) {
   if (!sl_out.empty()) cli::write_file_atomic(sl_out, sl_text);
   if (!sl2vl_out.empty()) cli::write_file_atomic(sl2vl_out, sl2vl_text);
 
-  if (!quiet) {
+  if (json) {
+    nlohmann::json j = cli::json_doc("route");
+    j["engine"] = engine_name;
+    j["fabric"] = cli::fabric_json(f);
+    j["fabric"]["file"] = pos[0];
+    j["options"] = opt_text;
+    j["switches"] = snap->switches;
+    j["lids"] = snap->lids;
+    j["lft_entries"] = snap->entries;
+    j["vls"] = r.num_vls;
+    j["route_ms"] = snap->millis;
+    j["notes"] = r.notes;
+    j["outputs"] = {{"lfts", out}, {"format", fmt_name},
+                    {"sl", sl_out.empty() ? nlohmann::json() : nlohmann::json(sl_out)},
+                    {"sl2vl", sl2vl_out.empty() ? nlohmann::json() : nlohmann::json(sl2vl_out)}};
+    j["needs_qos"] = r.num_vls > 1;
+    std::fputs(cli::dump_json(j).c_str(), stdout);
+  } else if (!quiet) {
     std::fprintf(stderr, "%s: %d switches, %d LIDs, %ld LFT entries, %d VL(s), %.2f ms\n", engine_name.c_str(),
                  snap->switches, snap->lids, snap->entries, r.num_vls, snap->millis);
     for (const auto& n : r.notes) std::fprintf(stderr, "%s: %s\n", engine_name.c_str(), n.c_str());
@@ -100,7 +121,17 @@ int run_route(cli::Args& a) {
 }
 
 int run_engines(cli::Args& a) {
+  const bool json = a.flag("json");
   a.positionals();
+  if (json) {
+    nlohmann::json j = cli::json_doc("engines");
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& info : engines())
+      list.push_back({{"name", info.name}, {"summary", info.summary}, {"options", info.create()->option_keys()}});
+    j["engines"] = list;
+    std::fputs(cli::dump_json(j).c_str(), stdout);
+    return 0;
+  }
   for (const auto& info : engines()) {
     std::printf("%-16s %s\n", info.name.c_str(), info.summary.c_str());
     std::string keys;
@@ -133,10 +164,13 @@ format) with the same code and checks the OpenSM plugin uses, and writes the LFT
                          pairs as SL 0, ibdmchk does not)
   --sl2vl-out FILE       SL-to-VL tables (ibdmchk -d format)
   -q, --quiet            no summary on stderr
+  --json                 the summary as JSON on stdout (docs/JSON.md)
 
 Example:
   ftroute route --engine ft-minhop fabric.net -o opensm-lfts.dump --lmc 1
   opensm -R file -U opensm-lfts.dump ...)",
                    run_route);
 
-FTROUTE_SUBCOMMAND(engines, "list routing engines and their options", R"(usage: ftroute engines)", run_engines);
+FTROUTE_SUBCOMMAND(engines, "list routing engines and their options", R"(usage: ftroute engines [--json]
+
+Lists the routing engines and their option keys (--json: as JSON, docs/JSON.md).)", run_engines);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.hpp"
+#include "json_out.hpp"
 #include "ftroute/input_file.hpp"
 #include "ftroute_version.hpp"  // generated (cmake/ftroute_version.cmake)
 
@@ -171,6 +172,21 @@ int main(int argc, char** argv) {
       std::printf("%s\n", c.help.c_str());
       return 0;
     }
+    // --json: only where a JSON document exists (docs/JSON.md); one line, exit 2 otherwise
+    for (const auto& a : rest)
+      if (a == "--json" || a.rfind("--json=", 0) == 0) {
+        const auto& ok = kJsonCommands;
+        std::string list;
+        for (const auto& c2 : ok) list += (list.empty() ? "" : ", ") + c2;
+        if (std::find(ok.begin(), ok.end(), name) == ok.end()) {
+          std::fprintf(stderr, "ftroute %s: --json is not supported here (JSON output: %s)\n", name.c_str(), list.c_str());
+          return 2;
+        }
+        if (a != "--json") {
+          std::fprintf(stderr, "ftroute %s: --json takes no value ('%s'); it writes JSON to stdout\n", name.c_str(), a.c_str());
+          return 2;
+        }
+      }
     Args args(rest);
     try {
       return c.run(args);
