@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "engine_option_docs.hpp"
 #include "json_out.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/ibdmchk_io.hpp"
@@ -123,20 +124,31 @@ int run_route(cli::Args& a) {
 int run_engines(cli::Args& a) {
   const bool json = a.flag("json");
   a.positionals();
+  int undocumented = 0;
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& info : engines()) {
+    nlohmann::json opts = nlohmann::json::array();
+    if (!json) std::printf("%-16s %s\n", info.name.c_str(), info.summary.c_str());
+    const auto keys = info.create()->option_keys();
+    if (!json) std::printf("%-16s options: %s\n", "", keys.empty() ? "(none)" : "key, default, meaning");
+    for (const auto& k : keys) {
+      const cli::OptionDoc* d = cli::find_option_doc(info.name, k);
+      if (!d) ++undocumented;
+      const char* def = d ? d->def : "?";
+      const char* meaning = d ? d->meaning : "(undocumented: add it to cli/engine_option_docs.cpp)";
+      if (json) opts.push_back({{"key", k}, {"default", def}, {"meaning", meaning}});
+      else std::printf("%-16s   %-18s %-18s %s\n", "", k.c_str(), def, meaning);
+    }
+    if (json) list.push_back({{"name", info.name}, {"summary", info.summary}, {"options", opts}});
+  }
   if (json) {
     nlohmann::json j = cli::json_doc("engines");
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& info : engines())
-      list.push_back({{"name", info.name}, {"summary", info.summary}, {"options", info.create()->option_keys()}});
     j["engines"] = list;
     std::fputs(cli::dump_json(j).c_str(), stdout);
-    return 0;
   }
-  for (const auto& info : engines()) {
-    std::printf("%-16s %s\n", info.name.c_str(), info.summary.c_str());
-    std::string keys;
-    for (const auto& k : info.create()->option_keys()) keys += (keys.empty() ? "" : ", ") + k;
-    std::printf("%-16s options: %s\n", "", keys.empty() ? "(none)" : keys.c_str());
+  if (undocumented) {
+    std::fprintf(stderr, "ftroute engines: %d option(s) without a description\n", undocumented);
+    return 1;
   }
   return 0;
 }
@@ -173,4 +185,6 @@ Example:
 
 FTROUTE_SUBCOMMAND(engines, "list routing engines and their options", R"(usage: ftroute engines [--json]
 
-Lists the routing engines and their option keys (--json: as JSON, docs/JSON.md).)", run_engines);
+Lists the routing engines and, for each option (`--opt key=value`, or `engine:key=value` in
+OpenSM's event_plugin_options), its default and meaning. --json: the same as JSON (docs/JSON.md).
+Exit 1 if an engine accepts an option that has no description.)", run_engines);

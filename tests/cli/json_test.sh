@@ -36,7 +36,8 @@ jcheck compare.json '[r["name"] for r in j["rows"]]==["ftree-misroute","ft-minho
   'j["rows"][2]["source"]=="file"' 'all(r["result"]=="PASS" for r in j["rows"])' \
   '[r["engine"] for r in j["refused"]]==["kns"]'
 "$FT" engines --json > engines.json
-jcheck engines.json '"ftree-misroute" in [e["name"] for e in j["engines"]]' 'all("options" in e for e in j["engines"])'
+jcheck engines.json '"ftree-misroute" in [e["name"] for e in j["engines"]]' 'all("options" in e for e in j["engines"])' \
+  '{o["key"]: o["default"] for e in j["engines"] if e["name"]=="ftree-misroute" for o in e["options"]}["max_valleys"]=="8"'
 "$FT" sim --fabric "$NET" --engine ftree-misroute --load 0.1 --warmup 100 --measure 500 --json > sim.json
 jcheck sim.json 'len(j["points"])==1' 'j["points"][0]["load"]==0.1' 'j["points"][0]["packets"]["delivered"]>0' \
   'not j["points"][0]["deadlock"]["detected"]'
