@@ -5,7 +5,7 @@
 set -euo pipefail
 PKGS=(opensm libopensm-dev libibumad-dev libibverbs-dev ibsim-utils libumad2sim0 infiniband-diags
       libibmad-dev libibnetdisc-dev ibutils libgtest-dev cmake g++ make python3
-      help2man nlohmann-json3-dev librsvg2-bin)
+      help2man nlohmann-json3-dev librsvg2-bin slurm-wlm munge)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
