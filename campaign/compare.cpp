@@ -84,7 +84,7 @@ std::optional<OsmRoutingStep> opensm_routing_step(const std::string& log_text, c
   return last;
 }
 
-std::string comparison_table(const std::vector<RunResult>& rows, const std::vector<std::string>& engines) {
+std::vector<ComparisonRow> comparison_rows(const std::vector<RunResult>& rows, const std::vector<std::string>& engines) {
   std::vector<std::string> order = engines;
   for (const auto& r : rows)
     if (std::find(order.begin(), order.end(), r.key.engine) == order.end()) order.push_back(r.key.engine);
@@ -123,16 +123,43 @@ std::string comparison_table(const std::vector<RunResult>& rows, const std::vect
     s.efi_max_max = std::max(s.efi_max_max, r.efi_max);
     s.efi_avg_sum += r.efi_avg;
   }
+  std::vector<ComparisonRow> out;
+  for (const auto& [k, s] : m) {
+    ComparisonRow c;
+    c.fabric = std::get<0>(k);
+    c.switch_failures = std::get<2>(k);
+    c.link_failures = std::get<4>(k);
+    c.engine = std::get<6>(k);
+    c.opensm = c.engine.rfind("opensm:", 0) == 0;
+    c.runs = s.n;
+    c.tolerated = s.tolerated;
+    c.unchecked_ok = s.unchecked_ok;
+    c.refused = s.refused;
+    c.failed = s.failed;
+    c.fallback = s.fallback;
+    c.fallback_engines.assign(s.used.begin(), s.used.end());
+    c.measured = s.measured;
+    c.vls = s.vls;
+    c.efi_max_mean = s.measured ? s.efi_max_sum / s.measured : 0;
+    c.efi_max_worst = s.efi_max_max;
+    c.efi_avg_mean = s.measured ? s.efi_avg_sum / s.measured : 0;
+    c.routing_seconds_mean = s.n ? s.secs / s.n : 0;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::string comparison_table(const std::vector<RunResult>& rows, const std::vector<std::string>& engines) {
   std::ostringstream o;
   o << "| fabric | faults | engine | tolerated | VLs | EFI max (worst) | EFI avg | routing ms | OpenSM fell back |\n"
        "|---|---|---|---|---|---|---|---|---|\n";
   bool any_unchecked = false;
-  for (const auto& [k, s] : m) {
-    const std::string& sw = std::get<2>(k);
-    const std::string& ln = std::get<4>(k);
+  for (const ComparisonRow& s : comparison_rows(rows, engines)) {
+    const std::string& sw = s.switch_failures;
+    const std::string& ln = s.link_failures;
     std::string faults = ln + " links";
     if (sw != "0") faults = sw + " switches" + (ln != "0" ? ", " + faults : "");
-    std::string tol = std::to_string(s.tolerated) + "/" + std::to_string(s.n);
+    std::string tol = std::to_string(s.tolerated) + "/" + std::to_string(s.runs);
     if (s.unchecked_ok) {
       tol += " (+" + std::to_string(s.unchecked_ok) + " reachable, CDG not checkable †)";
       any_unchecked = true;
@@ -140,20 +167,20 @@ std::string comparison_table(const std::vector<RunResult>& rows, const std::vect
     if (s.refused) tol += ", " + std::to_string(s.refused) + " refused";
     if (s.failed) tol += ", " + std::to_string(s.failed) + " failed";
     std::string fb = "-";
-    if (std::get<6>(k).rfind("opensm:", 0) == 0) {
-      fb = std::to_string(s.fallback) + "/" + std::to_string(s.n);
+    if (s.opensm) {
+      fb = std::to_string(s.fallback) + "/" + std::to_string(s.runs);
       if (s.fallback) {
         std::string u;
-        for (const auto& e : s.used) u += (u.empty() ? "" : "+") + e;
+        for (const auto& e : s.fallback_engines) u += (u.empty() ? "" : "+") + e;
         fb += " → " + u;
       }
     }
-    o << "| " << std::get<0>(k) << " | " << faults << " | " << std::get<6>(k) << " | " << tol << " | "
+    o << "| " << s.fabric << " | " << faults << " | " << s.engine << " | " << tol << " | "
       << (!s.measured ? std::string("-") : s.unchecked_ok == s.measured ? std::string("? †") : std::to_string(s.vls))
       << " | "
-      << (s.measured ? fmt("%.1f", s.efi_max_sum / s.measured) + " (" + std::to_string(s.efi_max_max) + ")" : "-")
-      << " | " << (s.measured ? fmt("%.2f", s.efi_avg_sum / s.measured) : "-") << " | "
-      << (s.n ? ms(s.secs / s.n) : "-") << " | " << fb << " |\n";
+      << (s.measured ? fmt("%.1f", s.efi_max_mean) + " (" + std::to_string(s.efi_max_worst) + ")" : "-")
+      << " | " << (s.measured ? fmt("%.2f", s.efi_avg_mean) : "-") << " | "
+      << (s.runs ? ms(s.routing_seconds_mean) : "-") << " | " << fb << " |\n";
   }
   o << "\n";
   o << "* tolerated: runs (seeds) where every CA reaches every CA and switch LID, with no loop, no LFT entry on a "

@@ -251,17 +251,18 @@ std::vector<RunResult> merge(const std::vector<std::vector<RunResult>>& parts, i
 const std::vector<Metric>& metrics() {
   static const std::vector<Metric> m = {
       {"unreachable", "unreachable pairs (validator)",
-       [](const RunResult& r) { return r.status == "ok" ? double(r.unreachable) : NAN; }},
+       [](const RunResult& r) { return r.status == "ok" ? double(r.unreachable) : NAN; }, "unreachable pairs (count)"},
       {"valid", "valid routing, % of runs (reachable, no loop, CDG acyclic)",
-       [](const RunResult& r) { return r.routing_ok() ? 100.0 : 0.0; }},
+       [](const RunResult& r) { return r.routing_ok() ? 100.0 : 0.0; }, "valid runs (%)", 100},
       {"throughput", "accepted load (flitsim, flits/endpoint/cycle)",
-       [](const RunResult& r) { return r.simulated ? r.sim_accepted : NAN; }},
+       [](const RunResult& r) { return r.simulated ? r.sim_accepted : NAN; }, "accepted load (flits/endpoint/cycle)"},
       {"efi_max", "max edge forwarding index (routes per link)",
-       [](const RunResult& r) { return r.status == "ok" ? double(r.efi_max) : NAN; }},
+       [](const RunResult& r) { return r.status == "ok" ? double(r.efi_max) : NAN; }, "max EFI (routes per link)"},
       {"hops_avg", "average hops (CA to CA)",
-       [](const RunResult& r) { return r.status == "ok" ? r.hops_avg : NAN; }},
+       [](const RunResult& r) { return r.status == "ok" ? r.hops_avg : NAN; }, "average hops (links)"},
       {"route_seconds", "routing time, s (in-process CPU; OpenSM: wall of opensm -o)",
-       [](const RunResult& r) { return r.status == "ok" || r.status == "refused" ? r.route_seconds : NAN; }},
+       [](const RunResult& r) { return r.status == "ok" || r.status == "refused" ? r.route_seconds : NAN; },
+       "routing time (s)"},
   };
   return m;
 }
@@ -270,6 +271,7 @@ namespace {
 struct Agg {
   double sum = 0, mn = INFINITY, mx = -INFINITY;
   int n = 0;
+  int runs = 0, fallbacks = 0;  // every run at this point (NaN values too), those where OpenSM fell back
 };
 // (engine, x) -> aggregate. x from link failures unless only switch failures vary.
 std::map<std::string, std::map<double, Agg>> aggregate(const std::vector<RunResult>& rows, const std::string& fabric,
@@ -287,17 +289,22 @@ std::map<std::string, std::map<double, Agg>> aggregate(const std::vector<RunResu
     }
   *xlabel = std::string(links_vary ? "failed links" : "failed switches") + (pct ? " (%)" : "");
   std::map<std::string, std::map<double, Agg>> a;
+  std::map<std::string, std::map<double, std::pair<int, int>>> runs;  // (runs, fallbacks), NaN values too
   for (const auto& r : rows) {
     if (r.key.fabric != fabric) continue;
     double v = m.value(r);
-    if (std::isnan(v)) continue;
     double x = failures_x(links_vary ? r.key.link_failures : r.key.switch_failures);
+    runs[r.key.engine][x].first++;
+    runs[r.key.engine][x].second += r.fallback;
+    if (std::isnan(v)) continue;
     Agg& g = a[r.key.engine][x];
     g.sum += v;
     g.mn = std::min(g.mn, v);
     g.mx = std::max(g.mx, v);
     ++g.n;
   }
+  for (auto& [e, pts] : a)
+    for (auto& [x, g] : pts) std::tie(g.runs, g.fallbacks) = runs[e][x];
   return a;
 }
 }  // namespace
@@ -324,7 +331,9 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
   }
   if (x1 <= x0) x1 = x0 + 1;
   if (y1 <= 0) y1 = 1;
-  {  // round the top up to a "nice" number so the 5 grid steps read well (1, 2, 2.5, 5 x 10^k)
+  if (m.ymax > 0 && y1 <= m.ymax) {
+    y1 = m.ymax;  // a percentage ends at 100 %
+  } else {  // round the top up to a "nice" number so the 5 grid steps read well (1, 2, 2.5, 5 x 10^k)
     double step = y1 * 1.02 / 5, mag = std::pow(10.0, std::floor(std::log10(step)));
     for (double f : {1.0, 2.0, 2.5, 5.0, 10.0})
       if (f * mag >= step) {
@@ -333,7 +342,8 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
       }
     y1 = step * 5;
   }
-  auto X = [&](double x) { return L + (x - x0) / (x1 - x0) * (W - L - R); };
+  const double pad = 14;  // keep the first/last points (and their offsets) off the axes
+  auto X = [&](double x) { return L + pad + (x - x0) / (x1 - x0) * (W - L - R - 2 * pad); };
   auto Y = [&](double y) { return H - B - y / y1 * (H - T - B); };
   s << "<line x1=\"" << L << "\" y1=\"" << H - B << "\" x2=\"" << W - R << "\" y2=\"" << H - B << "\" stroke=\"black\"/>\n";
   s << "<line x1=\"" << L << "\" y1=\"" << T << "\" x2=\"" << L << "\" y2=\"" << H - B << "\" stroke=\"black\"/>\n";
@@ -352,26 +362,58 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
       << "</text>\n";
   s << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 10 << "\" text-anchor=\"middle\">" << xml(xlabel)
     << " (mean over seeds, bars: min..max)</text>\n";
+  s << "<text x=\"16\" y=\"" << (T + H - B) / 2 << "\" text-anchor=\"middle\" transform=\"rotate(-90 16 "
+    << (T + H - B) / 2 << ")\">" << xml(m.ylabel.empty() ? m.label : m.ylabel) << "</text>\n";
   static const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+  // one marker shape per engine (circle, square, triangle, diamond, cross, ...) at (px, py)
+  auto marker = [](int k, double px, double py, const char* c) {
+    std::ostringstream o;
+    const double r = 4.5;
+    switch (k % 6) {
+      case 0: o << "<circle cx=\"" << num(px) << "\" cy=\"" << num(py) << "\" r=\"" << r << "\" fill=\"" << c << "\"/>"; break;
+      case 1: o << "<rect x=\"" << num(px - r) << "\" y=\"" << num(py - r) << "\" width=\"" << 2 * r << "\" height=\"" << 2 * r
+                << "\" fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\"/>"; break;
+      case 2: o << "<path d=\"M" << num(px) << "," << num(py - r - 1) << " L" << num(px + r + 1) << "," << num(py + r)
+                << " L" << num(px - r - 1) << "," << num(py + r) << " Z\" fill=\"" << c << "\"/>"; break;
+      case 3: o << "<path d=\"M" << num(px) << "," << num(py - r - 1) << " L" << num(px + r + 1) << "," << num(py) << " L"
+                << num(px) << "," << num(py + r + 1) << " L" << num(px - r - 1) << "," << num(py) << " Z\" fill=\"none\" stroke=\""
+                << c << "\" stroke-width=\"2\"/>"; break;
+      case 4: o << "<path d=\"M" << num(px - r) << "," << num(py - r) << " L" << num(px + r) << "," << num(py + r) << " M"
+                << num(px + r) << "," << num(py - r) << " L" << num(px - r) << "," << num(py + r) << "\" stroke=\"" << c
+                << "\" stroke-width=\"2\"/>"; break;
+      default: o << "<circle cx=\"" << num(px) << "\" cy=\"" << num(py) << "\" r=\"" << r << "\" fill=\"none\" stroke=\"" << c
+                 << "\" stroke-width=\"2\"/>"; break;
+    }
+    return o.str();
+  };
+  const int ne = static_cast<int>(a.size());
   int ci = 0;
   for (auto& [e, pts] : a) {
     const char* c = colors[ci % 10];
+    // small x offset per engine: coinciding lines and points stay side by side
+    const double dx = (ci - (ne - 1) / 2.0) * std::min(4.0, 24.0 / std::max(1, ne));
     std::string path;
     for (auto& [x, g] : pts) {
       double mean = g.sum / g.n;
-      path += (path.empty() ? "M" : " L") + num(X(x)) + "," + num(Y(mean));
-      s << "<line x1=\"" << X(x) << "\" y1=\"" << Y(g.mn) << "\" x2=\"" << X(x) << "\" y2=\"" << Y(g.mx)
+      const double px = X(x) + dx;
+      path += (path.empty() ? "M" : " L") + num(px) + "," + num(Y(mean));
+      s << "<line x1=\"" << num(px) << "\" y1=\"" << Y(g.mn) << "\" x2=\"" << num(px) << "\" y2=\"" << Y(g.mx)
         << "\" stroke=\"" << c << "\" stroke-opacity=\"0.5\"/>";
-      s << "<circle cx=\"" << X(x) << "\" cy=\"" << Y(mean) << "\" r=\"3\" fill=\"" << c << "\"/>\n";
+      s << marker(ci, px, Y(mean), c);
+      if (g.fallbacks > 0)  // OpenSM used another engine for some runs here: ring + count on the point
+        s << "<circle class=\"fallback\" cx=\"" << num(px) << "\" cy=\"" << num(Y(mean)) << "\" r=\"9\" fill=\"none\" stroke=\"black\""
+          << " stroke-dasharray=\"2,2\"/><text x=\"" << num(px + 11) << "\" y=\"" << num(Y(mean) - 8) << "\" font-size=\"10\">fell back "
+          << g.fallbacks << "/" << g.runs << "</text>";
+      s << "\n";
     }
     // every other engine dashed, so identical curves (e.g. an engine and its fallback) stay visible
     const char* dash = ci % 2 ? " stroke-dasharray=\"6,3\"" : "";
     s << "<path d=\"" << path << "\" fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\"" << dash << "/>\n";
     double ly = T + 10 + 18 * ci;
     s << "<line x1=\"" << W - R + 15 << "\" y1=\"" << ly << "\" x2=\"" << W - R + 40 << "\" y2=\"" << ly
-      << "\" stroke=\"" << c << "\" stroke-width=\"2\"" << dash << "/><text x=\"" << W - R + 45 << "\" y=\"" << ly + 4 << "\">"
-      << xml(e) << "</text>\n";
+      << "\" stroke=\"" << c << "\" stroke-width=\"2\"" << dash << "/>" << marker(ci, W - R + 27.5, ly, c) << "<text x=\""
+      << W - R + 45 << "\" y=\"" << ly + 4 << "\">" << xml(e) << "</text>\n";
     ++ci;
   }
   s << "</svg>\n";

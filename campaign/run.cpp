@@ -23,6 +23,7 @@
 #include "ftroute/registry.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/flitsim.hpp"
+#include "ftroute/helpers.hpp"
 #include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
@@ -204,11 +205,7 @@ bool uses_path_sls(const std::string& e) { return e == "dfsssp" || e == "lash" |
 
 std::string pathsl_tool(const Config& cfg) {
   if (!cfg.pathsl_tool.empty()) return cfg.pathsl_tool;
-#ifdef FTROUTE_PATHSL_BIN
-  return FTROUTE_PATHSL_BIN;
-#else
-  return "";
-#endif
+  return locate_pathsl_tool();  // next to the binary or $FTROUTE_PATHSL ("" = SL engines unchecked)
 }
 
 // "src dst" port-GUID pairs for the SA: every connected CA port to every other CA port and every
@@ -233,8 +230,10 @@ std::string path_pairs(const Fabric& f) {
 
 void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& gen_spec, const std::string& engine,
                 RunResult& out) {
-  std::string script = cfg.ftsim_script.empty() ? std::string(FTROUTE_SOURCE_DIR) + "/scripts/ftsim.sh"
-                                                 : cfg.ftsim_script;
+  std::string script = cfg.ftsim_script.empty() ? locate_ftsim_script() : cfg.ftsim_script;
+  if (script.empty())
+    throw Error("scripts/ftsim.sh not found next to the ftroute binary (libexec/ftroute/ftsim.sh); "
+                "set FTROUTE_FTSIM or pass --ftsim PATH");
   std::string scratch = cfg.scratch_dir.empty() ? (cfg.out_dir.empty() ? "." : cfg.out_dir) + "/scratch"
                                                 : cfg.scratch_dir;
   fs::create_directories(scratch);
@@ -273,8 +272,11 @@ void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& gen_
   std::string osm = std::string(daemon ? "opensm-start" : "opensm-once") + " --engine " + shell_quote(engine) +
                     " --timeout " + to + " --conf 'log_flags 0x47'";
   if (wants_qos(engine)) osm += " --conf 'qos TRUE'";
-  if (find_engine(engine))  // an ftroute engine inside OpenSM, through libftroute.so
-    osm += " --plugin ftroute --plugin-dir " + shell_quote(FTROUTE_PLUGIN_DIR);
+  if (find_engine(engine)) {  // an ftroute engine inside OpenSM, through libftroute.so
+    osm += " --plugin ftroute";
+    // next to the binary (build tree or install prefix), else the system library path
+    if (std::string pd = locate_plugin_dir(); !pd.empty()) osm += " --plugin-dir " + shell_quote(pd);
+  }
   if (engine == "torus-2QoS") {
     std::string conf = torus2qos_conf(faulty, gen_spec);
     if (!conf.empty()) {

@@ -159,7 +159,8 @@ DIR/plots/<fabric>_<metric>.svg and DIR/summary.txt are rewritten at the end.
   --sim-cycles N         measured cycles (default 3000; warm-up N/6)
   --sim-msg-packets N    shift-exchange: packets (16 flits) per message (default 1)
   --opensm-timeout S     seconds per OpenSM run (default 120)
-  --ftsim PATH           scripts/ftsim.sh to use (default: the one of this source tree)
+  --ftsim PATH           scripts/ftsim.sh to use (default: $FTROUTE_FTSIM, else libexec/ftroute/ftsim.sh
+                         next to the binary: <prefix>/libexec/ftroute or <build>/libexec/ftroute)
   --keep-scratch         keep the ibsim/OpenSM work directories in DIR/scratch
   -q, --quiet            no progress bar
   -o, --out DIR          output directory (required)

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli.hpp"
+#include "json_out.hpp"
 #include "ftroute/campaign.hpp"
 #include "ftroute/campaign_compare.hpp"
 
@@ -13,11 +14,39 @@ namespace {
 int run_campaign_table(cli::Args& a) {
   std::vector<std::string> order;
   if (auto e = a.value("engines")) order = cli::split_list(*e, ',');
+  const bool json = a.flag("json");
   auto pos = a.positionals();
   if (pos.empty()) throw cli::UsageError("give the campaign directories (or results.csv files)");
   std::vector<std::vector<campaign::RunResult>> parts = campaign::read_result_parts(pos);
   auto rows = campaign::merge(parts);
   if (rows.empty()) throw Error("no campaign results in the given files");
+  if (json) {
+    nlohmann::json j = cli::json_doc("campaign-table");
+    j["inputs"] = pos;
+    nlohmann::json jr = nlohmann::json::array();
+    for (const auto& c : campaign::comparison_rows(rows, order))
+      jr.push_back({{"fabric", c.fabric},
+                    {"switch_failures", c.switch_failures},
+                    {"link_failures", c.link_failures},
+                    {"engine", c.engine},
+                    {"opensm", c.opensm},
+                    {"runs", c.runs},
+                    {"tolerated", c.tolerated},
+                    {"reachable_cdg_unchecked", c.unchecked_ok},
+                    {"refused", c.refused},
+                    {"failed", c.failed},
+                    {"measured", c.measured},
+                    {"vls", c.measured ? nlohmann::json(c.vls) : nlohmann::json()},
+                    {"efi_max_mean", c.measured ? nlohmann::json(c.efi_max_mean) : nlohmann::json()},
+                    {"efi_max_worst", c.measured ? nlohmann::json(c.efi_max_worst) : nlohmann::json()},
+                    {"efi_avg_mean", c.measured ? nlohmann::json(c.efi_avg_mean) : nlohmann::json()},
+                    {"routing_ms_mean", c.routing_seconds_mean * 1e3},
+                    {"fallback", c.opensm ? nlohmann::json(c.fallback) : nlohmann::json()},
+                    {"fallback_engines", c.fallback_engines}});
+    j["rows"] = jr;
+    std::fputs(cli::dump_json(j).c_str(), stdout);
+    return 0;
+  }
   std::fputs(campaign::comparison_table(rows, order).c_str(), stdout);
   return 0;
 }
@@ -26,10 +55,11 @@ int run_campaign_table(cli::Args& a) {
 
 static ::ftroute::cli::Registrar ftroute_subcommand_campaign_table(
     "campaign-table", "markdown engine comparison (tolerated, VLs, EFI, routing time, fallback) of campaign results",
-    R"(usage: ftroute campaign-table DIR|results.csv ... [--engines A,B,...]
+    R"(usage: ftroute campaign-table DIR|results.csv ... [--engines A,B,...] [--json]
 
 Prints one markdown row per fabric x fault level x engine of `ftroute campaign` results:
 tolerated runs (reachable, loop-free, CDG checked acyclic), VLs used, edge forwarding index
 (max, avg), mean routing time, and how often OpenSM fell back to another engine. --engines gives
-the row order within a fault level (default: order of appearance). See docs/ftree-misroute.md.)",
+the row order within a fault level (default: order of appearance). See docs/ftree-misroute.md.
+--json prints the rows as JSON (docs/JSON.md).)",
     run_campaign_table);

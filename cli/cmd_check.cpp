@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli.hpp"
+#include "json_out.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/validate.hpp"
 
@@ -17,13 +18,15 @@ int run_check(cli::Args& a) {
   const std::string sl2vl = a.value_or("sl2vl", "");
   const long lmc = a.int_or("lmc", 0);
   const long examples = a.int_or("examples", 5);
-  const bool switch_pairs = a.flag("switch-pairs");
-  const bool ca_only = a.flag("ca-only");
-  const bool all_lids = a.flag("all-source-lids");
+  const std::string pairs = a.value_or("pairs", "");
+  bool switch_pairs = a.flag("switch-pairs");
+  bool ca_only = a.flag("ca-only");
+  bool all_lids = a.flag("all-source-lids");
   const bool lids_from_file = a.flag("lids-from-file");
   const bool no_deadlock = a.flag("no-deadlock");
   const bool efi_links = a.flag("efi-links");
   const bool quiet = a.flag("quiet", "-q");
+  const bool json = a.flag("json");
   auto pos = a.positionals();
   if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "'");
   if (fabric.empty()) throw cli::UsageError("--fabric FILE is required");
@@ -34,6 +37,22 @@ int run_check(cli::Args& a) {
   if (lmc < 0 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   if (examples < 0) throw cli::UsageError("--examples must be >= 0");
   if (switch_pairs && ca_only) throw cli::UsageError("--switch-pairs and --ca-only exclude each other");
+  if (!pairs.empty()) {
+    // ibdmchk's credit-loop pair sets (ibdm CrdLoopConnectUcastDepend, docs/ibdmchk.md):
+    //   ibdmchk    every LID of every CA port to every LID of every other CA port
+    //   ibdmchk-a  the same over CA and switch ports (ibdmchk -a)
+    if (switch_pairs || ca_only || all_lids)
+      throw cli::UsageError("--pairs replaces --switch-pairs, --ca-only and --all-source-lids");
+    if (pairs == "ibdmchk") {
+      ca_only = true;
+      all_lids = true;
+    } else if (pairs == "ibdmchk-a") {
+      switch_pairs = true;
+      all_lids = true;
+    } else if (pairs != "default") {
+      throw cli::UsageError("--pairs must be default, ibdmchk or ibdmchk-a, got '" + pairs + "'");
+    }
+  }
 
   LoadedRouting lr = load_routing(fabric, lfts, *fmt, sl, sl2vl, lids_from_file, static_cast<uint8_t>(lmc));
   ValidateOptions o;
@@ -45,7 +64,24 @@ int run_check(cli::Args& a) {
   ValidationReport rep = validate(lr.fabric, lr.routing, o);
   rep.warnings.insert(rep.warnings.begin(), lr.warnings.begin(), lr.warnings.end());
   if (lr.lids_from_file) rep.warnings.insert(rep.warnings.begin(), "LIDs taken from the portguid comments of " + lfts);
-  if (!quiet) {
+  if (json) {
+    nlohmann::json j = cli::json_doc("check");
+    j["fabric"] = cli::fabric_json(lr.fabric);
+    j["fabric"]["file"] = fabric;
+    j["lfts"] = lfts;
+    j["pairs_set"] = pairs.empty() ? "default" : pairs;
+    j.update(cli::report_json(lr.fabric, rep));
+    if (efi_links) {
+      nlohmann::json links = nlohmann::json::array();
+      for (const auto& l : rep.switch_link_loads) {
+        const Port& p = lr.fabric.node(l.node).port(l.port);
+        links.push_back({{"from", lr.fabric.port_name(l.node, l.port)},
+                         {"to", lr.fabric.port_name(p.peer_node, p.peer_port)}, {"routes", l.routes}});
+      }
+      j["efi"]["links"] = links;
+    }
+    std::fputs(cli::dump_json(j).c_str(), stdout);
+  } else if (!quiet) {
     std::fputs(format_report(lr.fabric, rep).c_str(), stdout);
     if (efi_links) {
       std::printf("routes per directed switch link:\n");
@@ -80,6 +116,12 @@ Exit status: 0 if every check passes, 1 if one fails (or on errors), 2 on usage 
   --sl FILE              path SLs (ibdmchk -c format: src_node_guid dlid sl); default SL 0
   --sl2vl FILE           SL-to-VL tables (ibdmchk -d format or OpenSM's opensm-sl2vl.dump);
                          default identity
+  --pairs SET            which source/destination pairs to walk:
+                           default    CA base LIDs -> every LID (CA and switch)
+                           ibdmchk    every CA LID -> every LID of the other CA ports: the
+                                      pairs `ibdmchk` checks for credit loops
+                           ibdmchk-a  the same over CA and switch LIDs (`ibdmchk -a`)
+                         (side by side with ibdmchk: docs/ibdmchk.md)
   --switch-pairs         switches are sources too (like ibdmchk -a)
   --ca-only              only CA-to-CA pairs (no switch LIDs as destinations; ibdmchk's default)
   --all-source-lids      every LID of an LMC range as a source (matters with --sl)
@@ -90,6 +132,7 @@ Exit status: 0 if every check passes, 1 if one fails (or on errors), 2 on usage 
   --efi-links            also list the routes on every directed switch link
   --examples N           named examples per failed check (default 5)
   -q, --quiet            no report, exit status only
+  --json                 the report as JSON on stdout (docs/JSON.md), same exit status
 
 Pairs: sources are CA/router ports (base LID), destinations every LID of every end port
 including switch LIDs (a credit loop through traffic to a switch LID is still a credit loop).

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "json_out.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/lft_io.hpp"
@@ -40,6 +41,7 @@ int run_compare(cli::Args& a) {
   const long lmc = a.int_or("lmc", -1);
   const bool switch_pairs = a.flag("switch-pairs");
   const std::string out = a.value_or("out", "-", "-o");
+  const bool json = a.flag("json");
   auto pos = a.positionals();
   if (pos.size() != 1) throw cli::UsageError("expected one FABRIC file");
   if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
@@ -64,6 +66,12 @@ int run_compare(cli::Args& a) {
                      (switch_pairs ? ", switches are sources too" : "") + "\n";
   text += "name             result unreachable  loops CDG      VLs  hops  max  EFI max  route CPU s\n";
   std::vector<std::string> refused;
+  nlohmann::json jrows = nlohmann::json::array(), jrefused = nlohmann::json::array();
+  auto jrow = [&](const std::string& name, const char* source, const Fabric& f, const ValidationReport& r, double secs) {
+    nlohmann::json j = {{"name", name}, {"source", source}, {"route_cpu_seconds", secs}};
+    j.update(cli::report_json(f, r));
+    jrows.push_back(std::move(j));
+  };
   for (const auto& name : names) {
     EngineOptions eo;
     for (const auto& o : opts) {  // --opt engine:k=v[,k=v] or k=v for every engine
@@ -82,19 +90,34 @@ int run_compare(cli::Args& a) {
     try {
       Routing r = engine->route(fabric, eo);
       double secs = cpu_now() - t0;
-      text += row(name, validate(fabric, r, vo), secs) + "\n";
+      ValidationReport rep = validate(fabric, r, vo);
+      text += row(name, rep, secs) + "\n";
+      jrow(name, "engine", fabric, rep, secs);
     } catch (const EngineError& e) {
       text += name + std::string(16 - std::min<size_t>(16, name.size()), ' ') + " REFUSED (OpenSM would fall back)\n";
       refused.push_back(name + ": " + e.reason());
+      jrefused.push_back({{"engine", name}, {"reason", e.reason()}});
     }
   }
   for (const auto& spec : lfts) {  // NAME=FILE, LFTs dumped by OpenSM (opensm-lfts.dump) or ibroute
     auto eq = spec.find('=');
     if (eq == std::string::npos) throw cli::UsageError("--lfts expects NAME=FILE, got '" + spec + "'");
     LoadedRouting lr = load_routing(pos[0], spec.substr(eq + 1));
-    text += row(spec.substr(0, eq), validate(lr.fabric, lr.routing, vo), 0.0) + "   (from file)\n";
+    ValidationReport rep = validate(lr.fabric, lr.routing, vo);
+    text += row(spec.substr(0, eq), rep, 0.0) + "   (from file)\n";
+    jrow(spec.substr(0, eq), "file", lr.fabric, rep, 0.0);
+    jrows.back()["file"] = spec.substr(eq + 1);
   }
   for (const auto& r : refused) text += "  refused " + r + "\n";
+  if (json) {
+    nlohmann::json j = cli::json_doc("compare");
+    j["fabric"] = cli::fabric_json(fabric);
+    j["fabric"]["file"] = pos[0];
+    j["switch_sources"] = switch_pairs;
+    j["rows"] = jrows;
+    j["refused"] = jrefused;
+    text = cli::dump_json(j);
+  }
   cli::write_file_atomic(out, text);
   return 0;
 }
@@ -117,6 +140,7 @@ run under ibsim: opensm-lfts.dump) can be added with --lfts and are checked the 
   --lmc N                (re)assign LIDs like OpenSM (switches first, CA ports LMC-aligned)
   --switch-pairs         switches are traffic sources too (SM/management traffic)
   -o, --out FILE         write the table to FILE (default stdout), atomically
+  --json                 write JSON instead of the table (docs/JSON.md)
 
 example:
   ftroute gen fattree --k 4 --n 3 --fail-links 3 --seed 1 --keep-connected -o f.net

@@ -50,6 +50,9 @@ int run_export(cli::Args& a) {
     // -o is a directory: opensm-subnet.lst, opensm.fdbs, opensm.mcfdbs (+ path_sl.txt, sl2vl.txt)
     SubnetLstOptions so;
     so.sm_lid = static_cast<Lid>(sm_lid);
+    PathSlWriteOptions po;  // every pair ibdmchk (-a) traces, SL 0 included
+    po.all_pairs = true;
+    po.switch_sources = true;
     std::error_code ec;
     const bool existed = std::filesystem::exists(out, ec);
     std::filesystem::create_directories(out, ec);
@@ -80,7 +83,7 @@ int run_export(cli::Args& a) {
     if (!sl.empty()) {
       psl.emplace(d + "path_sl.txt");
       TextOut o(psl->sink());
-      write_path_sl(f, lr.routing, o);
+      write_path_sl(f, lr.routing, o, po);
       o.flush();
       cmd += " -c " + d + "path_sl.txt";
     }
@@ -134,7 +137,9 @@ Every file is written atomically; nothing is written if reading or mapping fails
   --format F             input format: auto (default), opensm, dump_fts
   --to FORMAT            output format (see above)
   -o, --out OUT          output file ('-' = stdout), or directory for --to ibdmchk
-  --sl FILE, --sl2vl FILE  path-SL / SL2VL files (ibdmchk -c / -d formats) to pass through
+  --sl FILE, --sl2vl FILE  path-SL / SL2VL files (ibdmchk -c / -d formats) to pass through;
+                         with --to ibdmchk path_sl.txt lists every (source node, DLID) pair
+                         ibdmchk -a traces, SL 0 included (docs/ibdmchk.md)
   --sm-lid N             LID of the SM port, marked "-SM" in opensm-subnet.lst
   --lids-from-file       take LIDs from IN's portguid comments even if FABRIC has LIDs
   --lmc N                LMC of the CA ports when FABRIC is an opensm-subnet.lst

@@ -12,6 +12,8 @@
 
 #include "atomic_file.hpp"
 #include "cli.hpp"
+#include "engine_option_docs.hpp"
+#include "json_out.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/ibdmchk_io.hpp"
@@ -33,10 +35,14 @@ int run_route(cli::Args& a) {
   const std::string sl_out = a.value_or("sl-out", "");
   const std::string sl2vl_out = a.value_or("sl2vl-out", "");
   const std::string fmt_name = a.value_or("format", "opensm");
+  const bool sl_sparse = a.flag("sl-sparse");
+  const bool json = a.flag("json");
   const bool quiet = a.flag("quiet", "-q");
   auto pos = a.positionals();
   if (engine_name.empty()) throw cli::UsageError("--engine NAME is required (see `ftroute engines`)");
   if (out.empty()) throw cli::UsageError("-o FILE is required ('-' for stdout)");
+  if (json && (out == "-" || sl_out == "-" || sl2vl_out == "-"))
+    throw cli::UsageError("--json writes the summary to stdout: give -o/--sl-out/--sl2vl-out a file");
   if (pos.size() != 1) throw cli::UsageError("expected exactly one fabric .net file");
   if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   auto fmt = parse_lft_format(fmt_name);
@@ -92,7 +98,10 @@ int run_route(cli::Args& a) {
   if (!sl_out.empty()) {
     sl_file.emplace(sl_out);
     TextOut o(sl_file->sink());
-    write_path_sl(f, r, o);
+    PathSlWriteOptions po;  // every pair ibdmchk (-a) traces, SL 0 included, unless --sl-sparse
+    po.all_pairs = !sl_sparse;
+    po.switch_sources = !sl_sparse;
+    write_path_sl(f, r, o, po);
     o.flush();
   }
   if (!sl2vl_out.empty()) {
@@ -105,7 +114,24 @@ int run_route(cli::Args& a) {
   if (sl_file) sl_file->commit();
   if (sl2vl_file) sl2vl_file->commit();
 
-  if (!quiet) {
+  if (json) {
+    nlohmann::json j = cli::json_doc("route");
+    j["engine"] = engine_name;
+    j["fabric"] = cli::fabric_json(f);
+    j["fabric"]["file"] = pos[0];
+    j["options"] = opt_text;
+    j["switches"] = snap->switches;
+    j["lids"] = snap->lids;
+    j["lft_entries"] = snap->entries;
+    j["vls"] = r.num_vls;
+    j["route_ms"] = snap->millis;
+    j["notes"] = r.notes;
+    j["outputs"] = {{"lfts", out}, {"format", fmt_name},
+                    {"sl", sl_out.empty() ? nlohmann::json() : nlohmann::json(sl_out)},
+                    {"sl2vl", sl2vl_out.empty() ? nlohmann::json() : nlohmann::json(sl2vl_out)}};
+    j["needs_qos"] = r.num_vls > 1;
+    std::fputs(cli::dump_json(j).c_str(), stdout);
+  } else if (!quiet) {
     std::fprintf(stderr, "%s: %d switches, %d LIDs, %ld LFT entries, %d VL(s), %.2f ms\n", engine_name.c_str(),
                  snap->switches, snap->lids, snap->entries, r.num_vls, snap->millis);
     for (const auto& n : r.notes) std::fprintf(stderr, "%s: %s\n", engine_name.c_str(), n.c_str());
@@ -119,12 +145,33 @@ int run_route(cli::Args& a) {
 }
 
 int run_engines(cli::Args& a) {
+  const bool json = a.flag("json");
   a.positionals();
+  int undocumented = 0;
+  nlohmann::json list = nlohmann::json::array();
   for (const auto& info : engines()) {
-    std::printf("%-16s %s\n", info.name.c_str(), info.summary.c_str());
-    std::string keys;
-    for (const auto& k : info.create()->option_keys()) keys += (keys.empty() ? "" : ", ") + k;
-    std::printf("%-16s options: %s\n", "", keys.empty() ? "(none)" : keys.c_str());
+    nlohmann::json opts = nlohmann::json::array();
+    if (!json) std::printf("%-16s %s\n", info.name.c_str(), info.summary.c_str());
+    const auto keys = info.create()->option_keys();
+    if (!json) std::printf("%-16s options: %s\n", "", keys.empty() ? "(none)" : "key, default, meaning");
+    for (const auto& k : keys) {
+      const cli::OptionDoc* d = cli::find_option_doc(info.name, k);
+      if (!d) ++undocumented;
+      const char* def = d ? d->def : "?";
+      const char* meaning = d ? d->meaning : "(undocumented: add it to cli/engine_option_docs.cpp)";
+      if (json) opts.push_back({{"key", k}, {"default", def}, {"meaning", meaning}});
+      else std::printf("%-16s   %-18s %-18s %s\n", "", k.c_str(), def, meaning);
+    }
+    if (json) list.push_back({{"name", info.name}, {"summary", info.summary}, {"options", opts}});
+  }
+  if (json) {
+    nlohmann::json j = cli::json_doc("engines");
+    j["engines"] = list;
+    std::fputs(cli::dump_json(j).c_str(), stdout);
+  }
+  if (undocumented) {
+    std::fprintf(stderr, "ftroute engines: %d option(s) without a description\n", undocumented);
+    return 1;
   }
   return 0;
 }
@@ -145,13 +192,22 @@ format) with the same code and checks the OpenSM plugin uses, and writes the LFT
                          Without it the LIDs in the file are used (ibnetdiscover output carries
                          OpenSM's), or 1.. with LMC 0 when the file has none.
   --opt K=V[,K=V...]     engine options (repeatable); unknown keys are an error
-  --sl-out FILE          path SLs (ibdmchk -c format: src node GUID, DLID, SL)
+  --sl-out FILE          path SLs (ibdmchk -c format: src node GUID, DLID, SL), one line per
+                         source node (CAs and switches) and DLID, SL 0 included: every pair
+                         `ibdmchk -a` traces (docs/ibdmchk.md)
+  --sl-sparse            write only the pairs with SL != 0 (smaller; ftroute reads missing
+                         pairs as SL 0, ibdmchk does not)
   --sl2vl-out FILE       SL-to-VL tables (ibdmchk -d format)
   -q, --quiet            no summary on stderr
+  --json                 the summary as JSON on stdout (docs/JSON.md)
 
 Example:
   ftroute route --engine ft-minhop fabric.net -o opensm-lfts.dump --lmc 1
   opensm -R file -U opensm-lfts.dump ...)",
                    run_route);
 
-FTROUTE_SUBCOMMAND(engines, "list routing engines and their options", R"(usage: ftroute engines)", run_engines);
+FTROUTE_SUBCOMMAND(engines, "list routing engines and their options", R"(usage: ftroute engines [--json]
+
+Lists the routing engines and, for each option (`--opt key=value`, or `engine:key=value` in
+OpenSM's event_plugin_options), its default and meaning. --json: the same as JSON (docs/JSON.md).
+Exit 1 if an engine accepts an option that has no description.)", run_engines);

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "json_out.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/flitsim.hpp"
@@ -31,7 +32,7 @@ traffic:
   --pattern P            uniform (default), bitrev, transpose, shuffle, butterfly, complement,
                          tornado, hotspot, trace
   --load X               offered flits/endpoint/cycle (default 0.1)
-  --sweep A:B:S          run loads A, A+S, ..., B; needs --csv and/or --svg
+  --sweep A:B:S          run loads A, A+S, ..., B; needs --csv, --svg and/or --json
   --dims KxK..           tornado radix per dimension over endpoint order (default: one ring)
   --hotspots I,J         hot endpoints (default 0); --hotspot-fraction F (default 0.2)
   --trace FILE           lines "cycle src dst [flits]" (endpoint index or node id)
@@ -58,6 +59,7 @@ faults and re-routing:
                               --engine on the fabric without the links failed so far
 output:
   --csv FILE  --svg FILE  --title TEXT  --strict (fail if the routing check finds problems)
+  --json                 results (every load point) as JSON on stdout (docs/JSON.md)
 )";
 
 struct LinkRef {
@@ -191,11 +193,13 @@ int run_sim(cli::Args& a) {
   const std::string csv = a.value_or("csv", ""), svg = a.value_or("svg", "");
   std::string title = a.value_or("title", "");
   const bool strict = a.flag("strict");
+  const bool json = a.flag("json");
   auto pos = a.positionals();
   if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "'");
   if (fabric_path.empty()) throw cli::UsageError("--fabric FILE is required");
   if (lfts_path.empty() == engine.empty()) throw cli::UsageError("give exactly one of --lfts FILE or --engine NAME");
-  if (!sweep_spec.empty() && csv.empty() && svg.empty()) throw cli::UsageError("--sweep needs --csv and/or --svg");
+  if (!sweep_spec.empty() && csv.empty() && svg.empty() && !json)
+    throw cli::UsageError("--sweep needs --csv, --svg and/or --json");
   if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   c.validate();
   cli::check_output_paths({csv, svg});  // before any work: all or none is written
@@ -280,8 +284,48 @@ int run_sim(cli::Args& a) {
     return sim.run(tt);
   };
 
+  // --json: one document with every load point (docs/JSON.md)
+  auto result_json = [](double load, const Result& r) {
+    return nlohmann::json{{"load", load},
+                          {"cycles", r.cycles},
+                          {"endpoints", r.endpoints},
+                          {"packets", {{"generated", r.generated}, {"injected", r.injected}, {"delivered", r.delivered},
+                                       {"dropped", r.dropped}, {"in_network", r.in_network}, {"in_source", r.in_source}}},
+                          {"drops", r.drops},
+                          {"measured", {{"packets", r.measured_packets}, {"delivered", r.measured_delivered},
+                                        {"dropped", r.measured_dropped}}},
+                          {"offered", r.offered},
+                          {"accepted", r.accepted},
+                          {"latency", {{"avg", r.avg_latency}, {"p99", r.p99_latency}, {"max", r.max_latency},
+                                       {"avg_network", r.avg_network_latency}}},
+                          {"avg_hops", r.avg_hops},
+                          {"drained", r.drained},
+                          {"flushed", r.flushed},
+                          {"deadlock", {{"detected", r.deadlock.detected}, {"cycle", r.deadlock.cycle},
+                                        {"wait_for_cycle", r.deadlock.cycle_channels}}},
+                          {"notes", r.notes}};
+  };
+  auto sim_doc = [&](const std::vector<SweepPoint>& pts) {
+    nlohmann::json j = cli::json_doc("sim");
+    j["fabric"] = cli::fabric_json(fabric);
+    j["fabric"]["file"] = fabric_path;
+    j["routing"] = engine.empty() ? nlohmann::json{{"lfts", lfts_path}} : nlohmann::json{{"engine", engine}};
+    j["pattern"] = t.pattern;
+    j["title"] = title;
+    nlohmann::json p = nlohmann::json::array();
+    for (const auto& sp : pts) p.push_back(result_json(sp.load, sp.result));
+    j["points"] = p;
+    return cli::dump_json(j);
+  };
+
   if (sweep_spec.empty()) {
     Result r = run_one(t.load);
+    if (json) {
+      std::fputs(sim_doc({{t.load, r}}).c_str(), stdout);
+      if (!csv.empty()) cli::write_file_atomic(csv, sweep_csv({{t.load, r}}));
+      if (!svg.empty()) cli::write_file_atomic(svg, sweep_svg({{t.load, r}}, title));
+      return r.deadlock.detected ? 3 : 0;
+    }
     std::printf("%s", format_result(r).c_str());
     if (c.lid_policy == LidPolicy::FtDrb)
       std::printf("FT-DRB: %llu notifications, %llu probes (%llu delivered), %llu permanent faults, "
@@ -308,6 +352,7 @@ int run_sim(cli::Args& a) {
   files.add(csv, csv_text);
   files.add(svg, svg_text);
   files.commit();
+  if (json) std::fputs(sim_doc(pts).c_str(), stdout);
   return 0;
 }
 

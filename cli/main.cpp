@@ -15,7 +15,9 @@
 
 #include "atomic_file.hpp"
 #include "cli.hpp"
+#include "json_out.hpp"
 #include "ftroute/input_file.hpp"
+#include "ftroute_version.hpp"  // generated (cmake/ftroute_version.cmake)
 
 namespace ftroute::cli {
 
@@ -254,13 +256,18 @@ static std::string printable(const std::string& m) {
 static void print_main_help() {
   std::printf(
       "ftroute - fault-tolerant routing for InfiniBand (OpenSM plugin, offline tools, flit simulator)\n\n"
-      "usage: ftroute <command> [options]    (ftroute <command> --help for details)\n\ncommands:\n");
+      "usage: ftroute <command> [options]    (ftroute <command> --help for details)\n"
+      "       ftroute --version\n\ncommands:\n");
   auto cmds = registry();
   std::sort(cmds.begin(), cmds.end(), [](auto& a, auto& b) { return a.name < b.name; });
   for (const auto& c : cmds) std::printf("  %-14s %s\n", c.name.c_str(), c.summary.c_str());
 }
 
 int main(int argc, char** argv) {
+  if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) {
+    std::printf("ftroute %s\n", FTROUTE_VERSION_STRING);
+    return 0;
+  }
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
       std::string(argv[1]) == "help") {
     print_main_help();
@@ -275,6 +282,21 @@ int main(int argc, char** argv) {
       std::printf("%s\n", c.help.c_str());
       return 0;
     }
+    // --json: only where a JSON document exists (docs/JSON.md); one line, exit 2 otherwise
+    for (const auto& a : rest)
+      if (a == "--json" || a.rfind("--json=", 0) == 0) {
+        const auto& ok = kJsonCommands;
+        std::string list;
+        for (const auto& c2 : ok) list += (list.empty() ? "" : ", ") + c2;
+        if (std::find(ok.begin(), ok.end(), name) == ok.end()) {
+          std::fprintf(stderr, "ftroute %s: --json is not supported here (JSON output: %s)\n", name.c_str(), list.c_str());
+          return 2;
+        }
+        if (a != "--json") {
+          std::fprintf(stderr, "ftroute %s: --json takes no value ('%s'); it writes JSON to stdout\n", name.c_str(), a.c_str());
+          return 2;
+        }
+      }
     Args args(rest);
     try {
       return c.run(args);

@@ -375,7 +375,9 @@ void write_path_sl(const Fabric& f, const Routing& r, TextOut& out, const PathSl
   for (auto [node, slid] : srcs)
     for (const EndPort& e : eps)
       for (uint32_t d = e.base_lid; d <= e.last_lid(); d++) {
-        if (e.node == node) continue;
+        // ibdmchk looks the SL up per source *node* for every DLID it traces (another port of
+        // the same CA included), so all_pairs writes the node's own LIDs too.
+        if (e.node == node && !opt.all_pairs) continue;
         const int sl = r.sl(slid, static_cast<Lid>(d));
         if (sl == 0 && !opt.all_pairs) continue;
         out.printf("0x%016" PRIx64 " %u %d\n", f.node(node).guid, d, sl);

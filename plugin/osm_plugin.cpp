@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "adapter.hpp"
+#include "ftroute_version.hpp"  // generated: project version + git describe
 #include "ftroute/engine.hpp"
 #include "ftroute/input_file.hpp"
 
@@ -560,9 +561,10 @@ void* ft_create(osm_opensm* osm) {
       names += (names.empty() ? "" : " ") + info.name;
       c->engines.push_back(std::move(e));
     }
-    plog(c, OSM_LOG_INFO, "ftroute: plugin loaded, engines registered: %s (routing_engine '%s')",
+    plog(c, OSM_LOG_INFO, "ftroute: plugin loaded, engines registered: %s (routing_engine '%s'), version %s",
          names.empty() ? "(none)" : names.c_str(),
-         osm->subn.opt.routing_engine_names ? osm->subn.opt.routing_engine_names : "(default)");
+         osm->subn.opt.routing_engine_names ? osm->subn.opt.routing_engine_names : "(default)",
+         FTROUTE_VERSION_STRING);
     return c;
   } catch (const std::exception& ex) {
     osm_log_v2(&osm->log, OSM_LOG_ERROR, FILE_ID, "ERR FT00: ftroute: plugin initialisation failed: %s\n", ex.what());

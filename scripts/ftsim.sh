@@ -26,7 +26,8 @@
 #   --engine LIST          routing_engine (comma list, e.g. ftree or ftree_misroute,no_fallback); default minhop
 #   --conf LINE            extra opensm.conf line (repeatable), e.g. --conf 'lmc 1'
 #   --plugin NAME          event_plugin_name (loads libNAME.so), e.g. --plugin ftroute
-#   --plugin-dir DIR       prepended to LD_LIBRARY_PATH (default: <repo>/build/plugin if --plugin is used)
+#   --plugin-dir DIR       prepended to LD_LIBRARY_PATH (default: <repo>/build/plugin if --plugin is used
+#                          and that exists, else OpenSM's dlopen searches the system library path)
 #   --plugin-options STR   event_plugin_options
 #   --lfts FILE            lfts_file for the "file" engine (like opensm -U FILE)
 #   --sweep SECONDS        sweep_interval (default 0: no periodic sweeps; traps still trigger sweeps)
@@ -206,10 +207,12 @@ prep_opensm() {
   OSM_ENV=(IBSIM_SOCKNAME="$(sock)" OSM_CACHE_DIR="$OSM_DIR/cache" OSM_TMP_DIR="$OSM_DIR/dump")
   [ -z "$host" ] || OSM_ENV+=(SIM_HOST="$host")
   if [ -n "$plugin" ]; then
-    [ -n "$pdir" ] || pdir=$REPO/build/plugin
-    [ -e "$pdir/lib$plugin.so" ] || note "warning: $pdir/lib$plugin.so not found; OpenSM will fall back"
+    # default: the source tree's build/plugin; installed (no such dir): the system library path
+    [ -n "$pdir" ] || [ ! -d "$REPO/build/plugin" ] || pdir=$REPO/build/plugin
+    [ -z "$pdir" ] || [ -e "$pdir/lib$plugin.so" ] || note "warning: $pdir/lib$plugin.so not found; OpenSM will fall back"
   fi
   [ -z "$pdir" ] || OSM_ENV+=(LD_LIBRARY_PATH="$(readlink -f "$pdir")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+  printf '%s\n' "${OSM_ENV[@]}" > "$OSM_DIR/opensm.env"   # what OpenSM ran with (which plugin dir)
   echo "$OSM_DIR" > "$W/current_opensm"
 }
 

@@ -2,11 +2,13 @@
 # Install every Debian package ftroute needs (idempotent). Run as root (or with sudo).
 # Packages: OpenSM + headers (plugin), ibsim (simulated fabrics), infiniband-diags (dump_fts/ibroute),
 # ibutils (ibdmchk cross-check), build tools and GoogleTest, GNU time (peak RSS in tests/cli/scale_rss_test.sh);
-# clang-14 + libclang-rt-14-dev (ASan/UBSan and libFuzzer runtimes) for the sanitizer and fuzz steps of scripts/test.sh.
+# clang-14 + libclang-rt-14-dev (ASan/UBSan and libFuzzer runtimes) for the sanitizer and fuzz steps of scripts/test.sh;
+# help2man (man pages), nlohmann-json3-dev (--json), librsvg2-bin (plot render test), slurm-wlm + munge (Slurm test).
 set -euo pipefail
 PKGS=(opensm libopensm-dev libibumad-dev libibverbs-dev ibsim-utils libumad2sim0 infiniband-diags
       libibmad-dev libibnetdisc-dev ibutils libgtest-dev cmake g++ make python3 time
-      clang-14 libclang-rt-14-dev)   # sanitizer build + libFuzzer targets (scripts/fuzz.sh)
+      clang-14 libclang-rt-14-dev   # sanitizer build + libFuzzer targets (scripts/fuzz.sh)
+      help2man nlohmann-json3-dev librsvg2-bin slurm-wlm munge)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

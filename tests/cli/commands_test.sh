@@ -152,6 +152,11 @@ engines)
   done
   [ "$(grep -c '^[a-z]' engines.txt)" -eq 7 ] || fail "expected 7 engines"
   [ "$(grep -c '^ *options: ' engines.txt)" -eq 7 ] || fail "expected an options line per engine"
+  # each option with its default and meaning (the exit status says every option is described)
+  grep -Eq '^ +max_valleys +8 +automatic valley-leaf' engines.txt || fail "ftree-misroute max_valleys default/meaning"
+  grep -Eq '^ +max_alternatives +4 +alternative paths' engines.txt || fail "ftdrb max_alternatives default/meaning"
+  grep -Eq '^ +paths +local +local = ' engines.txt || fail "dqr paths default/meaning"
+  ! grep -q 'undocumented' engines.txt || fail "an option without a description"
   # none may shadow an OpenSM built-in (the plugin registers them next to OpenSM's own)
   for b in minhop updn dnup ftree lash dor torus-2QoS nue dfsssp sssp file; do
     ! grep -Eq "^$b " engines.txt || fail "engine named like OpenSM's built-in $b"

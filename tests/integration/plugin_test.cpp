@@ -27,6 +27,7 @@
 #include "ftroute/netfile.hpp"
 #include "harness.hpp"
 #include "plugin_itest.hpp"
+#include "ftroute_version.hpp"
 #include "minhop/minhop.hpp"
 #include "nets.hpp"
 
@@ -56,6 +57,8 @@ TEST(Plugin, FtMinhopConfiguresFatTreeAndMatchesOffline) {
   EXPECT_EQ(run.engine_used, "ft-minhop") << "fell back; log in " << run.dir;
   EXPECT_NE(run.log.find("ft-minhop tables configured on all switches"), std::string::npos);
   EXPECT_NE(run.log.find("ftroute: plugin loaded, engines registered:"), std::string::npos) << run.log;
+  // the load line names the build (ftroute --version prints the same string)
+  EXPECT_NE(run.log.find(std::string("), version ") + FTROUTE_VERSION_STRING), std::string::npos) << run.log;
   EXPECT_NE(run.log.find("ftroute: ft-minhop routed 12 switches, 20 LIDs"), std::string::npos) << run.log;
   EXPECT_EQ(run.log.find("ERR FT01"), std::string::npos) << run.log;
 

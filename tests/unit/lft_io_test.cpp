@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "ftroute/error.hpp"
@@ -270,6 +271,46 @@ TEST(IbdmchkIo, SubnetLstAndFdbsMatchOpenSM) {
     }
     EXPECT_TRUE(map_lfts(f, back).warnings.empty());
   }
+}
+
+// ibdmchk needs a line for every pair it traces (a missing one is "SL unassigned", not SL 0):
+// all_pairs writes every (source node, DLID) with SL 0 included, switch_sources adds the switches.
+TEST(IbdmchkIo, PathSlAllPairsListsEveryNodeAndLid) {
+  Fabric fab = read_net_file(kDir + "ring4.net");
+  LftFile f = read_lft_file(kDir + "ring4.opensm-lfts.dump");
+  adopt_lids(f, fab);
+  Routing r;
+  r.lfts = map_lfts(f, fab).lfts;
+  r.path_sl = [](Lid s, Lid d) -> uint8_t { return static_cast<uint8_t>((s + d) % 3); };
+  auto lines = [](const std::string& t) {
+    std::set<std::pair<std::string, std::string>> out;  // (guid, dlid)
+    std::istringstream in(t);
+    std::string g, d, sl;
+    for (std::string l; std::getline(in, l);)
+      if (l.rfind("0x", 0) == 0) {
+        std::istringstream ls(l);
+        ls >> g >> d >> sl;
+        out.insert({g, d});
+      }
+    return out;
+  };
+  int lids = 0, cas = 0;
+  for (const EndPort& e : fab.end_ports()) lids += static_cast<int>(e.last_lid() - e.base_lid + 1);
+  for (int i = 0; i < fab.size(); i++) cas += !fab.node(i).is_switch();
+  PathSlWriteOptions all;
+  all.all_pairs = true;
+  const std::string ca_text = write_path_sl(fab, r, all);
+  EXPECT_EQ(lines(ca_text).size(), static_cast<size_t>(cas * lids));
+  EXPECT_NE(ca_text.find(" 0\n"), std::string::npos) << "SL-0 pairs must be listed";
+  all.switch_sources = true;
+  EXPECT_EQ(lines(write_path_sl(fab, r, all)).size(), static_cast<size_t>(fab.size() * lids));
+  // the sparse default lists only SL != 0, and reads back the same SLs
+  const std::string sparse = write_path_sl(fab, r);
+  EXPECT_LT(lines(sparse).size(), lines(ca_text).size());
+  auto a = parse_path_sl(ca_text, "a.sl", fab), b = parse_path_sl(sparse, "b.sl", fab);
+  for (const EndPort& s : fab.end_ports())
+    for (const EndPort& d : fab.end_ports())
+      if (!fab.node(s.node).is_switch() && s.node != d.node) EXPECT_EQ(a(s.base_lid, d.base_lid), b(s.base_lid, d.base_lid));
 }
 
 TEST(IbdmchkIo, PathSlAndSl2VlRoundTrip) {

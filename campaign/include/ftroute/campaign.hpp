@@ -144,10 +144,15 @@ std::vector<RunResult> merge(const std::vector<std::vector<RunResult>>& parts, i
 struct Metric {
   std::string name, label;
   std::function<double(const RunResult&)> value;
+  std::string ylabel;   // y-axis label with unit
+  double ymax = 0;      // fixed top of the y axis (100 for a percentage); 0 = from the data
 };
 const std::vector<Metric>& metrics();
 // One SVG per (fabric, metric): x = failures (link failures, or switch failures if only those
-// vary), y = mean over seeds (min..max as a band), one line per engine.
+// vary), y = mean over seeds (min..max as a band), one line per engine with its own marker shape
+// and a small x offset so coinciding lines stay distinguishable; a point where OpenSM fell back to
+// another engine is ringed and labelled "fell back n/m"; y axis labelled with its unit, from 0 to
+// the metric's fixed top (100 % for percentages) or a rounded-up data maximum.
 std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabric, const Metric& m);
 // Plain-text summary table: mean per (fabric, engine, failures).
 std::string summary_table(const std::vector<RunResult>& rows);

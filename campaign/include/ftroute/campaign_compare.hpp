@@ -4,6 +4,7 @@
 //    index, routing time and OpenSM fallbacks (`ftroute campaign-table`).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,5 +36,18 @@ std::optional<OsmRoutingStep> opensm_routing_step(const std::string& log_text, c
 // e.g. dfsssp's per-path SLs) are counted separately and marked. Followed by the notes that say
 // how each column is measured.
 std::string comparison_table(const std::vector<RunResult>& rows, const std::vector<std::string>& engines = {});
+
+// The table's rows as data (what comparison_table renders; `campaign-table --json`).
+struct ComparisonRow {
+  std::string fabric, switch_failures, link_failures, engine;
+  bool opensm = false;                 // engine is opensm:<x>
+  int runs = 0, tolerated = 0, unchecked_ok = 0, refused = 0, failed = 0, fallback = 0, measured = 0;
+  std::vector<std::string> fallback_engines;  // engines OpenSM used instead
+  int vls = 0;                         // max over measured runs
+  double efi_max_mean = 0, efi_avg_mean = 0;
+  uint64_t efi_max_worst = 0;
+  double routing_seconds_mean = 0;
+};
+std::vector<ComparisonRow> comparison_rows(const std::vector<RunResult>& rows, const std::vector<std::string>& engines = {});
 
 }  // namespace ftroute::campaign

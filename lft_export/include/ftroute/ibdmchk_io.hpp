@@ -20,8 +20,12 @@
 //   0x0000000000100000 4 1
 //   GUID in hex (0x...), DLID and SL in decimal: ibdm's parser (IBFabric::parsePSLFile) matches
 //   "0x([0-9a-z]+) ([0-9]+) ([0-9]+)" and silently skips anything else. Our reader also accepts
-//   0x-prefixed DLIDs; '#' starts a comment. Only
-//   pairs with SL != 0 are written unless all_pairs is set (missing pairs mean SL 0).
+//   0x-prefixed DLIDs; '#' starts a comment.
+//   all_pairs (what `route --sl-out` and `export --to ibdmchk` write): one line per source node
+//   and every LID of every end port, SL 0 included. ibdmchk needs this: a pair it traces without
+//   a line is "SL to destination is unassigned" and it then gives no credit-loop verdict.
+//   switch_sources adds the switches as source nodes (ibdmchk -a traces switch-to-switch paths).
+//   Without all_pairs only pairs with SL != 0 are written (our reader treats a missing pair as SL 0).
 //   A source *node* GUID cannot tell the ports of a multi-port CA apart: the SL of the first port
 //   (lowest port number) is written.
 // SL2VL file (ibdmchk -d, "swguid iport oport 0x(sl0)(sl1) 0x(sl2)(sl3) ..."):
@@ -60,8 +64,8 @@ void write_fdbs(const Fabric& f, const Lfts& lfts, TextOut& out);  // streaming,
 std::string write_mcfdbs_empty();
 
 struct PathSlWriteOptions {
-  bool all_pairs = false;
-  bool switch_sources = false;
+  bool all_pairs = false;       // every (source node, DLID), SL 0 included (ibdmchk -c needs them)
+  bool switch_sources = false;  // switches as source nodes too (ibdmchk -a)
 };
 std::string write_path_sl(const Fabric& f, const Routing& r, const PathSlWriteOptions& opt = {});
 void write_path_sl(const Fabric& f, const Routing& r, TextOut& out, const PathSlWriteOptions& opt = {});  // streaming

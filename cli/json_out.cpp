@@ -1,0 +1,49 @@
+// --json helpers (json_out.hpp).
+#include "json_out.hpp"
+
+#include "ftroute_version.hpp"
+
+namespace ftroute::cli {
+
+using nlohmann::json;
+
+json json_doc(const std::string& cmd) {
+  json j;
+  j["ftroute_version"] = FTROUTE_VERSION_STRING;
+  j["command"] = cmd;
+  return j;
+}
+
+json fabric_json(const Fabric& f) {
+  return {{"switches", f.switches().size()}, {"cas", f.cas().size()}, {"links", f.num_links()}, {"max_lid", f.max_lid()}};
+}
+
+json report_json(const Fabric& f, const ValidationReport& r) {
+  json j;
+  std::vector<std::string> failed;
+  if (!r.reachability_ok()) failed.push_back("reachability");
+  if (!r.loops_ok()) failed.push_back("loops");
+  if (!r.entries_ok()) failed.push_back("lft_entries");
+  if (!r.deadlock_ok()) failed.push_back("deadlock");
+  j["result"] = r.ok() ? "PASS" : "FAIL";
+  j["failed_checks"] = failed;
+  j["pairs"] = {{"sources", r.sources},       {"destinations", r.destinations}, {"pairs", r.pairs},
+                {"delivered", r.delivered},   {"unreachable", r.unreachable},   {"looping", r.looping},
+                {"unreachable_examples", r.unreachable_examples}, {"loop_examples", r.loop_examples}};
+  j["lft_entries"] = {{"bad", r.bad_entries}, {"examples", r.bad_entry_examples}};
+  j["deadlock"] = {{"checked", r.deadlock_checked}, {"cdg_acyclic", r.cdg_acyclic},
+                   {"cycle", r.cycle_text},        {"vls_used", r.vls_used},
+                   {"channels", r.cdg_channels},   {"dependencies", r.cdg_edges},
+                   {"vl_changing_dependencies", r.cdg_vl_changes}};
+  json efi = {{"min", r.efi_min}, {"avg", r.efi_avg}, {"max", r.efi_max}, {"max_link", nullptr}};
+  if (r.efi_max_link.node >= 0) efi["max_link"] = f.port_name(r.efi_max_link.node, r.efi_max_link.port);
+  j["efi"] = efi;
+  j["hops"] = {{"min", r.hops_min}, {"avg", r.hops_avg}, {"max", r.hops_max}, {"histogram", r.hop_histogram}};
+  j["warnings"] = r.warnings;
+  j["seconds"] = r.seconds;
+  return j;
+}
+
+std::string dump_json(const json& j) { return j.dump(2) + "\n"; }
+
+}  // namespace ftroute::cli

@@ -1,0 +1,22 @@
+# Run as the first install rule (install(CODE)): stop before copying anything when the install
+# prefix (with $DESTDIR) cannot be created or written. Checks the deepest existing ancestor.
+set(_dest "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}")
+set(_dir "${_dest}")
+while(NOT EXISTS "${_dir}")
+  get_filename_component(_parent "${_dir}" DIRECTORY)
+  if(_parent STREQUAL _dir)
+    break()
+  endif()
+  set(_dir "${_parent}")
+endwhile()
+set(_ok FALSE)
+if(IS_DIRECTORY "${_dir}")
+  execute_process(COMMAND test -w "${_dir}" RESULT_VARIABLE _rc)
+  if(_rc EQUAL 0)
+    set(_ok TRUE)
+  endif()
+endif()
+if(NOT _ok)
+  message(FATAL_ERROR "ftroute: install prefix ${_dest} is not writable (${_dir}); nothing was installed. "
+                      "Use --prefix DIR, DESTDIR=..., or run as a user who may write there.")
+endif()

@@ -1,0 +1,51 @@
+# Generates man pages with help2man from the built binary (build time, packaging/CMakeLists.txt):
+# ftroute.1 from `ftroute --help`, and ftroute-<cmd>.1 from `ftroute <cmd> --help` for every
+# subcommand `ftroute --help` lists (so a new subcommand gets its page without edits here).
+#   cmake -DFTROUTE=<binary> -DHELP2MAN=<help2man> -DOUT=<dir> -DVERSION=<v> -P ftroute_man.cmake
+file(MAKE_DIRECTORY "${OUT}")
+execute_process(COMMAND "${FTROUTE}" --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "ftroute --help failed")
+endif()
+string(REPLACE "\n" ";" lines "${help}")
+set(cmds "")
+set(in_cmds FALSE)
+foreach(l IN LISTS lines)
+  if(l MATCHES "^commands:")
+    set(in_cmds TRUE)
+  elseif(in_cmds AND l MATCHES "^  ([a-z0-9-]+) +(.*)$")
+    list(APPEND cmds "${CMAKE_MATCH_1}")
+    set(summary_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
+  endif()
+endforeach()
+if(NOT cmds)
+  message(FATAL_ERROR "no subcommands in `ftroute --help`")
+endif()
+set(see "")
+foreach(c IN LISTS cmds)
+  string(APPEND see ".BR ftroute\\-${c} (1),\n")
+endforeach()
+file(WRITE "${OUT}/see_also.h2m" "[SEE ALSO]\n${see}.BR opensm (8),\n.BR ibsim (8),\n.BR ibdmchk (1)\n")
+execute_process(COMMAND "${HELP2MAN}" -N --no-discard-stderr --version-string=${VERSION}
+                        -n "fault-tolerant InfiniBand routing: OpenSM plugin engines, offline tools, flit simulator"
+                        -i "${OUT}/see_also.h2m" -o "${OUT}/ftroute.1" "${FTROUTE}" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "help2man ftroute failed")
+endif()
+foreach(c IN LISTS cmds)
+  set(page "${OUT}/ftroute-${c}.1")
+  execute_process(COMMAND "${HELP2MAN}" -N --no-discard-stderr --version-string=${VERSION}
+                          -n "${summary_${c}}" --help-option=${c}\ --help -o "${page}" "${FTROUTE}"
+                  RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "help2man ftroute ${c} failed")
+  endif()
+  # help2man names the page after the program; make it ftroute-<cmd>
+  file(READ "${page}" t)
+  string(TOUPPER "${c}" C)
+  string(REPLACE "\n.TH FTROUTE \"1\"" "\n.TH FTROUTE\\-${C} \"1\"" t "${t}")
+  string(REPLACE "\n.SH NAME\nftroute \\-" "\n.SH NAME\nftroute\\-${c} \\-" t "${t}")
+  file(WRITE "${page}" "${t}")
+endforeach()
+list(LENGTH cmds n)
+message(STATUS "ftroute: ${n} subcommand man pages + ftroute.1 in ${OUT}")
