@@ -358,7 +358,7 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
       << "\" stroke=\"black\"/><text x=\"" << X(x) << "\" y=\"" << H - B + 18 << "\" text-anchor=\"middle\">" << num(x)
       << "</text>\n";
   s << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 10 << "\" text-anchor=\"middle\">" << xml(xlabel)
-    << " (mean over seeds, bars: min..max" << (m.name == "throughput" ? "; dotted: linear regression over the runs" : "")
+    << " (mean over seeds, bars: min..max" << (m.name == "throughput" ? "; dotted: regression" : "")
     << ")</text>\n";
   static const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
@@ -377,17 +377,21 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
     const char* dash = ci % 2 ? " stroke-dasharray=\"6,3\"" : "";
     s << "<path d=\"" << path << "\" fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\"" << dash << "/>\n";
     if (m.name == "throughput") {  // the regression line over the runs (seed 003 Tables V-VII)
+      // same points as campaign-table --regression (runs that routed, CDG checked acyclic,
+      // simulated), on this plot's x axis
       std::vector<double> fx, fy;
       for (const auto& r : rows) {
         if (r.key.fabric != fabric || r.key.engine != e || std::isnan(m.value(r))) continue;
+        if (!r.routing_ok() || !r.deadlock_checked) continue;
         fx.push_back(failures_x(links_vary_of(rows, fabric) ? r.key.link_failures : r.key.switch_failures));
         fy.push_back(m.value(r));
       }
       const LinearFit f = linear_fit(fx, fy);
-      if (f.ok) {
+      if (f.ok) {  // over the range of its own points
         auto clampy = [&](double y) { return std::clamp(y, 0.0, y1); };
-        s << "<line class=\"regression\" x1=\"" << X(x0) << "\" y1=\"" << Y(clampy(f.at(x0))) << "\" x2=\"" << X(x1)
-          << "\" y2=\"" << Y(clampy(f.at(x1))) << "\" stroke=\"" << c
+        const double lx0 = *std::min_element(fx.begin(), fx.end()), lx1 = *std::max_element(fx.begin(), fx.end());
+        s << "<line class=\"regression\" x1=\"" << X(lx0) << "\" y1=\"" << Y(clampy(f.at(lx0))) << "\" x2=\"" << X(lx1)
+          << "\" y2=\"" << Y(clampy(f.at(lx1))) << "\" stroke=\"" << c
           << "\" stroke-width=\"1\" stroke-dasharray=\"2,2\" stroke-opacity=\"0.8\"><title>" << xml(e)
           << ": y = " << num(f.intercept) << " " << (f.slope < 0 ? "- " : "+ ") << num(std::fabs(f.slope))
           << " x, R^2 = " << (std::isnan(f.r2) ? std::string("-") : num(f.r2)) << "</title></line>\n";
