@@ -147,8 +147,8 @@ std::string regression_table(const std::vector<RunResult>& rows, const std::vect
     double measured = 0;
     int links = 0;
     for (const auto& f : fs) measured = std::max(measured, f.max_failures);
-    for (const auto& r : rows)
-      if (r.key.fabric == fabric) links = std::max(links, r.links);
+    for (const auto& r : rows)  // switch-to-switch links of the intact fabric (links counts CA links too)
+      if (r.key.fabric == fabric) links = std::max(links, r.links - r.cas);
     auto steps = recommendation(fs, links > 0 ? double(links) : 1e9);
     o << "* " << fabric << ": ";
     if (steps.empty()) {

@@ -144,7 +144,7 @@ else
      --engines opensm:dor,opensm:torus-2QoS,opensm:minhop,opensm:sssp,opensm:dfsssp,opensm:lash --link-failures 0 --seeds 1 --jobs 2 --out s003t4)
   run 003c 7200 "${c[@]}"
   [ "$rc_failed" = 0 ] && tab 003c-table 60 "$B" campaign-table s003t4
-  res=$(awk -F'|' '/ 0 links / {gsub(/ /,"",$4); split($5,t,"/"); gsub(/ /,"",t[1]); if (t[1]=="1") ok[$4]++; else bad[$4]++} END {for (e in ok) s = s e " o" ok[e] " "; for (e in bad) s = s e " d/r" bad[e] " "; print s}' "$log" 2>/dev/null || true)
+  res=$(awk -F'|' '/ 0 links / {gsub(/ /,"",$4); split($5,t,"/"); if (t[1]+0 == t[2]+0) ok[$4]++; else bad[$4]++} END {for (e in ok) s = s e " o" ok[e] " "; for (e in bad) s = s e " d/r" bad[e] " "; print s}' "$log" 2>/dev/null || true)
   row 003 "Table IV: deadlock freedom on 4x4 / 3x3x3 meshes and tori (o = per-VL CDG acyclic with OpenSM's SLs; count of 4 fabrics)" \
     "dfsssp, lash, torus-2QoS o on all 4; dor d on 2-D torus; minhop, sssp d" "$res" "$(cmdstr "${c[@]}")"
   c=("$B" campaign --gen torus:5x5,11 --engines opensm:torus-2QoS,opensm:dfsssp --link-failures 0,1%,3%,5%,10%,20% --seeds 2
