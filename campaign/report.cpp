@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "ftroute/campaign.hpp"
+#include "ftroute/campaign_regression.hpp"
 #include "ftroute/error.hpp"
 
 namespace fs = std::filesystem;
@@ -268,6 +269,12 @@ const std::vector<Metric>& metrics() {
 }
 
 namespace {
+bool links_vary_of(const std::vector<RunResult>& rows, const std::string& fabric) {
+  std::set<std::string> lf;
+  for (const auto& r : rows)
+    if (r.key.fabric == fabric) lf.insert(r.key.link_failures);
+  return lf.size() > 1 || (lf.size() == 1 && *lf.begin() != "0");
+}
 struct Agg {
   double sum = 0, mn = INFINITY, mx = -INFINITY;
   int n = 0;
@@ -361,7 +368,8 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
       << "\" stroke=\"black\"/><text x=\"" << X(x) << "\" y=\"" << H - B + 18 << "\" text-anchor=\"middle\">" << num(x)
       << "</text>\n";
   s << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 10 << "\" text-anchor=\"middle\">" << xml(xlabel)
-    << " (mean over seeds, bars: min..max)</text>\n";
+    << " (mean over seeds, bars: min..max" << (m.name == "throughput" ? "; dotted: regression" : "")
+    << ")</text>\n";
   s << "<text x=\"16\" y=\"" << (T + H - B) / 2 << "\" text-anchor=\"middle\" transform=\"rotate(-90 16 "
     << (T + H - B) / 2 << ")\">" << xml(m.ylabel.empty() ? m.label : m.ylabel) << "</text>\n";
   static const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
@@ -410,6 +418,27 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
     // every other engine dashed, so identical curves (e.g. an engine and its fallback) stay visible
     const char* dash = ci % 2 ? " stroke-dasharray=\"6,3\"" : "";
     s << "<path d=\"" << path << "\" fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\"" << dash << "/>\n";
+    if (m.name == "throughput") {  // the regression line over the runs (seed 003 Tables V-VII)
+      // same points as campaign-table --regression (runs that routed, CDG checked acyclic,
+      // simulated), on this plot's x axis
+      std::vector<double> fx, fy;
+      for (const auto& r : rows) {
+        if (r.key.fabric != fabric || r.key.engine != e || std::isnan(m.value(r))) continue;
+        if (!r.routing_ok() || !r.deadlock_checked) continue;
+        fx.push_back(failures_x(links_vary_of(rows, fabric) ? r.key.link_failures : r.key.switch_failures));
+        fy.push_back(m.value(r));
+      }
+      const LinearFit f = linear_fit(fx, fy);
+      if (f.ok) {  // over the range of its own points
+        auto clampy = [&](double y) { return std::clamp(y, 0.0, y1); };
+        const double lx0 = *std::min_element(fx.begin(), fx.end()), lx1 = *std::max_element(fx.begin(), fx.end());
+        s << "<line class=\"regression\" x1=\"" << X(lx0) << "\" y1=\"" << Y(clampy(f.at(lx0))) << "\" x2=\"" << X(lx1)
+          << "\" y2=\"" << Y(clampy(f.at(lx1))) << "\" stroke=\"" << c
+          << "\" stroke-width=\"1\" stroke-dasharray=\"2,2\" stroke-opacity=\"0.8\"><title>" << xml(e)
+          << ": y = " << num(f.intercept) << " " << (f.slope < 0 ? "- " : "+ ") << num(std::fabs(f.slope))
+          << " x, R^2 = " << (std::isnan(f.r2) ? std::string("-") : num(f.r2)) << "</title></line>\n";
+      }
+    }
     double ly = T + 10 + 18 * ci;
     s << "<line x1=\"" << W - R + 15 << "\" y1=\"" << ly << "\" x2=\"" << W - R + 40 << "\" y2=\"" << ly
       << "\" stroke=\"" << c << "\" stroke-width=\"2\"" << dash << "/>" << marker(ci, W - R + 27.5, ly, c) << "<text x=\""

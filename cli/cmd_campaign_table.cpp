@@ -6,6 +6,7 @@
 #include "json_out.hpp"
 #include "ftroute/campaign.hpp"
 #include "ftroute/campaign_compare.hpp"
+#include "ftroute/campaign_regression.hpp"
 
 using namespace ftroute;
 
@@ -15,6 +16,10 @@ int run_campaign_table(cli::Args& a) {
   std::vector<std::string> order;
   if (auto e = a.value("engines")) order = cli::split_list(*e, ',');
   const bool json = a.flag("json");
+  const bool regression = a.flag("regression");
+  const double link_gbytes = a.double_or("link-gbytes", 4.0);
+  if (!(link_gbytes > 0)) throw cli::UsageError("--link-gbytes must be > 0");
+  if (json && regression) throw cli::UsageError("--json prints the comparison rows; it does not go with --regression");
   auto pos = a.positionals();
   if (pos.empty()) throw cli::UsageError("give the campaign directories (or results.csv files)");
   std::vector<std::vector<campaign::RunResult>> parts = campaign::read_result_parts(pos);
@@ -47,7 +52,10 @@ int run_campaign_table(cli::Args& a) {
     std::fputs(cli::dump_json(j).c_str(), stdout);
     return 0;
   }
-  std::fputs(campaign::comparison_table(rows, order).c_str(), stdout);
+  if (regression)
+    std::fputs(campaign::regression_table(rows, order, link_gbytes).c_str(), stdout);
+  else
+    std::fputs(campaign::comparison_table(rows, order).c_str(), stdout);
   return 0;
 }
 
@@ -55,11 +63,17 @@ int run_campaign_table(cli::Args& a) {
 
 static ::ftroute::cli::Registrar ftroute_subcommand_campaign_table(
     "campaign-table", "markdown engine comparison (tolerated, VLs, EFI, routing time, fallback) of campaign results",
-    R"(usage: ftroute campaign-table DIR|results.csv ... [--engines A,B,...] [--json]
+    R"(usage: ftroute campaign-table DIR|results.csv ... [--engines A,B,...] [--json | --regression [--link-gbytes 4]]
 
 Prints one markdown row per fabric x fault level x engine of `ftroute campaign` results:
 tolerated runs (reachable, loop-free, CDG checked acyclic), VLs used, edge forwarding index
 (max, avg), mean routing time, and how often OpenSM fell back to another engine. --engines gives
 the row order within a fault level (default: order of appearance). See docs/ftree-misroute.md.
---json prints the rows as JSON (docs/JSON.md).)",
+--json prints the rows as JSON (docs/JSON.md).
+
+--regression: the fail-in-place design method (seed 003 Tables V-VII) instead: per fabric and
+engine the linear regression of simulated throughput against the failures kept in place
+(intercept, slope, R^2; flits/endpoint/cycle and Gbyte/s = x HCAs x --link-gbytes, default 4 =
+4X QDR), then the recommendation: the best engine now and after how many failures another one
+becomes better (where the regression lines cross). See docs/campaign.md.)",
     run_campaign_table);

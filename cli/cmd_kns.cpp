@@ -5,6 +5,7 @@
 //                                                      tolerated with 1 or 2 intermediate routers
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 #include "cli.hpp"
@@ -71,20 +72,29 @@ int run_kns_faults(Args& a) {
   const long tree_samples = a.int_or("tree-samples", 0);
   const uint64_t seed = static_cast<uint64_t>(a.int_or("seed", 1));
   const int lmc = static_cast<int>(a.int_or("lmc", 0));
+  kns::Draw draw = kns::Draw::distinct;
+  if (const auto dv = a.value("draw")) {
+    try {
+      draw = kns::parse_draw(*dv);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
   if (!a.positionals().empty()) throw UsageError("unexpected arguments");
   if (k < 2 || n < 1 || max_in < 0 || max_in > 2 || samples < 1 || tree_samples < 0 || lmc < 0 || lmc > 7)
     throw UsageError("need k >= 2, n >= 1, max-in 0..2, samples >= 1, lmc 0..7");
   if (fl.empty()) throw UsageError("--faults F is required (repeatable)");
   kns::Model m(k, n);
-  std::printf("%d-ary %d-direct 1-indirect: %ld routers, %ld router-crossbar links (fault population)\n", k, n, m.K,
-              m.K * n);
+  std::printf("%d-ary %d-direct 1-indirect: %ld routers, %ld router-crossbar links (fault population), draw %s\n", k,
+              n, m.K, m.K * n, kns::draw_name(draw));
   std::printf("faults max_in  samples  tolerated%%  paths_1IN%%  paths_2IN%%  | trees: samples  LMC0 tol%%");
   if (lmc) std::printf("  LMC%d tol%%", lmc);
   std::printf("\n");
   for (const auto& fs : fl) {
     int faults = std::stoi(fs);
     if (faults < 0 || faults > m.K * n) throw UsageError("--faults out of range: " + fs);
-    const kns::FaultStats st = kns::fault_stats(m, faults, max_in, samples, tree_samples, lmc, seed);
+    if (draw == kns::Draw::no_double && faults > m.K) throw UsageError("--draw no-double needs faults <= routers");
+    const kns::FaultStats st = kns::fault_stats(m, faults, max_in, samples, tree_samples, lmc, seed, draw);
     const long ok = st.ok, tok = st.tree_ok, lok = st.lmc_ok, tree_only_fail = st.tree_only_fail,
                fail_two_bad = st.fail_two_bad;
     const double p1 = st.p1, p2 = st.p2;
@@ -101,6 +111,9 @@ int run_kns_faults(Args& a) {
     if (ok < samples)
       std::printf("       %ld of the %ld sets not tolerated contain a router with >= 2 failed links\n", fail_two_bad,
                   samples - ok);
+    if (st.redrawn)
+      std::printf("       %ld candidate sets redrawn (%s): %.3f%% of uniform draws\n", st.redrawn, kns::draw_name(draw),
+                  100.0 * st.redrawn / (st.redrawn + samples));
     std::fflush(stdout);
   }
   return 0;
@@ -114,6 +127,7 @@ const char* kSizeHelp =
 const char* kFaultsHelp =
     "usage: ftroute kns-faults [--k 10] [--n 3] --faults F [--faults F2 ..] [--max-in 2]\n"
     "                          [--samples 16600] [--tree-samples 0] [--lmc 0] [--seed 1]\n"
+    "                          [--draw distinct|replace|no-isolated|no-double]\n"
     "Draws random sets of F failed router-crossbar links (population k^n * n, thesis §5.5.2) and\n"
     "reports the percentage of sets in which every router pair is served by Hybrid-DOR or by at\n"
     "most max-in intermediate routers with fault-free DOR legs (thesis criterion, per-pair choice),\n"
@@ -122,6 +136,9 @@ const char* kFaultsHelp =
     "programs (stricter: one next hop per crossbar and destination and LID); --lmc L lets them use\n"
     "2^L LIDs per destination: the extra LIDs carry alternative paths for the sources the base tree\n"
     "serves with more than max-in intermediate routers (docs/kns.md \"LMC\"); both columns are printed.\n"
+    "--draw: distinct (default; F distinct links, sets that disconnect a node count as not tolerated,\n"
+    "as the thesis says), replace (F draws with replacement), no-isolated (sets that fail every link\n"
+    "of a router are drawn again), no-double (sets with a router with >= 2 failed links drawn again).\n"
     "Thesis (Ch 6): 10-ary 3-D, 10 faults, 1 IN: > 99.5%; 15 faults, 2 INs: > 99.98%.";
 
 ::ftroute::cli::Registrar reg_size("kns-size", "KNS cost/size table: thesis formulas vs generated fabric", kSizeHelp,

@@ -2,7 +2,9 @@
 // routing is walked by the CDG builder (reachability, loops, CDG acyclic per VL and overall).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <stdexcept>
 #include <tuple>
 
 #include "ftroute/cdg.hpp"
@@ -12,6 +14,7 @@
 #include "ftroute/kns_topology.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/validate.hpp"
+#include "kns/fault_stats.hpp"
 #include "kns/kns.hpp"
 
 using namespace ftroute;
@@ -634,4 +637,64 @@ TEST(KnsEngine, SwitchSourcedTrafficDeadlockFree) {
       check_all_sources(f, d);
     }
   }
+}
+
+TEST(KnsFaults, FaultDrawModels) {
+  // docs/kns.md §5 "fault model": the thesis draws distinct random links and counts sets that
+  // disconnect a node as not tolerated (distinct); the other draws exist to measure how far other
+  // readings of the thesis would move its "> 99.5 %".
+  kns::Model m(4, 3);
+  auto worst = [&] {
+    int w = 0;
+    for (long R = 0; R < m.K; R++) {
+      int b = 0;
+      for (int d = 0; d < m.n; d++) b += m.link_bad[static_cast<size_t>(R * m.n + d)];
+      w = std::max(w, b);
+    }
+    return w;
+  };
+  auto count = [&] {
+    long c = 0;
+    for (auto b : m.link_bad) c += b;
+    return c;
+  };
+  std::mt19937_64 a(5), b(5), rng(9);
+  bool saw_double = false, saw_isolated = false, saw_collapsed = false;
+  for (int i = 0; i < 400; i++) {
+    // distinct = the draw used before the option existed (same sets for the same seed)
+    EXPECT_EQ(kns::draw_link_faults(m, 12, kns::Draw::distinct, a), 0);
+    std::vector<char> first(m.link_bad.begin(), m.link_bad.end());
+    kns::random_link_faults(m, 12, b);
+    EXPECT_TRUE(std::equal(first.begin(), first.end(), m.link_bad.begin()));
+    EXPECT_EQ(count(), 12);
+    saw_double |= worst() >= 2;
+    kns::draw_link_faults(m, 12, kns::Draw::no_double, rng);
+    EXPECT_EQ(count(), 12);
+    EXPECT_LE(worst(), 1);
+    kns::draw_link_faults(m, 40, kns::Draw::no_isolated, rng);
+    EXPECT_EQ(count(), 40);
+    EXPECT_LE(worst(), 2);
+    kns::draw_link_faults(m, 40, kns::Draw::distinct, rng);
+    saw_isolated |= worst() == 3;
+    kns::draw_link_faults(m, 40, kns::Draw::replace, rng);
+    EXPECT_LE(count(), 40);
+    saw_collapsed |= count() < 40;
+  }
+  EXPECT_TRUE(saw_double);
+  EXPECT_TRUE(saw_isolated);
+  EXPECT_TRUE(saw_collapsed);
+  EXPECT_EQ(kns::parse_draw("no-double"), kns::Draw::no_double);
+  EXPECT_THROW(kns::parse_draw("uniform"), std::invalid_argument);
+  EXPECT_THROW(kns::draw_link_faults(m, 65, kns::Draw::no_double, rng), std::invalid_argument);
+
+  // The property the KNS row of docs/REPRODUCTION.md rests on: with 1 IN every set that is not
+  // tolerated has a router with two failed links, so redrawing those sets tolerates them all,
+  // while the thesis' uniform draw does not.
+  const kns::FaultStats uni = kns::fault_stats(m, 4, 1, 1500, 0, 0, 1, kns::Draw::distinct);
+  EXPECT_LT(uni.ok, 1500);
+  EXPECT_EQ(uni.fail_two_bad, 1500 - uni.ok);
+  EXPECT_EQ(uni.redrawn, 0);
+  const kns::FaultStats nd = kns::fault_stats(m, 4, 1, 1500, 0, 0, 1, kns::Draw::no_double);
+  EXPECT_EQ(nd.ok, 1500);
+  EXPECT_GT(nd.redrawn, 0);
 }

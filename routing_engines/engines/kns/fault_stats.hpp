@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
+#include <string>
 
 #include "kns/kns_model.hpp"
 
@@ -17,10 +19,27 @@ struct FaultStats {
   long tree_only_fail = 0;  // tolerated by the criterion but not by the trees (with LMC if lmc > 0)
   long fail_two_bad = 0;    // sets not tolerated that contain a router with >= 2 failed links
   double p1 = 0, p2 = 0;    // sums over the sets of the fraction of pairs needing 1 / 2 INs
+  long redrawn = 0;         // sets rejected and drawn again (Draw::no_isolated / no_double)
 };
 
+// How a fault set is drawn (docs/kns.md §5, "fault model"). The thesis (§6.5.2) draws random
+// link faults and counts the sets that physically disconnect a node as not tolerated: `distinct`
+// (F distinct links out of the k^n * n router-crossbar links) is that model and the default.
+// The others exist to measure how far other readings would move the number:
+//   replace     - F draws with replacement (a link drawn twice fails once: fewer faults);
+//   no_isolated - a set that fails every link of some router is drawn again;
+//   no_double   - a set with a router with two or more failed links is drawn again.
+enum class Draw { distinct, replace, no_isolated, no_double };
+Draw parse_draw(const std::string& s);  // "distinct" | "replace" | "no-isolated" | "no-double"
+const char* draw_name(Draw d);
+
+// Draws one fault set into m (link faults only, crossbars alive); returns how many candidate
+// sets were rejected before it.
+long draw_link_faults(Model& m, int faults, Draw draw, std::mt19937_64& rng);
+
 // `samples` random sets of `faults` failed links on m (m's fault marks are overwritten), drawn
-// from seed + faults * 1000003.
-FaultStats fault_stats(Model& m, int faults, int max_in, long samples, long tree_samples, int lmc, uint64_t seed);
+// from seed + faults * 1000003 (Draw::distinct draws exactly the sets it drew before the option).
+FaultStats fault_stats(Model& m, int faults, int max_in, long samples, long tree_samples, int lmc, uint64_t seed,
+                       Draw draw = Draw::distinct);
 
 }  // namespace ftroute::kns
