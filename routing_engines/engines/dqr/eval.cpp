@@ -22,6 +22,7 @@ namespace {
 struct Point {
   long ok = 0, tried = 0;
   double flows = 0, entries = 0, ms = 0;  // sums over successes
+  uint64_t joint = 0;  // DqrResult::joint_refusals, summed over every reconfiguration tried
 };
 
 struct Row {
@@ -68,6 +69,7 @@ Row evaluate(const std::string& topo, const Fabric& f0, const Routing& r0, const
       if (!found) break;
       row.pts[static_cast<size_t>(i)].tried++;
       DqrResult res = dqr_reconfigure(list, f, g, r, o);
+      row.pts[static_cast<size_t>(i)].joint += res.joint_refusals;
       if (!res.ok) break;
       Routing nr = dqr_routing(r, res);  // new LFTs and, after layer moves, new path SLs
       std::vector<ChannelList::Dep> edges;
@@ -127,6 +129,16 @@ std::string table(const std::vector<Row>& rows, int faults, int runs, uint64_t s
     }
     s << "\n";
   }
+  s << "\nturns=all: search states refused only because their new turns cannot be enabled together (each alone "
+       "could), summed over all reconfigurations (`DqrResult::joint_refusals`). The only point where a variant's "
+       "-all and -single runs decide differently: where it is 0 for an -all row, the -single row made exactly the "
+       "same decisions.\n\n";
+  s << "| topology | variant | joint refusals |\n|---|---|---:|\n";
+  for (const auto& r : rows) {
+    uint64_t j = 0;
+    for (const auto& p : r.pts) j += p.joint;
+    s << "| " << r.topo << " | " << r.variant << " | " << j << " |\n";
+  }
   return s.str();
 }
 
@@ -149,11 +161,13 @@ std::string dqr_eval(const DqrEvalOptions& opt) {
     g.torus = torus;
     Fabric f = topo::grid(g);
     f.assign_lids();
-    Routing r = make_engine("ft-dor")->route(f);  // tori: E-cube, one virtual layer (SL = VL) per path
+    // ft-dor: tori by E-cube, one virtual layer (SL = VL) per path; ft-lash: layered shortest paths
+    Routing r = make_engine(opt.base)->route(f);
     ChannelList list = ChannelList::build(f, r);
     auto grid = recognise_mesh(f);  // precomputed once for the plug-in (fault-free mesh)
-    std::string name = std::to_string(n) + "x" + std::to_string(n) +
-                       (torus ? " torus, dor (E-cube, " + std::to_string(r.num_vls) + " layers)" : " mesh, dor");
+    const std::string algo = opt.base == "ft-dor" ? (torus ? "dor (E-cube, " : "dor") : opt.base + " (";
+    std::string name = std::to_string(n) + "x" + std::to_string(n) + (torus ? " torus, " : " mesh, ") + algo +
+                       (algo.back() == '(' ? std::to_string(std::max(1, r.num_vls)) + " layers)" : "");
     for (auto o : variants) {
       if (o.mesh_plugin && torus) {  // the plug-in is the mesh's; the per-layer torus plug-in is not implemented
         std::fprintf(stderr, "dqr-eval: %s: variant %s skipped (mesh plug-in)\n", name.c_str(), o.variant_name().c_str());

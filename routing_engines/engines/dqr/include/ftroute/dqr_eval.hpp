@@ -15,6 +15,7 @@ namespace ftroute {
 struct DqrEvalOptions {
   std::vector<DqrOptions> variants;         // e.g. dqr_variant("mesh-all")
   std::vector<std::pair<int, bool>> sizes;  // (side, torus?) in order
+  std::string base = "ft-dor";               // engine routing the meshes and tori (ft-dor, ft-lash)
   bool layer_moves = false;                 // multi-layer fabrics: each variant also with layers=all
   int faults = 10, runs = 50;
   uint64_t seed = 1;
