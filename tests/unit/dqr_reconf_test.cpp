@@ -158,11 +158,12 @@ TEST(DqrReconf, TransitionOrderKeepsEveryIntermediateStateSafe) {
 TEST(DqrReconf, VariantsAreSoundUnderSuccessiveFaults) {
   Fabric f0 = mesh(7, 7);
   Routing r0 = DorEngine().route(f0);
-  for (int v = 0; v < 6; v++) {
+  for (int v = 0; v < 9; v++) {
     DqrOptions o;
     o.paths = v % 2 ? DqrOptions::Paths::EndToEnd : DqrOptions::Paths::Local;
     o.turns = (v / 2) % 2 ? DqrOptions::Turns::Single : DqrOptions::Turns::All;
-    o.mesh_plugin = v >= 4;
+    o.mesh_plugin = v >= 4 && v != 6;
+    if (v >= 6) o = dqr_variant(v == 6 ? "tlr" : v == 7 ? "mesh-tlr" : "tlr-all");
     std::mt19937_64 rng(100 + v);
     Fabric f = f0;
     Routing r = r0;
@@ -842,5 +843,48 @@ TEST(DqrReconf, TurnModesCoincideOnMeshesAndDifferOnTori) {
     // found so (2026-11-24): exactly one, "S2_8"[4], which turns=all repairs and turns=single does not
     EXPECT_GE(all_only, 1);
     EXPECT_EQ(single_only, 0);
+  }
+}
+
+// tlr (turn local reroute) and mesh-tlr: the option parser gives them, and they tolerate every
+// single link fault of a mesh (mesh-tlr: the plug-in; where it cannot detour, tlr), with every
+// detour's turns enabled in the channel list before the repairs (so the flows' paths need no
+// new downward turn).
+TEST(DqrReconf, TurnLocalRerouteVariants) {
+  DqrOptions t = dqr_variant("tlr");
+  EXPECT_TRUE(t.tlr);
+  EXPECT_FALSE(t.mesh_plugin);
+  EXPECT_EQ(t.turns, DqrOptions::Turns::Single);
+  EXPECT_EQ(t.variant_name(), "tlr");
+  DqrOptions mt = dqr_variant("mesh-tlr");
+  EXPECT_TRUE(mt.tlr && mt.mesh_plugin);
+  EXPECT_EQ(mt.variant_name(), "mesh-tlr");
+  EXPECT_EQ(dqr_variant("tlr-all").variant_name(), "tlr-all");
+  EXPECT_THROW(dqr_variant("tlr-some"), OptionError);
+  EngineOptions eo;
+  eo.set("tlr", "true");
+  EXPECT_TRUE(dqr_options_from(eo, false).tlr);
+
+  Fabric f = mesh(6, 6);
+  Routing r = DorEngine().route(f);
+  ChannelList base = ChannelList::build(f, r);
+  for (const char* v : {"tlr", "mesh-tlr"}) {
+    DqrOptions o = dqr_variant(v);
+    int ok = 0, n = 0;
+    for (auto [s, p] : f.switch_links()) {
+      Fabric g = f;
+      g.disconnect(s, p);
+      ChannelList list = base;
+      DqrResult res = dqr_reconfigure(list, f, g, r, o);
+      n++;
+      std::string ctx = std::string(v) + " fault " + f.port_name(s, p);
+      bool noted = false;
+      for (const auto& note : res.notes) noted = noted || note.find("turn local reroute") != std::string::npos;
+      if (std::string(v) == "tlr") EXPECT_TRUE(noted) << ctx;
+      if (!res.ok) continue;
+      ok++;
+      expect_valid(g, dqr_routing(r, res), &list, ctx);
+    }
+    EXPECT_EQ(ok, n) << v << " tolerated " << ok << " of " << n << " single faults";
   }
 }
