@@ -6,11 +6,13 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "dor/dor.hpp"
 #include "ftroute/cdg.hpp"
 #include "ftroute/channel_list.hpp"
 #include "ftroute/dqr.hpp"
+#include "ftroute/dqr_eval.hpp"
 #include "ftroute/grid.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"
@@ -887,4 +889,53 @@ TEST(DqrReconf, TurnLocalRerouteVariants) {
     }
     EXPECT_EQ(ok, n) << v << " tolerated " << ok << " of " << n << " single faults";
   }
+}
+
+namespace {
+// P(1) of a row of dqr_eval()'s first table, or -1 if the row is missing
+double p1(const std::string& md, const std::string& topo_prefix, const std::string& variant) {
+  std::istringstream in(md);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| " + topo_prefix, 0) != 0) continue;
+    const std::string key = " | " + variant + " | ";
+    const auto k = line.find(key);
+    if (k == std::string::npos) continue;
+    return std::atof(line.c_str() + k + key.size());
+  }
+  return -1;
+}
+}  // namespace
+
+// dqr-eval's two models side by side (--model both) and ft-lash as the base (--base ft-lash):
+// rows exist for both models, probabilities are in range, the per-flow model tolerates what a
+// per-flow repair must (a single fault on a 5x5 DOR mesh end to end: every flow can take a
+// detour whose turns are checked in its own layer), and a LASH-routed torus gets its layer count
+// in the row name.
+TEST(DqrEval, PerFlowModelBesideTheLftModelAndLashBase) {
+  DqrEvalOptions o;
+  o.variants = {dqr_variant("local-all"), dqr_variant("e2e-all")};
+  o.sizes = {{5, false}};
+  o.faults = 2;
+  o.runs = 6;
+  o.model = DqrEvalOptions::Model::Both;
+  const std::string md = dqr_eval(o);
+  for (const char* v : {"local-all", "e2e-all", "local-all (per flow)", "e2e-all (per flow)"}) {
+    const double p = p1(md, "5x5 mesh", v);
+    EXPECT_GE(p, 0) << v << " missing:\n" << md;
+    EXPECT_LE(p, 100) << v;
+  }
+  EXPECT_EQ(p1(md, "5x5 mesh", "local-all"), 100.0) << md;
+  EXPECT_EQ(p1(md, "5x5 mesh", "e2e-all (per flow)"), 100.0) << md;
+
+  DqrEvalOptions l;
+  l.variants = {dqr_variant("local-all")};
+  l.sizes = {{4, true}};
+  l.faults = 1;
+  l.runs = 3;
+  l.base = "ft-lash";
+  l.layer_moves = true;
+  l.model = DqrEvalOptions::Model::Both;
+  const std::string lm = dqr_eval(l);
+  for (const char* v : {"local-all", "local-all-layers", "local-all (per flow)", "local-all-layers (per flow)"})
+    EXPECT_GE(p1(lm, "4x4 torus, ft-lash (2 layers)", v), 0) << v << " missing:\n" << lm;
 }
