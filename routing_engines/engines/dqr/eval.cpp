@@ -440,7 +440,7 @@ std::string dqr_eval(const DqrEvalOptions& opt) {
         if (moves && !(layer_moves && r.num_vls > 1)) break;
         if (moves) o.layers = DqrOptions::Layers::All;
         if (opt.model != DqrEvalOptions::Model::Flow) rows.push_back(evaluate(name, f, r, list, o, faults, runs, seed));
-        if (opt.model != DqrEvalOptions::Model::Lft && !o.mesh_plugin && !o.tlr)
+        if (opt.model != DqrEvalOptions::Model::Lft && !o.mesh_plugin && !o.tlr && o.turns == DqrOptions::Turns::All)
           rows.push_back(evaluate_flows(name, f, r, o, faults, runs, seed));
         std::fprintf(stderr, "dqr-eval: %s %s done\n", name.c_str(), o.variant_name().c_str());
       }

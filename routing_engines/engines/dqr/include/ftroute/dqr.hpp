@@ -154,7 +154,11 @@ struct DqrResult {
   // turns=all: search states refused because their new turns cannot be enabled together
   // although each one alone could. This is the only point where turns=all and turns=single
   // decide differently: a turns=all run with joint_refusals == 0 makes exactly the decisions
-  // turns=single makes on the same input (docs/dqr.md "single vs all turns").
+  // turns=single makes on the same input (docs/dqr.md "Why the -all and -single rows are equal").
+  // Why: the costs and the search order do not depend on the mode; an upward turn alone can
+  // always be enabled, and a joint check that passes implies every check alone passes; a joint
+  // check that fails at a turn that also fails alone makes turns=single fail at that same turn
+  // (remembering the same refused turn); both commit through enable_all on the same list.
   uint64_t joint_refusals = 0;
   uint64_t commit_refusals = 0;     // candidate paths whose turns enable_all refused at commit
   uint64_t channels_moved = 0;
