@@ -10,6 +10,7 @@
 #include "cli.hpp"
 #include "ftroute/dqr.hpp"
 #include "ftroute/dqr_eval.hpp"
+#include "ftroute/registry.hpp"
 
 using namespace ftroute;
 
@@ -22,6 +23,8 @@ int run_dqr_eval(cli::Args& a) {
   const std::string sizes_text = a.value_or("sizes", "10,20");
   const std::string tori_text = a.value_or("tori", "");
   const bool layer_moves = a.flag("layer-moves");
+  const std::string base = a.value_or("base", "ft-dor");
+  const std::string model = a.value_or("model", "lft");
   const std::string variants_text = a.value_or("variants", "e2e-all,e2e-single,local-all,local-single,mesh-all,mesh-single");
   const bool fattree = a.flag("fattree");
   const int ft_faults = static_cast<int>(a.int_or("fattree-faults", 3));
@@ -56,7 +59,12 @@ int run_dqr_eval(cli::Args& a) {
   for (int n : parse_sides(sizes_text, "--sizes")) sizes.push_back({n, false});
   for (int n : parse_sides(tori_text, "--tori")) sizes.push_back({n, true});
   DqrEvalOptions eo;
-  eo.variants = variants, eo.sizes = sizes, eo.layer_moves = layer_moves;
+  eo.variants = variants, eo.sizes = sizes, eo.layer_moves = layer_moves, eo.base = base;
+  if (model == "lft") eo.model = DqrEvalOptions::Model::Lft;
+  else if (model == "flow") eo.model = DqrEvalOptions::Model::Flow;
+  else if (model == "both") eo.model = DqrEvalOptions::Model::Both;
+  else throw cli::UsageError("--model: expected lft, flow or both, got '" + model + "'");
+  if (!find_engine(base)) throw cli::UsageError("--base: unknown engine '" + base + "'");
   eo.faults = faults, eo.runs = runs, eo.seed = seed;
   eo.fattree = fattree, eo.fattree_faults = ft_faults, eo.fattree_engine = ft_engine;
   std::string md = dqr_eval(eo);
@@ -92,13 +100,21 @@ variant and the fraction of flows rerouted (paper: seed 004 Figs. 3-4, 1.7-2.2 %
   --sizes 10,20        mesh sides (default 10,20)
   --tori 10            also n x n tori routed by ft-dor with E-cube virtual layers (4 SLs/VLs,
                        one per path); the mesh-plug-in variants are skipped there (default none)
+  --base ENGINE        routing of the meshes and tori (default ft-dor; ft-lash: LASH layered
+                       shortest paths, the paper's torus base)
+  --model M            lft (default): DQR on InfiniBand's destination-based LFTs; flow: the
+                       paper's per-flow model (each switch pair its own path and layer, rows
+                       <variant> (per flow); not for mesh/tlr variants); both: side by side
   --layer-moves        on multi-layer fabrics (tori) also run every variant with layer moves
                        (dqr layers=all: flows of a destination that cannot be repaired in its
                        own layers move to another layer; rows named <variant>-layers)
   --faults N           successive faults per run (default 10)
   --runs N             runs per point (default 50; the paper used 500)
   --seed N             random seed (default 1)
-  --variants LIST      comma list of e2e|local|mesh + -all|-single
+  --variants LIST      comma list of e2e|local|mesh + -all|-single, or tlr, mesh-tlr (turn local
+                       reroute: a detour around each failed link with all its turns checked
+                       together, flows' paths turn by turn; mesh-tlr: the mesh plug-in, tlr
+                       where it cannot detour)
                        (default e2e-all,e2e-single,local-all,local-single,mesh-all,mesh-single)
   --fattree            also the 648-port 2-level fat tree (runs/5 runs)
   --fattree-faults N   faults for the fat tree (default 3)

@@ -7,6 +7,7 @@
 #include "ftdrb/ftdrb.hpp"
 #include "minhop/minhop.hpp"
 #include "dor/dor.hpp"
+#include "ft_lash/ft_lash.hpp"
 #include "ftroute/dqr.hpp"
 #include "ftree_misroute/ftree_misroute.hpp"
 #include "kns/kns.hpp"
@@ -25,6 +26,8 @@ const std::vector<EngineInfo>& engines() {
        [] { return std::make_unique<FtreeMisrouteEngine>(); }},
       {"ft-dor", "dimension-order (XY/XYZ) routing for full 2-D/3-D meshes (one VL) and tori (E-cube, 2^dims virtual layers; reference for DQR)",
        [] { return std::make_unique<DorEngine>(); }},
+      {"ft-lash", "LASH: shortest paths packed into as few virtual layers as keep each layer's CDG acyclic (topology agnostic; DQR's torus base, seed 004)",
+       [] { return std::make_unique<FtLashEngine>(); }},
       {"dqr", "DQR: patch the previous routing after link faults via the channel list, else base engine (seed 004)",
        [] { return std::make_unique<DqrEngine>(&make_engine); }},
       {"ft-minhop", "min-hop routing balanced by per-port route counters (reference engine)",

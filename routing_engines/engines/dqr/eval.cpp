@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <queue>
 #include <random>
+#include <unordered_set>
 #include <sstream>
 
 #include "ftroute/cdg.hpp"
@@ -22,6 +24,7 @@ namespace {
 struct Point {
   long ok = 0, tried = 0;
   double flows = 0, entries = 0, ms = 0;  // sums over successes
+  uint64_t joint = 0;  // DqrResult::joint_refusals, summed over every reconfiguration tried
 };
 
 struct Row {
@@ -68,6 +71,7 @@ Row evaluate(const std::string& topo, const Fabric& f0, const Routing& r0, const
       if (!found) break;
       row.pts[static_cast<size_t>(i)].tried++;
       DqrResult res = dqr_reconfigure(list, f, g, r, o);
+      row.pts[static_cast<size_t>(i)].joint += res.joint_refusals;
       if (!res.ok) break;
       Routing nr = dqr_routing(r, res);  // new LFTs and, after layer moves, new path SLs
       std::vector<ChannelList::Dep> edges;
@@ -83,6 +87,266 @@ Row evaluate(const std::string& topo, const Fabric& f0, const Routing& r0, const
     }
   }
   // runs that could not draw fault i (fabric about to disconnect) count as not tolerated
+  for (auto& p : row.pts) p.tried = runs;
+  return row;
+}
+
+// ---- the paper's per-flow model (--model flow) ----
+// Every (source switch, destination switch) pair is a flow with its own path and virtual layer
+// (the paper reroutes flows, seed 004 §IV; InfiniBand cannot: one LFT entry per DLID serves all
+// sources). Start: the paths and layers of the base routing (LFT walk, path_sl). One channel list
+// per layer over the switch-to-switch links. After a fault every flow over the failed link gets
+// a new path, one flow at a time: local = from the near end of the failed link (its prefix
+// kept), e2e = from the source; Dijkstra over links, cost 1 per hop + turn_cost per turn that
+// goes down in the layer's list, every new turn of the path (and the turn from the kept prefix)
+// checked jointly (can_enable with the path's other new turns: "all turns"), committed with
+// enable_all. With layers=all a flow that fails in its own layer tries every other layer of the
+// routing (the kept prefix's turns enabled there too). The fault is tolerated if every affected
+// flow got a path; then old turns no longer used are dropped (replace_dependencies). Each
+// layer's channel list stays a valid order, so every layer is deadlock-free by construction.
+// A new upward turn costs 3 hops in the per-flow search (DQR's LFT search: 0.25): flows rerouted
+// one at a time then follow the detours earlier flows made legal instead of each enabling its own
+// turns (which closes cycles for later flows). On the 10x10 mesh (30 runs) e2e per flow tolerated
+// 50 % of single faults with 0.25 or 1, 100 % with 3; local per flow 40 % with all three.
+constexpr double kFlowNewTurnCost = 3.0;
+struct FlowModel {
+  struct Flow {
+    int layer;
+    std::vector<int> links;  // link ids along the path
+  };
+  const Fabric* f = nullptr;
+  std::vector<int> base;  // node -> first link id
+  std::vector<int> tail, head;  // link id -> node
+  std::vector<Flow> flows;
+  std::vector<int> flow_dst;  // flow -> destination switch
+  std::vector<ChannelList> lists;
+  int id(int n, int p) const { return base[static_cast<size_t>(n)] + p; }
+};
+
+FlowModel flow_model(const Fabric& f, const Routing& r) {
+  FlowModel m;
+  m.f = &f;
+  int next = 0;
+  for (int n = 0; n < f.size(); n++) {
+    m.base.push_back(next);
+    next += f.node(n).num_ports + 1;
+  }
+  m.tail.assign(static_cast<size_t>(next), -1);
+  m.head.assign(static_cast<size_t>(next), -1);
+  std::vector<ChannelList::Id> chans;
+  for (int s : f.switches())
+    for (int p = 1; p <= f.node(s).num_ports; p++) {
+      const Port& pt = f.node(s).port(p);
+      if (!pt.connected() || !f.node(pt.peer_node).is_switch()) continue;
+      m.tail[static_cast<size_t>(m.id(s, p))] = s;
+      m.head[static_cast<size_t>(m.id(s, p))] = pt.peer_node;
+      chans.push_back(static_cast<ChannelList::Id>(m.id(s, p)));
+    }
+  // one CA LID per switch stands for the switch's traffic
+  std::vector<Lid> ca_lid(static_cast<size_t>(f.size()), 0);
+  for (const EndPort& ep : f.end_ports()) {
+    if (f.node(ep.node).is_switch()) continue;
+    const Attach at = f.attach(ep.base_lid);
+    if (at.valid() && !ca_lid[static_cast<size_t>(at.sw)]) ca_lid[static_cast<size_t>(at.sw)] = ep.base_lid;
+  }
+  const int layers = std::max(1, r.num_vls);
+  std::vector<std::vector<ChannelList::Dep>> deps(static_cast<size_t>(layers));
+  for (int s : f.switches())
+    for (int t : f.switches()) {
+      if (s == t || !ca_lid[static_cast<size_t>(s)] || !ca_lid[static_cast<size_t>(t)]) continue;
+      const Lid sl = ca_lid[static_cast<size_t>(s)], dl = ca_lid[static_cast<size_t>(t)];
+      FlowModel::Flow fl;
+      fl.layer = std::min<int>(layers - 1, r.sl(sl, dl));
+      int y = s;
+      for (int hops = 0; y != t && hops <= f.size(); hops++) {
+        const uint8_t q = r.lfts.get(y, dl);
+        fl.links.push_back(m.id(y, q));
+        y = f.node(y).port(q).peer_node;
+      }
+      if (y != t) throw Error("dqr-eval --model flow: the base routing does not deliver " + f.node(s).id + " -> " + f.node(t).id);
+      for (size_t i = 0; i + 1 < fl.links.size(); i++)
+        deps[static_cast<size_t>(fl.layer)].push_back({static_cast<ChannelList::Id>(fl.links[i]), static_cast<ChannelList::Id>(fl.links[i + 1])});
+      m.flows.push_back(std::move(fl));
+      m.flow_dst.push_back(t);
+    }
+  for (int l = 0; l < layers; l++) m.lists.emplace_back(static_cast<ChannelList::Id>(next), chans, deps[static_cast<size_t>(l)]);
+  return m;
+}
+
+// A new path for flow fi in layer l from switch `from` (arriving on link `in`, -1 at the source)
+// to its destination over the links of g, with `keep` (the prefix's turns) enabled jointly.
+// It may also end by joining the flow's old path behind the failed link (`suffix`, empty when
+// the layer changes), as DQR's LFT repair joins a route that reaches the destination.
+bool flow_reroute(FlowModel& m, const Fabric& g, size_t fi, int l, int from, int in, const std::vector<ChannelList::Dep>& keep,
+                  const std::vector<int>& suffix, std::vector<int>& out, double turn_cost) {
+  ChannelList& L = m.lists[static_cast<size_t>(l)];
+  const int t = m.flow_dst[fi];
+  struct St {
+    int link, parent;
+    double cost;
+    std::vector<ChannelList::Dep> nd;  // new deps along the path (keep included)
+  };
+  std::vector<St> st;
+  using QE = std::pair<double, int>;
+  std::priority_queue<QE, std::vector<QE>, std::greater<QE>> pq;
+  std::unordered_set<int> done;
+  std::vector<int> prefix_nodes;  // switches the kept prefix visits (no loops through them)
+  const auto& old = m.flows[fi].links;
+  for (int lk : old) {
+    if (m.tail[static_cast<size_t>(lk)] == from) break;
+    prefix_nodes.push_back(m.tail[static_cast<size_t>(lk)]);
+  }
+  auto on_path = [&](int si, int node) {
+    for (int i = si; i >= 0; i = st[static_cast<size_t>(i)].parent)
+      if (m.head[static_cast<size_t>(st[static_cast<size_t>(i)].link)] == node) return true;
+    return node == from || std::find(prefix_nodes.begin(), prefix_nodes.end(), node) != prefix_nodes.end();
+  };
+  auto push = [&](int parent, int y, int prev_link, double cost, const std::vector<ChannelList::Dep>& nd) {
+    const Node& n = g.node(y);
+    for (int p = 1; p <= n.num_ports; p++) {
+      const Port& pt = n.port(p);
+      if (!pt.connected() || !g.node(pt.peer_node).is_switch()) continue;
+      const int lk = m.id(y, p);
+      if (done.count(lk) || on_path(parent, pt.peer_node)) continue;
+      St s{lk, parent, cost + 1, nd};
+      if (prev_link >= 0) {
+        const ChannelList::Dep d{static_cast<ChannelList::Id>(prev_link), static_cast<ChannelList::Id>(lk)};
+        if (!L.has_dep(d.first, d.second)) {
+          s.cost += L.pos(d.first) < L.pos(d.second) ? kFlowNewTurnCost : turn_cost;
+          s.nd.push_back(d);
+        }
+      }
+      st.push_back(std::move(s));
+      pq.push({st.back().cost, static_cast<int>(st.size()) - 1});
+    }
+  };
+  std::vector<ChannelList::Dep> nd0;
+  for (const auto& d : keep)
+    if (!L.has_dep(d.first, d.second)) nd0.push_back(d);
+  push(-1, from, in, 0, nd0);
+  while (!pq.empty()) {
+    const int si = pq.top().second;
+    pq.pop();
+    const int lk = st[static_cast<size_t>(si)].link;
+    if (done.count(lk)) continue;
+    // joint check of the new turns (each against the others: "all turns")
+    const std::vector<ChannelList::Dep> nd = st[static_cast<size_t>(si)].nd;  // copy: push() grows st
+    bool ok = true;
+    std::vector<ChannelList::Dep> pre;
+    for (const auto& d : nd) {
+      if (!L.can_enable(d.first, d.second, pre)) { ok = false; break; }
+      pre.push_back(d);
+    }
+    if (!ok) continue;
+    done.insert(lk);
+    const int y = m.head[static_cast<size_t>(lk)];
+    for (size_t j = 0; j < suffix.size() && y != t; j++) {
+      if (m.tail[static_cast<size_t>(suffix[j])] != y) continue;
+      bool loop = false;  // the rest of the old path must not cross the new segment or the prefix
+      for (size_t k = j; k < suffix.size() && !loop; k++) loop = on_path(si, m.head[static_cast<size_t>(suffix[k])]);
+      if (loop) break;
+      std::vector<ChannelList::Dep> jd = nd;
+      if (!L.has_dep(static_cast<ChannelList::Id>(lk), static_cast<ChannelList::Id>(suffix[j])))
+        jd.push_back({static_cast<ChannelList::Id>(lk), static_cast<ChannelList::Id>(suffix[j])});
+      if (!L.enable_all(jd)) break;
+      out.clear();
+      for (int i = si; i >= 0; i = st[static_cast<size_t>(i)].parent) out.push_back(st[static_cast<size_t>(i)].link);
+      std::reverse(out.begin(), out.end());
+      out.insert(out.end(), suffix.begin() + static_cast<std::ptrdiff_t>(j), suffix.end());
+      return true;
+    }
+    if (y == t) {
+      if (!L.enable_all(nd)) continue;
+      out.clear();
+      for (int i = si; i >= 0; i = st[static_cast<size_t>(i)].parent) out.push_back(st[static_cast<size_t>(i)].link);
+      std::reverse(out.begin(), out.end());
+      return true;
+    }
+    push(si, y, lk, st[static_cast<size_t>(si)].cost, nd);
+  }
+  return false;
+}
+
+// One fault (g = f minus a link) in the flow model: true if every affected flow was rerouted.
+bool flow_fault(FlowModel& m, const Fabric& g, const DqrOptions& o, double* rerouted) {
+  std::vector<char> dead(m.tail.size(), 0);
+  for (size_t lk = 0; lk < m.tail.size(); lk++) {
+    const int s = m.tail[lk];
+    if (s < 0) continue;
+    const Port& pt = g.node(s).port(static_cast<int>(lk) - m.base[static_cast<size_t>(s)]);
+    if (!pt.connected() || pt.peer_node != m.head[lk]) dead[lk] = 1;
+  }
+  size_t affected = 0;
+  const bool local = o.paths == DqrOptions::Paths::Local;
+  const int layers = static_cast<int>(m.lists.size());
+  for (size_t fi = 0; fi < m.flows.size(); fi++) {
+    auto& fl = m.flows[fi];
+    size_t k = 0;
+    while (k < fl.links.size() && !dead[static_cast<size_t>(fl.links[k])]) k++;
+    if (k == fl.links.size()) continue;
+    affected++;
+    const size_t cut = local ? k : 0;  // links kept
+    const int from = local ? m.tail[static_cast<size_t>(fl.links[k])] : m.tail[static_cast<size_t>(fl.links[0])];
+    const int in = cut > 0 ? fl.links[cut - 1] : -1;
+    std::vector<int> seg;
+    bool ok = false;
+    for (int step = 0; step < layers && !ok; step++) {
+      const int l = (fl.layer + step) % layers;
+      if (step > 0 && o.layers != DqrOptions::Layers::All) break;
+      std::vector<ChannelList::Dep> keep;
+      if (l != fl.layer)
+        for (size_t i = 0; i + 1 < cut; i++)
+          keep.push_back({static_cast<ChannelList::Id>(fl.links[i]), static_cast<ChannelList::Id>(fl.links[i + 1])});
+      std::vector<int> suffix;
+      if (l == fl.layer) suffix.assign(fl.links.begin() + static_cast<std::ptrdiff_t>(k) + 1, fl.links.end());
+      if (flow_reroute(m, g, fi, l, from, in, keep, suffix, seg, o.turn_cost)) {
+        fl.links.resize(cut);
+        fl.links.insert(fl.links.end(), seg.begin(), seg.end());
+        fl.layer = l;
+        ok = true;
+      }
+    }
+    if (!ok) return false;
+  }
+  *rerouted = m.flows.empty() ? 0 : static_cast<double>(affected) / static_cast<double>(m.flows.size());
+  // transition complete: only the turns of the current paths stay
+  std::vector<std::vector<ChannelList::Dep>> deps(static_cast<size_t>(layers));
+  for (const auto& fl : m.flows)
+    for (size_t i = 0; i + 1 < fl.links.size(); i++)
+      deps[static_cast<size_t>(fl.layer)].push_back({static_cast<ChannelList::Id>(fl.links[i]), static_cast<ChannelList::Id>(fl.links[i + 1])});
+  for (int l = 0; l < layers; l++) m.lists[static_cast<size_t>(l)].replace_dependencies(deps[static_cast<size_t>(l)]);
+  return true;
+}
+
+Row evaluate_flows(const std::string& topo, const Fabric& f0, const Routing& r0, const DqrOptions& o, int faults, int runs,
+                   uint64_t seed) {
+  Row row{topo, o.variant_name() + " (per flow)", std::vector<Point>(static_cast<size_t>(faults))};
+  const FlowModel m0 = flow_model(f0, r0);
+  for (int run = 0; run < runs; run++) {
+    std::mt19937_64 rng(seed * 1000003u + static_cast<uint64_t>(run));  // the same faults as evaluate()
+    Fabric f = f0;
+    FlowModel m = m0;
+    for (int i = 0; i < faults; i++) {
+      auto links = f.switch_links();
+      Fabric g;
+      bool found = false;
+      for (int tries = 0; tries < 100 && !links.empty(); tries++) {
+        auto [s, p] = links[topo::uniform_index(rng, links.size())];
+        g = f;
+        g.disconnect(s, p);
+        if (g.connected()) { found = true; break; }
+      }
+      if (!found) break;
+      const auto t0 = std::chrono::steady_clock::now();
+      double rer = 0;
+      if (!flow_fault(m, g, o, &rer)) break;
+      Point& pt = row.pts[static_cast<size_t>(i)];
+      pt.ok++;
+      pt.flows += rer;
+      pt.ms += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e3;
+      f = std::move(g);
+    }
+  }
   for (auto& p : row.pts) p.tried = runs;
   return row;
 }
@@ -127,6 +391,16 @@ std::string table(const std::vector<Row>& rows, int faults, int runs, uint64_t s
     }
     s << "\n";
   }
+  s << "\nturns=all: search states refused only because their new turns cannot be enabled together (each alone "
+       "could), summed over all reconfigurations (`DqrResult::joint_refusals`). The only point where a variant's "
+       "-all and -single runs decide differently: where it is 0 for an -all row, the -single row made exactly the "
+       "same decisions.\n\n";
+  s << "| topology | variant | joint refusals |\n|---|---|---:|\n";
+  for (const auto& r : rows) {
+    uint64_t j = 0;
+    for (const auto& p : r.pts) j += p.joint;
+    s << "| " << r.topo << " | " << r.variant << " | " << j << " |\n";
+  }
   return s.str();
 }
 
@@ -149,22 +423,25 @@ std::string dqr_eval(const DqrEvalOptions& opt) {
     g.torus = torus;
     Fabric f = topo::grid(g);
     f.assign_lids();
-    Routing r = make_engine("ft-dor")->route(f);  // tori: E-cube, one virtual layer (SL = VL) per path
+    // ft-dor: tori by E-cube, one virtual layer (SL = VL) per path; ft-lash: layered shortest paths
+    Routing r = make_engine(opt.base)->route(f);
     ChannelList list = ChannelList::build(f, r);
     auto grid = recognise_mesh(f);  // precomputed once for the plug-in (fault-free mesh)
-    std::string name = std::to_string(n) + "x" + std::to_string(n) +
-                       (torus ? " torus, dor (E-cube, " + std::to_string(r.num_vls) + " layers)" : " mesh, dor");
+    const std::string algo = opt.base == "ft-dor" ? (torus ? "dor (E-cube, " : "dor") : opt.base + " (";
+    std::string name = std::to_string(n) + "x" + std::to_string(n) + (torus ? " torus, " : " mesh, ") + algo +
+                       (algo.back() == '(' ? std::to_string(std::max(1, r.num_vls)) + " layers)" : "");
     for (auto o : variants) {
       if (o.mesh_plugin && torus) {  // the plug-in is the mesh's; the per-layer torus plug-in is not implemented
         std::fprintf(stderr, "dqr-eval: %s: variant %s skipped (mesh plug-in)\n", name.c_str(), o.variant_name().c_str());
         continue;
       }
       if (o.mesh_plugin && grid) o.mesh = std::make_shared<const MeshGrid>(*grid);
-      rows.push_back(evaluate(name, f, r, list, o, faults, runs, seed));
-      std::fprintf(stderr, "dqr-eval: %s %s done\n", name.c_str(), o.variant_name().c_str());
-      if (layer_moves && r.num_vls > 1) {  // the same variant, allowed to move flows to other layers
-        o.layers = DqrOptions::Layers::All;
-        rows.push_back(evaluate(name, f, r, list, o, faults, runs, seed));
+      for (bool moves : {false, true}) {  // with layer moves: the same variant, allowed to move flows to other layers
+        if (moves && !(layer_moves && r.num_vls > 1)) break;
+        if (moves) o.layers = DqrOptions::Layers::All;
+        if (opt.model != DqrEvalOptions::Model::Flow) rows.push_back(evaluate(name, f, r, list, o, faults, runs, seed));
+        if (opt.model != DqrEvalOptions::Model::Lft && !o.mesh_plugin && !o.tlr && o.turns == DqrOptions::Turns::All)
+          rows.push_back(evaluate_flows(name, f, r, o, faults, runs, seed));
         std::fprintf(stderr, "dqr-eval: %s %s done\n", name.c_str(), o.variant_name().c_str());
       }
     }

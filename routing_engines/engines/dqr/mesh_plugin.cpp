@@ -4,14 +4,15 @@
 
 namespace ftroute::dqr_detail {
 
-void Reconfigurer::apply_mesh_plugin(DqrResult& res) {
+std::set<std::pair<int, int>> Reconfigurer::apply_mesh_plugin(DqrResult& res) {
+  std::set<std::pair<int, int>> detoured;
   std::string why;
   std::optional<MeshGrid> found;
   if (!o_.mesh) found = recognise_mesh(before_, &why);
   const MeshGrid* grid = o_.mesh ? o_.mesh.get() : (found ? &*found : nullptr);  // precomputed: fault-free topology
   if (!grid) {
     res.notes.push_back("mesh plug-in not applied: " + why);
-    return;
+    return detoured;
   }
   bool all_ok = true;
   std::set<std::pair<int, int>> done;
@@ -69,13 +70,18 @@ void Reconfigurer::apply_mesh_plugin(DqrResult& res) {
         deps.push_back({c2, c3});
         for (Id c : list_.successors(X))
           if (static_cast<int>(c / kNumVlSlots) != uturn_out) deps.push_back({c3, c});
-        if (!list_.enable_all(deps)) all_ok = false;
+        if (!list_.enable_all(deps)) {
+          all_ok = false;
+          if (o_.tlr) local_reroute(x.from, static_cast<uint8_t>(x.port), vl);  // mesh-tlr: fall back
+        }
       }
+      detoured.insert({x.from, x.port});
     }
   }
   res.plugin_applied = all_ok;
   res.notes.push_back(std::string("mesh plug-in (detours towards the centre of the ") + grid->describe() + "): " +
                       (all_ok ? "all detour turns enabled" : "some detours could not be enabled"));
+  return detoured;
 }
 
 }  // namespace ftroute::dqr_detail

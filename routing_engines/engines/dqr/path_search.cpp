@@ -165,6 +165,7 @@ int Reconfigurer::search_pass(Dest& D, int w, bool bounded) {
         if (all) prefix.assign(nd.begin(), nd.begin() + static_cast<std::ptrdiff_t>(i));
         if (!list_.can_enable(nd[i].first, nd[i].second, prefix)) {
           if (!all || !list_.can_enable(nd[i].first, nd[i].second, none)) refused_.insert(dep_key(nd[i]));
+          else joint_refusals_++;  // refused only together with the path's other turns
           return false;
         }
       }
@@ -225,7 +226,10 @@ int Reconfigurer::search_pass(Dest& D, int w, bool bounded) {
     if (terminal) {
       // commit (enable_all checks the whole path's new dependencies jointly)
       St& T = st[static_cast<size_t>(si)];
-      if (!list_.enable_all(T.newdeps)) continue;  // single-turn mode: jointly impossible; try next
+      if (!list_.enable_all(T.newdeps)) {  // single-turn mode: jointly impossible; try next
+        commit_refusals_++;
+        continue;
+      }
       std::vector<Entry> entries;
       for (int i = si; i >= 0; i = st[static_cast<size_t>(i)].parent)
         entries.push_back({st[static_cast<size_t>(i)].from, st[static_cast<size_t>(i)].port, st[static_cast<size_t>(i)].lay});

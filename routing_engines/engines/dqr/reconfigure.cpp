@@ -65,7 +65,12 @@ DqrResult Reconfigurer::run() {
     if (!before_.node(s.node).is_switch()) ca_lids++;
   res.flows_total = ca_lids * (ca_lids > 0 ? ca_lids - 1 : 0);
   const uint64_t moved0 = list_.channels_moved(), en0 = list_.turns_enabled();
-  if (o_.mesh_plugin && !dead_ports_.empty()) apply_mesh_plugin(res);
+  if (!dead_ports_.empty() && (o_.mesh_plugin || o_.tlr)) {
+    std::set<std::pair<int, int>> detoured;
+    if (o_.mesh_plugin) detoured = apply_mesh_plugin(res);
+    // tlr; with the plug-in (mesh-tlr) only for the failed channels it could not detour
+    if (o_.tlr) apply_local_reroutes(res, detoured);
+  }
   bool ok = true;
   if (!dead_ports_.empty()) {
     // quick test: the LIDs some near end of a failed link forwards into it (its LFT row)
@@ -89,6 +94,8 @@ DqrResult Reconfigurer::run() {
   res.turns_enabled = list_.turns_enabled() - en0;
   res.channels_moved = list_.channels_moved() - moved0;
   res.search_states = search_states_;
+  res.joint_refusals = joint_refusals_;
+  res.commit_refusals = commit_refusals_;
   res.ok = ok;
   res.lfts = ok ? std::move(patched) : r_.lfts;
   if (ok) {

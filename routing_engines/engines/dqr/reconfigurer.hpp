@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <map>
 #include <span>
 #include <queue>
@@ -75,7 +76,13 @@ class Reconfigurer {
   }
 
   void collect_sources();
-  void apply_mesh_plugin(DqrResult& res);
+  // Returns the failed channels (switch, port) the plug-in detoured on every layer.
+  std::set<std::pair<int, int>> apply_mesh_plugin(DqrResult& res);
+  // tlr (local_reroute.cpp): makes a detour around the failed channel (from, port) legal with all
+  // its turns checked together, on layer only_vl or every layer; false if some layer has none.
+  bool local_reroute(int from, uint8_t port, int only_vl = -1);
+  // local_reroute for every failed channel not in skip (the ones the mesh plug-in detoured)
+  void apply_local_reroutes(DqrResult& res, const std::set<std::pair<int, int>>& skip);
   bool repair(Lid d, DqrResult& res);
 
   // ---- per destination state ----
@@ -210,6 +217,8 @@ class Reconfigurer {
   std::vector<std::pair<Id, int>> mono_stack_;  // (channel, last port tried at its head)
   std::vector<Dep> join_deps_;            // scratch of joins_up
   uint64_t search_states_ = 0;            // states popped by the searches (DqrResult::search_states)
+  uint64_t joint_refusals_ = 0;           // DqrResult::joint_refusals
+  uint64_t commit_refusals_ = 0;          // DqrResult::commit_refusals
 };
 
 // Transition stages (DqrResult::changes): idle entries after every other, then by stage, LID,

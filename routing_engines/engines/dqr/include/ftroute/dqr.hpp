@@ -80,6 +80,10 @@ struct DqrOptions {
   Turns turns = Turns::All;
   Layers layers = Layers::Same;
   bool mesh_plugin = false;
+  // Turn local reroute (paper's "tlr"): before the per-destination repairs, a detour around each
+  // failed link is made legal with all its turns checked together (local_reroute.cpp); with
+  // mesh_plugin only for the failed links the plug-in cannot detour (variant mesh-tlr).
+  bool tlr = false;
   bool switch_sources = false;   // must match the channel list's ChannelListOptions
   // Count DqrResult::entries_affected / flows_affected (the paper's "flows rerouted" metric):
   // local repair then walks every switch upstream of a failed link, which it does not need
@@ -97,7 +101,7 @@ struct DqrOptions {
   // the hop and the reorder any completion still needs (docs/dqr.md "Path search"); same path
   // cost, far fewer states on a fat tree. false = plain Dijkstra throughout (for comparison).
   bool search_bound = true;
-  std::string variant_name() const;  // "local-all", "mesh-single", ...
+  std::string variant_name() const;  // "local-all", "mesh-single", "tlr", "mesh-tlr", ...
 };
 
 struct LftChange {
@@ -147,6 +151,16 @@ struct DqrResult {
   uint64_t turns_enabled = 0;       // downward deps made legal by reordering
   uint64_t dlids_layer_moved = 0;   // destinations repaired only after a layer move
   uint64_t search_states = 0;       // states popped by the constrained path searches
+  // turns=all: search states refused because their new turns cannot be enabled together
+  // although each one alone could. This is the only point where turns=all and turns=single
+  // decide differently: a turns=all run with joint_refusals == 0 makes exactly the decisions
+  // turns=single makes on the same input (docs/dqr.md "Why the -all and -single rows are equal").
+  // Why: the costs and the search order do not depend on the mode; an upward turn alone can
+  // always be enabled, and a joint check that passes implies every check alone passes; a joint
+  // check that fails at a turn that also fails alone makes turns=single fail at that same turn
+  // (remembering the same refused turn); both commit through enable_all on the same list.
+  uint64_t joint_refusals = 0;
+  uint64_t commit_refusals = 0;     // candidate paths whose turns enable_all refused at commit
   uint64_t channels_moved = 0;
   bool plugin_applied = false;      // mesh plug-in enabled all its detours
   double seconds = 0;
@@ -189,7 +203,7 @@ class DqrEngine : public Engine {
   static constexpr const char* kName = "dqr";
   std::string name() const override { return kName; }
   std::vector<std::string> option_keys() const override {
-    return {"base", "base.*", "paths", "turns", "plugin", "layers", "switch_sources=bool", "search_bound=bool", "fallback=bool",
+    return {"base", "base.*", "paths", "turns", "plugin", "layers", "tlr", "switch_sources=bool", "search_bound=bool", "fallback=bool",
             "precompute=bool"};
   }
   using Engine::route;

@@ -15,6 +15,12 @@ namespace ftroute {
 struct DqrEvalOptions {
   std::vector<DqrOptions> variants;         // e.g. dqr_variant("mesh-all")
   std::vector<std::pair<int, bool>> sizes;  // (side, torus?) in order
+  // Lft: DQR on InfiniBand's destination-based tables (the implementation); Flow: the paper's
+  // per-flow model (every source/destination switch pair its own path and layer; variants
+  // without the mesh plug-in and tlr only); Both: each variant in both models, side by side.
+  enum class Model { Lft, Flow, Both };
+  Model model = Model::Lft;
+  std::string base = "ft-dor";               // engine routing the meshes and tori (ft-dor, ft-lash)
   bool layer_moves = false;                 // multi-layer fabrics: each variant also with layers=all
   int faults = 10, runs = 50;
   uint64_t seed = 1;

@@ -1,0 +1,169 @@
+// ft-lash: layered shortest paths (see ft_lash.hpp).
+#include "ft_lash/ft_lash.hpp"
+
+#include <memory>
+#include <unordered_set>
+
+#include "ftroute/cdg.hpp"
+#include "ftroute/channel_list.hpp"
+
+namespace ftroute {
+
+namespace {
+
+struct Layer {
+  ChannelList list;
+  std::unordered_set<uint64_t> refused;  // deps that close a cycle alone in this layer
+};
+
+uint64_t dep_key(const ChannelList::Dep& d) { return (static_cast<uint64_t>(d.first) << 32) | d.second; }
+
+}  // namespace
+
+Routing FtLashEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
+  options.check_known(kName, option_keys());
+  const long max_vls = options.get_int("max_vls", 8);
+  if (max_vls < 1 || max_vls > 15) throw OptionError("option max_vls=" + std::to_string(max_vls) + " for engine 'ft-lash': expected 1..15");
+  const bool check = options.get_bool("check", true);
+
+  // dense switch numbering and the directed switch links (channels), lowest port per neighbour
+  const std::vector<int>& sws = fabric.switches();
+  const int n = static_cast<int>(sws.size());
+  if (n == 0) throw EngineError(kName, "no switches");
+  std::vector<int> dense(static_cast<size_t>(fabric.size()), -1);
+  for (int i = 0; i < n; i++) dense[static_cast<size_t>(sws[static_cast<size_t>(i)])] = i;
+  struct Arc {
+    int to;       // dense switch
+    uint8_t port;
+    uint32_t id;  // channel id
+  };
+  std::vector<std::vector<Arc>> adj(static_cast<size_t>(n));
+  uint32_t nch = 0;
+  for (int i = 0; i < n; i++) {
+    const Node& nd = fabric.node(sws[static_cast<size_t>(i)]);
+    for (int q = 1; q <= nd.num_ports; q++) {
+      const Port& p = nd.port(q);
+      if (!p.connected() || !fabric.node(p.peer_node).is_switch() || p.peer_node == sws[static_cast<size_t>(i)]) continue;
+      const int j = dense[static_cast<size_t>(p.peer_node)];
+      bool dup = false;
+      for (const Arc& a : adj[static_cast<size_t>(i)]) dup = dup || a.to == j;
+      if (!dup) adj[static_cast<size_t>(i)].push_back({j, static_cast<uint8_t>(q), nch++});
+    }
+  }
+
+  // next hop towards every destination switch (BFS tree, balanced ties): nxt[t * n + s] = arc index
+  std::vector<int> nxt(static_cast<size_t>(n) * static_cast<size_t>(n), -1);
+  std::vector<uint32_t> load(nch, 0);
+  std::vector<int> dist(static_cast<size_t>(n)), order;
+  order.reserve(static_cast<size_t>(n));
+  for (int t = 0; t < n; t++) {
+    std::fill(dist.begin(), dist.end(), -1);
+    order.clear();
+    dist[static_cast<size_t>(t)] = 0;
+    order.push_back(t);
+    for (size_t k = 0; k < order.size(); k++) {
+      const int u = order[k];
+      for (const Arc& a : adj[static_cast<size_t>(u)])
+        if (dist[static_cast<size_t>(a.to)] < 0) dist[static_cast<size_t>(a.to)] = dist[static_cast<size_t>(u)] + 1, order.push_back(a.to);
+    }
+    for (size_t k = 1; k < order.size(); k++) {
+      const int s = order[k];
+      int best = -1;
+      const auto& as = adj[static_cast<size_t>(s)];
+      for (size_t ai = 0; ai < as.size(); ai++) {
+        if (dist[static_cast<size_t>(as[ai].to)] != dist[static_cast<size_t>(s)] - 1) continue;
+        if (best < 0 || load[as[ai].id] < load[as[static_cast<size_t>(best)].id]) best = static_cast<int>(ai);
+      }
+      nxt[static_cast<size_t>(t) * static_cast<size_t>(n) + static_cast<size_t>(s)] = best;
+      load[as[static_cast<size_t>(best)].id]++;
+    }
+  }
+
+  // layers: every ordered pair (s, t) in switch order, first layer that stays acyclic
+  std::vector<Layer> layers;
+  std::vector<uint8_t> layer_of(static_cast<size_t>(n) * static_cast<size_t>(n), 0);
+  std::vector<uint32_t> all_ch(nch);
+  for (uint32_t c = 0; c < nch; c++) all_ch[c] = c;
+  std::vector<ChannelList::Dep> deps;
+  for (int s = 0; s < n; s++)
+    for (int t = 0; t < n; t++) {
+      if (s == t || nxt[static_cast<size_t>(t) * static_cast<size_t>(n) + static_cast<size_t>(s)] < 0) continue;
+      deps.clear();
+      int u = s;
+      uint32_t prev = UINT32_MAX;
+      while (u != t) {
+        const Arc& a = adj[static_cast<size_t>(u)][static_cast<size_t>(nxt[static_cast<size_t>(t) * static_cast<size_t>(n) + static_cast<size_t>(u)])];
+        if (prev != UINT32_MAX) deps.push_back({prev, a.id});
+        prev = a.id;
+        u = a.to;
+      }
+      size_t l = 0;
+      for (;; l++) {
+        if (l == layers.size()) {
+          if (static_cast<long>(layers.size()) >= max_vls)
+            throw EngineError(kName, "needs more than max_vls=" + std::to_string(max_vls) + " virtual layers (path \"" +
+                                         fabric.node(sws[static_cast<size_t>(s)]).id + "\" -> \"" +
+                                         fabric.node(sws[static_cast<size_t>(t)]).id + "\" fits in none of them)");
+          layers.push_back({ChannelList(nch, all_ch, {}), {}});
+        }
+        Layer& L = layers[l];
+        bool known_bad = false, all_in = true;
+        for (const auto& d : deps) {
+          if (L.list.has_dep(d.first, d.second)) continue;
+          all_in = false;
+          if (L.refused.count(dep_key(d))) { known_bad = true; break; }
+        }
+        if (known_bad) continue;
+        if (all_in || L.list.enable_all(deps)) break;
+        for (const auto& d : deps)
+          if (!L.list.has_dep(d.first, d.second) && !L.list.can_enable(d.first, d.second)) L.refused.insert(dep_key(d));
+      }
+      layer_of[static_cast<size_t>(s) * static_cast<size_t>(n) + static_cast<size_t>(t)] = static_cast<uint8_t>(l);
+    }
+
+  Routing r;
+  r.engine = kName;
+  r.lfts = Lfts(fabric);
+  r.num_vls = std::max<int>(1, static_cast<int>(layers.size()));
+  auto lid_sw = std::make_shared<std::vector<int32_t>>(static_cast<size_t>(fabric.max_lid()) + 1, -1);
+  for (const EndPort& ep : fabric.end_ports()) {
+    const Attach at = fabric.attach(ep.base_lid);
+    if (!at.valid()) continue;
+    const int t = dense[static_cast<size_t>(at.sw)];
+    for (Lid l = ep.base_lid; l <= ep.last_lid(); l++) (*lid_sw)[l] = t;
+    for (int s = 0; s < n; s++) {
+      uint8_t port;
+      if (s == t) port = at.port;
+      else {
+        const int ai = nxt[static_cast<size_t>(t) * static_cast<size_t>(n) + static_cast<size_t>(s)];
+        if (ai < 0) continue;  // unreachable
+        port = adj[static_cast<size_t>(s)][static_cast<size_t>(ai)].port;
+      }
+      for (Lid l = ep.base_lid; l <= ep.last_lid(); l++) r.lfts.set(sws[static_cast<size_t>(s)], l, port);
+    }
+  }
+  if (layers.size() > 1) {
+    auto lay = std::make_shared<std::vector<uint8_t>>(std::move(layer_of));
+    r.path_sl = [lid_sw, lay, n](Lid slid, Lid dlid) -> uint8_t {
+      if (slid >= lid_sw->size() || dlid >= lid_sw->size()) return 0;
+      const int s = (*lid_sw)[slid], t = (*lid_sw)[dlid];
+      if (s < 0 || t < 0) return 0;
+      return (*lay)[static_cast<size_t>(s) * static_cast<size_t>(n) + static_cast<size_t>(t)];
+    };
+  }
+  r.notes.push_back("shortest paths of " + std::to_string(n) + " switches packed into " +
+                    std::to_string(layers.size()) + " virtual layer(s) (SL = VL = layer)");
+  if (check) {
+    CdgBuildOptions co;
+    co.switch_sources = true;
+    co.collect_loads = false;
+    CdgBuild b = build_cdg(fabric, r, co);
+    if (b.stats.looping) throw EngineError(kName, "internal error: forwarding loop");
+    if (b.stats.delivered != b.stats.pairs && fabric.connected())
+      throw EngineError(kName, "internal error: " + std::to_string(b.stats.pairs - b.stats.delivered) + " pairs not delivered");
+    if (auto cyc = b.cdg.find_cycle()) throw EngineError(kName, "internal error: dependency cycle " + b.cdg.format_cycle(*cyc));
+  }
+  return r;
+}
+
+}  // namespace ftroute

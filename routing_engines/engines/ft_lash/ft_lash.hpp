@@ -1,0 +1,37 @@
+// ft-lash: LASH (Skeie, Lysne, Theiss: "Layered shortest path (LASH) routing in irregular
+// system area networks", the torus base of seed 004 §V-B) as an ftroute engine.
+//
+// * Shortest paths, topology agnostic: for every destination switch t a BFS over the switch
+//   graph; each switch forwards to a neighbour one hop closer to t, ties broken by the fewest
+//   routes already given to that link (balance), then the lowest port. The LFT of every LID
+//   (CA and switch port 0, every LMC LID) follows the tree of its switch, so all paths are
+//   minimal and destination-based as InfiniBand needs.
+// * Virtual layers: the path of every ordered switch pair (s, t), s != t, goes to the first
+//   layer whose channel dependency graph stays acyclic with the path's dependencies added
+//   (checked incrementally: one ChannelList per layer, Pearce-Kelly order, ftroute/channel_list.hpp;
+//   a dependency refused alone in a layer is remembered as refused there). A new layer is opened
+//   only when no existing one takes the path: as few layers as this greedy order gives, which
+//   is what LASH does (pairs in switch order). No balancing over spare VLs afterwards.
+// * path_sl(slid, dlid) = layer of (switch of slid, switch of dlid) (0 on the same switch),
+//   SL2VL identity (Routing::sl2vl empty; the plugin programs it with `qos TRUE`),
+//   num_vls = layers. A path never changes VL (what DQR's channel list needs).
+// * check=true (default): the finished routing is walked through the CDG check (ftroute/cdg.hpp,
+//   per VL); a cycle or an undelivered pair is an EngineError (a bug, never expected).
+// Options: max_vls=<1..15, default 8> (more layers needed -> EngineError naming the count),
+//          check=<bool, default true>.
+#pragma once
+
+#include "ftroute/engine.hpp"
+
+namespace ftroute {
+
+class FtLashEngine : public Engine {
+ public:
+  static constexpr const char* kName = "ft-lash";
+  std::string name() const override { return kName; }
+  std::vector<std::string> option_keys() const override { return {"max_vls", "check"}; }
+  using Engine::route;
+  Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+};
+
+}  // namespace ftroute
