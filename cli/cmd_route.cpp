@@ -154,13 +154,21 @@ int run_engines(cli::Args& a) {
     if (!json) std::printf("%-16s %s\n", info.name.c_str(), info.summary.c_str());
     const auto keys = info.create()->option_keys();
     if (!json) std::printf("%-16s options: %s\n", "", keys.empty() ? "(none)" : "key, default, meaning");
-    for (const auto& k : keys) {
+    for (const auto& spec : keys) {
+      // option_keys() entries carry the accepted range: "max_vls=1..15", "check=bool"
+      const std::string k = option_key_name(spec);
+      const std::string range = spec.size() > k.size() ? spec.substr(k.size() + 1) : "";
       const cli::OptionDoc* d = cli::find_option_doc(info.name, k);
       if (!d) ++undocumented;
       const char* def = d ? d->def : "?";
-      const char* meaning = d ? d->meaning : "(undocumented: add it to cli/engine_option_docs.cpp)";
-      if (json) opts.push_back({{"key", k}, {"default", def}, {"meaning", meaning}});
-      else std::printf("%-16s   %-18s %-18s %s\n", "", k.c_str(), def, meaning);
+      std::string meaning = d ? d->meaning : "(undocumented: add it to cli/engine_option_docs.cpp)";
+      if (json) {
+        opts.push_back({{"key", k}, {"default", def}, {"meaning", meaning},
+                        {"range", range.empty() ? nlohmann::json() : nlohmann::json(range)}});
+      } else {
+        if (!range.empty()) meaning += " [" + range + "]";
+        std::printf("%-16s   %-18s %-18s %s\n", "", k.c_str(), def, meaning.c_str());
+      }
     }
     if (json) list.push_back({{"name", info.name}, {"summary", info.summary}, {"options", opts}});
   }

@@ -264,6 +264,9 @@ class FastReader {
       const char* q = s;
       uint64_t v;
       if (!number(q, t, v, false) || !cur_ || closed_) throw GiveUp{};
+      // exactly "<n> lids dumped" / "<n> valid lids dumped"; anything else: the full reader's error
+      const std::string_view rest(q, static_cast<size_t>(t - q));
+      if (rest != " lids dumped" && rest != " valid lids dumped") throw GiveUp{};
       closed_ = true;
       return;
     }

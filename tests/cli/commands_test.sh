@@ -140,18 +140,19 @@ dqr-eval)
   # repair served every single fault of the 10x10/20x20 meshes (docs/dqr.md)
   grep -Eq '^\| 4x4 mesh, dor \| local-all \| 100\.0 \| [0-9.]+ \|$' dqr.md || fail "local-all P(1):"$'\n'"$(cat dqr.md)"
   grep -Eq '^\| 4x4 mesh, dor \| mesh-all \| 100\.0 \| [0-9.]+ \|$' dqr.md || fail "mesh-all P(1):"$'\n'"$(cat dqr.md)"
-  [ "$(grep -c '^| 4x4 mesh, dor |' dqr.md)" -eq 4 ] || fail "expected 2 variants x 2 tables"
+  # tables: success probability, rerouted flows, joint refusals (turns=all)
+  [ "$(grep -c '^| 4x4 mesh, dor |' dqr.md)" -eq 6 ] || fail "expected 2 variants x 3 tables"
   expect_error 2 bad.md -- dqr-eval --sizes 4 --variants bogus -o bad.md
   expect_error 1 missing.md -- dqr-eval --sizes 4 --runs 1 --faults 1 --variants local-all --update missing.md
   ;;
 engines)
   "$FT" engines > engines.txt
   # every engine of the README's engine table, each with its options line
-  for e in ftree-misroute kns ftdrb dqr ft-minhop ft-dor lft-file; do
+  for e in ftree-misroute kns ftdrb dqr ft-minhop ft-dor ft-lash lft-file; do
     grep -Eq "^$e +[A-Za-z]" engines.txt || fail "engine $e not listed"$'\n'"$(cat engines.txt)"
   done
-  [ "$(grep -c '^[a-z]' engines.txt)" -eq 7 ] || fail "expected 7 engines"
-  [ "$(grep -c '^ *options: ' engines.txt)" -eq 7 ] || fail "expected an options line per engine"
+  [ "$(grep -c '^[a-z]' engines.txt)" -eq 8 ] || fail "expected 8 engines"
+  [ "$(grep -c '^ *options: ' engines.txt)" -eq 8 ] || fail "expected an options line per engine"
   # each option with its default and meaning (the exit status says every option is described)
   grep -Eq '^ +max_valleys +8 +automatic valley-leaf' engines.txt || fail "ftree-misroute max_valleys default/meaning"
   grep -Eq '^ +max_alternatives +4 +alternative paths' engines.txt || fail "ftdrb max_alternatives default/meaning"
