@@ -166,8 +166,8 @@ row 004 "Figs. 3-4: P(success) after 1 / 2 successive faults, DOR meshes (mesh p
 res=$(awk -F'|' '/^\| [0-9]+x[0-9]+ mesh, dor \| mesh-single \| [0-9.]+ \/ / {gsub(/^ +| +$/,"",$2); split($4,a,"/"); gsub(/ /,"",a[1]); printf "%s%s: %s %%", (n++?"; ":""), $2, a[1]}' "$log" 2>/dev/null || true)
 row 004 "flows rerouted per fault (first fault, mesh plug-in)" "1.7-2.2 % (20x20 mesh)" "$res" "$(cmdstr "${c[@]}")"
 secs=-
-skip 004 "DQR beyond one fault: variants (-all vs -single, tlr), per-flow model" "93 % / 80 % at 1 / 2 faults (topology-agnostic)" "in progress (issue 20 items 1-2, other branch); current figures in docs/dqr.md"
-skip 004 "DQR over LASH, 20x20 torus, all layers searched" "33 % for one fault" "in progress (issue 20 item 2: ft-lash engine, other branch); not measured yet"
+skip 004 "DQR beyond one fault: variants (-all vs -single, tlr), per-flow model" "93 % / 80 % at 1 / 2 faults (topology-agnostic)" "recorded from docs/dqr.md (200 runs; not rerun by this script): at 2 faults, 10x10 / 20x20 meshes: mesh-tlr 71.5 / 67 %, mesh-all 70.0 / 66.5 %, local 67.0 / 58.0 %, tlr 58.0 / 51.5 %; -all = -single on meshes (joint turn check never changes the committed path; one 10x10 torus fault differs); paper's per-flow model (100 runs, dqr-eval --model flow): e2e 100 % at 1 fault, 78 / 82 % at 2: the gap is InfiniBand's one LFT entry per DLID"
+skip 004 "DQR over LASH, 20x20 torus, all layers searched" "33 % for one fault" "recorded from docs/dqr.md (100 / 50 runs; not rerun by this script): ft-lash base with destination-based tables 22-23 % on 5x5, 0 % from 10x10 up (one DLID's traffic arrives on several layers); per-flow model, all layers searched: e2e 100 %, local 90 % on 20x20; the paper's 33 % lies between the two models"
 
 # ---------------------------------------------------------------- seed 000 (Zarza, NAC + FT-DRB)
 ring="$here/ibsim_topologies/nets/ring8.net"
