@@ -62,7 +62,7 @@ validate-deadlock-not-a-failure @ add(r.deadlock_ok(), "deadlock"); @ (void)0; @
 validate-cycle-ignored @ rep.cdg_acyclic = !cyc; @ rep.cdg_acyclic = true; @ validate_test @ ^(Validate|ValidateDrop)\.
 check-cli-exits-0-on-failure @ return rep.ok() ? 0 : 1; @ return 0; @ ftroute @ ^cli\.check$
 cdg-cycle-search-ignores-back-edges @ if (!ok(s) || color[s] == 2) continue; @ if (!ok(s) || color[s] >= 1) continue; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
-plugin-check-accepts-wrong-ca @ if (x.peer_node != e.node || x.peer_port != e.port) @ if (false) @ plugin_adapter_test @ ^CheckRouting\.
+plugin-check-accepts-wrong-ca @ if (w.hop.drop == DropKind::WrongEndpoint) @ if (false) @ plugin_adapter_test @ ^CheckRouting\.
 plugin-check-accepts-foreign-port0 @ if (!o || o->node != s) @ if (!o) @ plugin_adapter_test @ ^CheckRouting\.
 EOF
 )
