@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_clock.hpp"
 #include "ftroute/cdg.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/registry.hpp"
@@ -37,16 +38,11 @@
 #include "ftroute/validate.hpp"
 
 using namespace ftroute;
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::cpu_now;
+using bench::secs;
 
 namespace {
-
-double secs(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
-double cpu_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 struct Child {
   int status = -1;

@@ -14,22 +14,17 @@
 #include <set>
 #include <unordered_set>
 
+#include "bench_clock.hpp"
 #include "ftroute/cdg.hpp"
 #include "ftroute/topology.hpp"
 #include "ftroute/validate.hpp"
 
 using namespace ftroute;
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::cpu_now;
+using bench::secs;
 
 namespace {
-
-double secs(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
-// CPU time of this (single-threaded) process: the machine is shared, wall time is noisy.
-double cpu_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 // Balanced up/down for topo::fat_tree3 (node layout: leaves, aggregation, core, hosts; see
 // topology.hpp). Host H(pod, i, x) is reached through aggregation x and core (x, i): every leaf
