@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <queue>
 #include <random>
 #include <unordered_set>
@@ -20,6 +21,20 @@
 namespace ftroute {
 
 namespace {
+
+// The next fault of a run: a random switch link whose loss keeps the fabric connected (physical
+// disconnection is not a routing failure; such draws are redrawn, 100 tries). evaluate() and
+// evaluate_flows() draw through this one function, so both models see the same faults per seed.
+std::optional<Fabric> draw_connected_fault(const Fabric& f, std::mt19937_64& rng) {
+  auto links = f.switch_links();
+  for (int tries = 0; tries < 100 && !links.empty(); tries++) {
+    auto [s, p] = links[topo::uniform_index(rng, links.size())];
+    Fabric g = f;
+    g.disconnect(s, p);
+    if (g.connected()) return g;
+  }
+  return std::nullopt;
+}
 
 struct Point {
   long ok = 0, tried = 0;
@@ -57,18 +72,9 @@ Row evaluate(const std::string& topo, const Fabric& f0, const Routing& r0, const
     r.sl2vl = r0.sl2vl;
     ChannelList list = list0;
     for (int i = 0; i < faults; i++) {
-      // a random switch link whose loss keeps the fabric connected (physical disconnection is
-      // not a routing failure; such draws are redrawn)
-      auto links = f.switch_links();
-      Fabric g;
-      bool found = false;
-      for (int tries = 0; tries < 100 && !links.empty(); tries++) {
-        auto [s, p] = links[topo::uniform_index(rng, links.size())];
-        g = f;
-        g.disconnect(s, p);
-        if (g.connected()) { found = true; break; }
-      }
-      if (!found) break;
+      std::optional<Fabric> gf = draw_connected_fault(f, rng);
+      if (!gf) break;
+      Fabric& g = *gf;
       row.pts[static_cast<size_t>(i)].tried++;
       DqrResult res = dqr_reconfigure(list, f, g, r, o);
       row.pts[static_cast<size_t>(i)].joint += res.joint_refusals;
@@ -327,16 +333,9 @@ Row evaluate_flows(const std::string& topo, const Fabric& f0, const Routing& r0,
     Fabric f = f0;
     FlowModel m = m0;
     for (int i = 0; i < faults; i++) {
-      auto links = f.switch_links();
-      Fabric g;
-      bool found = false;
-      for (int tries = 0; tries < 100 && !links.empty(); tries++) {
-        auto [s, p] = links[topo::uniform_index(rng, links.size())];
-        g = f;
-        g.disconnect(s, p);
-        if (g.connected()) { found = true; break; }
-      }
-      if (!found) break;
+      std::optional<Fabric> gf = draw_connected_fault(f, rng);
+      if (!gf) break;
+      Fabric& g = *gf;
       const auto t0 = std::chrono::steady_clock::now();
       double rer = 0;
       if (!flow_fault(m, g, o, &rer)) break;
