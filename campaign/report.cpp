@@ -18,6 +18,7 @@
 
 #include "ftroute/campaign.hpp"
 #include "ftroute/campaign_regression.hpp"
+#include "ftroute/atomic_file.hpp"
 #include "ftroute/error.hpp"
 
 namespace fs = std::filesystem;
@@ -88,14 +89,9 @@ std::string num(double v) {
 }
 
 void write_atomic(const std::string& path, const std::string& content) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream o(tmp, std::ios::binary);
-    if (!o) throw Error("cannot write " + tmp);
-    o << content;
-    if (!o.flush()) throw Error("cannot write " + tmp);
-  }
-  fs::rename(tmp, path);
+  AtomicFile f(path);  // temp file + rename; removed again if anything fails
+  f.write(content);
+  f.commit();
 }
 
 std::string xml(const std::string& s) {

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <optional>
 
-#include "atomic_file.hpp"
+#include "ftroute/atomic_file.hpp"
 #include "cli.hpp"
 #include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
@@ -70,7 +70,7 @@ int run_export(cli::Args& a) {
       }
     } created_dir{out, !existed};
     // Every file streamed into its temp file first, then all renamed: nothing half-written.
-    cli::AtomicFile lst(d + "opensm-subnet.lst"), fdbs(d + "opensm.fdbs"), mcfdbs(d + "opensm.mcfdbs");
+    AtomicFile lst(d + "opensm-subnet.lst"), fdbs(d + "opensm.fdbs"), mcfdbs(d + "opensm.mcfdbs");
     lst.write(write_subnet_lst(f, so));
     {
       TextOut o(fdbs.sink());
@@ -79,7 +79,7 @@ int run_export(cli::Args& a) {
     }
     mcfdbs.write(write_mcfdbs_empty());
     std::string cmd = "ibdmchk -s " + d + "opensm-subnet.lst -f " + d + "opensm.fdbs -m " + d + "opensm.mcfdbs";
-    std::optional<cli::AtomicFile> psl, slvl;
+    std::optional<AtomicFile> psl, slvl;
     if (!sl.empty()) {
       psl.emplace(d + "path_sl.txt");
       TextOut o(psl->sink());
@@ -107,7 +107,7 @@ int run_export(cli::Args& a) {
                  cmd.c_str());
     return 0;
   }
-  cli::AtomicFile file(out);  // streamed: the dump never exists as one string
+  AtomicFile file(out);  // streamed: the dump never exists as one string
   TextOut o(file.sink());
   write_lfts(f, lr.routing.lfts, ofmt, o);
   o.flush();

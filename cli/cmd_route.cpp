@@ -10,7 +10,7 @@
 #include <optional>
 #include <sstream>
 
-#include "atomic_file.hpp"
+#include "ftroute/atomic_file.hpp"
 #include "cli.hpp"
 #include "engine_option_docs.hpp"
 #include "json_out.hpp"
@@ -85,7 +85,7 @@ int run_route(cli::Args& a) {
 
   // Stream every file into its temp file first, publish them only when all are complete: a
   // failure leaves no output at all, and no file exists in memory as a whole.
-  std::optional<cli::AtomicFile> lft_file, sl_file, sl2vl_file;
+  std::optional<AtomicFile> lft_file, sl_file, sl2vl_file;
   lft_file.emplace(out);
   if (std::getenv("FTROUTE_SLOW_LFT_WRITER")) {
     // bench_scale's baseline: the whole-file string writer this command used before streaming

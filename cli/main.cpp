@@ -13,7 +13,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "atomic_file.hpp"
+#include "ftroute/atomic_file.hpp"
 #include "cli.hpp"
 #include "json_out.hpp"
 #include "ftroute/input_file.hpp"

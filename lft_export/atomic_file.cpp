@@ -1,4 +1,4 @@
-#include "atomic_file.hpp"
+#include "ftroute/atomic_file.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -8,7 +8,7 @@
 
 #include "ftroute/error.hpp"
 
-namespace ftroute::cli {
+namespace ftroute {
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   if (path_ == "-") {
@@ -78,4 +78,4 @@ void AtomicFile::commit() {
   committed_ = true;
 }
 
-}  // namespace ftroute::cli
+}  // namespace ftroute

@@ -11,7 +11,7 @@
 
 #include "ftroute/text_out.hpp"
 
-namespace ftroute::cli {
+namespace ftroute {
 
 class AtomicFile {
  public:
@@ -39,4 +39,4 @@ class AtomicFile {
   bool direct_ = false;  // an existing non-regular file (/dev/null, a FIFO): written in place
 };
 
-}  // namespace ftroute::cli
+}  // namespace ftroute
