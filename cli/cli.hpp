@@ -5,7 +5,7 @@
 //
 // Args gives the arguments after the subcommand name. Errors: throw ftroute::Error (or
 // subclasses); main() prints "ftroute <cmd>: <what>" and exits 1. Usage errors: throw
-// cli::UsageError, which also prints the subcommand's help and exits 2.
+// cli::UsageError (or topo::SpecError): one line plus "see 'ftroute <cmd> --help'", exit 2.
 #pragma once
 
 #include <functional>

@@ -16,6 +16,7 @@
 #include "atomic_file.hpp"
 #include "cli.hpp"
 #include "json_out.hpp"
+#include "ftroute/fabric_spec.hpp"
 #include "ftroute/input_file.hpp"
 #include "ftroute_version.hpp"  // generated (cmake/ftroute_version.cmake)
 
@@ -253,6 +254,12 @@ static std::string printable(const std::string& m) {
   return r;
 }
 
+// A usage error: its one line, then where the help is; exit status 2 (every subcommand).
+static int usage_error(const std::string& cmd, const std::string& what) {
+  std::fprintf(stderr, "ftroute %s: %s\nsee 'ftroute %s --help'\n", cmd.c_str(), printable(what).c_str(), cmd.c_str());
+  return 2;
+}
+
 static void print_main_help() {
   std::printf(
       "ftroute - fault-tolerant routing for InfiniBand (OpenSM plugin, offline tools, flit simulator)\n\n"
@@ -288,21 +295,17 @@ int main(int argc, char** argv) {
         const auto& ok = kJsonCommands;
         std::string list;
         for (const auto& c2 : ok) list += (list.empty() ? "" : ", ") + c2;
-        if (std::find(ok.begin(), ok.end(), name) == ok.end()) {
-          std::fprintf(stderr, "ftroute %s: --json is not supported here (JSON output: %s)\n", name.c_str(), list.c_str());
-          return 2;
-        }
-        if (a != "--json") {
-          std::fprintf(stderr, "ftroute %s: --json takes no value ('%s'); it writes JSON to stdout\n", name.c_str(), a.c_str());
-          return 2;
-        }
+        if (std::find(ok.begin(), ok.end(), name) == ok.end())
+          return usage_error(name, "--json is not supported here (JSON output: " + list + ")");
+        if (a != "--json") return usage_error(name, "--json takes no value ('" + a + "'); it writes JSON to stdout");
       }
     Args args(rest);
     try {
       return c.run(args);
     } catch (const UsageError& e) {
-      std::fprintf(stderr, "ftroute %s: %s\n\n%s\n", name.c_str(), printable(e.what()).c_str(), c.help.c_str());
-      return 2;
+      return usage_error(name, e.what());
+    } catch (const ftroute::topo::SpecError& e) {  // a bad fabric spec is a usage error too
+      return usage_error(name, e.what());
     } catch (const ftroute::Error& e) {
       std::fprintf(stderr, "ftroute %s: %s\n", name.c_str(), printable(e.what()).c_str());
       return 1;
@@ -320,7 +323,6 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  std::fprintf(stderr, "ftroute: unknown command '%s'\n\n", name.c_str());
-  print_main_help();
+  std::fprintf(stderr, "ftroute: unknown command '%s'\nsee 'ftroute --help'\n", printable(name).c_str());
   return 2;
 }
