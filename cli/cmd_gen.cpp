@@ -9,6 +9,7 @@
 #include "ftroute/netfile.hpp"
 #include "ftroute/topology.hpp"
 #include "ftroute/fabric_spec.hpp"
+#include "ftroute/port_ref.hpp"
 
 namespace ftroute::cli {
 namespace {
@@ -19,7 +20,8 @@ namespace {
 
 const char* kFaultHelp =
     "fault options (every kind):\n"
-    "  --remove-link '\"NODE\"[P]'  remove the link at that port (repeatable)\n"
+    "  --remove-link '\"NODE\"[P]'  remove the link at that port (repeatable; ibsim's console syntax,\n"
+    "                             the older NODE[P] works too)\n"
     "  --fail-switches N          fail N random switches (their hosts go with them)\n"
     "  --fail-links N             fail N random switch-to-switch links\n"
     "  --host-links               random link faults may also hit host links\n"
@@ -106,6 +108,13 @@ int run_gen(Args& a) {
   }
   topo::FaultSpec fs;
   fs.remove_links = a.values("remove-link");
+  for (const auto& r : fs.remove_links) {  // the port syntax, before any work (port_ref.hpp)
+    try {
+      parse_port_ref(r);
+    } catch (const OptionError& e) {
+      throw UsageError(std::string("--remove-link: ") + e.what());
+    }
+  }
   fs.random_switches = static_cast<int>(a.int_or("fail-switches", 0));
   fs.random_links = static_cast<int>(a.int_or("fail-links", 0));
   fs.seed = static_cast<uint64_t>(a.int_or("seed", 1));

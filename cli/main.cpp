@@ -31,6 +31,11 @@ static bool matches(const std::string& a, const std::string& name, const std::st
   return a == "--" + name || (!alias.empty() && a == alias);
 }
 
+// A one-letter alias with its value attached: "-fFILE" for alias "-f".
+static bool attached(const std::string& a, const std::string& alias) {
+  return alias.size() == 2 && alias[0] == '-' && alias[1] != '-' && a.size() > 2 && a.compare(0, 2, alias) == 0;
+}
+
 std::optional<std::string> Args::value(const std::string& name, const std::string& alias) {
   std::optional<std::string> result;
   for (size_t i = 0; i < argv_.size(); i++) {
@@ -39,6 +44,9 @@ std::optional<std::string> Args::value(const std::string& name, const std::strin
     if (a.rfind("--" + name + "=", 0) == 0) {
       used_[i] = true;
       result = a.substr(name.size() + 3);
+    } else if (attached(a, alias)) {  // -fVALUE
+      used_[i] = true;
+      result = a.substr(2);
     } else if (matches(a, name, alias)) {
       if (i + 1 >= argv_.size()) throw UsageError("option " + a + " needs a value");
       used_[i] = used_[i + 1] = true;
@@ -99,6 +107,9 @@ std::vector<std::string> Args::values(const std::string& name, const std::string
     if (a.rfind("--" + name + "=", 0) == 0) {
       used_[i] = true;
       r.push_back(a.substr(name.size() + 3));
+    } else if (attached(a, alias)) {  // -fVALUE
+      used_[i] = true;
+      r.push_back(a.substr(2));
     } else if (matches(a, name, alias)) {
       if (i + 1 >= argv_.size()) throw UsageError("option " + a + " needs a value");
       used_[i] = used_[i + 1] = true;
@@ -136,6 +147,31 @@ std::vector<std::string> split_list(const std::string& s, char sep) {
     start = end + 1;
   }
   return out;
+}
+
+FabricArg fabric_options(Args& a, bool gen_ok) {
+  FabricArg f;
+  f.file = a.value_or("fabric", "", "-f");
+  if (gen_ok) f.gen = a.value_or("gen", "");
+  if (!f.file.empty() && !f.gen.empty()) throw UsageError("give one fabric: --fabric FILE or --gen SPEC, not both");
+  return f;
+}
+
+void fabric_positional(FabricArg& f, std::vector<std::string>& pos, bool gen_ok) {
+  const std::string forms = gen_ok ? "FABRIC, --fabric FILE or --gen SPEC" : "FABRIC or --fabric FILE";
+  if (f.file.empty() && f.gen.empty()) {
+    if (pos.empty()) throw UsageError("give the fabric: " + forms);
+    f.file = pos.front();
+    pos.erase(pos.begin());
+  } else if (!pos.empty()) {
+    throw UsageError("unexpected argument '" + pos.front() + "' (the fabric is given by --" +
+                     (f.file.empty() ? "gen" : "fabric") + ")");
+  }
+}
+
+Fabric load_fabric(const FabricArg& f, const std::function<Fabric(const std::string&)>& read_file) {
+  if (!f.gen.empty()) return topo::build_fabric_spec(f.gen);
+  return read_file(f.file);
 }
 
 namespace {

@@ -1,11 +1,13 @@
 // The one fabric spec grammar (ibsim_topologies/include/ftroute/fabric_spec.hpp): every kind of
-// the table, positional and KEY=V forms, legacy names, and errors that name the offending token.
+// the table, positional and KEY=V forms, legacy names, and errors that name the offending token;
+// and the one port syntax ("NODE"[PORT], port_ref.hpp).
 #include <gtest/gtest.h>
 
 #include "ftroute/cluster_tree.hpp"
 #include "ftroute/fabric_spec.hpp"
 #include "ftroute/kns_topology.hpp"
 #include "ftroute/netfile.hpp"
+#include "ftroute/port_ref.hpp"
 #include "ftroute/topology.hpp"
 
 using namespace ftroute;
@@ -126,4 +128,75 @@ TEST(FabricSpec, ErrorsNameTheOffendingToken) {
   EXPECT_NE(error_of("kns:4,2,lmc=9").find("lmc must be in 0..7"), std::string::npos);
   EXPECT_NE(error_of("4ary3treex").find("expected KIND:ARGS"), std::string::npos);
   EXPECT_NE(error_of("").find("expected KIND:ARGS"), std::string::npos);
+}
+
+// ---- the one port syntax (ibsim_topologies/include/ftroute/port_ref.hpp) ----
+
+namespace {
+std::string port_error(const std::string& text) {
+  try {
+    parse_port_ref(text);
+  } catch (const OptionError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(PortRef, ConsoleSyntaxAndLegacyForm) {
+  EXPECT_EQ(parse_port_ref("\"S1_1\"[2]"), (PortRef{"S1_1", 2}));
+  EXPECT_EQ(parse_port_ref("S1_1[2]"), (PortRef{"S1_1", 2}));  // legacy
+  EXPECT_EQ(parse_port_ref("\"S0_00\"[3]"), (PortRef{"S0_00", 3}));
+  EXPECT_EQ(parse_port_ref("\"L0\"[0]"), (PortRef{"L0", 0}));
+  EXPECT_EQ(parse_port_ref("\"sw 1 [spine]\"[17]"), (PortRef{"sw 1 [spine]", 17}));  // '[' and ' ' inside quotes
+  EXPECT_EQ(parse_port_ref("a[b][3]"), (PortRef{"a[b]", 3}));                     // legacy: the last '['
+  EXPECT_EQ(parse_port_ref("\"a:b\"[1]"), (PortRef{"a:b", 1}));
+  EXPECT_EQ(parse_port_ref("\"q\\\"x\"[1]"), (PortRef{"q\"x", 1}));  // \" escape
+  EXPECT_EQ(parse_port_ref("\"b\\\\s\"[1]"), (PortRef{"b\\s", 1}));  // \\ escape
+  EXPECT_EQ(parse_port_ref("\"t\\x09ab\"[4]"), (PortRef{"t\tab", 4}));  // \xNN as escape_name() writes
+  EXPECT_EQ(parse_port_ref("\"S1\"[255]").port, 255);
+}
+
+TEST(PortRef, FormatRoundTrips) {
+  for (const std::string n : {"S1_1", "sw \"x\"", "a\\b", std::string("c\x01" "d"), std::string("[x]")}) {
+    const std::string t = format_port_ref(n, 7);
+    EXPECT_EQ(parse_port_ref(t), (PortRef{n, 7})) << t;
+  }
+  EXPECT_EQ(format_port_ref("S1_1", 2), "\"S1_1\"[2]");  // = Fabric::port_name() for plain names
+}
+
+TEST(PortRef, BadFormsNameTheProblem) {
+  EXPECT_EQ(port_error(""), "bad port '': empty (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("S1_1"), "bad port 'S1_1': no '[PORT]' (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1[2]"), "bad port '\"S1_1[2]': no closing '\"' (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1\"x[2]"), "bad port '\"S1_1\"x[2]': no '[PORT]' after the quoted node name (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1\"[2"), "bad port '\"S1_1\"[2': no closing ']' (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1\"[x]"), "bad port '\"S1_1\"[x]': port 'x' is not a number (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1\"[]"), "bad port '\"S1_1\"[]': port '' is not a number (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1\"[-1]"), "bad port '\"S1_1\"[-1]': port '-1' is not a number (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1\"[300]"), "bad port '\"S1_1\"[300]': port 300 is above 255 (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1\"[2]x"), "bad port '\"S1_1\"[2]x': 'x' after ']' (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"\"[2]"), "bad port '\"\"[2]': empty node name (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("[2]"), "bad port '[2]': empty node name (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"a\\q\"[2]"), "bad port '\"a\\q\"[2]': unknown escape '\\q' (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"a\\x4\"[2]"), "bad port '\"a\\x4\"[2]': unknown escape '\\x' (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"a\\"), "bad port '\"a\\': '\\' at the end (expected \"NODE\"[PORT])");
+}
+
+TEST(PortRef, GenRemoveLinkTakesBothForms) {
+  Fabric a = kary_ntree(2, 2), b = kary_ntree(2, 2);
+  FaultSpec q;
+  q.remove_links = {"\"S0_0\"[3]"};
+  inject_faults(a, q);
+  q.remove_links = {"S0_0[3]"};
+  inject_faults(b, q);
+  EXPECT_EQ(net(a), net(b));
+  EXPECT_NE(net(a), net(kary_ntree(2, 2)));
+  q.remove_links = {"\"S0_0[3]"};
+  try {
+    inject_faults(b, q);
+    ADD_FAILURE() << "bad port accepted";
+  } catch (const FabricError& e) {
+    EXPECT_NE(std::string(e.what()).find("no closing '\"'"), std::string::npos) << e.what();
+  }
 }
