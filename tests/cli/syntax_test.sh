@@ -9,6 +9,7 @@
 #  * --opt=value and -fVALUE;
 #  * the port syntax "NODE"[PORT] and the older NODE[PORT]: same faults (gen, sim);
 #  * bad specs, unknown keywords and bad --json use: exit 2, one line + the see-help line.
+#  * bash completion (packaging/) completes the fabric kinds after `gen` and `--gen`.
 #   syntax_test.sh FTROUTE NETS_DIR WORKDIR
 set -euo pipefail
 FT=$(readlink -f "$1"); NETS=$(readlink -f "$2"); W=$3
@@ -133,4 +134,14 @@ usage_error route -e ft-minhop a.net --gen fattree:4,3 -o x.dump
 usage_error check --json=yes -f a.net -l r1.dump
 usage_error gen fattree:2,2 -o x.net --json
 [ ! -e x.net ] && [ ! -e x.dump ] || fail "an output was left behind"
+
+# ---- bash completion of the new spellings ----
+comp() {  # comp WORDS... -> completions of the last word (FT stands in for `ftroute`)
+  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _ftroute; printf "%s\n" "${COMPREPLY[@]}"' _ \
+    "$NETS/../../packaging/ftroute.bash-completion" "$FT" "$@"
+}
+[ "$(comp gen fattree | tr '\n' ' ')" = "fattree: fattree2: fattree3: " ] || fail "completion of 'gen fattree': $(comp gen fattree)"
+comp route --gen to | grep -qx 'torus:' || fail "completion of '--gen to': $(comp route --gen to)"
+comp kns-size k | grep -qx 'kns:' || fail "completion of 'kns-size k'"
+echo "ok: bash completion of fabric kinds"
 echo "PASS: one syntax"
