@@ -29,20 +29,13 @@
 #include "ftroute/netfile.hpp"
 #include "ftroute/topology.hpp"
 #include "ftroute/cluster_tree.hpp"
+#include "ftroute/fabric_spec.hpp"
 #include "ftroute/validate.hpp"
 
 namespace fs = std::filesystem;
 
 namespace ftroute::campaign {
 namespace {
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) out.push_back(cur);
-  return out;
-}
 
 int to_int(const std::string& s, const std::string& what) {
   try {
@@ -378,14 +371,13 @@ std::unordered_map<uint32_t, uint8_t> parse_pathsl_output(const std::string& tex
 }
 
 std::string torus2qos_conf(const Fabric& f, const std::string& gen_spec) {
-  auto colon = gen_spec.find(':');
-  if (colon == std::string::npos) return "";
-  const std::string kind = gen_spec.substr(0, colon);
+  if (gen_spec.empty()) return "";
+  topo::SpecArgs sa = topo::parse_fabric_spec(gen_spec);  // the spec build_fabric() used
+  const std::string kind = sa.kind;
   if (kind != "mesh" && kind != "torus") return "";
-  std::vector<std::string> p = split(gen_spec.substr(colon + 1), ',');
-  if (p.empty() || p.size() > 2) return "";
-  const std::vector<int> dims = topo::parse_dims(p[0]);
-  const int hosts = p.size() > 1 ? to_int(p[1], "--gen '" + gen_spec + "'") : 1;
+  if (!sa.get("dims")) return "";
+  const std::vector<int> dims = topo::parse_dims(*sa.get("dims"));
+  const int hosts = sa.integer("hosts", 1, 0, kMaxPorts);
   const bool torus = kind == "torus";
   const int nd = static_cast<int>(dims.size());
   if (nd < 1 || nd > 3) return "";
@@ -458,47 +450,11 @@ Fabric build_fabric(const FabricSource& src) {
     Fabric f = read_fabric_file(src.net_path);
     return f;
   }
-  auto colon = src.gen_spec.find(':');
-  if (colon == std::string::npos)
-    throw OptionError("--gen '" + src.gen_spec + "': expected KIND:PARAMS (fattree:4,3, fattree2:8,4,8, fattree3:8, " +
-                      "mesh:4x4, torus:4x4x4[,HOSTS])");
-  std::string kind = src.gen_spec.substr(0, colon);
-  const std::string what = "--gen '" + src.gen_spec + "'";
-  if (kind == "ctree") {  // the same KEY=V,.. spec as `ftroute gen ctree --spec`
-    try {
-      return topo::cluster_tree(topo::parse_cluster_tree(src.gen_spec.substr(colon + 1)));
-    } catch (const OptionError& e) {
-      throw OptionError(what + ": " + e.what());
-    }
+  try {
+    return topo::build_fabric_spec(src.gen_spec);  // the one spec grammar (fabric_spec.hpp)
+  } catch (const topo::SpecError& e) {
+    throw topo::SpecError("--gen: " + std::string(e.what()));
   }
-  std::vector<std::string> p = split(src.gen_spec.substr(colon + 1), ',');
-  if (kind == "fattree") {
-    if (p.size() != 2) throw OptionError(what + ": fattree:K,N");
-    return topo::kary_ntree(to_int(p[0], what), to_int(p[1], what));
-  }
-  if (kind == "fattree2") {
-    if (p.size() < 3 || p.size() > 4) throw OptionError(what + ": fattree2:LEAVES,SPINES,HOSTS_PER_LEAF[,LINKS_PER_PAIR]");
-    topo::FatTree2 t;
-    t.leaves = to_int(p[0], what);
-    t.spines = to_int(p[1], what);
-    t.hosts_per_leaf = to_int(p[2], what);
-    t.links_per_pair = p.size() > 3 ? to_int(p[3], what) : 1;
-    t.radix = 0;
-    return topo::fat_tree2(t);
-  }
-  if (kind == "fattree3") {
-    if (p.empty() || p.size() > 2) throw OptionError(what + ": fattree3:RADIX[,PODS]");
-    return topo::fat_tree3(to_int(p[0], what), p.size() > 1 ? to_int(p[1], what) : 0);
-  }
-  if (kind == "mesh" || kind == "torus") {
-    if (p.empty() || p.size() > 2) throw OptionError(what + ": " + kind + ":AxB[xC..][,HOSTS]");
-    topo::Grid g;
-    g.dims = topo::parse_dims(p[0]);
-    g.torus = kind == "torus";
-    g.hosts_per_switch = p.size() > 1 ? to_int(p[1], what) : 1;
-    return topo::grid(g);
-  }
-  throw OptionError(what + ": unknown kind '" + kind + "' (fattree, fattree2, fattree3, ctree, mesh, torus)");
 }
 
 int failures_count(const std::string& spec, int candidates) {

@@ -5,7 +5,7 @@
 //
 // Args gives the arguments after the subcommand name. Errors: throw ftroute::Error (or
 // subclasses); main() prints "ftroute <cmd>: <what>" and exits 1. Usage errors: throw
-// cli::UsageError, which also prints the subcommand's help and exits 2.
+// cli::UsageError (or topo::SpecError): one line plus "see 'ftroute <cmd> --help'", exit 2.
 #pragma once
 
 #include <functional>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ftroute/error.hpp"
+#include "ftroute/fabric.hpp"
 
 namespace ftroute::cli {
 
@@ -26,7 +27,8 @@ class UsageError : public Error {
 class Args {
  public:
   explicit Args(std::vector<std::string> argv) : argv_(std::move(argv)), used_(argv_.size(), false) {}
-  // --name VALUE or --name=VALUE (also a short alias like -o). Throws UsageError if the value is missing.
+  // --name VALUE or --name=VALUE (also a short alias: -o VALUE or -oVALUE). Throws UsageError if the
+  // value is missing. (The parser stays hand-written: docs/ARCHITECTURE.md "Command line".)
   std::optional<std::string> value(const std::string& name, const std::string& alias = "");
   std::string value_or(const std::string& name, const std::string& def, const std::string& alias = "");
   long int_or(const std::string& name, long def, const std::string& alias = "");
@@ -44,6 +46,22 @@ class Args {
   std::vector<std::string> argv_;
   std::vector<bool> used_;
 };
+
+// The fabric of a command, taken the same way by every subcommand that takes one: a .net /
+// opensm-subnet.lst file as the positional FABRIC or with --fabric/-f (either, not both), or
+// where gen_ok, a generated fabric --gen SPEC (fabric_spec.hpp). Two steps, because Args wants
+// every option read before positionals(): fabric_options() reads the options, then
+// fabric_positional() takes the first positional when no option named the fabric.
+struct FabricArg {
+  std::string file;  // a path, or "" for a generated fabric
+  std::string gen;   // the spec of --gen
+  const std::string& label() const { return file.empty() ? gen : file; }
+};
+FabricArg fabric_options(Args& a, bool gen_ok);
+// Removes the fabric from `pos`; throws UsageError when no fabric or two are given.
+void fabric_positional(FabricArg& f, std::vector<std::string>& pos, bool gen_ok);
+// The fabric of `f`: read_file(path) for a file, the generator for --gen (no LIDs).
+Fabric load_fabric(const FabricArg& f, const std::function<Fabric(const std::string&)>& read_file);
 
 struct Subcommand {
   std::string name, summary, help;

@@ -11,7 +11,7 @@ namespace {
 using namespace ftroute;
 
 int run_check(cli::Args& a) {
-  const std::string fabric = a.value_or("fabric", "", "-f");
+  cli::FabricArg fab = cli::fabric_options(a, false);
   const std::string lfts = a.value_or("lfts", "", "-l");
   const std::string fmt_name = a.value_or("format", "auto");
   const std::string sl = a.value_or("sl", "");
@@ -28,8 +28,9 @@ int run_check(cli::Args& a) {
   const bool quiet = a.flag("quiet", "-q");
   const bool json = a.flag("json");
   auto pos = a.positionals();
+  cli::fabric_positional(fab, pos, false);
   if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "'");
-  if (fabric.empty()) throw cli::UsageError("--fabric FILE is required");
+  const std::string& fabric = fab.file;
   if (lfts.empty()) throw cli::UsageError("--lfts FILE is required");
   auto fmt = parse_lft_format(fmt_name);
   if (!fmt || *fmt == LftFormat::Minimal)
@@ -99,7 +100,7 @@ int run_check(cli::Args& a) {
 }  // namespace
 
 FTROUTE_SUBCOMMAND(check, "validate LFTs: reachability, loops, bad entries, deadlock (CDG), EFI",
-                   R"(usage: ftroute check --fabric FABRIC --lfts FILE [options]
+                   R"(usage: ftroute check [--fabric] FABRIC --lfts FILE [options]
 
 Reads the LFTs in FILE (OpenSM's opensm-lfts.dump, or dump_fts / ibroute output), maps them onto
 FABRIC by switch GUID (falling back to the node description) and checks them:
@@ -110,7 +111,7 @@ FABRIC by switch GUID (falling back to the node description) and checks them:
 and reports hop counts and the edge forwarding index (routes per directed switch link).
 Exit status: 0 if every check passes, 1 if one fails (or on errors), 2 on usage errors.
 
-  -f, --fabric FILE      ibsim/ibnetdiscover .net file, or OpenSM's opensm-subnet.lst
+  -f, --fabric FILE      ibsim/ibnetdiscover .net file, or OpenSM's opensm-subnet.lst (or positional)
   -l, --lfts FILE        LFTs to check
   --format F             auto (default), opensm, dump_fts (ibroute output is dump_fts format)
   --sl FILE              path SLs (ibdmchk -c format: src_node_guid dlid sl); default SL 0

@@ -42,12 +42,16 @@ int run_compare(cli::Args& a) {
   const bool switch_pairs = a.flag("switch-pairs");
   const std::string out = a.value_or("out", "-", "-o");
   const bool json = a.flag("json");
+  cli::FabricArg fab = cli::fabric_options(a, true);
   auto pos = a.positionals();
-  if (pos.size() != 1) throw cli::UsageError("expected one FABRIC file");
+  cli::fabric_positional(fab, pos, true);
+  if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "' (one fabric)");
+  if (!fab.gen.empty() && !lfts.empty()) throw cli::UsageError("--lfts needs the fabric as a file, not --gen");
   if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   cli::check_output_paths({out});
 
-  Fabric fabric = read_fabric_file(pos[0], lmc >= 0 ? static_cast<uint8_t>(lmc) : 0);
+  Fabric fabric = cli::load_fabric(
+      fab, [&](const std::string& p) { return read_fabric_file(p, lmc >= 0 ? static_cast<uint8_t>(lmc) : 0); });
   if (lmc >= 0 || fabric.max_lid() == 0) fabric.assign_lids(lmc >= 0 ? static_cast<uint8_t>(lmc) : 0);
 
   std::vector<std::string> names;
@@ -60,7 +64,7 @@ int run_compare(cli::Args& a) {
   ValidateOptions vo;
   vo.switch_sources = switch_pairs;
 
-  std::string text = "fabric " + pos[0] + ": " + std::to_string(fabric.switches().size()) + " switches, " +
+  std::string text = "fabric " + fab.label() + ": " + std::to_string(fabric.switches().size()) + " switches, " +
                      std::to_string(fabric.cas().size()) + " CAs/routers, " + std::to_string(fabric.num_links()) +
                      " links, max LID " + std::to_string(fabric.max_lid()) +
                      (switch_pairs ? ", switches are sources too" : "") + "\n";
@@ -102,7 +106,7 @@ int run_compare(cli::Args& a) {
   for (const auto& spec : lfts) {  // NAME=FILE, LFTs dumped by OpenSM (opensm-lfts.dump) or ibroute
     auto eq = spec.find('=');
     if (eq == std::string::npos) throw cli::UsageError("--lfts expects NAME=FILE, got '" + spec + "'");
-    LoadedRouting lr = load_routing(pos[0], spec.substr(eq + 1));
+    LoadedRouting lr = load_routing(fab.file, spec.substr(eq + 1));
     ValidationReport rep = validate(lr.fabric, lr.routing, vo);
     text += row(spec.substr(0, eq), rep, 0.0) + "   (from file)\n";
     jrow(spec.substr(0, eq), "file", lr.fabric, rep, 0.0);
@@ -112,7 +116,7 @@ int run_compare(cli::Args& a) {
   if (json) {
     nlohmann::json j = cli::json_doc("compare");
     j["fabric"] = cli::fabric_json(fabric);
-    j["fabric"]["file"] = pos[0];
+    j["fabric"][fab.file.empty() ? "gen" : "file"] = fab.label();
     j["switch_sources"] = switch_pairs;
     j["rows"] = jrows;
     j["refused"] = jrefused;
@@ -126,6 +130,7 @@ int run_compare(cli::Args& a) {
 
 FTROUTE_SUBCOMMAND(compare, "run several engines / LFT dumps on one fabric and compare the checks",
                    R"(usage: ftroute compare FABRIC.net [options]
+       ftroute compare --gen SPEC [options]
 
 Routes FABRIC (ibsim/ibnetdiscover .net or opensm-subnet.lst) with each engine and validates the
 result like `ftroute check` (reachability, loops, CDG over (link, VL), hops, edge forwarding
@@ -133,6 +138,8 @@ index). An engine that refuses the fabric is listed as REFUSED with its reason (
 back to its next engine). LFT dumps of other routings (e.g. OpenSM's ftree, updn, dfsssp, minhop
 run under ibsim: opensm-lfts.dump) can be added with --lfts and are checked the same way.
 
+  FABRIC, -f, --fabric FILE   the fabric (positional or --fabric)
+  --gen SPEC             a generated fabric instead (fattree:4,3, torus:4x4, ...; `ftroute gen --help`)
   --engines A,B,...      engines to run (default: every engine that computes a routing, see
                          `ftroute engines`; lft-file reads one: use --lfts)
   --lfts NAME=FILE       also check an LFT dump (repeatable); LIDs are matched by port GUID

@@ -13,7 +13,7 @@ namespace {
 using namespace ftroute;
 
 int run_export(cli::Args& a) {
-  const std::string fabric = a.value_or("fabric", "", "-f");
+  cli::FabricArg fab = cli::fabric_options(a, false);
   const std::string lfts = a.value_or("lfts", "", "-l");
   const std::string fmt_name = a.value_or("format", "auto");
   const std::string to = a.value_or("to", "");
@@ -24,8 +24,9 @@ int run_export(cli::Args& a) {
   const long sm_lid = a.int_or("sm-lid", 0);
   const bool lids_from_file = a.flag("lids-from-file");
   auto pos = a.positionals();
+  cli::fabric_positional(fab, pos, false);
   if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "'");
-  if (fabric.empty()) throw cli::UsageError("--fabric FILE is required");
+  const std::string& fabric = fab.file;
   if (lfts.empty()) throw cli::UsageError("--lfts FILE is required");
   if (out.empty()) throw cli::UsageError("-o OUT is required");
   auto in_fmt = parse_lft_format(fmt_name);
@@ -118,7 +119,7 @@ int run_export(cli::Args& a) {
 }  // namespace
 
 FTROUTE_SUBCOMMAND(export, "convert LFTs: opensm-lfts.dump, dump_fts, ibdmchk files",
-                   R"(usage: ftroute export --fabric FABRIC --lfts IN --to FORMAT -o OUT [options]
+                   R"(usage: ftroute export [--fabric] FABRIC --lfts IN --to FORMAT -o OUT [options]
 
 Reads the LFTs in IN (opensm-lfts.dump or dump_fts / ibroute output), maps them onto FABRIC by
 switch GUID and writes them as FORMAT:
@@ -132,7 +133,7 @@ switch GUID and writes them as FORMAT:
                 `ibdmchk -s OUT/opensm-subnet.lst -f OUT/opensm.fdbs -m OUT/opensm.mcfdbs`
 Every file is written atomically; nothing is written if reading or mapping fails.
 
-  -f, --fabric FILE      ibsim/ibnetdiscover .net file, or OpenSM's opensm-subnet.lst
+  -f, --fabric FILE      ibsim/ibnetdiscover .net file, or OpenSM's opensm-subnet.lst (or positional)
   -l, --lfts FILE        input LFTs
   --format F             input format: auto (default), opensm, dump_fts
   --to FORMAT            output format (see above)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "ftroute/fabric_spec.hpp"
 #include "ftroute/ftdrb_eval.hpp"
 
 namespace {
@@ -18,8 +19,9 @@ const char* kHelp = R"(usage: ftroute ftdrb-eval [options]
 FT-DRB evaluation (docs/ftdrb.md "Evaluation"): saturation throughput and light-load latency
 of FT-DRB vs single path + re-route, relative to the fault-free fabric, with static link faults.
 
-  --topos LIST      torusAxB[xC..] | meshAxB.. | KaryNtree (e.g. 4ary3tree), comma separated
-                    (default torus8x8,torus16x16,4ary3tree; --quick: torus8x8,4ary3tree)
+  --topos LIST      fabric specs (`ftroute gen --help`: torus:8x8, mesh:4x4, fattree:4,3, ...),
+                    comma separated, repeatable; legacy names torusAxB[xC..], meshAxB.., KaryNtree
+                    (4ary3tree) too (default torus8x8,torus16x16,4ary3tree; --quick: torus8x8,4ary3tree)
   --patterns LIST   flitsim patterns (default uniform,bitrev,shuffle,transpose)
   --faults LIST     failed switch-to-switch links in % (default 0,2.5,5,10; --quick 0,10);
                     count = round(pct x switch links), random, fabric kept connected
@@ -41,8 +43,11 @@ of FT-DRB vs single path + re-route, relative to the fault-free fabric, with sta
 
 int run_eval(cli::Args& a) {
   const bool quick = a.flag("quick");
-  std::vector<std::string> topos =
-      cli::split_list(a.value_or("topos", quick ? "torus8x8,4ary3tree" : "torus8x8,torus16x16,4ary3tree"));
+  std::vector<std::string> topos;  // "torus:8x8,2,fattree:4,3" = two specs (topo::split_spec_list)
+  for (const auto& t : a.values("topos"))
+    for (auto& s : topo::split_spec_list(t)) topos.push_back(s);
+  if (topos.empty())
+    topos = topo::split_spec_list(quick ? "torus8x8,4ary3tree" : "torus8x8,torus16x16,4ary3tree");
   std::vector<std::string> patterns = cli::split_list(a.value_or("patterns", "uniform,bitrev,shuffle,transpose"));
   std::vector<std::string> fault_text = cli::split_list(a.value_or("faults", quick ? "0,10" : "0,2.5,5,10"));
   std::vector<std::string> methods = cli::split_list(a.value_or("methods", "single,ftdrb,ftdrb-static,ftree"));

@@ -1,8 +1,6 @@
 // `ftroute gen <kind> [options] -o file.net`: topology generators + fault injection -> ibsim .net.
 #include <cstdio>
 #include <filesystem>
-#include <limits>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -10,189 +8,20 @@
 #include "ftroute/error.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/topology.hpp"
-#include "ftroute/kns_topology.hpp"
-#include "ftroute/cluster_tree.hpp"
+#include "ftroute/fabric_spec.hpp"
+#include "ftroute/port_ref.hpp"
 
 namespace ftroute::cli {
 namespace {
 
-// One generator kind. `build` reads its options from Args (value options via a.value/int_or,
-// flags via a.flag), returns the fabric, and appends the options it used to `used` (text such
-// as "--k 4 --n 3") for the file's header comment. Unknown options are rejected afterwards.
-struct GenKind {
-  const char* name;
-  const char* summary;
-  const char* help;                        // option lines, indented by two blanks
-  std::vector<std::string> value_options;  // every --option VALUE the kind reads (without "--")
-  std::vector<std::string> flag_options;   // every --flag the kind reads
-  Fabric (*build)(Args& a, std::string& used);
-};
-
-int need_int(Args& a, const std::string& name, long def, long lo, long hi, std::string& used) {
-  long v = a.int_or(name, def);
-  if (v == std::numeric_limits<long>::min()) throw UsageError("--" + name + " is required");
-  if (v < lo || v > hi)
-    throw UsageError("--" + name + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) + " (got " +
-                     std::to_string(v) + ")");
-  used += " --" + name + " " + std::to_string(v);
-  return static_cast<int>(v);
-}
-constexpr long kRequired = std::numeric_limits<long>::min();
-
-Fabric build_grid(Args& a, std::string& used, bool torus) {
-  auto dims = a.value("dims");
-  if (!dims) throw UsageError("--dims is required (e.g. --dims 4x4 or --dims 4x4x4)");
-  topo::Grid g;
-  g.dims = topo::parse_dims(*dims);
-  g.torus = torus;
-  used += " --dims " + *dims;
-  g.hosts_per_switch = need_int(a, "hosts", 1, 0, kMaxPorts, used);
-  g.radix = static_cast<int>(a.int_or("radix", 0));
-  if (g.radix) used += " --radix " + std::to_string(g.radix);
-  return topo::grid(g);
-}
-
-// ctree: --spec 'KEY=V,..' and/or one --KEY V per spec key (not both for one key).
-Fabric build_ctree(Args& a, std::string& used) {
-  std::map<std::string, std::string> kv;
-  if (auto spec = a.value("spec")) {
-    topo::ClusterTree parsed = topo::parse_cluster_tree(*spec);  // validates the text
-    (void)parsed;
-    size_t pos = 0;
-    while (pos <= spec->size() && !spec->empty()) {
-      size_t x = spec->find(',', pos);
-      std::string item = spec->substr(pos, x == std::string::npos ? std::string::npos : x - pos);
-      auto eq = item.find('=');
-      kv[item.substr(0, eq)] = item.substr(eq + 1);
-      if (x == std::string::npos) break;
-      pos = x + 1;
-    }
-  }
-  for (const std::string& k : topo::cluster_tree_keys())
-    if (auto v = a.value(k)) {
-      if (kv.count(k)) throw UsageError("--" + k + " and --spec both set '" + k + "'");
-      kv[k] = *v;
-    }
-  topo::ClusterTree t = topo::parse_cluster_tree(kv);
-  used += " --spec '" + t.spec + "'";
-  return topo::cluster_tree(t);
-}
-
-std::vector<std::string> ctree_options() {
-  std::vector<std::string> v = topo::cluster_tree_keys();
-  v.push_back("spec");
-  return v;
-}
-
-// ======================= KIND TABLE: add new generator kinds here =======================
-// To add a kind (e.g. "kns"): implement `Fabric topo::<your_generator>(params)` in
-// ibsim_topologies/ (declare it in a header there), include that header above, and add ONE
-// entry below: {name, summary, option help, {value options}, {flag options}, builder}, where
-// the builder is a capture-less lambda `[](Args& a, std::string& used) -> Fabric` that reads
-// its options (a.int_or("name", default) etc.), appends them to `used`, and calls your
-// generator. Fault options (--fail-links ...) and -o are handled for every kind.
-const std::vector<GenKind>& kinds() {
-  static const std::vector<GenKind> k = {
-      {"fattree", "k-ary n-tree (Petrini/Vanneschi): k^n hosts, n stages of k^(n-1) radix-2k switches",
-       "  --k K            arity (switch radix 2K), K >= 2\n"
-       "  --n N            number of switch stages, N >= 1\n"
-       "  names: switches S<stage>_<digits> (stage 0 = leaves), hosts H<digits>",
-       {"k", "n"}, {},
-       [](Args& a, std::string& used) {
-         int k = need_int(a, "k", kRequired, 2, kMaxPorts / 2, used);
-         int n = need_int(a, "n", kRequired, 1, 16, used);
-         return topo::kary_ntree(k, n);
-       }},
-      {"fattree2", "two-level fat tree (leaves, spines)",
-       "  --leaves L          leaf switches (default 36)\n"
-       "  --spines S          spine switches (default 18)\n"
-       "  --hosts-per-leaf H  hosts on every leaf (default 18)\n"
-       "  --links-per-pair M  parallel links between each leaf and each spine (default 1)\n"
-       "  --radix R           switch radix (default: smallest that fits)\n"
-       "  names: leaves L<i>, spines S<j>, hosts H<i>_<h>; defaults give the 648-host tree",
-       {"leaves", "spines", "hosts-per-leaf", "links-per-pair", "radix"}, {},
-       [](Args& a, std::string& used) {
-         topo::FatTree2 p;
-         p.leaves = need_int(a, "leaves", 36, 1, 100000, used);
-         p.spines = need_int(a, "spines", 18, 1, 100000, used);
-         p.hosts_per_leaf = need_int(a, "hosts-per-leaf", 18, 0, kMaxPorts, used);
-         p.links_per_pair = need_int(a, "links-per-pair", 1, 1, kMaxPorts, used);
-         p.radix = static_cast<int>(a.int_or("radix", 0));
-         if (p.radix) used += " --radix " + std::to_string(p.radix);
-         return topo::fat_tree2(p);
-       }},
-      {"fattree3", "three-level fat tree (folded Clos) of radix-R switches",
-       "  --radix R        switch radix, even (default 36)\n"
-       "  --pods P         pods, 1..R (default R: R^3/4 hosts, 11664 for R = 36)\n"
-       "  names: leaves L<pod>_<i>, aggregation A<pod>_<a>, core C<a>_<c>, hosts H<pod>_<i>_<x>\n"
-       "  note: the full 36-port tree (1620 switches) exceeds ibsim's default of 256 switches",
-       {"radix", "pods"}, {},
-       [](Args& a, std::string& used) {
-         int r = need_int(a, "radix", 36, 2, kMaxPorts, used);
-         int p = need_int(a, "pods", r, 1, kMaxPorts, used);
-         return topo::fat_tree3(r, p);
-       }},
-      {"mesh", "n-dimensional mesh",
-       "  --dims AxB[xC..]  switches per dimension, each >= 2 (e.g. 4x4, 4x4x4)\n"
-       "  --hosts N         hosts per switch (default 1)\n"
-       "  --radix R         switch radix (default hosts + 2 x dimensions)\n"
-       "  names: switches S<x>_<y>[_<z>], hosts H<x>_<y>[_<z>]_<j>",
-       {"dims", "hosts", "radix"}, {},
-       [](Args& a, std::string& used) { return build_grid(a, used, false); }},
-      {"torus", "n-dimensional torus (a 1-D torus is a ring)",
-       "  --dims AxB[xC..]  switches per dimension, each >= 2 (e.g. 8, 4x4, 4x4x4)\n"
-       "  --hosts N         hosts per switch (default 1)\n"
-       "  --radix R         switch radix (default hosts + 2 x dimensions)\n"
-       "  names: switches S<x>_<y>[_<z>], hosts H<x>_<y>[_<z>]_<j>",
-       {"dims", "hosts", "radix"}, {},
-       [](Args& a, std::string& used) { return build_grid(a, used, true); }},
-      {"kns", "KNS k-ary n-direct s-indirect hybrid (Penaranda, seed 002): k^n router switches + subnets",
-       "  --k K    routers per dimension, K >= 2\n"
-       "  --n N    dimensions, N >= 1\n"
-       "  --p P    hosts per router (default 1)\n"
-       "  --ki KI  fat-tree subnets of KI-ary switches, K = KI^s (default 0 = one crossbar per subnet)\n"
-       "  --lmc L  LMC of the host ports (default 0)\n"
-       "  names: routers R_<r_n-1>_.._<r_0> (port 1+d = dimension d, hosts above), crossbars X_<d>_<line>\n"
-       "  (port 1+j = router with coordinate j), fat-tree switches F_<d>_<line>_<stage>_<order>, hosts H_<coords>_<c>\n"
-       "  (docs/kns.md); at most 256 switches (ibsim default)",
-       {"k", "n", "p", "ki", "lmc"}, {},
-       [](Args& a, std::string& used) {
-         KnsParams q;
-         q.k = need_int(a, "k", kRequired, 2, kMaxPorts, used);
-         q.n = need_int(a, "n", kRequired, 1, 16, used);
-         q.p = need_int(a, "p", 1, 1, kMaxPorts, used);
-         q.ki = need_int(a, "ki", 0, 0, kMaxPorts / 2, used);
-         if (q.ki) q.subnet = KnsSubnet::FatTree;
-         int lmc = need_int(a, "lmc", 0, 0, 7, used);
-         return make_kns(q, static_cast<uint8_t>(lmc));
-       }},
-      {"ctree", "fat tree cabled like a real cluster: host counts per leaf, parallel cables, blocking, uneven pods, "
-                "dual-rail HCAs, hosts on upper levels, mixed radices (docs/ftree-misroute.md)",
-       "  --spec 'KEY=V,..'   the whole shape, the same text as `campaign --gen ctree:KEY=V,..`; or one --KEY V each:\n"
-       "  --leaves L          2-level tree: leaf switches (default 8)\n"
-       "  --spines S          2-level: spine switches (default from --blocking, else 4)\n"
-       "  --pods A/B/..       3-level tree: leaves per pod ('4*3/2' = 4,4,4,2)\n"
-       "  --aggs A            3-level: aggregation switches per pod (default 4)\n"
-       "  --cores C           3-level: core switches per aggregation index (default: most leaves of a pod)\n"
-       "  --hosts PATTERN     hosts per leaf, cycled over the leaves ('4/4/0/2', '8*3/0'; default non-blocking)\n"
-       "  --links M           parallel cables per leaf-spine (leaf-aggregation) pair (default 1)\n"
-       "  --blocking B        hosts : up-links of a leaf (sets --spines/--aggs, or --hosts, when not given)\n"
-       "  --dual N            N dual-rail 2-port HCAs per pair of neighbouring leaves (0-1, 2-3, ..)\n"
-       "  --tophosts PATTERN  hosts on the spines (2-level) / cores (3-level), cycled\n"
-       "  --agghosts PATTERN  3-level: hosts on the aggregation switches, cycled\n"
-       "  --radix R[/R2[/R3]] radix of leaves / spines or aggregation / cores (default: smallest that fits)\n"
-       "  names: leaves L<i> (L<pod>_<i>), spines S<j>, aggregation A<pod>_<a>, cores C<a>_<c>, hosts H<leaf>_<x>,\n"
-       "  dual-rail HCAs D<even leaf>_<x>, hosts on spines/cores T.., on aggregation switches I..",
-       ctree_options(), {}, build_ctree},
-      // {"kns", "...", "  --...\n", {"..."}, {}, [](Args& a, std::string& used) { return topo::kns(...); }},
-  };
-  return k;
-}
-// ========================================================================================
+// The kinds, their parameters and generators are the one table of ibsim_topologies/fabric_spec.cpp
+// (topo::fabric_kinds()); `gen` takes SPEC (fattree:4,3) or the legacy KIND --PARAM V .. spelling,
+// which becomes KIND:PARAM=V,.. (the same parser, so both give the same bytes).
 
 const char* kFaultHelp =
     "fault options (every kind):\n"
-    "  --remove-link '\"NODE\"[P]'  remove the link at that port (repeatable)\n"
+    "  --remove-link '\"NODE\"[P]'  remove the link at that port (repeatable; ibsim's console syntax,\n"
+    "                             the older NODE[P] works too)\n"
     "  --fail-switches N          fail N random switches (their hosts go with them)\n"
     "  --fail-links N             fail N random switch-to-switch links\n"
     "  --host-links               random link faults may also hit host links\n"
@@ -204,17 +33,23 @@ const char* kFaultHelp =
 const std::string& help_text() {
   static const std::string h = [] {
     std::string s =
-        "usage: ftroute gen <kind> [options] -o FILE.net\n"
+        "usage: ftroute gen SPEC [fault options] -o FILE.net\n"
+        "       ftroute gen KIND --PARAM V .. [fault options] -o FILE.net   (legacy spelling of the same)\n"
         "       ftroute gen shipped -o DIR     (re)write every shipped file of ibsim_topologies/nets\n\n"
-        "Writes an ibsim-loadable .net file (load with: ibsim -s FILE.net). GUIDs are ibsim's defaults.\n\nkinds:\n";
-    for (const auto& k : kinds()) s += std::string(k.name) + ": " + k.summary + "\n" + k.help + "\n";
+        "Writes an ibsim-loadable .net file (load with: ibsim -s FILE.net). GUIDs are ibsim's defaults.\n\n"
+        "SPEC is KIND:ARGS, the fabric spec every command takes (campaign --gen, route/compare/sim --gen,\n"
+        "ftdrb-eval --topos): positional values, then KEY=V items, KEY = a parameter below without '--'\n"
+        "(fattree:4,3  torus:4x4x4,2  mesh:8x8,hosts=2  kns:4,2,p=2  ctree:leaves=8,hosts=4/4/0/2):\n";
+    s += topo::fabric_spec_summary();
+    s += "\nkinds and their parameters (KEY=V in SPEC, or --KEY V):\n";
+    for (const auto& k : topo::fabric_kinds()) s += std::string(k.name) + ": " + k.summary + "\n" + k.help + "\n";
     s += kFaultHelp;
     s += "\nexamples:\n"
-         "  ftroute gen fattree --k 4 --n 3 -o 4ary3tree.net\n"
-         "  ftroute gen fattree --k 4 --n 3 --fail-links 3 --seed 7 --keep-connected -o f3.net\n"
-         "  ftroute gen torus --dims 4x4x4 --hosts 1 -o t.net\n"
+         "  ftroute gen fattree:4,3 -o 4ary3tree.net        (= ftroute gen fattree --k 4 --n 3 -o ..)\n"
+         "  ftroute gen fattree:4,3 --fail-links 3 --seed 7 --keep-connected -o f3.net\n"
+         "  ftroute gen torus:4x4x4 -o t.net\n"
          "  ftroute gen fattree2 --remove-link '\"L0\"[19]' -o ft648_f1.net\n"
-         "  ftroute gen ctree --spec 'leaves=8,spines=4,hosts=4/4/0/2,links=2,dual=1' -o cluster.net";
+         "  ftroute gen ctree:leaves=8,spines=4,hosts=4/4/0/2,links=2,dual=1 -o cluster.net";
     return s;
   }();
   return h;
@@ -225,15 +60,14 @@ int run_gen(Args& a) {
   std::string kind;
   {
     Args probe = a;
-    for (const auto& k : kinds()) {
-      for (const auto& o : k.value_options) probe.values(o);
-      for (const auto& o : k.flag_options) probe.flag(o);
-    }
+    for (const auto& k : topo::fabric_kinds())
+      for (const auto& o : k.params) probe.values(o);
+    probe.values("spec");
     for (const char* o : {"remove-link", "fail-switches", "fail-links", "seed", "o"}) probe.values(o, std::string(o) == "o" ? "-o" : "");
     probe.flag("host-links");
     probe.flag("keep-connected");
     auto pos = probe.positionals();
-    if (pos.empty()) throw UsageError("missing the topology kind");
+    if (pos.empty()) throw UsageError("missing the fabric SPEC (e.g. fattree:4,3)");
     if (pos.size() > 1) throw UsageError("unexpected argument '" + pos[1] + "'");
     kind = pos[0];
   }
@@ -252,20 +86,41 @@ int run_gen(Args& a) {
     return 0;
   }
 
-  const GenKind* k = nullptr;
-  for (const auto& x : kinds())
-    if (kind == x.name) k = &x;
-  if (!k) throw UsageError("unknown kind '" + kind + "'");
-  std::string used;
+  // SPEC, or legacy KIND with --PARAM V options: one spec text "KIND:ARGS,PARAM=V,.."
+  std::string spec = kind;
+  if (kind.find(':') == std::string::npos) {
+    if (!topo::find_fabric_kind(kind)) topo::parse_fabric_spec(kind);  // throws: unknown kind (or legacy name)
+    spec = topo::legacy_fabric_spec(kind).empty() ? kind + ":" : topo::legacy_fabric_spec(kind);
+  }
+  topo::SpecArgs sa = topo::parse_fabric_spec(spec);
+  kind = sa.kind;
+  const topo::FabricKind& k = *topo::find_fabric_kind(kind);
+  std::string legacy;
+  if (auto v = a.value("spec")) {
+    if (kind != "ctree") throw UsageError("--spec is for ctree (" + kind + " takes " + kind + ":" + k.grammar + ")");
+    legacy += "," + *v;
+  }
+  for (const auto& p : k.params)
+    if (auto v = a.value(p)) legacy += "," + p + "=" + *v;
+  if (!legacy.empty()) {
+    spec += (spec.back() == ':' ? legacy.substr(1) : legacy);
+    sa = topo::parse_fabric_spec(spec);
+  }
   topo::FaultSpec fs;
   fs.remove_links = a.values("remove-link");
+  for (const auto& r : fs.remove_links) {  // the port syntax, before any work (port_ref.hpp)
+    try {
+      parse_port_ref(r);
+    } catch (const OptionError& e) {
+      throw UsageError(std::string("--remove-link: ") + e.what());
+    }
+  }
   fs.random_switches = static_cast<int>(a.int_or("fail-switches", 0));
   fs.random_links = static_cast<int>(a.int_or("fail-links", 0));
   fs.seed = static_cast<uint64_t>(a.int_or("seed", 1));
   fs.keep_connected = a.flag("keep-connected");
   fs.host_links = a.flag("host-links");
   if (fs.random_switches < 0 || fs.random_links < 0) throw UsageError("fault counts must be >= 0");
-  Fabric f = k->build(a, used);
   auto pos = a.positionals();  // rejects options this kind does not know
   if (pos.size() != 1) throw UsageError("unexpected arguments");
 
@@ -276,11 +131,12 @@ int run_gen(Args& a) {
   if (fs.host_links) faults += " --host-links";
   if (fs.random_switches || fs.random_links) faults += " --seed " + std::to_string(fs.seed);
   if (fs.keep_connected) faults += " --keep-connected";
+  Fabric f = topo::build_fabric(sa);
   topo::FaultReport rep;
   if (!faults.empty()) rep = topo::inject_faults(f, fs);
 
   NetWriteOptions o;
-  o.comment = std::string(k->summary) + "\nftroute gen " + kind + used + faults + "\n" + rep.summary();
+  o.comment = std::string(k.summary) + "\nftroute gen " + kind + sa.used + faults + "\n" + rep.summary();
   if (!f.connected()) o.comment += "WARNING: the fabric is not connected\n";
   write_file_atomic(*out, write_net(f, o));
   if (*out != "-")
@@ -292,5 +148,5 @@ int run_gen(Args& a) {
 }  // namespace
 }  // namespace ftroute::cli
 
-FTROUTE_SUBCOMMAND(gen, "generate .net topologies (fat trees, mesh, torus) with optional faults",
+FTROUTE_SUBCOMMAND(gen, "generate .net topologies (fat trees, mesh, torus, kns, ctree) with optional faults",
                    ftroute::cli::help_text().c_str(), ftroute::cli::run_gen);

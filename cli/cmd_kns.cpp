@@ -1,15 +1,17 @@
 // KNS tools (seed 002):
-//   ftroute kns-size   --k K --n N [--p P] [--ki KI]   cost/size table: thesis formulas vs the
+//   ftroute kns-size   kns:K,N[,P[,KI]]                cost/size table: thesis formulas vs the
 //                                                      generated fabric (when it can be built)
-//   ftroute kns-faults --k K --n N --faults F [...]    fraction of random link-fault sets
+//   ftroute kns-faults kns:K,N --faults F [...]        fraction of random link-fault sets
 //                                                      tolerated with 1 or 2 intermediate routers
 #include <algorithm>
+#include <optional>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 
 #include "cli.hpp"
 #include "ftroute/error.hpp"
+#include "ftroute/fabric_spec.hpp"
 #include "ftroute/kns_topology.hpp"
 #include "kns/fault_stats.hpp"
 #include "kns/kns_model.hpp"
@@ -17,15 +19,46 @@
 namespace ftroute::cli {
 namespace {
 
+// The KNS of the positional fabric spec (kns:K,N[,P[,KI]], fabric_spec.hpp), or of the legacy
+// --k/--n/--p/--ki options (not both). `keys` are the spec parameters this command uses.
+std::optional<KnsParams> kns_from_spec(Args& a, const std::vector<std::string>& keys) {
+  auto pos = a.positionals();
+  if (pos.empty()) return std::nullopt;
+  if (pos.size() > 1) throw UsageError("unexpected argument '" + pos[1] + "'");
+  topo::SpecArgs sa = topo::parse_fabric_spec(pos[0]);
+  if (sa.kind != "kns") throw UsageError("'" + pos[0] + "' is not a KNS (expected kns:K,N[,P[,KI]])");
+  for (const auto& [key, v] : sa.values)
+    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+      throw UsageError("'" + key + "' in '" + pos[0] + "' is not used here");
+  KnsParams q;
+  q.k = sa.integer("k", topo::SpecArgs::kRequired, 2, kMaxPorts);
+  q.n = sa.integer("n", topo::SpecArgs::kRequired, 1, 16);
+  if (sa.get("p")) q.p = sa.integer("p", 1, 1, kMaxPorts);
+  if (sa.get("ki")) q.ki = sa.integer("ki", 0, 0, kMaxPorts / 2);
+  return q;
+}
+
+// True if any of the legacy --k/--n/... options is given (looked up on a copy of the Args).
+bool has_any(const Args& a, std::initializer_list<const char*> names) {
+  Args probe = a;
+  for (const char* n : names)
+    if (probe.value(n)) return true;
+  return false;
+}
+
 int run_kns_size(Args& a) {
+  const bool legacy = has_any(a, {"k", "n", "p", "ki"});
   KnsParams q;
   q.k = static_cast<int>(a.int_or("k", 0));
   q.n = static_cast<int>(a.int_or("n", 0));
   q.p = static_cast<int>(a.int_or("p", 1));
   q.ki = static_cast<int>(a.int_or("ki", 0));
+  if (auto sq = kns_from_spec(a, {"k", "n", "p", "ki"})) {
+    if (legacy) throw UsageError("give the KNS as SPEC or as --k/--n/--p/--ki, not both");
+    q = *sq;
+  }
   if (q.ki) q.subnet = KnsSubnet::FatTree;
-  if (!a.positionals().empty()) throw UsageError("unexpected arguments");
-  if (q.k == 0 || q.n == 0) throw UsageError("--k and --n are required");
+  if (q.k == 0 || q.n == 0) throw UsageError("give the KNS: kns:K,N[,P[,KI]] (or --k K --n N)");
   KnsSize z = kns_formula_size(q);
   std::printf("%s\n", q.name().c_str());
   std::printf("%-34s %14s %14s\n", "quantity", "formula", "fabric");
@@ -64,8 +97,9 @@ int run_kns_size(Args& a) {
 }
 
 int run_kns_faults(Args& a) {
-  const int k = static_cast<int>(a.int_or("k", 10));
-  const int n = static_cast<int>(a.int_or("n", 3));
+  const bool legacy = has_any(a, {"k", "n"});
+  int k = static_cast<int>(a.int_or("k", 10));
+  int n = static_cast<int>(a.int_or("n", 3));
   const std::vector<std::string> fl = a.values("faults");
   const int max_in = static_cast<int>(a.int_or("max-in", 2));
   const long samples = a.int_or("samples", 16600);
@@ -80,7 +114,10 @@ int run_kns_faults(Args& a) {
       throw UsageError(e.what());
     }
   }
-  if (!a.positionals().empty()) throw UsageError("unexpected arguments");
+  if (auto sq = kns_from_spec(a, {"k", "n"})) {  // the thesis' model: crossbar subnets, any p
+    if (legacy) throw UsageError("give the KNS as SPEC or as --k/--n, not both");
+    k = sq->k, n = sq->n;
+  }
   if (k < 2 || n < 1 || max_in < 0 || max_in > 2 || samples < 1 || tree_samples < 0 || lmc < 0 || lmc > 7)
     throw UsageError("need k >= 2, n >= 1, max-in 0..2, samples >= 1, lmc 0..7");
   if (fl.empty()) throw UsageError("--faults F is required (repeatable)");
@@ -120,12 +157,13 @@ int run_kns_faults(Args& a) {
 }
 
 const char* kSizeHelp =
-    "usage: ftroute kns-size --k K --n N [--p P] [--ki KI]\n"
+    "usage: ftroute kns-size kns:K,N[,P[,KI]]      (legacy: --k K --n N [--p P] [--ki KI])\n"
     "Prints the KNS cost/size table from the thesis' formulas (Tables 3.2/4.3) next to the counts on\n"
     "the generated fabric (built without ibsim limits when it has at most 20000 switches).\n"
     "--ki KI selects fat-tree subnets of KI-ary switches (K = KI^s); default crossbars.";
 const char* kFaultsHelp =
-    "usage: ftroute kns-faults [--k 10] [--n 3] --faults F [--faults F2 ..] [--max-in 2]\n"
+    "usage: ftroute kns-faults [kns:K,N] --faults F [--faults F2 ..] [--max-in 2]   (default kns:10,3;\n"
+    "                          legacy: --k K --n N)\n"
     "                          [--samples 16600] [--tree-samples 0] [--lmc 0] [--seed 1]\n"
     "                          [--draw distinct|replace|no-isolated|no-double]\n"
     "Draws random sets of F failed router-crossbar links (population k^n * n, thesis §5.5.2) and\n"

@@ -38,12 +38,14 @@ int run_route(cli::Args& a) {
   const bool sl_sparse = a.flag("sl-sparse");
   const bool json = a.flag("json");
   const bool quiet = a.flag("quiet", "-q");
+  cli::FabricArg fab = cli::fabric_options(a, true);
   auto pos = a.positionals();
   if (engine_name.empty()) throw cli::UsageError("--engine NAME is required (see `ftroute engines`)");
   if (out.empty()) throw cli::UsageError("-o FILE is required ('-' for stdout)");
   if (json && (out == "-" || sl_out == "-" || sl2vl_out == "-"))
     throw cli::UsageError("--json writes the summary to stdout: give -o/--sl-out/--sl2vl-out a file");
-  if (pos.size() != 1) throw cli::UsageError("expected exactly one fabric .net file");
+  cli::fabric_positional(fab, pos, true);
+  if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "' (one fabric)");
   if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   auto fmt = parse_lft_format(fmt_name);
   if (!fmt || *fmt == LftFormat::Auto)
@@ -55,7 +57,7 @@ int run_route(cli::Args& a) {
   EngineOptions options = EngineOptions::parse(opt_text);
   options.check_known(engine_name, make_engine(engine_name)->option_keys());  // keys and ranges, before any work
 
-  Fabric fabric = read_net_file(pos[0]);
+  Fabric fabric = cli::load_fabric(fab, [](const std::string& p) { return read_net_file(p); });
   if (lmc >= 0) {
     fabric.assign_lids(static_cast<uint8_t>(lmc));  // OpenSM-like numbering, replaces file LIDs
   } else if (fabric.max_lid() == 0) {
@@ -67,11 +69,11 @@ int run_route(cli::Args& a) {
       const Node& n = fabric.node(i);
       if (n.is_switch()) {
         if (!n.port(0).base_lid)
-          throw FabricError(pos[0] + ": switch \"" + n.id + "\" has no LID while others do (use --lmc N to renumber)");
+          throw FabricError(fab.label() + ": switch \"" + n.id + "\" has no LID while others do (use --lmc N to renumber)");
       } else {
         for (int p = 1; p <= n.num_ports; p++)
           if (n.port(p).connected() && !n.port(p).base_lid)
-            throw FabricError(pos[0] + ": port " + fabric.port_name(i, p) +
+            throw FabricError(fab.label() + ": port " + fabric.port_name(i, p) +
                               " has no LID while others do (use --lmc N to renumber)");
       }
     }
@@ -118,7 +120,7 @@ int run_route(cli::Args& a) {
     nlohmann::json j = cli::json_doc("route");
     j["engine"] = engine_name;
     j["fabric"] = cli::fabric_json(f);
-    j["fabric"]["file"] = pos[0];
+    j["fabric"][fab.file.empty() ? "gen" : "file"] = fab.label();
     j["options"] = opt_text;
     j["switches"] = snap->switches;
     j["lids"] = snap->lids;
@@ -188,10 +190,13 @@ int run_engines(cli::Args& a) {
 
 FTROUTE_SUBCOMMAND(route, "route a .net fabric offline with an engine, write LFTs for OpenSM",
                    R"(usage: ftroute route --engine NAME FABRIC.net -o LFTS [options]
+       ftroute route --engine NAME --gen SPEC -o LFTS [options]
 
 Runs the routing engine NAME (see `ftroute engines`) on FABRIC.net (ibsim or ibnetdiscover
 format) with the same code and checks the OpenSM plugin uses, and writes the LFTs.
 
+  FABRIC, -f, --fabric FILE   the fabric (.net file; positional or --fabric)
+  --gen SPEC             a generated fabric instead (fattree:4,3, torus:4x4, ...; `ftroute gen --help`)
   -e, --engine NAME      routing engine (required)
   -o, --out FILE         LFT output ('-' = stdout), written atomically
   --format F             opensm (default: opensm-lfts.dump, loadable by OpenSM's file engine:

@@ -12,15 +12,19 @@
 #include "ftroute/flitsim_testnets.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
+#include "ftroute/port_ref.hpp"
 
 namespace {
 
 using namespace ftroute;
 using namespace ftroute::flitsim;
 
-const char* kHelp = R"(usage: ftroute sim --fabric F.net (--lfts FILE | --engine NAME) [options]
+const char* kHelp = R"(usage: ftroute sim [--fabric] F.net (--lfts FILE | --engine NAME) [options]
+       ftroute sim --gen SPEC --engine NAME [options]
 
 Cycle-level flit simulation of the LFTs, path SLs and SL2VL tables (docs/flitsim.md).
+fabric: F.net (positional or -f/--fabric), or --gen SPEC, a generated fabric (fattree:4,3,
+torus:4x4, ...; `ftroute gen --help`)
 
 routing (one of):
   --lfts FILE            LFT dump (opensm-lfts.dump, dump_fts, minimal; --lft-format to force)
@@ -48,8 +52,9 @@ router (defaults: --preset default):
                          --ftdrb-notify-hop C (0 = link latency) --ftdrb-notify-all
   --nac [--nac-tf C --nac-period C]  NAC deadlock recovery (Zarza); --deadlock-timeout C
 faults and re-routing:
-  --fail CYCLE:NODE[PORT]     link down, e.g. --fail 5000:S1_1[2] (repeatable)
-  --recover CYCLE:NODE[PORT]  link up again
+  --fail CYCLE:"NODE"[PORT]   link down, e.g. --fail '5000:"S1_1"[2]' (repeatable; the
+                              port syntax of ibsim's console; the older 5000:S1_1[2] works too)
+  --recover CYCLE:"NODE"[PORT]  link up again
   --hold                      hold packets at failed links (default: drop and count them)
   --fault-policy P            drop | hold | escape | escape-hold: escape re-addresses packets
                               meeting a dead port to another LMC LID of their destination
@@ -69,20 +74,26 @@ struct LinkRef {
 };
 
 LinkRef parse_link(const Fabric& f, const std::string& arg, bool up) {
+  // CYCLE:"NODE"[PORT] (the port syntax of port_ref.hpp; the older CYCLE:NODE[PORT] too)
   auto colon = arg.find(':');
-  auto lb = arg.rfind('['), rb = arg.rfind(']');
-  if (colon == std::string::npos || lb == std::string::npos || rb != arg.size() - 1 || lb < colon)
-    throw cli::UsageError("expected CYCLE:NODE[PORT], got '" + arg + "'");
+  if (colon == std::string::npos) throw cli::UsageError("expected CYCLE:\"NODE\"[PORT], got '" + arg + "'");
   LinkRef l{};
   try {
-    l.cycle = std::stoll(arg.substr(0, colon));
-    l.port = std::stoi(arg.substr(lb + 1, rb - lb - 1));
+    size_t used = 0;
+    l.cycle = std::stoll(arg.substr(0, colon), &used);
+    if (used != colon) throw 1;
   } catch (...) {
-    throw cli::UsageError("expected CYCLE:NODE[PORT], got '" + arg + "'");
+    throw cli::UsageError("expected CYCLE:\"NODE\"[PORT], got '" + arg + "': bad cycle '" + arg.substr(0, colon) + "'");
   }
+  PortRef pr;
+  try {
+    pr = parse_port_ref(std::string_view(arg).substr(colon + 1));
+  } catch (const OptionError& e) {
+    throw cli::UsageError(std::string(e.what()) + " in '" + arg + "'");
+  }
+  l.port = pr.port;
   if (l.cycle < 0) throw cli::UsageError("cycle " + std::to_string(l.cycle) + " in '" + arg + "' is negative (cycles count from 0)");
-  std::string name = arg.substr(colon + 1, lb - colon - 1);
-  if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
+  const std::string& name = pr.node;
   auto n = f.find(name);
   if (!n) throw cli::UsageError("unknown node '" + name + "' in '" + arg + "'");
   const Node& nd = f.node(*n);
@@ -121,7 +132,8 @@ Routing run_engine(const std::string& name, const Fabric& f, const EngineOptions
 }
 
 int run_sim(cli::Args& a) {
-  const std::string fabric_path = a.value_or("fabric", "");
+  cli::FabricArg fab = cli::fabric_options(a, true);
+  const std::string& fabric_path = fab.file;
   const std::string lfts_path = a.value_or("lfts", "");
   const std::string engine = a.value_or("engine", "", "-e");
   const std::string lft_fmt = a.value_or("lft-format", "auto");
@@ -195,8 +207,9 @@ int run_sim(cli::Args& a) {
   const bool strict = a.flag("strict");
   const bool json = a.flag("json");
   auto pos = a.positionals();
+  cli::fabric_positional(fab, pos, true);
   if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "'");
-  if (fabric_path.empty()) throw cli::UsageError("--fabric FILE is required");
+  if (!fab.gen.empty() && engine.empty()) throw cli::UsageError("--gen SPEC needs --engine (LFT files need the fabric file)");
   if (lfts_path.empty() == engine.empty()) throw cli::UsageError("give exactly one of --lfts FILE or --engine NAME");
   if (!sweep_spec.empty() && csv.empty() && svg.empty() && !json)
     throw cli::UsageError("--sweep needs --csv, --svg and/or --json");
@@ -221,7 +234,7 @@ int run_sim(cli::Args& a) {
     fabric = std::move(lr.fabric);
     routing = std::move(lr.routing);
   } else {
-    fabric = read_fabric_file(fabric_path);
+    fabric = cli::load_fabric(fab, [](const std::string& p) { return read_fabric_file(p); });
     if (lmc >= 0) fabric.assign_lids(static_cast<uint8_t>(lmc));
     else if (fabric.max_lid() == 0) fabric.assign_lids(0);
     fabric.validate();
@@ -244,6 +257,7 @@ int run_sim(cli::Args& a) {
     }
     if (cyc < 0) throw cli::UsageError("--reroute cycle " + std::to_string(cyc) + " is negative");
     if (colon != std::string::npos) {
+      if (fabric_path.empty()) throw cli::UsageError("--reroute CYCLE:LFTFILE needs the fabric as a file, not --gen");
       LoadedRouting lr = load_routing(fabric_path, s.substr(colon + 1), *fmt, sl_path, sl2vl_path, false,
                                       static_cast<uint8_t>(lmc < 0 ? 0 : lmc));
       reroute_tables.push_back(std::move(lr.routing));
@@ -269,7 +283,7 @@ int run_sim(cli::Args& a) {
     if (strict) throw Error("routing check failed (--strict)");
   }
   if (title.empty()) {
-    std::string base = fabric_path.substr(fabric_path.find_last_of('/') + 1);
+    std::string base = fab.label().substr(fab.label().find_last_of('/') + 1);
     title = base + ", " + (engine.empty() ? std::string("LFTs ") + lfts_path.substr(lfts_path.find_last_of('/') + 1)
                                            : "engine " + engine) +
             ", " + t.pattern + (c.nac ? ", NAC" : "");
@@ -308,7 +322,7 @@ int run_sim(cli::Args& a) {
   auto sim_doc = [&](const std::vector<SweepPoint>& pts) {
     nlohmann::json j = cli::json_doc("sim");
     j["fabric"] = cli::fabric_json(fabric);
-    j["fabric"]["file"] = fabric_path;
+    j["fabric"][fab.file.empty() ? "gen" : "file"] = fab.label();
     j["routing"] = engine.empty() ? nlohmann::json{{"lfts", lfts_path}} : nlohmann::json{{"engine", engine}};
     j["pattern"] = t.pattern;
     j["title"] = title;

@@ -16,6 +16,7 @@
 #include "ftroute/atomic_file.hpp"
 #include "cli.hpp"
 #include "json_out.hpp"
+#include "ftroute/fabric_spec.hpp"
 #include "ftroute/input_file.hpp"
 #include "ftroute_version.hpp"  // generated (cmake/ftroute_version.cmake)
 
@@ -30,6 +31,11 @@ static bool matches(const std::string& a, const std::string& name, const std::st
   return a == "--" + name || (!alias.empty() && a == alias);
 }
 
+// A one-letter alias with its value attached: "-fFILE" for alias "-f".
+static bool attached(const std::string& a, const std::string& alias) {
+  return alias.size() == 2 && alias[0] == '-' && alias[1] != '-' && a.size() > 2 && a.compare(0, 2, alias) == 0;
+}
+
 std::optional<std::string> Args::value(const std::string& name, const std::string& alias) {
   std::optional<std::string> result;
   for (size_t i = 0; i < argv_.size(); i++) {
@@ -38,6 +44,9 @@ std::optional<std::string> Args::value(const std::string& name, const std::strin
     if (a.rfind("--" + name + "=", 0) == 0) {
       used_[i] = true;
       result = a.substr(name.size() + 3);
+    } else if (attached(a, alias)) {  // -fVALUE
+      used_[i] = true;
+      result = a.substr(2);
     } else if (matches(a, name, alias)) {
       if (i + 1 >= argv_.size()) throw UsageError("option " + a + " needs a value");
       used_[i] = used_[i + 1] = true;
@@ -98,6 +107,9 @@ std::vector<std::string> Args::values(const std::string& name, const std::string
     if (a.rfind("--" + name + "=", 0) == 0) {
       used_[i] = true;
       r.push_back(a.substr(name.size() + 3));
+    } else if (attached(a, alias)) {  // -fVALUE
+      used_[i] = true;
+      r.push_back(a.substr(2));
     } else if (matches(a, name, alias)) {
       if (i + 1 >= argv_.size()) throw UsageError("option " + a + " needs a value");
       used_[i] = used_[i + 1] = true;
@@ -135,6 +147,31 @@ std::vector<std::string> split_list(const std::string& s, char sep) {
     start = end + 1;
   }
   return out;
+}
+
+FabricArg fabric_options(Args& a, bool gen_ok) {
+  FabricArg f;
+  f.file = a.value_or("fabric", "", "-f");
+  if (gen_ok) f.gen = a.value_or("gen", "");
+  if (!f.file.empty() && !f.gen.empty()) throw UsageError("give one fabric: --fabric FILE or --gen SPEC, not both");
+  return f;
+}
+
+void fabric_positional(FabricArg& f, std::vector<std::string>& pos, bool gen_ok) {
+  const std::string forms = gen_ok ? "FABRIC, --fabric FILE or --gen SPEC" : "FABRIC or --fabric FILE";
+  if (f.file.empty() && f.gen.empty()) {
+    if (pos.empty()) throw UsageError("give the fabric: " + forms);
+    f.file = pos.front();
+    pos.erase(pos.begin());
+  } else if (!pos.empty()) {
+    throw UsageError("unexpected argument '" + pos.front() + "' (the fabric is given by --" +
+                     (f.file.empty() ? "gen" : "fabric") + ")");
+  }
+}
+
+Fabric load_fabric(const FabricArg& f, const std::function<Fabric(const std::string&)>& read_file) {
+  if (!f.gen.empty()) return topo::build_fabric_spec(f.gen);
+  return read_file(f.file);
 }
 
 namespace {
@@ -253,6 +290,12 @@ static std::string printable(const std::string& m) {
   return r;
 }
 
+// A usage error: its one line, then where the help is; exit status 2 (every subcommand).
+static int usage_error(const std::string& cmd, const std::string& what) {
+  std::fprintf(stderr, "ftroute %s: %s\nsee 'ftroute %s --help'\n", cmd.c_str(), printable(what).c_str(), cmd.c_str());
+  return 2;
+}
+
 static void print_main_help() {
   std::printf(
       "ftroute - fault-tolerant routing for InfiniBand (OpenSM plugin, offline tools, flit simulator)\n\n"
@@ -288,21 +331,17 @@ int main(int argc, char** argv) {
         const auto& ok = kJsonCommands;
         std::string list;
         for (const auto& c2 : ok) list += (list.empty() ? "" : ", ") + c2;
-        if (std::find(ok.begin(), ok.end(), name) == ok.end()) {
-          std::fprintf(stderr, "ftroute %s: --json is not supported here (JSON output: %s)\n", name.c_str(), list.c_str());
-          return 2;
-        }
-        if (a != "--json") {
-          std::fprintf(stderr, "ftroute %s: --json takes no value ('%s'); it writes JSON to stdout\n", name.c_str(), a.c_str());
-          return 2;
-        }
+        if (std::find(ok.begin(), ok.end(), name) == ok.end())
+          return usage_error(name, "--json is not supported here (JSON output: " + list + ")");
+        if (a != "--json") return usage_error(name, "--json takes no value ('" + a + "'); it writes JSON to stdout");
       }
     Args args(rest);
     try {
       return c.run(args);
     } catch (const UsageError& e) {
-      std::fprintf(stderr, "ftroute %s: %s\n\n%s\n", name.c_str(), printable(e.what()).c_str(), c.help.c_str());
-      return 2;
+      return usage_error(name, e.what());
+    } catch (const ftroute::topo::SpecError& e) {  // a bad fabric spec is a usage error too
+      return usage_error(name, e.what());
     } catch (const ftroute::Error& e) {
       std::fprintf(stderr, "ftroute %s: %s\n", name.c_str(), printable(e.what()).c_str());
       return 1;
@@ -320,7 +359,6 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  std::fprintf(stderr, "ftroute: unknown command '%s'\n\n", name.c_str());
-  print_main_help();
+  std::fprintf(stderr, "ftroute: unknown command '%s'\nsee 'ftroute --help'\n", printable(name).c_str());
   return 2;
 }

@@ -29,6 +29,7 @@
 
 #include "ftroute/engine.hpp"
 #include "ftroute/registry.hpp"
+#include "ftroute/fabric_spec.hpp"
 #include "ftroute/topology.hpp"
 
 namespace ftroute::flitsim {
@@ -45,24 +46,14 @@ struct TopoSpec {
   Fabric fabric;  // intact, no LIDs
 };
 
+// A topology of --topos: a fabric spec (fattree:4,3, torus:8x8, ...) or a legacy name
+// (4ary3tree, torus8x8, mesh4x4), fabric_spec.hpp; the name in the tables is the text as given.
 TopoSpec make_topo(const std::string& name) {
-  TopoSpec t{name, {}};
-  auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
-  if (starts("torus") || starts("mesh")) {
-    topo::Grid g;
-    g.torus = starts("torus");
-    g.dims = topo::parse_dims(name.substr(g.torus ? 5 : 4));
-    g.hosts_per_switch = 1;
-    t.fabric = topo::grid(g);
-    return t;
+  try {
+    return TopoSpec{name, topo::build_fabric_spec(name)};
+  } catch (const topo::SpecError& e) {
+    throw FtdrbEvalInputError(std::string("--topos: ") + e.what());
   }
-  int k = 0, n = 0;
-  char rest[8] = {};
-  if (std::sscanf(name.c_str(), "%dary%dtree%7s", &k, &n, rest) == 2 && k >= 2 && n >= 1) {
-    t.fabric = topo::kary_ntree(k, n);
-    return t;
-  }
-  throw FtdrbEvalInputError("--topos: unknown topology '" + name + "' (torusAxB, meshAxB, KaryNtree)");
 }
 
 // Links of `intact` missing in `faulty` (same node order), once per link.

@@ -1,6 +1,7 @@
 // Topology generators, fault injection and the table of shipped .net files.
 // Naming and port layout are documented in include/ftroute/topology.hpp.
 #include "ftroute/topology.hpp"
+#include "ftroute/port_ref.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -302,18 +303,6 @@ struct Work {
   }
 };
 
-std::pair<std::string, int> parse_port_ref(const std::string& ref) {
-  std::string s = ref;
-  size_t lb = s.rfind('[');
-  if (lb == std::string::npos || s.back() != ']') throw FabricError("bad link '" + ref + "' (expected \"node\"[port])");
-  std::string name = s.substr(0, lb);
-  std::string port = s.substr(lb + 1, s.size() - lb - 2);
-  if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
-  if (name.empty() || port.empty() || port.find_first_not_of("0123456789") != std::string::npos || port.size() > 3)
-    throw FabricError("bad link '" + ref + "' (expected \"node\"[port])");
-  return {name, std::stoi(port)};
-}
-
 }  // namespace
 
 FaultReport inject_faults(Fabric& f, const FaultSpec& spec) {
@@ -324,7 +313,14 @@ FaultReport inject_faults(Fabric& f, const FaultSpec& spec) {
   std::mt19937_64 rng(spec.seed);
 
   for (const auto& ref : spec.remove_links) {
-    auto [name, port] = parse_port_ref(ref);
+    PortRef pr;
+    try {
+      pr = parse_port_ref(ref);  // "NODE"[PORT], or the older NODE[PORT] (port_ref.hpp)
+    } catch (const OptionError& e) {
+      throw FabricError(std::string("cannot remove link: ") + e.what());
+    }
+    const std::string& name = pr.node;
+    const int port = pr.port;
     auto n = work.find(name);
     if (!n) throw FabricError("cannot remove link " + ref + ": no node \"" + name + "\"");
     if (port < 1 || port > work.node(*n).num_ports)

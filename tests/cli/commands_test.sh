@@ -17,7 +17,7 @@ fail() { echo "FAIL ($CMD): $*"; exit 1; }
 has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2':"$'\n'"$(cat "$1")"; }
 
 # expect_error STATUS OUTPUT -- ARGS...: `ftroute ARGS` exits with STATUS, prints exactly one
-# "ftroute <cmd>: ..." line on stderr (usage errors add the help text after it), and leaves no
+# "ftroute <cmd>: ..." line on stderr (usage errors add "see 'ftroute <cmd> --help'"), and leaves no
 # OUTPUT (file or directory, nor a temporary OUTPUT.tmp.*) behind. OUTPUT "-" = none expected.
 expect_error() {
   local want=$1 out=$2; shift 3

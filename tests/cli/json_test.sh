@@ -58,13 +58,14 @@ for r, m in zip(rows, md):
     assert m[3].strip() == r["engine"] and m[4].strip().startswith(f'{r["tolerated"]}/{r["runs"]}'), (r, m)
 print("ok: campaign-table JSON rows match the markdown")
 PY
-# refusals: one line, exit 2
+# refusals: one line + "see 'ftroute CMD --help'", exit 2
 for args in "gen fattree --k 2 --n 2 -o x.net --json" "check -f $NET -l lfts.dump --json=out.json" "export --json"; do
   rc=0; "$FT" $args > out.txt 2> err.txt || rc=$?
   [ $rc -eq 2 ] || fail "'$args': exit $rc"
-  [ "$(wc -l < err.txt)" -eq 1 ] && [ ! -s out.txt ] || { cat err.txt; fail "'$args': not one line"; }
+  [ "$(wc -l < err.txt)" -eq 2 ] && [ ! -s out.txt ] || { cat err.txt; fail "'$args': not one line + the see line"; }
+  [ "$(sed -n 2p err.txt)" = "see 'ftroute ${args%% *} --help'" ] || { cat err.txt; fail "'$args': no see-help line"; }
   grep -q -- '--json' err.txt || fail "'$args': message does not name --json"
-  echo "ok: refused: $(cat err.txt)"
+  echo "ok: refused: $(head -1 err.txt)"
 done
 [ ! -e x.net ] || fail "gen --json wrote its output"
 echo "PASS: every --json output parses"

@@ -32,7 +32,7 @@ expect_fail 1 "cannot write $S/w: is a directory" "$F" route -e ft-minhop "$N/to
 expect_fail 1 'given for two outputs' "$F" route -e ft-dor "$N/torus4x4.net" -o x.dump --sl-out ./x.dump
 expect_fail 1 'cannot write /nonexistent/x.svg' \
   "$F" sim --fabric "$N/torus4x4.net" --engine ft-dor --measure 200 --csv ok.csv --svg /nonexistent/x.svg
-expect_fail 1 "unknown kind 'garbage'" "$F" campaign --gen garbage:1 --engines ft-minhop --out D
+expect_fail 2 "unknown fabric kind 'garbage'" "$F" campaign --gen garbage:1 --engines ft-minhop --out D
 expect_fail 1 'cannot write into' "$F" campaign --gen fattree:2,2 --engines ft-minhop --out /dev/null
 expect_fail 1 'empty file' "$F" export -f "$N/torus4x4.net" -l "$S/empty" --to ibdmchk -o chk
 expect_fail 1 'cannot write /nonexistent/o' "$F" export -f "$SRC/tests/data/lft/2sw4hca.net" \

@@ -13,7 +13,7 @@
 namespace ftroute::flitsim {
 
 struct FtdrbEvalOptions {
-  std::vector<std::string> topos;     // torusAxB[xC..] | meshAxB.. | KaryNtree
+  std::vector<std::string> topos;     // fabric specs (torus:8x8, fattree:4,3) or torusAxB | meshAxB | KaryNtree
   std::vector<std::string> patterns;  // flitsim patterns
   std::vector<std::string> methods;   // of ftdrb_eval_methods()
   std::vector<double> faults;         // failed switch links in %, the first one 0 (the reference)

@@ -1,0 +1,89 @@
+// The one port syntax (port_ref.hpp).
+#include "ftroute/port_ref.hpp"
+
+#include <cstdio>
+
+namespace ftroute {
+
+namespace {
+
+[[noreturn]] void bad(std::string_view text, const std::string& why) {
+  throw OptionError("bad port '" + std::string(text) + "': " + why + " (expected \"NODE\"[PORT])");
+}
+
+int hex(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+PortRef parse_port_ref(std::string_view text) {
+  PortRef r;
+  size_t i = 0;
+  if (text.empty()) bad(text, "empty");
+  if (text[0] == '"') {  // "NODE" with escapes
+    i = 1;
+    bool closed = false;
+    while (i < text.size()) {
+      char c = text[i++];
+      if (c == '"') {
+        closed = true;
+        break;
+      }
+      if (c != '\\') {
+        r.node += c;
+        continue;
+      }
+      if (i >= text.size()) bad(text, "'\\' at the end");
+      char e = text[i++];
+      if (e == '"' || e == '\\') {
+        r.node += e;
+      } else if (e == 'x' && i + 1 < text.size() && hex(text[i]) >= 0 && hex(text[i + 1]) >= 0) {
+        r.node += static_cast<char>(hex(text[i]) * 16 + hex(text[i + 1]));
+        i += 2;
+      } else {
+        bad(text, std::string("unknown escape '\\") + e + "'");
+      }
+    }
+    if (!closed) bad(text, "no closing '\"'");
+    if (i >= text.size() || text[i] != '[') bad(text, "no '[PORT]' after the quoted node name");
+  } else {  // legacy NODE[PORT]: the node is everything before the last '['
+    size_t lb = text.rfind('[');
+    if (lb == std::string_view::npos) bad(text, "no '[PORT]'");
+    r.node = std::string(text.substr(0, lb));
+    i = lb;
+  }
+  if (r.node.empty()) bad(text, "empty node name");
+  // text[i] == '['
+  const size_t rb = text.find(']', i);
+  if (rb == std::string_view::npos) bad(text, "no closing ']'");
+  if (rb + 1 != text.size()) bad(text, "'" + std::string(text.substr(rb + 1)) + "' after ']'");
+  std::string_view num = text.substr(i + 1, rb - i - 1);
+  if (num.empty() || num.size() > 3 || num.find_first_not_of("0123456789") != std::string_view::npos)
+    bad(text, "port '" + std::string(num) + "' is not a number");
+  r.port = std::stoi(std::string(num));
+  if (r.port > 255) bad(text, "port " + std::string(num) + " is above 255");
+  return r;
+}
+
+std::string format_port_ref(std::string_view node, int port) {
+  std::string s = "\"";
+  for (unsigned char c : node) {
+    if (c == '"' || c == '\\') {
+      s += '\\';
+      s += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", c);
+      s += b;
+    } else {
+      s += static_cast<char>(c);
+    }
+  }
+  return s + "\"[" + std::to_string(port) + "]";
+}
+
+}  // namespace ftroute

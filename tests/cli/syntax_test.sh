@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# One syntax (issue 18 item 4), run as a user would:
+#  * every subcommand: an unknown option is a usage error: exit 2, its one line
+#    "ftroute CMD: unknown option '--no-such-option'" and "see 'ftroute CMD --help'", nothing else;
+#  * the same fabric from every spelling: `gen fattree:4,3` = `gen fattree --k 4 --n 3` =
+#    `gen 4ary3tree` (identical .net bytes), and for every kind; `route/compare/sim --gen SPEC` =
+#    the same commands on the generated file; kns-size kns:K,N = --k K --n N; campaign --gen kns:..;
+#  * the fabric positional or --fabric/-f, both accepted (check, export, route, compare, sim);
+#  * --opt=value and -fVALUE;
+#  * the port syntax "NODE"[PORT] and the older NODE[PORT]: same faults (gen, sim);
+#  * bad specs, unknown keywords and bad --json use: exit 2, one line + the see-help line.
+#  * bash completion (packaging/) completes the fabric kinds after `gen` and `--gen`.
+#   syntax_test.sh FTROUTE NETS_DIR WORKDIR
+set -euo pipefail
+FT=$(readlink -f "$1"); NETS=$(readlink -f "$2"); W=$3
+rm -rf "$W"; mkdir -p "$W"; cd "$W"
+fail() { echo "FAIL: $*"; exit 1; }
+
+# usage_error CMD ARGS...: exit 2, exactly two stderr lines: "ftroute CMD: ..." and the see line
+usage_error() {
+  local cmd=$1
+  local rc=0
+  "$FT" "$@" > u.out 2> u.err || rc=$?
+  [ "$rc" -eq 2 ] || fail "ftroute $*: exit $rc, expected 2:"$'\n'"$(cat u.err)"
+  [ "$(wc -l < u.err)" -eq 2 ] || fail "ftroute $*: not 2 stderr lines:"$'\n'"$(cat u.err)"
+  head -1 u.err | grep -q "^ftroute $cmd: " || fail "ftroute $*: first line is not 'ftroute $cmd: ...': $(head -1 u.err)"
+  [ "$(sed -n 2p u.err)" = "see 'ftroute $cmd --help'" ] || fail "ftroute $*: second line: $(sed -n 2p u.err)"
+  [ ! -s u.out ] || fail "ftroute $*: wrote to stdout"
+  echo "ok: ftroute $* -> $(head -1 u.err)"
+}
+
+# ---- every subcommand: unknown option ----
+cmds=$("$FT" --help | sed -n '/^commands:/,$p' | awk 'NR > 1 {print $1}')
+[ "$(echo "$cmds" | wc -w)" -ge 14 ] || fail "ftroute --help lists too few commands: $cmds"
+for c in $cmds; do
+  usage_error "$c" --no-such-option
+  grep -qx "ftroute $c: unknown option '--no-such-option'" u.err || fail "$c: $(head -1 u.err)"
+done
+rc=0; "$FT" no-such-command 2> u.err || rc=$?
+[ $rc -eq 2 ] && [ "$(cat u.err)" = "ftroute: unknown command 'no-such-command'"$'\n'"see 'ftroute --help'" ] ||
+  fail "unknown command: exit $rc: $(cat u.err)"
+
+# ---- same fabric from every spelling of gen ----
+same() {  # same A B: identical files
+  cmp -s "$1" "$2" || fail "$1 and $2 differ:"$'\n'"$(diff "$1" "$2" | head -10)"
+  echo "ok: $1 = $2"
+}
+"$FT" gen fattree:4,3 -o a.net 2> /dev/null
+"$FT" gen fattree --k 4 --n 3 -o b.net 2> /dev/null
+"$FT" gen 4ary3tree -o c.net 2> /dev/null
+"$FT" gen fattree:n=3,k=4 -o d.net 2> /dev/null
+same a.net b.net; same a.net c.net; same a.net d.net
+cmp -s a.net "$NETS/4ary3tree.net" || true  # (the shipped file has its own header)
+while read -r spec legacy; do
+  "$FT" gen "$spec" -o s.net 2> /dev/null
+  # shellcheck disable=SC2086
+  "$FT" gen $legacy -o l.net 2> /dev/null
+  same s.net l.net
+done << 'EOF'
+fattree2:8,4,8 fattree2 --leaves 8 --spines 4 --hosts-per-leaf 8
+fattree3:8,2 fattree3 --radix 8 --pods 2
+mesh:4x4 mesh --dims 4x4
+torus:3x3x3,2 torus --dims 3x3x3 --hosts 2
+torus:4x4,hosts=2,radix=8 torus --dims 4x4 --hosts 2 --radix 8
+kns:4,2,2 kns --k 4 --n 2 --p 2
+kns:4,2,ki=2 kns --k 4 --n 2 --ki 2
+ctree:leaves=8,spines=4,hosts=4/4/0/2,links=2 ctree --spec leaves=8,spines=4,hosts=4/4/0/2,links=2
+ctree:leaves=8,hosts=4/4/0/2 ctree --leaves 8 --hosts 4/4/0/2
+EOF
+# faults with either port spelling: the same fabric (the header echoes the option as given)
+"$FT" gen fattree:2,3 --remove-link '"S0_00"[3]' -o p1.net 2> /dev/null
+"$FT" gen fattree:2,3 --remove-link 'S0_00[3]' -o p2.net 2> /dev/null
+[ "$(grep -v '^#' p1.net)" = "$(grep -v '^#' p2.net)" ] || fail "--remove-link: the two port spellings differ"
+grep -q 'S0_00"\[3\]' p1.net || fail "p1.net does not name the removed link"
+echo "ok: --remove-link '\"S0_00\"[3]' = --remove-link S0_00[3]"
+
+# ---- route / compare / sim: --gen SPEC = the generated file; positional = --fabric ----
+"$FT" route -q -e ftree-misroute a.net -o r1.dump
+"$FT" route -q -e ftree-misroute --gen fattree:4,3 -o r2.dump
+"$FT" route -q -e ftree-misroute --fabric a.net -o r3.dump
+"$FT" route -q -e ftree-misroute -f a.net --out=r4.dump   # --opt=value
+"$FT" route -q -eftree-misroute -fa.net -or5.dump             # -fVALUE
+same r1.dump r2.dump; same r1.dump r3.dump; same r1.dump r4.dump; same r1.dump r5.dump
+"$FT" compare a.net --engines ft-minhop,ftree-misroute | sed 1d | cut -c1-60 > c1.txt
+"$FT" compare --gen fattree:4,3 --engines=ft-minhop,ftree-misroute | sed 1d | cut -c1-60 > c2.txt
+same c1.txt c2.txt
+"$FT" check a.net -l r1.dump > k1.txt
+"$FT" check --fabric a.net --lfts r1.dump > k2.txt
+"$FT" check --fabric=a.net --lfts=r1.dump > k3.txt
+same k1.txt k2.txt; same k1.txt k3.txt
+"$FT" export a.net -l r1.dump --to dump_fts -o e1.txt
+"$FT" export -f a.net -l r1.dump --to dump_fts -o e2.txt
+same e1.txt e2.txt
+T=$NETS/torus4x4.net
+"$FT" sim "$T" --engine ft-dor --measure 300 --warmup 100 --title t > m1.txt
+"$FT" sim --fabric "$T" --engine ft-dor --measure 300 --warmup 100 --title t > m2.txt
+"$FT" gen torus:4x4 -o t.net 2> /dev/null
+"$FT" sim --gen torus:4x4 --engine ft-dor --measure 300 --warmup 100 --title t > m3.txt
+"$FT" sim t.net --engine ft-dor --measure 300 --warmup 100 --title t > m4.txt
+same m1.txt m2.txt; same m3.txt m4.txt
+# sim --fail in the console port syntax and the older one: the same run
+"$FT" sim "$T" --engine ft-dor --measure 300 --warmup 100 --title t --fail '150:"S1_1"[2]' > f1.txt
+"$FT" sim "$T" --engine ft-dor --measure 300 --warmup 100 --title t --fail 150:S1_1[2] > f2.txt
+same f1.txt f2.txt
+cmp -s f1.txt m1.txt && fail "--fail changed nothing"
+
+# ---- kns-size / kns-faults / campaign with specs ----
+"$FT" kns-size kns:4,2,2 > n1.txt
+"$FT" kns-size --k 4 --n 2 --p 2 > n2.txt
+same n1.txt n2.txt
+"$FT" kns-faults kns:4,2 --faults 2 --samples 50 > n3.txt
+"$FT" kns-faults --k 4 --n 2 --faults 2 --samples 50 > n4.txt
+same n3.txt n4.txt
+"$FT" campaign -q --gen kns:4,2 --engines kns --seeds 1 --link-failures 0,1 -j 1 --out camp
+[ "$(grep -c '^"kns:4,2",kns,[01],0,1,ok,' camp/results.csv)" -eq 2 ] || fail "campaign --gen kns:4,2: not 2 rows:"$'\n'"$(cat camp/results.csv)"
+echo "ok: campaign --gen kns:4,2"
+
+# ---- bad input: one line + the see-help line, exit 2 ----
+usage_error gen fattree:4,3,host=1 -o x.net
+grep -q "unknown keyword 'host'" u.err || fail "unknown keyword not named"
+usage_error gen nosuch:1 -o x.net
+grep -q "unknown fabric kind 'nosuch'" u.err || fail "unknown kind not named"
+usage_error gen fattree:4,x -o x.net
+grep -q "bad number 'x' for n" u.err || fail "bad number not named"
+usage_error gen fattree:2,2 --remove-link '"S0_0[1]' -o x.net
+grep -q "no closing" u.err || fail "bad port not explained"
+usage_error campaign --gen mesh:4x4,hosts=1,bogus=2 --engines ft-minhop --out cx
+[ ! -e cx ] || fail "campaign with a bad spec left cx"
+usage_error route -e ft-minhop --gen torus:4x -o x.dump
+usage_error sim --gen torus:4x4 --engine ft-dor --fail '5:"S9_9"[1'
+usage_error ftdrb-eval --topos torus:4x4,hosts=1,nope=1
+usage_error kns-size kns:4
+usage_error route -e ft-minhop a.net --gen fattree:4,3 -o x.dump
+usage_error check --json=yes -f a.net -l r1.dump
+usage_error gen fattree:2,2 -o x.net --json
+[ ! -e x.net ] && [ ! -e x.dump ] || fail "an output was left behind"
+
+# ---- bash completion of the new spellings ----
+comp() {  # comp WORDS... -> completions of the last word (FT stands in for `ftroute`)
+  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _ftroute; printf "%s\n" "${COMPREPLY[@]}"' _ \
+    "$NETS/../../packaging/ftroute.bash-completion" "$FT" "$@"
+}
+[ "$(comp gen fattree | tr '\n' ' ')" = "fattree: fattree2: fattree3: " ] || fail "completion of 'gen fattree': $(comp gen fattree)"
+comp route --gen to | grep -qx 'torus:' || fail "completion of '--gen to': $(comp route --gen to)"
+comp kns-size k | grep -qx 'kns:' || fail "completion of 'kns-size k'"
+echo "ok: bash completion of fabric kinds"
+echo "PASS: one syntax"

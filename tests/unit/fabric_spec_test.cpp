@@ -1,0 +1,202 @@
+// The one fabric spec grammar (ibsim_topologies/include/ftroute/fabric_spec.hpp): every kind of
+// the table, positional and KEY=V forms, legacy names, and errors that name the offending token;
+// and the one port syntax ("NODE"[PORT], port_ref.hpp).
+#include <gtest/gtest.h>
+
+#include "ftroute/cluster_tree.hpp"
+#include "ftroute/fabric_spec.hpp"
+#include "ftroute/kns_topology.hpp"
+#include "ftroute/netfile.hpp"
+#include "ftroute/port_ref.hpp"
+#include "ftroute/topology.hpp"
+
+using namespace ftroute;
+using namespace ftroute::topo;
+
+namespace {
+
+std::string net(const Fabric& f) { return write_net(f, {}); }
+
+// The SpecError text of `spec` ("" if it parses and builds).
+std::string error_of(const std::string& spec) {
+  try {
+    build_fabric_spec(spec);
+  } catch (const SpecError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(FabricSpec, EveryKindBuildsTheGeneratorsFabric) {
+  EXPECT_EQ(net(build_fabric_spec("fattree:4,3")), net(kary_ntree(4, 3)));
+  EXPECT_EQ(net(build_fabric_spec("fattree:k=4,n=3")), net(kary_ntree(4, 3)));
+  EXPECT_EQ(net(build_fabric_spec("fattree:4,n=3")), net(kary_ntree(4, 3)));
+  EXPECT_EQ(net(build_fabric_spec("fattree2:8,4,8")), net(fat_tree2({8, 4, 8, 1, 0})));
+  EXPECT_EQ(net(build_fabric_spec("fattree2:8,4,8,2,20")), net(fat_tree2({8, 4, 8, 2, 20})));
+  EXPECT_EQ(net(build_fabric_spec("fattree3:8")), net(fat_tree3(8, 8)));
+  EXPECT_EQ(net(build_fabric_spec("fattree3:8,2")), net(fat_tree3(8, 2)));
+  Grid g;
+  g.dims = {4, 4};
+  EXPECT_EQ(net(build_fabric_spec("mesh:4x4")), net(grid(g)));
+  g.torus = true;
+  g.dims = {3, 3, 3};
+  g.hosts_per_switch = 2;
+  EXPECT_EQ(net(build_fabric_spec("torus:3x3x3,2")), net(grid(g)));
+  EXPECT_EQ(net(build_fabric_spec("torus:3x3x3,hosts=2")), net(grid(g)));
+  g.radix = 12;
+  EXPECT_EQ(net(build_fabric_spec("torus:3x3x3,2,12")), net(grid(g)));
+  EXPECT_EQ(net(build_fabric_spec("torus:dims=3x3x3,radix=12,hosts=2")), net(grid(g)));
+  KnsParams q;
+  q.k = 4, q.n = 2, q.p = 2;
+  EXPECT_EQ(net(build_fabric_spec("kns:4,2,2")), net(make_kns(q)));
+  EXPECT_EQ(net(build_fabric_spec("kns:4,2,p=2")), net(make_kns(q)));
+  q.p = 1, q.ki = 2, q.subnet = KnsSubnet::FatTree;
+  EXPECT_EQ(net(build_fabric_spec("kns:4,2,ki=2")), net(make_kns(q)));
+  EXPECT_EQ(net(build_fabric_spec("ctree:leaves=8,spines=4,hosts=4/4/0/2,links=2")),
+            net(cluster_tree(parse_cluster_tree("leaves=8,spines=4,hosts=4/4/0/2,links=2"))));
+  // every kind of the table has a name, grammar, help and at least one parameter
+  for (const auto& k : fabric_kinds()) {
+    EXPECT_NE(std::string(k.grammar), "") << k.name;
+    EXPECT_NE(std::string(k.help), "") << k.name;
+    EXPECT_FALSE(k.params.empty()) << k.name;
+    EXPECT_LE(k.positional, k.params.size()) << k.name;
+    EXPECT_EQ(find_fabric_kind(k.name), &k);
+    EXPECT_NE(fabric_spec_summary().find(std::string(k.name) + ":" + k.grammar), std::string::npos) << k.name;
+  }
+}
+
+TEST(FabricSpec, UsedTextIsTheSameForEverySpelling) {
+  SpecArgs a = parse_fabric_spec("fattree:4,3"), b = parse_fabric_spec("fattree:n=3,k=4");
+  build_fabric(a);
+  build_fabric(b);
+  EXPECT_EQ(a.used, " --k 4 --n 3");
+  EXPECT_EQ(a.used, b.used);
+  SpecArgs m = parse_fabric_spec("mesh:4x4");
+  build_fabric(m);
+  EXPECT_EQ(m.used, " --dims 4x4 --hosts 1");  // radix only when given
+  SpecArgs r = parse_fabric_spec("mesh:4x4,radix=0");
+  build_fabric(r);
+  EXPECT_EQ(r.used, m.used);
+}
+
+TEST(FabricSpec, LegacyNames) {
+  EXPECT_EQ(legacy_fabric_spec("4ary3tree"), "fattree:4,3");
+  EXPECT_EQ(legacy_fabric_spec("torus8x8"), "torus:8x8");
+  EXPECT_EQ(legacy_fabric_spec("mesh4x4x4"), "mesh:4x4x4");
+  EXPECT_EQ(legacy_fabric_spec("torus8x"), "");
+  EXPECT_EQ(legacy_fabric_spec("4ary3treex"), "");
+  EXPECT_EQ(legacy_fabric_spec("fattree:4,3"), "");
+  EXPECT_EQ(net(build_fabric_spec("4ary3tree")), net(build_fabric_spec("fattree:4,3")));
+  EXPECT_EQ(net(build_fabric_spec("torus4x4")), net(build_fabric_spec("torus:4x4")));
+  SpecArgs a = parse_fabric_spec("4ary3tree");
+  EXPECT_EQ(a.kind, "fattree");
+  EXPECT_EQ(a.text, "4ary3tree");
+}
+
+TEST(FabricSpec, SplitSpecList) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(split_spec_list("torus8x8,torus16x16,4ary3tree"), (V{"torus8x8", "torus16x16", "4ary3tree"}));
+  EXPECT_EQ(split_spec_list("torus:8x8,2,fattree:4,3,4ary3tree"), (V{"torus:8x8,2", "fattree:4,3", "4ary3tree"}));
+  EXPECT_EQ(split_spec_list("mesh:4x4,hosts=2,kns:4,2,p=2"), (V{"mesh:4x4,hosts=2", "kns:4,2,p=2"}));
+  EXPECT_EQ(split_spec_list("ctree:leaves=8,hosts=4/0,,fattree:2,2"), (V{"ctree:leaves=8,hosts=4/0", "fattree:2,2"}));
+  EXPECT_EQ(split_spec_list(""), V{});
+}
+
+TEST(FabricSpec, ErrorsNameTheOffendingToken) {
+  EXPECT_EQ(error_of("fattree:4,3"), "");
+  EXPECT_EQ(error_of("nope:1"), "unknown fabric kind 'nope' in 'nope:1' (fattree, fattree2, fattree3, mesh, torus, kns, ctree)");
+  EXPECT_EQ(error_of("mesh:4x4,host=2"), "unknown keyword 'host' (mesh takes dims, hosts, radix) in 'mesh:4x4,host=2'");
+  EXPECT_EQ(error_of("fattree:4"), "missing n (fattree:K,N) in 'fattree:4'");
+  EXPECT_EQ(error_of("fattree:4,x"), "bad number 'x' for n in 'fattree:4,x'");
+  EXPECT_EQ(error_of("fattree:4,3x"), "bad number '3x' for n in 'fattree:4,3x'");
+  EXPECT_EQ(error_of("fattree:0x4,3"), "bad number '0x4' for k in 'fattree:0x4,3'");
+  EXPECT_EQ(error_of("fattree:1,3"), "k must be in 2..127 (got 1) in 'fattree:1,3'");
+  EXPECT_EQ(error_of("fattree:4,3,5"), "unexpected value '5' (fattree:K,N) in 'fattree:4,3,5'");
+  EXPECT_EQ(error_of("fattree:4,3,k=4"), "'k' given twice in 'fattree:4,3,k=4'");
+  EXPECT_EQ(error_of("fattree:4,,3"), "empty item in 'fattree:4,,3'");
+  EXPECT_EQ(error_of("fattree:k="), "no value for 'k' in 'fattree:k='");
+  EXPECT_EQ(error_of("mesh:4x4,hosts=2,3"),
+            "value '3' after KEY=VALUE items (positional values come first) in 'mesh:4x4,hosts=2,3'");
+  EXPECT_EQ(error_of("mesh:4y4"), "bad dimensions '4y4' (expected e.g. 4x4 or 4x4x4) in 'mesh:4y4'");
+  EXPECT_EQ(error_of("mesh:"), "missing dims (e.g. mesh:4x4 or mesh:4x4x4) in 'mesh:'");
+  EXPECT_EQ(error_of("fattree"), "'fattree': expected fattree:K,N");
+  EXPECT_NE(error_of("ctree:8"), "");  // ctree takes KEY=V only
+  EXPECT_NE(error_of("ctree:8").find("'8' is not KEY=VALUE"), std::string::npos) << error_of("ctree:8");
+  EXPECT_NE(error_of("ctree:leaves=x").find("in 'ctree:leaves=x'"), std::string::npos) << error_of("ctree:leaves=x");
+  EXPECT_NE(error_of("kns:4,2,lmc=9").find("lmc must be in 0..7"), std::string::npos);
+  EXPECT_NE(error_of("4ary3treex").find("expected KIND:ARGS"), std::string::npos);
+  EXPECT_NE(error_of("").find("expected KIND:ARGS"), std::string::npos);
+}
+
+// ---- the one port syntax (ibsim_topologies/include/ftroute/port_ref.hpp) ----
+
+namespace {
+std::string port_error(const std::string& text) {
+  try {
+    parse_port_ref(text);
+  } catch (const OptionError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(PortRef, ConsoleSyntaxAndLegacyForm) {
+  EXPECT_EQ(parse_port_ref("\"S1_1\"[2]"), (PortRef{"S1_1", 2}));
+  EXPECT_EQ(parse_port_ref("S1_1[2]"), (PortRef{"S1_1", 2}));  // legacy
+  EXPECT_EQ(parse_port_ref("\"S0_00\"[3]"), (PortRef{"S0_00", 3}));
+  EXPECT_EQ(parse_port_ref("\"L0\"[0]"), (PortRef{"L0", 0}));
+  EXPECT_EQ(parse_port_ref("\"sw 1 [spine]\"[17]"), (PortRef{"sw 1 [spine]", 17}));  // '[' and ' ' inside quotes
+  EXPECT_EQ(parse_port_ref("a[b][3]"), (PortRef{"a[b]", 3}));                     // legacy: the last '['
+  EXPECT_EQ(parse_port_ref("\"a:b\"[1]"), (PortRef{"a:b", 1}));
+  EXPECT_EQ(parse_port_ref("\"q\\\"x\"[1]"), (PortRef{"q\"x", 1}));  // \" escape
+  EXPECT_EQ(parse_port_ref("\"b\\\\s\"[1]"), (PortRef{"b\\s", 1}));  // \\ escape
+  EXPECT_EQ(parse_port_ref("\"t\\x09ab\"[4]"), (PortRef{"t\tab", 4}));  // \xNN as escape_name() writes
+  EXPECT_EQ(parse_port_ref("\"S1\"[255]").port, 255);
+}
+
+TEST(PortRef, FormatRoundTrips) {
+  for (const std::string n : std::vector<std::string>{"S1_1", "sw \"x\"", "a\\b", std::string("c\x01" "d"), "[x]"}) {
+    const std::string t = format_port_ref(n, 7);
+    EXPECT_EQ(parse_port_ref(t), (PortRef{n, 7})) << t;
+  }
+  EXPECT_EQ(format_port_ref("S1_1", 2), "\"S1_1\"[2]");  // = Fabric::port_name() for plain names
+}
+
+TEST(PortRef, BadFormsNameTheProblem) {
+  EXPECT_EQ(port_error(""), "bad port '': empty (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("S1_1"), "bad port 'S1_1': no '[PORT]' (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1[2]"), "bad port '\"S1_1[2]': no closing '\"' (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1\"x[2]"), "bad port '\"S1_1\"x[2]': no '[PORT]' after the quoted node name (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1\"[2"), "bad port '\"S1_1\"[2': no closing ']' (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1\"[x]"), "bad port '\"S1_1\"[x]': port 'x' is not a number (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1\"[]"), "bad port '\"S1_1\"[]': port '' is not a number (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1\"[-1]"), "bad port '\"S1_1\"[-1]': port '-1' is not a number (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1\"[300]"), "bad port '\"S1_1\"[300]': port 300 is above 255 (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"S1_1\"[2]x"), "bad port '\"S1_1\"[2]x': 'x' after ']' (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"\"[2]"), "bad port '\"\"[2]': empty node name (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("[2]"), "bad port '[2]': empty node name (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"a\\q\"[2]"), "bad port '\"a\\q\"[2]': unknown escape '\\q' (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"a\\x4\"[2]"), "bad port '\"a\\x4\"[2]': unknown escape '\\x' (expected \"NODE\"[PORT])");
+  EXPECT_EQ(port_error("\"a\\"), "bad port '\"a\\': '\\' at the end (expected \"NODE\"[PORT])");
+}
+
+TEST(PortRef, GenRemoveLinkTakesBothForms) {
+  Fabric a = kary_ntree(2, 2), b = kary_ntree(2, 2);
+  FaultSpec q;
+  q.remove_links = {"\"S0_0\"[3]"};
+  inject_faults(a, q);
+  q.remove_links = {"S0_0[3]"};
+  inject_faults(b, q);
+  EXPECT_EQ(net(a), net(b));
+  EXPECT_NE(net(a), net(kary_ntree(2, 2)));
+  q.remove_links = {"\"S0_0[3]"};
+  try {
+    inject_faults(b, q);
+    ADD_FAILURE() << "bad port accepted";
+  } catch (const FabricError& e) {
+    EXPECT_NE(std::string(e.what()).find("no closing '\"'"), std::string::npos) << e.what();
+  }
+}
