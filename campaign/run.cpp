@@ -29,6 +29,7 @@
 #include "ftroute/netfile.hpp"
 #include "ftroute/topology.hpp"
 #include "ftroute/cluster_tree.hpp"
+#include "ftroute/fip_topologies.hpp"
 #include "ftroute/validate.hpp"
 
 namespace fs = std::filesystem;
@@ -498,6 +499,11 @@ Fabric build_fabric(const FabricSource& src) {
     g.hosts_per_switch = p.size() > 1 ? to_int(p[1], what) : 1;
     return topo::grid(g);
   }
+  const std::string rest = src.gen_spec.substr(colon + 1);  // seed 003's other Table III topologies
+  if (kind == "kautz") return topo::kautz(topo::parse_kautz(rest, what));
+  if (kind == "xgft") return topo::xgft(topo::parse_xgft(rest, what));
+  if (kind == "dragonfly") return topo::dragonfly(topo::parse_dragonfly(rest, what));
+  if (kind == "random") return topo::random_topology(topo::parse_random_topology(rest, what));
   throw OptionError(what + ": unknown kind '" + kind + "' (fattree, fattree2, fattree3, ctree, mesh, torus)");
 }
 

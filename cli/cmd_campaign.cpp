@@ -139,6 +139,8 @@ DIR/plots/<fabric>_<metric>.svg and DIR/summary.txt are rewritten at the end.
   --gen SPEC             generated fabric (repeatable): fattree:K,N | fattree2:LEAVES,SPINES,HOSTS |
                          fattree3:RADIX[,PODS] | mesh:4x4[,HOSTS] | torus:4x4x4[,HOSTS] |
                          ctree:KEY=V,.. (as `ftroute gen ctree --spec`, e.g. ctree:leaves=8,hosts=4/0,links=2)
+                         | kautz:D,K[,HOSTS[,R]] | xgft:H,M1..MH,W1..WH[,HOSTS] | dragonfly:A,P,H,G[,HOSTS] |
+                         random:SWITCHES,DEGREE,HOSTS[,SEED] (seed 003 Table III, docs/campaign.md)
   --engines A,B,...      ftroute engines (ftree-misroute, ft-minhop, ft-dor, dqr, kns, ftdrb) and/or
                          opensm:<engine> (opensm:minhop, opensm:updn, opensm:ftree, opensm:dfsssp,
                          opensm:lash, opensm:dor, opensm:torus-2QoS, ...): real OpenSM under ibsim;

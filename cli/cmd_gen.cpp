@@ -12,6 +12,7 @@
 #include "ftroute/topology.hpp"
 #include "ftroute/kns_topology.hpp"
 #include "ftroute/cluster_tree.hpp"
+#include "ftroute/fip_topologies.hpp"
 
 namespace ftroute::cli {
 namespace {
@@ -184,6 +185,62 @@ const std::vector<GenKind>& kinds() {
        "  names: leaves L<i> (L<pod>_<i>), spines S<j>, aggregation A<pod>_<a>, cores C<a>_<c>, hosts H<leaf>_<x>,\n"
        "  dual-rail HCAs D<even leaf>_<x>, hosts on spines/cores T.., on aggregation switches I..",
        ctree_options(), {}, build_ctree},
+      {"kautz", "undirected Kautz graph Kautz(d,k) (seed 003 Table III: --d 2 --k 4 --hosts 11 --redundancy 6)",
+       "  --d D            digraph degree (D+1 symbols), D >= 1; switch degree 2 D R\n"
+       "  --k K            string length, K >= 1: (D+1) D^(K-1) switches\n"
+       "  --hosts N        hosts per switch (default 1)\n"
+       "  --redundancy R   parallel links per arc (default 1)\n"
+       "  names: switches K<string>, hosts H<string>_<j> (docs/campaign.md, fip_topologies.hpp)",
+       {"d", "k", "hosts", "redundancy"}, {},
+       [](Args& a, std::string& used) {
+         topo::Kautz p;
+         p.d = need_int(a, "d", kRequired, 1, kMaxPorts, used);
+         p.k = need_int(a, "k", kRequired, 1, 32, used);
+         p.hosts_per_switch = need_int(a, "hosts", 1, 0, kMaxPorts, used);
+         p.redundancy = need_int(a, "redundancy", 1, 1, kMaxPorts, used);
+         return topo::kautz(p);
+       }},
+      {"xgft", "extended generalized fat tree XGFT(h; m..; w..) (seed 003 Table III: --spec 1,22,11 --hosts 12)",
+       "  --spec H,M1..MH,W1..WH  levels, children per switch per level, parents per switch per level\n"
+       "  --hosts N        hosts per leaf (level-0) switch (default 1)\n"
+       "  names: switches X<level>_<digits>, hosts H<digits>_<j>",
+       {"spec", "hosts"}, {},
+       [](Args& a, std::string& used) {
+         auto spec = a.value("spec");
+         if (!spec) throw UsageError("--spec is required (e.g. --spec 1,22,11)");
+         topo::Xgft p = topo::parse_xgft(*spec, "--spec");
+         used += " --spec " + *spec;
+         p.hosts_per_leaf = need_int(a, "hosts", 1, 0, kMaxPorts, used);
+         return topo::xgft(p);
+       }},
+      {"dragonfly", "Dragonfly(a,p,h,g), 1-D flattened butterfly in and between groups (seed 003: --a 10 --p 5 --h 5 --g 4 --hosts 7)",
+       "  --a A  routers per group   --p P  terminals per router   --h H  global links per router   --g G  groups\n"
+       "  --hosts N        hosts per router (default P)\n"
+       "  names: routers D<group>_<i>, hosts H<group>_<i>_<j>",
+       {"a", "p", "h", "g", "hosts"}, {},
+       [](Args& a, std::string& used) {
+         topo::Dragonfly q;
+         q.a = need_int(a, "a", kRequired, 1, kMaxPorts, used);
+         q.p = need_int(a, "p", kRequired, 0, kMaxPorts, used);
+         q.h = need_int(a, "h", kRequired, 0, kMaxPorts, used);
+         q.g = need_int(a, "g", kRequired, 1, 100000, used);
+         q.hosts_per_switch = need_int(a, "hosts", q.p, 0, kMaxPorts, used);
+         return topo::dragonfly(q);
+       }},
+      {"random", "random regular switch graph (seed 003 Table III: --switches 32 --degree 16 --hosts 8)",
+       "  --switches N     switches   --degree D   switch-to-switch links per switch\n"
+       "  --hosts N        hosts per switch (default 1)\n"
+       "  --graph-seed S   seed of the random graph (default 1; --seed is the fault seed)\n"
+       "  names: switches R<i>, hosts H<i>_<j>",
+       {"switches", "degree", "hosts", "graph-seed"}, {},
+       [](Args& a, std::string& used) {
+         topo::RandomTopo q;
+         q.switches = need_int(a, "switches", kRequired, 2, 100000, used);
+         q.degree = need_int(a, "degree", kRequired, 1, kMaxPorts, used);
+         q.hosts_per_switch = need_int(a, "hosts", 1, 0, kMaxPorts, used);
+         q.seed = static_cast<uint64_t>(need_int(a, "graph-seed", 1, 0, 999999, used));
+         return topo::random_topology(q);
+       }},
       // {"kns", "...", "  --...\n", {"..."}, {}, [](Args& a, std::string& used) { return topo::kns(...); }},
   };
   return k;
