@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
     --resume) resume=1 ;;
     --ftroute) B="$2"; shift ;;
     --out) out="$2"; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "reproduce.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
