@@ -96,12 +96,14 @@ int run_gen(Args& a) {
   kind = sa.kind;
   const topo::FabricKind& k = *topo::find_fabric_kind(kind);
   std::string legacy;
-  if (auto v = a.value("spec")) {
-    if (kind != "ctree") throw UsageError("--spec is for ctree (" + kind + " takes " + kind + ":" + k.grammar + ")");
+  if (auto v = a.value("spec")) {  // ctree's KEY=V,.. text, xgft's list
+    if (kind != "ctree" && kind != "xgft")
+      throw UsageError("--spec is for ctree and xgft (" + kind + " takes " + kind + ":" + k.grammar + ")");
     legacy += "," + *v;
   }
   for (const auto& p : k.params)
-    if (auto v = a.value(p)) legacy += "," + p + "=" + *v;
+    if (p != "spec")
+      if (auto v = a.value(p)) legacy += "," + p + "=" + *v;
   if (!legacy.empty()) {
     spec += (spec.back() == ':' ? legacy.substr(1) : legacy);
     sa = topo::parse_fabric_spec(spec);

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "ftroute/cluster_tree.hpp"
+#include "ftroute/fip_topologies.hpp"
 #include "ftroute/kns_topology.hpp"
 #include "ftroute/topology.hpp"
 
@@ -199,9 +200,81 @@ const std::vector<FabricKind>& fabric_kinds() {
        "  names: leaves L<i> (L<pod>_<i>), spines S<j>, aggregation A<pod>_<a>, cores C<a>_<c>, hosts H<leaf>_<x>,\n"
        "  dual-rail HCAs D<even leaf>_<x>, hosts on spines/cores T.., on aggregation switches I..",
        cluster_tree_keys(), 0, build_ctree},
-      // New kinds go here (s6-repro: kautz, xgft, dragonfly, random), one entry each, e.g.
-      // {"kautz", "D,N", "Kautz graph ...", "  --d D  ...\n", {"d", "n"}, 2,
-      //  [](SpecArgs& a) { return kautz(a.integer("d", SpecArgs::kRequired, 2, 64), ...); }},
+      // seed 003's other Table III topologies (fip_topologies.hpp; the paper's: kautz:2,4,11,6
+      // xgft:1,22,11,12 dragonfly:10,5,5,4,7 random:32,16,8,1)
+      {"kautz", "D,K[,HOSTS[,R]]", "undirected Kautz graph Kautz(d,k) (seed 003 Table III: kautz:2,4,11,6)",
+       "  --d D            digraph degree (D+1 symbols), D >= 1; switch degree 2 D R\n"
+       "  --k K            string length, K >= 1: (D+1) D^(K-1) switches\n"
+       "  --hosts N        hosts per switch (default 1)\n"
+       "  --redundancy R   parallel links per arc (default 1)\n"
+       "  names: switches K<string>, hosts H<string>_<j> (docs/campaign.md, fip_topologies.hpp)",
+       {"d", "k", "hosts", "redundancy"}, 4,
+       [](SpecArgs& a) {
+         Kautz p;
+         p.d = a.integer("d", SpecArgs::kRequired, 1, kMaxPorts);
+         p.k = a.integer("k", SpecArgs::kRequired, 1, 32);
+         p.hosts_per_switch = a.integer("hosts", 1, 0, kMaxPorts);
+         p.redundancy = a.integer("redundancy", 1, 1, kMaxPorts);
+         return kautz(p);
+       }},
+      {"xgft", "H,M1..MH,W1..WH[,HOSTS]",
+       "extended generalized fat tree XGFT(h; m..; w..) (seed 003 Table III: xgft:1,22,11,12)",
+       "  --spec H,M1..MH,W1..WH  levels, children per switch per level, parents per switch per level\n"
+       "  --hosts N        hosts per leaf (level-0) switch (default 1)\n"
+       "  names: switches X<level>_<digits>, hosts H<digits>_<j>",
+       {"spec", "hosts"}, 1,
+       [](SpecArgs& a) {
+         auto spec = a.get("spec");
+         if (!spec) a.fail("missing H,M1..MH,W1..WH (xgft:1,22,11)");
+         Xgft p;
+         try {
+           p = parse_xgft(*spec, "xgft");
+         } catch (const OptionError& e) {
+           a.fail(e.what());
+         }
+         const bool listed_hosts =  // the optional last item of the list
+             static_cast<size_t>(std::count(spec->begin(), spec->end(), ',')) + 1 == 2 * p.m.size() + 2;
+         a.used += " --spec " + (listed_hosts ? spec->substr(0, spec->rfind(',')) : *spec);
+         if (a.get("hosts")) {
+           if (listed_hosts) a.fail("hosts given twice (in the list and as hosts=)");
+           p.hosts_per_leaf = a.integer("hosts", 1, 0, kMaxPorts);
+         } else {
+           a.used += " --hosts " + std::to_string(p.hosts_per_leaf);
+         }
+         return xgft(p);
+       },
+       true},
+      {"dragonfly", "A,P,H,G[,HOSTS]",
+       "Dragonfly(a,p,h,g), 1-D flattened butterfly in and between groups (seed 003: dragonfly:10,5,5,4,7)",
+       "  --a A  routers per group   --p P  terminals per router   --h H  global links per router   --g G  groups\n"
+       "  --hosts N        hosts per router (default P)\n"
+       "  names: routers D<group>_<i>, hosts H<group>_<i>_<j>",
+       {"a", "p", "h", "g", "hosts"}, 5,
+       [](SpecArgs& a) {
+         Dragonfly q;
+         q.a = a.integer("a", SpecArgs::kRequired, 1, kMaxPorts);
+         q.p = a.integer("p", SpecArgs::kRequired, 0, kMaxPorts);
+         q.h = a.integer("h", SpecArgs::kRequired, 0, kMaxPorts);
+         q.g = a.integer("g", SpecArgs::kRequired, 1, 100000);
+         q.hosts_per_switch = a.integer("hosts", q.p, 0, kMaxPorts);
+         return dragonfly(q);
+       }},
+      {"random", "SWITCHES,DEGREE[,HOSTS[,GRAPH-SEED]]",
+       "random regular switch graph (seed 003 Table III: random:32,16,8,1)",
+       "  --switches N     switches   --degree D   switch-to-switch links per switch\n"
+       "  --hosts N        hosts per switch (default 1)\n"
+       "  --graph-seed S   seed of the random graph (default 1; --seed is the fault seed)\n"
+       "  names: switches R<i>, hosts H<i>_<j>",
+       {"switches", "degree", "hosts", "graph-seed"}, 4,
+       [](SpecArgs& a) {
+         RandomTopo q;
+         q.switches = a.integer("switches", SpecArgs::kRequired, 2, 100000);
+         q.degree = a.integer("degree", SpecArgs::kRequired, 1, kMaxPorts);
+         q.hosts_per_switch = a.integer("hosts", 1, 0, kMaxPorts);
+         q.seed = static_cast<uint64_t>(a.integer("graph-seed", 1, 0, 999999));
+         return random_topology(q);
+       }},
+      // New kinds go here, one entry each.
   };
   return k;
 }
@@ -267,6 +340,12 @@ SpecArgs parse_fabric_spec(const std::string& text) {
     std::string key, value;
     if (eq == std::string::npos) {
       if (keywords) a.fail("value '" + item + "' after KEY=VALUE items (positional values come first)");
+      if (k->variadic && npos == 1) {  // one more value of the list in params[0]
+        a.values.front().second += "," + item;
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+        continue;
+      }
       if (npos >= k->positional)
         a.fail(k->positional ? "unexpected value '" + item + "' (" + k->name + ":" + k->grammar + ")"
                              : "'" + item + "' is not KEY=VALUE (" + k->name + " takes " + param_list(*k) + ")");

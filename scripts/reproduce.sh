@@ -3,7 +3,7 @@
 # paper, with the paper's number, ours, the exact command, run date and run time.
 #
 #   scripts/reproduce.sh --quick [--ftroute PATH] [--out DIR]        few minutes, fewer runs (CI smoke test)
-#   scripts/reproduce.sh --full  [--ftroute PATH] [--out DIR] [--update] [--no-opensm]
+#   scripts/reproduce.sh --full  [--ftroute PATH] [--out DIR] [--update] [--no-opensm] [--resume]
 #
 # --quick: every in-process row with small run counts; rows that need ibsim + OpenSM (seed 003)
 #          are listed as "not run in --quick". Writes DIR/reproduction.md (default
@@ -12,12 +12,16 @@
 #          OpenSM campaigns when ibsim/OpenSM are installed; --update replaces the generated
 #          section of docs/REPRODUCTION.md (between the reproduce.sh markers). --no-opensm skips
 #          the seed-003 OpenSM campaigns (their figures are then those of the notes in the doc).
+#          --resume keeps the campaigns' directories of an earlier pass in DIR/work (a campaign
+#          skips the runs already in its results.csv, e.g. after deleting the rows of failed runs);
+#          their run time is then the sum over the passes ("N s (2 passes)").
 # Every command runs under `timeout` and `nice`; logs in DIR/logs/<row>.txt.
 set -euo pipefail
 
 mode=quick
 update=0
 no_opensm=0
+resume=0
 here=$(cd "$(dirname "$0")/.." && pwd)
 B="$here/build/cli/ftroute"
 out=""
@@ -27,9 +31,10 @@ while [ $# -gt 0 ]; do
     --full) mode=full ;;
     --update) update=1 ;;
     --no-opensm) no_opensm=1 ;;
+    --resume) resume=1 ;;
     --ftroute) B="$2"; shift ;;
     --out) out="$2"; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "reproduce.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -45,6 +50,8 @@ failed_rows=0
 have_opensm=0
 if command -v opensm >/dev/null 2>&1 && command -v ibsim >/dev/null 2>&1; then have_opensm=1; fi
 q() { [ "$mode" = quick ]; }
+# fresh DIR: a campaign's work directory, removed unless --resume
+fresh() { [ "$resume" = 1 ] || rm -rf "$out/work/$1"; }
 
 # run ID TIMEOUT CMD... : runs CMD (cwd $out/work), log in logs/ID.txt, sets $secs and $log
 run() {
@@ -60,7 +67,13 @@ run() {
     rc_failed=1
   fi
   t1=$(date +%s.%N)
-  secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f s", b-a}')
+  # logs/ID.secs: "total passes" (with --resume the passes over one campaign directory add up)
+  local prev="0 0"
+  case " $* " in  # only a campaign resumes; every other command starts afresh
+    *" campaign "*) [ "$resume" = 1 ] && [ -f "$out/logs/$id.secs" ] && prev=$(cat "$out/logs/$id.secs") ;;
+  esac
+  awk -v a="$t0" -v b="$t1" -v p="$prev" 'BEGIN{split(p, x, " "); printf "%.1f %d\n", x[1] + b - a, x[2] + 1}' > "$out/logs/$id.secs"
+  secs=$(awk '{printf "%.1f s", $1; if ($2 > 1) printf " (%d passes)", $2}' "$out/logs/$id.secs")
 }
 
 # tab ID TIMEOUT CMD... : a follow-up step of a row (e.g. campaign-table); keeps the row's $secs
@@ -87,7 +100,7 @@ cmdstr() {
 # ---------------------------------------------------------------- seed 001 (Sem-Jacobsen, misrouting in fat trees)
 if q; then seeds=10; else seeds=500; fi
 c=("$B" campaign --gen fattree:4,3 --engines ftree-misroute --link-failures 1,2,3,4,8 --seeds $seeds --jobs 2 --out s001a)
-rm -rf "$out/work/s001a"
+fresh s001a
 run 001a 1800 "${c[@]}"
 [ "$rc_failed" = 0 ] && tab 001a-table 60 "$B" campaign-table s001a
 res=$(awk -F'|' '/\| ftree-misroute \|/ {gsub(/ /,"",$3); split($5,t,","); gsub(/ /,"",t[1]); printf "%s%s: %s", (n++?", ":""), $3, t[1]}' "$log" 2>/dev/null || true)
@@ -98,7 +111,7 @@ row 001 "fault sets tolerated, 4-ary 3-tree (radix 8), random link faults (fault
 if q; then lv=0,4,8; seeds=2; cyc=1500; else lv=0,1,2,3,4,5,8,12,16,20; seeds=10; cyc=3000; fi
 c=("$B" campaign --gen fattree:4,3 --engines ftree-misroute --link-failures $lv --seeds $seeds --pattern uniform
    --sim-load 1.0 --sim-cycles $cyc --jobs 2 --out s001b)
-rm -rf "$out/work/s001b"
+fresh s001b
 run 001b 3600 "${c[@]}"
 [ "$rc_failed" = 0 ] && tab 001b-table 60 "$B" campaign-table --regression s001b
 res=$(awk -F'|' '/\| ftree-misroute \|/ {gsub(/ /,"",$11); gsub(/ /,"",$8); printf "%s %%/fault (R^2 %s)", $11, $8}' "$log" 2>/dev/null || true)
@@ -133,22 +146,26 @@ if q || [ "$have_opensm" = 0 ] || [ "$no_opensm" = 1 ]; then
 else
   E=opensm:ftree,opensm:dfsssp,ftree-misroute
   c=("$B" campaign --gen fattree:16,2 --engines $E --link-failures 0,2 --seeds 5 --pattern uniform --sim-load 1.0 --jobs 2 --out s003u)
+  fresh s003u
   run 003a 7200 "${c[@]}"
   res=$(cd "$out/work" && awk '$2=="opensm:dfsssp" && $4=="2" {print "dfsssp median(worst) " $16}' s003u/summary.txt 2>/dev/null || true)
   row 003 "16-ary 2-tree, 2 failed links (~1 %): DFSSSP median loss, uniform" "-8 %" "$res" "$(cmdstr "${c[@]}")"
   c=("$B" campaign --gen fattree:16,2 --engines $E --link-failures 0,2 --seeds 5 --pattern shift-exchange --jobs 2 --out s003x)
+  fresh s003x
   run 003b 7200 "${c[@]}"
   res=$(cd "$out/work" && awk '($2=="opensm:ftree" || $2=="ftree-misroute") && $4=="2" {printf "%s%s %s", (n++?", ":""), $2, $16}' s003x/summary.txt 2>/dev/null || true)
   row 003 "16-ary 2-tree, 2 failed links: fat-tree routing loss, shift-exchange (median(worst))" "up to -30 %" "$res" "$(cmdstr "${c[@]}")"
   c=("$B" campaign --gen mesh:4x4 --gen mesh:3x3x3 --gen torus:4x4 --gen torus:3x3x3
      --engines opensm:dor,opensm:torus-2QoS,opensm:minhop,opensm:sssp,opensm:dfsssp,opensm:lash --link-failures 0 --seeds 1 --jobs 2 --out s003t4)
+  fresh s003t4
   run 003c 7200 "${c[@]}"
   [ "$rc_failed" = 0 ] && tab 003c-table 60 "$B" campaign-table s003t4
-  res=$(awk -F'|' '/ 0 links / {gsub(/ /,"",$4); split($5,t,"/"); if (t[1]+0 == t[2]+0) ok[$4]++; else bad[$4]++} END {for (e in ok) s = s e " o" ok[e] " "; for (e in bad) s = s e " d/r" bad[e] " "; print s}' "$log" 2>/dev/null || true)
+  res=$(awk -F'|' '/ 0 links / {f=$2; e=$4; gsub(/ /,"",f); gsub(/ /,"",e); sub(/^opensm:/,"",e); split($5,t,"/"); if (!(e in n)) ord[++k] = e; n[e]++; if (t[1]+0 == t[2]+0) o[e]++; else bad[e] = bad[e] (bad[e] == "" ? "" : ", ") f} END {for (i = 1; i <= k; i++) {e = ord[i]; s = s (i > 1 ? "; " : "") e " o " o[e]+0 "/" n[e] (bad[e] != "" ? " (not o: " bad[e] ")" : "")} print s}' "$log" 2>/dev/null || true)
   row 003 "Table IV: deadlock freedom on 4x4 / 3x3x3 meshes and tori (o = per-VL CDG acyclic with OpenSM's SLs; count of 4 fabrics)" \
     "dfsssp, lash, torus-2QoS o on all 4; dor d on 2-D torus; minhop, sssp d" "$res" "$(cmdstr "${c[@]}")"
   c=("$B" campaign --gen torus:5x5,11 --engines opensm:torus-2QoS,opensm:dfsssp --link-failures 0,1%,3%,5%,10%,20% --seeds 2
      --pattern shift-exchange --jobs 2 --out s003r)
+  fresh s003r
   run 003d 14400 "${c[@]}"
   [ "$rc_failed" = 0 ] && tab 003d-table 60 "$B" campaign-table --regression s003r
   res=$(awk -F'|' '/\| opensm:torus-2QoS \|/ {gsub(/ /,"",$9); gsub(/ /,"",$10); gsub(/ /,"",$8); printf "torus-2QoS %s GB/s, %s /failure, R^2 %s", $9, $10, $8}' "$log" 2>/dev/null || true)
@@ -166,8 +183,8 @@ row 004 "Figs. 3-4: P(success) after 1 / 2 successive faults, DOR meshes (mesh p
 res=$(awk -F'|' '/^\| [0-9]+x[0-9]+ mesh, dor \| mesh-single \| [0-9.]+ \/ / {gsub(/^ +| +$/,"",$2); split($4,a,"/"); gsub(/ /,"",a[1]); printf "%s%s: %s %%", (n++?"; ":""), $2, a[1]}' "$log" 2>/dev/null || true)
 row 004 "flows rerouted per fault (first fault, mesh plug-in)" "1.7-2.2 % (20x20 mesh)" "$res" "$(cmdstr "${c[@]}")"
 secs=-
-skip 004 "DQR beyond one fault: variants (-all vs -single, tlr), per-flow model" "93 % / 80 % at 1 / 2 faults (topology-agnostic)" "recorded from docs/dqr.md (200 runs; not rerun by this script): at 2 faults, 10x10 / 20x20 meshes: mesh-tlr 71.5 / 67 %, mesh-all 70.0 / 66.5 %, local 67.0 / 58.0 %, tlr 58.0 / 51.5 %; -all = -single on meshes (joint turn check never changes the committed path; one 10x10 torus fault differs); paper's per-flow model (100 runs, dqr-eval --model flow): e2e 100 % at 1 fault, 78 / 82 % at 2: the gap is InfiniBand's one LFT entry per DLID"
-skip 004 "DQR over LASH, 20x20 torus, all layers searched" "33 % for one fault" "recorded from docs/dqr.md (100 / 50 runs; not rerun by this script): ft-lash base with destination-based tables 22-23 % on 5x5, 0 % from 10x10 up (one DLID's traffic arrives on several layers); per-flow model, all layers searched: e2e 100 %, local 90 % on 20x20; the paper's 33 % lies between the two models"
+skip 004 "DQR beyond one fault: variants (-all vs -single, tlr), per-flow model" "93 % / 80 % at 1 / 2 faults (topology-agnostic)" "recorded from docs/dqr.md (500 runs, 3 faults; not rerun by this script): at 2 faults, 10x10 / 20x20 meshes: mesh-tlr 71.8 / 65.4 %, mesh-all 70.0 / 65.0 %, local 67.4 / 58.4 %, tlr 60.2 / 52.0 %; -all = -single on meshes (joint turn check never changes the committed path; one 10x10 torus fault differs); paper's per-flow model (dqr-eval --model flow, 500 runs): e2e 100 % at 1 fault, 80.8 / 78.0 % at 2: the gap is InfiniBand's one LFT entry per DLID"
+skip 004 "DQR over LASH, 20x20 torus, all layers searched" "33 % for one fault" "recorded from docs/dqr.md (500 runs at the first fault; not rerun by this script): ft-lash base with destination-based tables 20.0 % on 5x5, 0 % on 10x10 and 20x20 (one DLID's traffic arrives on several layers); per-flow model, all layers searched: e2e 100 %, local 89.6 % on 20x20; the paper's 33 % lies between the two models"
 
 # ---------------------------------------------------------------- seed 000 (Zarza, NAC + FT-DRB)
 ring="$here/ibsim_topologies/nets/ring8.net"

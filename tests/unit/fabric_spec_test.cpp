@@ -5,6 +5,7 @@
 
 #include "ftroute/cluster_tree.hpp"
 #include "ftroute/fabric_spec.hpp"
+#include "ftroute/fip_topologies.hpp"
 #include "ftroute/kns_topology.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/port_ref.hpp"
@@ -56,6 +57,28 @@ TEST(FabricSpec, EveryKindBuildsTheGeneratorsFabric) {
   EXPECT_EQ(net(build_fabric_spec("kns:4,2,ki=2")), net(make_kns(q)));
   EXPECT_EQ(net(build_fabric_spec("ctree:leaves=8,spines=4,hosts=4/4/0/2,links=2")),
             net(cluster_tree(parse_cluster_tree("leaves=8,spines=4,hosts=4/4/0/2,links=2"))));
+  // seed 003's Table III kinds (the paper's configurations)
+  Kautz ka{2, 4, 11, 6};
+  EXPECT_EQ(net(build_fabric_spec("kautz:2,4,11,6")), net(kautz(ka)));
+  EXPECT_EQ(net(build_fabric_spec("kautz:2,4,redundancy=6,hosts=11")), net(kautz(ka)));
+  Xgft x;
+  x.m = {22};
+  x.w = {11};
+  x.hosts_per_leaf = 12;
+  EXPECT_EQ(net(build_fabric_spec("xgft:1,22,11,12")), net(xgft(x)));  // a list kind: H,M..,W..[,HOSTS]
+  EXPECT_EQ(net(build_fabric_spec("xgft:1,22,11,hosts=12")), net(xgft(x)));
+  x.m = {4, 4};
+  x.w = {1, 4};
+  x.hosts_per_leaf = 1;
+  EXPECT_EQ(net(build_fabric_spec("xgft:2,4,4,1,4")), net(xgft(x)));
+  Dragonfly d{10, 5, 5, 4, 7};
+  EXPECT_EQ(net(build_fabric_spec("dragonfly:10,5,5,4,7")), net(dragonfly(d)));
+  d.hosts_per_switch = 5;  // default: p
+  EXPECT_EQ(net(build_fabric_spec("dragonfly:10,5,5,4")), net(dragonfly(d)));
+  RandomTopo r{32, 16, 8, 1};
+  EXPECT_EQ(net(build_fabric_spec("random:32,16,8,1")), net(random_topology(r)));
+  r.seed = 7;
+  EXPECT_EQ(net(build_fabric_spec("random:32,16,8,graph-seed=7")), net(random_topology(r)));
   // every kind of the table has a name, grammar, help and at least one parameter
   for (const auto& k : fabric_kinds()) {
     EXPECT_NE(std::string(k.grammar), "") << k.name;
@@ -106,7 +129,7 @@ TEST(FabricSpec, SplitSpecList) {
 
 TEST(FabricSpec, ErrorsNameTheOffendingToken) {
   EXPECT_EQ(error_of("fattree:4,3"), "");
-  EXPECT_EQ(error_of("nope:1"), "unknown fabric kind 'nope' in 'nope:1' (fattree, fattree2, fattree3, mesh, torus, kns, ctree)");
+  EXPECT_EQ(error_of("nope:1"), "unknown fabric kind 'nope' in 'nope:1' (fattree, fattree2, fattree3, mesh, torus, kns, ctree, kautz, xgft, dragonfly, random)");
   EXPECT_EQ(error_of("mesh:4x4,host=2"), "unknown keyword 'host' (mesh takes dims, hosts, radix) in 'mesh:4x4,host=2'");
   EXPECT_EQ(error_of("fattree:4"), "missing n (fattree:K,N) in 'fattree:4'");
   EXPECT_EQ(error_of("fattree:4,x"), "bad number 'x' for n in 'fattree:4,x'");
@@ -128,6 +151,11 @@ TEST(FabricSpec, ErrorsNameTheOffendingToken) {
   EXPECT_NE(error_of("kns:4,2,lmc=9").find("lmc must be in 0..7"), std::string::npos);
   EXPECT_NE(error_of("4ary3treex").find("expected KIND:ARGS"), std::string::npos);
   EXPECT_NE(error_of("").find("expected KIND:ARGS"), std::string::npos);
+  EXPECT_EQ(error_of("xgft:1,22,11,12,hosts=3"), "hosts given twice (in the list and as hosts=) in 'xgft:1,22,11,12,hosts=3'");
+  EXPECT_NE(error_of("xgft:2,4,4").find("H = 2 needs 5 or 6 numbers, got 3"), std::string::npos) << error_of("xgft:2,4,4");
+  EXPECT_NE(error_of("xgft:1,22,x").find("'x' is not a non-negative integer"), std::string::npos);
+  EXPECT_EQ(error_of("random:32"), "missing degree (random:SWITCHES,DEGREE[,HOSTS[,GRAPH-SEED]]) in 'random:32'");
+  EXPECT_EQ(error_of("dragonfly:10,5,5,4,7,1"), "unexpected value '1' (dragonfly:A,P,H,G[,HOSTS]) in 'dragonfly:10,5,5,4,7,1'");
 }
 
 // ---- the one port syntax (ibsim_topologies/include/ftroute/port_ref.hpp) ----

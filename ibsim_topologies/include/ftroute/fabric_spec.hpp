@@ -65,6 +65,9 @@ struct FabricKind {
   std::vector<std::string> params;  // every parameter name (the KEYs), positional ones first
   size_t positional;                // how many of params may be given by position
   Fabric (*build)(SpecArgs& a);     // reads a.values (integer() etc.), returns the fabric
+  // A list kind: all positional values form one comma list, the value of params[0]
+  // (xgft:H,M1..MH,W1..WH[,HOSTS]); `positional` is then 1.
+  bool variadic = false;
 };
 
 // Every kind, in help order.
