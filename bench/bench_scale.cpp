@@ -14,7 +14,7 @@
 // Peak RSS of the commands from GNU time (%M; package `time`). Files go to --dir (default /tmp/bench_scale) and
 // are deleted after each tree (a radix-56 dump is 12.6 GB) unless --keep.
 //
-// Usage: bench_scale [--ftroute PATH] [--dir DIR] [--keep] [--baseline-radix R] [RADIX ...]
+// Usage: bench_scale [--ftroute PATH] [--dir DIR] [--keep] [--baseline-radix R] [--engine-only] [RADIX ...]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -97,7 +97,7 @@ double mb(uint64_t bytes) { return static_cast<double>(bytes) / 1e6; }
 
 int main(int argc, char** argv) {
   std::string ftroute = self_dir() + "/../cli/ftroute", dir = "/tmp/bench_scale";
-  bool keep = false;
+  bool keep = false, engine_only = false;
   int baseline_radix = 36;
   std::vector<int> radices;
   for (int i = 1; i < argc; i++) {
@@ -105,9 +105,10 @@ int main(int argc, char** argv) {
     if (a == "--ftroute" && i + 1 < argc) ftroute = argv[++i];
     else if (a == "--dir" && i + 1 < argc) dir = argv[++i];
     else if (a == "--keep") keep = true;
+    else if (a == "--engine-only") engine_only = true;
     else if (a == "--baseline-radix" && i + 1 < argc) baseline_radix = std::atoi(argv[++i]);
     else if (a == "-h" || a == "--help") {
-      std::printf("usage: bench_scale [--ftroute PATH] [--dir DIR] [--keep] [--baseline-radix R] [RADIX ...]\n");
+      std::printf("usage: bench_scale [--ftroute PATH] [--dir DIR] [--keep] [--baseline-radix R] [--engine-only] [RADIX ...]\n");
       return 0;
     } else radices.push_back(std::atoi(a.c_str()));
   }
@@ -154,6 +155,10 @@ int main(int argc, char** argv) {
                 "costs %.2fx\n",
                 eng_cpu, eng_wall, raw_cpu, raw_cpu > 0 ? eng_cpu / raw_cpu : 0.0);
     std::fflush(stdout);
+    if (engine_only) {
+      std::filesystem::remove(tag + ".net");
+      continue;
+    }
     // route to a file
     const std::string dump = tag + ".dump";
     Child rt = run({ftroute, "route", "-e", "ftree-misroute", tag + ".net", "-o", dump, "-q"}, {}, tag + ".route.log");
