@@ -2,7 +2,8 @@
 // (`ftroute gen fattree3 --radix R`; default R = 36 48 52 56, up to 47,824 LIDs) it prints:
 //   net file    read_net_file of the generated .net (MB/s)
 //   engine      ftree-misroute in-process with its default self-check (check=auto, every size
-//               now), ratio against the same engine with check=false in the same run
+//               now), ratio against the same engine with check=false in the same run, and
+//               against threads=1 (same LFTs required); --engine-only stops there
 //   route       `ftroute route -e ftree-misroute` to a file (child process): wall, MB/s, peak RSS
 //   check       `ftroute check` of that file (child process): wall, peak RSS; parse = the fast
 //               reader in-process (wall and CPU MB/s)
@@ -149,11 +150,24 @@ int main(int argc, char** argv) {
     t0 = Clock::now();
     { Routing r2 = engine->route(f, off); }
     const double raw_cpu = cpu_now() - c0;
+    // baseline in the same run: one thread (threads=1), same LFTs
+    EngineOptions one;
+    one.set("threads", "1");
+    c0 = cpu_now();
+    t0 = Clock::now();
+    bool same = false;
+    {
+      Routing r1 = engine->route(f, one);
+      same = r1.lfts == r.lfts;
+    }
+    const double one_wall = secs(t0, Clock::now()), one_cpu = cpu_now() - c0;
     for (int s : f.switches())
       for (uint8_t p : r.lfts.table(s)) entries += p != kNoPath;
     std::printf("engine    ftree-misroute (check=auto) %.2f s CPU (%.2f s wall); check=false %.2f s CPU: self-check "
                 "costs %.2fx\n",
                 eng_cpu, eng_wall, raw_cpu, raw_cpu > 0 ? eng_cpu / raw_cpu : 0.0);
+    std::printf("engine    threads=1 (check=auto) %.2f s CPU (%.2f s wall): default threads wall %.2fx of one thread%s\n",
+                one_cpu, one_wall, one_wall > 0 ? eng_wall / one_wall : 0.0, same ? ", same LFTs" : ", LFTS DIFFER");
     std::fflush(stdout);
     if (engine_only) {
       std::filesystem::remove(tag + ".net");

@@ -130,3 +130,18 @@ TEST(LftPin, SameLftsAsBeforeTheSpeedWork) {
     EXPECT_TRUE(found) << c.name;
   }
 }
+
+// ftree-misroute's `threads` option (routing and self-check in parallel over destinations)
+// gives the same LFTs, notes and errors for every thread count.
+TEST(LftPin, SameLftsForEveryThreadCount) {
+  for (const auto& c : cases()) {
+    uint64_t first = 0;
+    for (const char* th : {"1", "2", "3", "8", "0"}) {
+      EngineOptions o = c.options;
+      o.set("threads", th);
+      const uint64_t h = route_hash("ftree-misroute", c.fabric, o);
+      if (std::string(th) == "1") first = h;
+      EXPECT_EQ(h, first) << c.name << " threads=" << th;
+    }
+  }
+}
