@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <memory>
 
 #include "ftroute/error.hpp"
 #include "ftroute/parallel.hpp"
@@ -559,14 +560,10 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
   };
   const size_t nstates = static_cast<size_t>(nlinks) * kNumVlSlots;
   std::vector<StateRec> S;  // allocated by the first destination the per-source walk handles
+  std::unique_ptr<RouteWalker> slow_walker;  // the per-source walk's hops (allocated with S)
   std::vector<uint16_t> edge_cache;  // (s,in,out) -> last (vin*16+vout)+1 inserted (per-source walk)
   if (opt.collect_loads) st.link_load.assign(static_cast<size_t>(nlinks), 0);
   std::vector<uint8_t> used_local(static_cast<size_t>(nlinks) * kNumVlSlots, 0);
-
-  static const std::vector<uint8_t> kEmpty;
-  std::vector<const std::vector<uint8_t>*> tabs(static_cast<size_t>(nnodes), &kEmpty);
-  for (int i = 0; i < nnodes && i < r.lfts.num_nodes(); i++)
-    if (is_sw[static_cast<size_t>(i)]) tabs[static_cast<size_t>(i)] = &r.lfts.table(i);
 
   uint32_t walk_id = 0;
   std::vector<int32_t> walk;      // states of the current walk
@@ -640,10 +637,12 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
   std::vector<FastWorker> fw;
   std::vector<uint8_t> deferred(dlist.size(), 1);
   if (fast_ok) {
-    // default (threads 0): parallel from 256 destinations on (spawning threads for the small
-    // fabrics DQR and the campaigns check by the thousand costs more than it saves)
+    // default (threads 0): parallel from 4M (switch, destination) pairs on; below that (the
+    // fabrics DQR, the campaigns and the plugin check by the thousand, ft648 inside OpenSM) the
+    // pass takes milliseconds and spawning threads costs more than it saves
     const long n = static_cast<long>(dlist.size());
-    const int workers = resolve_threads(opt.threads, opt.threads > 0 ? n : n / 128);
+    const bool big = static_cast<double>(n) * static_cast<double>(sh.swl.size()) >= 4194304.0;
+    const int workers = resolve_threads(opt.threads, opt.threads > 0 ? n : big ? n : 1);
     fw.reserve(static_cast<size_t>(workers));
     for (int w = 0; w < workers; w++) fw.emplace_back(sh, r.lfts);
     const long chunk = std::clamp<long>(static_cast<long>(dlist.size()) / (4L * workers), 1, 64);
@@ -666,7 +665,9 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
       if (S.empty()) {
         S.resize(nstates);
         edge_cache.assign(npairs, 0);
+        slow_walker = std::make_unique<RouteWalker>(f, r.lfts);
       }
+      slow_walker->begin(d, de.node, de.port);
       const uint32_t dest_base = walk_id + 1;
       touched.clear();
       drops.clear();
@@ -776,50 +777,38 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
           if (cur != start) touched.push_back(cur);
           S[cu].next = -1;
           S[cu].outch = -1;
-          const std::vector<uint8_t>& tab = *tabs[static_cast<size_t>(s)];
-          const int o = d < tab.size() ? tab[d] : kNoPath;
+          // the hop itself is the check library's one (RouteWalker::hop = follow())
+          const RouteHop hp = slow_walker->hop(s);
+          const int o = hp.port;
           DropKind dk{};
           bool drop = false, done = false;
-          if (o == 0) {
-            if (de.node == s) {
-              S[cu].hops = 0;
+          if (hp.kind == RouteHop::Dropped && hp.drop != DropKind::WrongEndpoint) {
+            dk = hp.drop, drop = true;
+          } else if (hp.kind == RouteHop::Delivered && o == 0) {
+            S[cu].hops = 0;
+            done = true;
+          } else {  // a linked port: to the next switch, the owner, or another CA
+            const int link = cdg.link_id(s, o);
+            const int v = vl_at(s, in, o, sl);
+            const Cdg::Id oc = static_cast<Cdg::Id>(link) * kNumVlSlots + static_cast<Cdg::Id>(v);
+            S[cu].outch = static_cast<int32_t>(oc);
+            used_local[oc] = 1;
+            if (cin >= 0) record_edge(s, in, o, static_cast<Cdg::Id>(cin), oc);
+            if (hp.kind == RouteHop::Forward) {
+              cin = static_cast<int32_t>(oc);
+              s = hp.next;
+              in = hp.next_port;
+              const int32_t nx = state_of(s, in, sl);
+              S[cu].next = nx;
+              cur = nx;
+              continue;
+            }
+            if (hp.kind == RouteHop::Delivered) {
+              S[cu].hops = 1;
               done = true;
             } else {
-              dk = DropKind::NotLocal, drop = true;
-            }
-          } else if (o == kNoPath) {
-            dk = DropKind::NoRoute, drop = true;
-          } else if (o > nports[static_cast<size_t>(s)]) {
-            dk = DropKind::BadPort, drop = true;
-          } else {
-            const int link = cdg.link_id(s, o);
-            const int pn = peer_node[static_cast<size_t>(link)];
-            if (pn < 0) {
-              dk = DropKind::DownPort, drop = true;
-            } else {
-              const int v = vl_at(s, in, o, sl);
-              const Cdg::Id oc = static_cast<Cdg::Id>(link) * kNumVlSlots + static_cast<Cdg::Id>(v);
-              S[cu].outch = static_cast<int32_t>(oc);
-              used_local[oc] = 1;
-              if (cin >= 0) record_edge(s, in, o, static_cast<Cdg::Id>(cin), oc);
-              const int pp = peer_port[static_cast<size_t>(link)];
-              if (!is_sw[static_cast<size_t>(pn)]) {
-                if (pn == de.node && pp == de.port) {
-                  S[cu].hops = 1;
-                  done = true;
-                } else {
-                  dk = DropKind::WrongEndpoint, drop = true;
-                  s = pn, in = pp;  // name the endpoint in the message
-                }
-              } else {
-                cin = static_cast<int32_t>(oc);
-                s = pn;
-                in = pp;
-                const int32_t nx = state_of(s, in, sl);
-                S[cu].next = nx;
-                cur = nx;
-                continue;
-              }
+              dk = DropKind::WrongEndpoint, drop = true;
+              s = hp.next, in = hp.next_port;  // name the endpoint in the message
             }
           }
           if (drop) {

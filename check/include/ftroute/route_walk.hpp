@@ -151,7 +151,7 @@ inline RouteHop RouteWalker::hop(int sw) const {
   if (p == kNoPath) return h;  // Dropped, NoRoute
   if (p == 0) {
     if (dst_node_ == sw) h.kind = RouteHop::Delivered;
-    else h.drop = DropKind::NotLocal;
+    else h.drop = DropKind::NotLocal;  // port 0 on a switch that does not own the LID
     return h;
   }
   if (p > ni.nports) {

@@ -334,9 +334,10 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
   Lid max_dest_lid = 0;
   for (const auto& dl : dests)
     for (const DestLid& d : dl) max_dest_lid = std::max(max_dest_lid, d.lid);
-  // default (threads=0): threads from 64 switches on (small fabrics are routed by the thousand in
-  // campaigns, where spawning costs more than it saves)
-  const int workers = resolve_threads(threads, threads > 0 ? S : S / 32);
+  // default (threads=0): threads from 4M LFT entries on (switches x LIDs); smaller fabrics route
+  // in milliseconds, by the thousand in campaigns, where spawning costs more than it saves
+  const bool big = static_cast<double>(S) * static_cast<double>(max_dest_lid) >= 4194304.0;
+  const int workers = resolve_threads(threads, threads > 0 || big ? S : 1);
 
   // Valley leaf candidates: reachable downwards from the most switches (ideally every top
   // switch), then the most up-links, then the first in leaf order. An explicit valley_leaf is
