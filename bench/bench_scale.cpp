@@ -2,7 +2,8 @@
 // (`ftroute gen fattree3 --radix R`; default R = 36 48 52 56, up to 47,824 LIDs) it prints:
 //   net file    read_net_file of the generated .net (MB/s)
 //   engine      ftree-misroute in-process with its default self-check (check=auto, every size
-//               now), ratio against the same engine with check=false in the same run
+//               now), ratio against the same engine with check=false in the same run, and
+//               against threads=1 (same LFTs required); --engine-only stops there
 //   route       `ftroute route -e ftree-misroute` to a file (child process): wall, MB/s, peak RSS
 //   check       `ftroute check` of that file (child process): wall, peak RSS; parse = the fast
 //               reader in-process (wall and CPU MB/s)
@@ -14,7 +15,7 @@
 // Peak RSS of the commands from GNU time (%M; package `time`). Files go to --dir (default /tmp/bench_scale) and
 // are deleted after each tree (a radix-56 dump is 12.6 GB) unless --keep.
 //
-// Usage: bench_scale [--ftroute PATH] [--dir DIR] [--keep] [--baseline-radix R] [RADIX ...]
+// Usage: bench_scale [--ftroute PATH] [--dir DIR] [--keep] [--baseline-radix R] [--engine-only] [RADIX ...]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -97,7 +98,7 @@ double mb(uint64_t bytes) { return static_cast<double>(bytes) / 1e6; }
 
 int main(int argc, char** argv) {
   std::string ftroute = self_dir() + "/../cli/ftroute", dir = "/tmp/bench_scale";
-  bool keep = false;
+  bool keep = false, engine_only = false;
   int baseline_radix = 36;
   std::vector<int> radices;
   for (int i = 1; i < argc; i++) {
@@ -105,9 +106,10 @@ int main(int argc, char** argv) {
     if (a == "--ftroute" && i + 1 < argc) ftroute = argv[++i];
     else if (a == "--dir" && i + 1 < argc) dir = argv[++i];
     else if (a == "--keep") keep = true;
+    else if (a == "--engine-only") engine_only = true;
     else if (a == "--baseline-radix" && i + 1 < argc) baseline_radix = std::atoi(argv[++i]);
     else if (a == "-h" || a == "--help") {
-      std::printf("usage: bench_scale [--ftroute PATH] [--dir DIR] [--keep] [--baseline-radix R] [RADIX ...]\n");
+      std::printf("usage: bench_scale [--ftroute PATH] [--dir DIR] [--keep] [--baseline-radix R] [--engine-only] [RADIX ...]\n");
       return 0;
     } else radices.push_back(std::atoi(a.c_str()));
   }
@@ -148,12 +150,29 @@ int main(int argc, char** argv) {
     t0 = Clock::now();
     { Routing r2 = engine->route(f, off); }
     const double raw_cpu = cpu_now() - c0;
+    // baseline in the same run: one thread (threads=1), same LFTs
+    EngineOptions one;
+    one.set("threads", "1");
+    c0 = cpu_now();
+    t0 = Clock::now();
+    bool same = false;
+    {
+      Routing r1 = engine->route(f, one);
+      same = r1.lfts == r.lfts;
+    }
+    const double one_wall = secs(t0, Clock::now()), one_cpu = cpu_now() - c0;
     for (int s : f.switches())
       for (uint8_t p : r.lfts.table(s)) entries += p != kNoPath;
     std::printf("engine    ftree-misroute (check=auto) %.2f s CPU (%.2f s wall); check=false %.2f s CPU: self-check "
                 "costs %.2fx\n",
                 eng_cpu, eng_wall, raw_cpu, raw_cpu > 0 ? eng_cpu / raw_cpu : 0.0);
+    std::printf("engine    threads=1 (check=auto) %.2f s CPU (%.2f s wall): default threads wall %.2fx of one thread%s\n",
+                one_cpu, one_wall, one_wall > 0 ? eng_wall / one_wall : 0.0, same ? ", same LFTs" : ", LFTS DIFFER");
     std::fflush(stdout);
+    if (engine_only) {
+      std::filesystem::remove(tag + ".net");
+      continue;
+    }
     // route to a file
     const std::string dump = tag + ".dump";
     Child rt = run({ftroute, "route", "-e", "ftree-misroute", tag + ".net", "-o", dump, "-q"}, {}, tag + ".route.log");

@@ -1,9 +1,13 @@
 #include "ftroute/cdg.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
+#include <memory>
 
 #include "ftroute/error.hpp"
+#include "ftroute/parallel.hpp"
+#include "ftroute/route_walk.hpp"
 
 namespace ftroute {
 
@@ -244,6 +248,233 @@ struct Drop {
   int port;
 };
 
+// ---- Switch-level pass (the common case: identity SL2VL, no path SLs, so every pair runs on VL0
+// and a packet's route from a switch does not depend on where it came from). The LFT column of a
+// destination is an in-tree over the switches: each switch reached from a source is resolved
+// once (memoised, stamps instead of clearing), and the sources are counted per first switch
+// instead of walked one by one, so a destination costs O(switches), not O(sources). Edges, used
+// channels, counts, hop histogram and link loads are the same as the per-source walk's
+// (tests/unit/cdg_fast_test.cpp compares both on many fabrics).
+//
+// Destinations run in parallel (CdgBuildOptions::threads), each worker with its own
+// accumulators (sums, bit sets), merged at the end: the result does not depend on the thread
+// count. The walk is the check library's RouteWalker (route_walk.hpp: memoised per LID, LFTs read
+// in blocks of 64 LIDs per switch, one cache line per switch instead of one per entry). A destination with unreachable or looping pairs is deferred to a sequential
+// pass in destination order, which hands it to the per-source walk while examples are still
+// wanted, so the examples name the same pairs in the same order as a sequential build.
+struct FastShared {
+  const Fabric& f;
+  const Cdg& cdg;
+  bool collect_loads = true;
+  int nlinks = 0;
+  std::vector<int> swl;             // switch positions -> node
+  std::vector<int> swpos;           // node -> switch position (-1)
+  std::vector<int> nports;          // by node
+  std::vector<uint8_t> is_sw;       // by node
+  std::vector<int> peer_node, peer_port;  // by link id
+  std::vector<size_t> pair_base;    // by node: (s, out, in) index base (see build_cdg)
+  std::vector<uint32_t> ca_cnt;     // CA source entries whose first switch is this one
+  std::vector<uint8_t> sw_src;      // the switch is a source itself
+  std::vector<std::vector<std::pair<int, int>>> ca_at;  // (injection link, input port), one per link
+  std::vector<uint32_t> link_entries;  // CA source entries per injection link
+  std::vector<int> link_base, np_pos;  // by switch position: Cdg link id of port 0, ports
+  std::vector<size_t> pair_base_pos;   // by switch position: pair_base of the node
+  size_t npairs = 0;
+  FastShared(const Fabric& fab, const Cdg& c) : f(fab), cdg(c) {}
+};
+
+class FastWorker {
+ public:
+  FastWorker(const FastShared& sh, const Lfts& lfts) : sh_(sh), walker_(sh.f, lfts) {
+    const size_t NS = sh.swl.size(), nl = static_cast<size_t>(sh.nlinks);
+    deliv_count.assign(NS, 0);
+    fkind_.assign(NS, 0);
+    fhops_.assign(NS, 0);
+    foutch_.assign(NS, -1);
+    fnext_.assign(NS, -1);
+    ftot_.assign(NS, 0);
+    inj_done_.assign(nl, 0);
+    used_link.assign(nl, 0);
+    own_fast.assign(nl, 0);
+    inj_corr.assign(nl, 0);
+    edge_bits.assign(sh.npairs / 64 + 1, 0);
+    if (sh.collect_loads) link_load.assign(nl, 0);
+  }
+
+  // Accumulators (merged by build_cdg).
+  uint64_t pairs = 0, delivered = 0, dropped = 0, looping = 0, per_kind[6] = {};
+  std::vector<uint64_t> hop_histogram, link_load, inj_corr;
+  std::vector<uint32_t> deliv_count, own_fast;
+  std::vector<uint8_t> used_link;    // VL0 channel of the link used
+  std::vector<uint64_t> edge_bits;   // (s, out, in) pair index: dependency peer(s,in) -> (s,out)
+  uint32_t fast_dests = 0;
+
+  // Resolves destination LID d (owned by de); commits it and returns true unless it has
+  // unreachable pairs and want_unreach, or looping pairs and want_loop (then nothing changed).
+  bool run(const EndPort& de, Lid d, bool want_unreach, bool want_loop);
+
+ private:
+  // switch at position u: dependency (link arriving at in) -> (out port o)
+  void add_edge(size_t u, int in, int o) {
+    const size_t p = sh_.pair_base_pos[u] + static_cast<size_t>(o) * static_cast<size_t>(sh_.np_pos[u] + 1) +
+                     static_cast<size_t>(in);
+    const uint64_t bit = uint64_t{1} << (p & 63);
+    if (!(edge_bits[p >> 6] & bit)) edge_bits[p >> 6] |= bit;
+  }
+  void resolve(int i0, const EndPort& de);
+
+  const FastShared& sh_;
+  RouteWalker walker_;
+  std::vector<int8_t> fkind_;  // -1 delivered, else DropKind
+  std::vector<uint16_t> fhops_;
+  std::vector<int32_t> foutch_, fnext_;
+  std::vector<uint64_t> ftot_;
+  std::vector<uint8_t> inj_done_;  // by link id of the first switch's output
+  std::vector<int> resolved_;
+  std::vector<std::vector<int>> fbuckets_;
+};
+
+// One walk of the check library's RouteWalker from switch position i0; records each switch's
+// output channel and next switch, then its outcome and hop count back along the walk.
+void FastWorker::resolve(int i0, const EndPort& de) {
+  const Cdg& cdg = sh_.cdg;
+  const RouteWalker::Walk w = walker_.walk(sh_.swl[static_cast<size_t>(i0)], [&](int s, const RouteHop& hp) {
+    const size_t u = static_cast<size_t>(walker_.pos(s));
+    fnext_[u] = hp.kind == RouteHop::Forward ? walker_.pos(hp.next) : -1;
+    // a channel whenever the entry names a linked port (to a switch, the owner or another CA)
+    const bool linked = hp.kind == RouteHop::Forward || (hp.kind == RouteHop::Delivered && hp.port != 0) ||
+                        (hp.kind == RouteHop::Dropped && hp.drop == DropKind::WrongEndpoint);
+    foutch_[u] = linked ? static_cast<int32_t>(static_cast<Cdg::Id>(sh_.link_base[u] + hp.port) * kNumVlSlots) : -1;
+  });
+  int8_t kind = -1;
+  int h = 0;
+  switch (w.end) {
+    case RouteWalker::End::Delivered: h = w.hop.port == 0 ? 0 : 1; break;
+    case RouteWalker::End::Dropped:
+      kind = static_cast<int8_t>(w.hop.drop);
+      h = w.hop.drop == DropKind::WrongEndpoint ? 1 : 0;
+      break;
+    case RouteWalker::End::Joined: {
+      const size_t j = static_cast<size_t>(walker_.pos(w.sw));
+      kind = fkind_[j];
+      h = fhops_[j] + 1;
+      break;
+    }
+    case RouteWalker::End::Loop: kind = static_cast<int8_t>(DropKind::Loop); break;
+  }
+  (void)de;
+  (void)cdg;
+  const auto& path = walker_.path();
+  for (size_t k = path.size(); k-- > 0;) {
+    const int i = walker_.pos(path[k]);
+    fkind_[static_cast<size_t>(i)] = kind;
+    fhops_[static_cast<size_t>(i)] = static_cast<uint16_t>(h);
+    resolved_.push_back(i);
+    h++;
+  }
+}
+
+bool FastWorker::run(const EndPort& de, Lid d, bool want_unreach, bool want_loop) {
+  walker_.begin(d, de.node, de.port);
+  const Cdg& cdg = sh_.cdg;
+  int self_sw = -1, self_leaf = -1, self_link = -1;
+  uint32_t self_entries = 0;
+  if (sh_.is_sw[static_cast<size_t>(de.node)]) {
+    const int i = sh_.swpos[static_cast<size_t>(de.node)];
+    if (sh_.sw_src[static_cast<size_t>(i)]) self_sw = i;
+  } else if (de.port >= 1 && de.port <= sh_.nports[static_cast<size_t>(de.node)]) {
+    const int l = cdg.link_id(de.node, de.port);
+    if (sh_.link_entries[static_cast<size_t>(l)] > 0) {
+      self_link = l;
+      self_entries = sh_.link_entries[static_cast<size_t>(l)];
+      self_leaf = sh_.swpos[static_cast<size_t>(sh_.peer_node[static_cast<size_t>(l)])];
+    }
+  }
+  auto c_ca = [&](int i) -> uint32_t {
+    return sh_.ca_cnt[static_cast<size_t>(i)] - (i == self_leaf ? self_entries : 0u);
+  };
+  auto c_sw = [&](int i) -> uint32_t { return sh_.sw_src[static_cast<size_t>(i)] && i != self_sw ? 1u : 0u; };
+  resolved_.clear();
+  uint64_t bad = 0, loops = 0;
+  const size_t NS = sh_.swl.size();
+  for (size_t i = 0; i < NS; i++) {
+    if (c_ca(static_cast<int>(i)) + c_sw(static_cast<int>(i)) == 0) continue;
+    if (!walker_.known(sh_.swl[i])) resolve(static_cast<int>(i), de);
+    if (fkind_[i] >= 0) {
+      const uint64_t c = c_ca(static_cast<int>(i)) + c_sw(static_cast<int>(i));
+      if (fkind_[i] == static_cast<int8_t>(DropKind::Loop)) loops += c;
+      else bad += c;
+    }
+  }
+  if ((bad && want_unreach) || (loops && want_loop)) return false;
+  // Commit: channels, dependencies, counts.
+  fast_dests++;
+  if (self_link >= 0) own_fast[static_cast<size_t>(self_link)]++;
+  int max_h = 0;
+  for (int i : resolved_) {
+    const size_t u = static_cast<size_t>(i);
+    const int32_t oc = foutch_[u];
+    if (oc < 0) continue;
+    if (!used_link[static_cast<size_t>(oc / kNumVlSlots)]) used_link[static_cast<size_t>(oc / kNumVlSlots)] = 1;
+    const int j = fnext_[u];
+    if (j >= 0 && foutch_[static_cast<size_t>(j)] >= 0) {
+      const int link = oc / kNumVlSlots;
+      add_edge(static_cast<size_t>(j), sh_.peer_port[static_cast<size_t>(link)],
+               foutch_[static_cast<size_t>(j)] / kNumVlSlots - sh_.link_base[static_cast<size_t>(j)]);
+    }
+    // Injection dependencies of the CA sources behind this switch (once per output port).
+    if (c_ca(i) > 0 && !inj_done_[static_cast<size_t>(oc / kNumVlSlots)]) {
+      const int o = oc / kNumVlSlots - sh_.link_base[u];
+      for (const auto& [inj, inport] : sh_.ca_at[u])
+        if (inj != self_link) add_edge(u, inport, o);
+      if (i != self_leaf) inj_done_[static_cast<size_t>(oc / kNumVlSlots)] = 1;
+    }
+  }
+  for (int i : resolved_) {
+    const size_t u = static_cast<size_t>(i);
+    const uint64_t cc = c_ca(i), cs = c_sw(i);
+    if (cc + cs == 0) continue;
+    pairs += cc + cs;
+    if (fkind_[u] < 0) {
+      delivered += cc + cs;
+      const int h = fhops_[u] + (cc ? 1 : 0);
+      if (static_cast<size_t>(h) >= hop_histogram.size()) hop_histogram.resize(static_cast<size_t>(h) + 1, 0);
+      if (cs) hop_histogram[fhops_[u]] += cs;
+      if (cc) hop_histogram[static_cast<size_t>(fhops_[u]) + 1] += cc;
+      max_h = std::max(max_h, h);
+    } else {
+      per_kind[static_cast<int>(fkind_[u])] += cc + cs;
+      if (fkind_[u] == static_cast<int8_t>(DropKind::Loop)) looping += cc + cs;
+      else dropped += cc + cs;
+    }
+  }
+  if (sh_.collect_loads) {
+    if (fbuckets_.size() < static_cast<size_t>(max_h) + 2) fbuckets_.resize(static_cast<size_t>(max_h) + 2);
+    for (auto& b : fbuckets_) b.clear();
+    for (int i : resolved_) {
+      const size_t u = static_cast<size_t>(i);
+      if (fkind_[u] >= 0) continue;
+      ftot_[u] = c_ca(i) + c_sw(i);
+      if (sh_.ca_cnt[u]) deliv_count[u]++;
+      fbuckets_[std::min<size_t>(fhops_[u], fbuckets_.size() - 1)].push_back(i);
+    }
+    // deliv_count counts this destination for every CA source behind a delivering switch; the
+    // destination's own port is no source for it
+    if (self_link >= 0 && walker_.known(sh_.swl[static_cast<size_t>(self_leaf)]) && fkind_[static_cast<size_t>(self_leaf)] < 0)
+      inj_corr[static_cast<size_t>(self_link)] += self_entries;
+    for (size_t h = fbuckets_.size(); h-- > 0;)
+      for (int i : fbuckets_[h]) {
+        const size_t u = static_cast<size_t>(i);
+        const uint64_t c = ftot_[u];
+        if (c == 0) continue;
+        if (foutch_[u] >= 0) link_load[static_cast<size_t>(foutch_[u]) / kNumVlSlots] += c;
+        if (fnext_[u] >= 0) ftot_[static_cast<size_t>(fnext_[u])] += c;
+        ftot_[u] = 0;
+      }
+  }
+  return true;
+}
+
 }  // namespace
 
 CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt) {
@@ -329,14 +560,10 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
   };
   const size_t nstates = static_cast<size_t>(nlinks) * kNumVlSlots;
   std::vector<StateRec> S;  // allocated by the first destination the per-source walk handles
-  std::vector<uint16_t> edge_cache(npairs, 0);  // (s,in,out) -> last (vin*16+vout)+1 inserted
+  std::unique_ptr<RouteWalker> slow_walker;  // the per-source walk's hops (allocated with S)
+  std::vector<uint16_t> edge_cache;  // (s,in,out) -> last (vin*16+vout)+1 inserted (per-source walk)
   if (opt.collect_loads) st.link_load.assign(static_cast<size_t>(nlinks), 0);
   std::vector<uint8_t> used_local(static_cast<size_t>(nlinks) * kNumVlSlots, 0);
-
-  static const std::vector<uint8_t> kEmpty;
-  std::vector<const std::vector<uint8_t>*> tabs(static_cast<size_t>(nnodes), &kEmpty);
-  for (int i = 0; i < nnodes && i < r.lfts.num_nodes(); i++)
-    if (is_sw[static_cast<size_t>(i)]) tabs[static_cast<size_t>(i)] = &r.lfts.table(i);
 
   uint32_t walk_id = 0;
   std::vector<int32_t> walk;      // states of the current walk
@@ -359,238 +586,88 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
     cdg.add_dependency(cin, cout);
   };
 
-  // ---- Switch-level pass (the common case: identity SL2VL, no path SLs, so every pair runs on
-  // VL0 and a packet's route from a switch does not depend on where it came from). The LFT column
-  // of a destination is an in-tree over the switches: each switch reached from a source is
-  // resolved once (memoised, stamps instead of clearing), and the sources are counted per first
-  // switch instead of walked one by one, so a destination costs O(switches), not O(sources).
-  // Edges, used channels, counts, hop histogram and link loads are the same as the per-source
-  // walk's (tests/unit/cdg_fast_test.cpp compares both on many fabrics). A destination with
-  // unreachable or looping pairs while examples are still wanted is handed to the per-source walk
-  // below, which names them in the same order as before.
+  // ---- Switch-level pass (FastWorker above): set-up.
   const bool fast_ok = identity_vl && !r.path_sl && !opt.force_per_source;
-  std::vector<int> swl;             // switch positions -> node
-  std::vector<int> swpos(static_cast<size_t>(nnodes), -1);
-  std::vector<uint32_t> ca_cnt;     // CA source entries whose first switch is this one
-  std::vector<uint8_t> sw_src;      // the switch is a source itself
-  std::vector<std::vector<std::pair<int, int>>> ca_at;  // (injection link, input port), one per link
-  std::vector<uint32_t> link_entries, own_fast;          // per injection link
-  std::vector<uint64_t> inj_corr;
-  std::vector<uint32_t> fst, fwalk, deliv_count;
-  std::vector<int8_t> fkind;        // -1 delivered, else DropKind
-  std::vector<uint16_t> fhops;
-  std::vector<int32_t> foutch, fnext;
-  std::vector<uint64_t> ftot;
-  std::vector<uint8_t> inj_done;    // by link id of the first switch's output
-  std::vector<int> fwalk_list, resolved;
-  std::vector<std::vector<int>> fbuckets;
-  uint32_t fstamp = 0, fwc = 0, fast_dests = 0;
+  FastShared sh(f, cdg);
   if (fast_ok) {
-    swl = f.switches();
-    const size_t NS = swl.size();
-    for (size_t i = 0; i < NS; i++) swpos[static_cast<size_t>(swl[i])] = static_cast<int>(i);
-    ca_cnt.assign(NS, 0);
-    sw_src.assign(NS, 0);
-    ca_at.resize(NS);
-    link_entries.assign(static_cast<size_t>(nlinks), 0);
-    own_fast.assign(static_cast<size_t>(nlinks), 0);
-    inj_corr.assign(static_cast<size_t>(nlinks), 0);
+    sh.collect_loads = opt.collect_loads;
+    sh.nlinks = nlinks;
+    sh.swl = f.switches();
+    const size_t NS = sh.swl.size();
+    sh.swpos.assign(static_cast<size_t>(nnodes), -1);
+    for (size_t i = 0; i < NS; i++) sh.swpos[static_cast<size_t>(sh.swl[i])] = static_cast<int>(i);
+    sh.nports = nports;
+    sh.is_sw = is_sw;
+    sh.peer_node = peer_node;
+    sh.peer_port = peer_port;
+    sh.pair_base = pair_base;
+    sh.npairs = npairs;
+    for (size_t i = 0; i < NS; i++) {
+      const int node = sh.swl[i];
+      sh.link_base.push_back(cdg.link_id(node, 0));
+      sh.np_pos.push_back(nports[static_cast<size_t>(node)]);
+      sh.pair_base_pos.push_back(pair_base[static_cast<size_t>(node)]);
+    }
+    sh.ca_cnt.assign(NS, 0);
+    sh.sw_src.assign(NS, 0);
+    sh.ca_at.resize(NS);
+    sh.link_entries.assign(static_cast<size_t>(nlinks), 0);
     for (const Source& src : sources) {
-      const size_t i = static_cast<size_t>(swpos[static_cast<size_t>(src.sw)]);
+      const size_t i = static_cast<size_t>(sh.swpos[static_cast<size_t>(src.sw)]);
       if (src.inj_link >= 0) {
-        ca_cnt[i]++;
-        if (link_entries[static_cast<size_t>(src.inj_link)]++ == 0) ca_at[i].emplace_back(src.inj_link, src.in_port);
+        sh.ca_cnt[i]++;
+        if (sh.link_entries[static_cast<size_t>(src.inj_link)]++ == 0) sh.ca_at[i].emplace_back(src.inj_link, src.in_port);
       } else {
-        sw_src[i] = 1;
+        sh.sw_src[i] = 1;
       }
     }
-    fst.assign(NS, 0);
-    fwalk.assign(NS, 0);
-    deliv_count.assign(NS, 0);
-    fkind.assign(NS, 0);
-    fhops.assign(NS, 0);
-    foutch.assign(NS, -1);
-    fnext.assign(NS, -1);
-    ftot.assign(NS, 0);
-    inj_done.assign(static_cast<size_t>(nlinks), 0);
   }
-  // Returns false (having changed nothing) when the destination needs the per-source walk.
-  auto fast_dest = [&](const EndPort& de, Lid d) -> bool {
-    if (++fstamp == 0) {  // wrap-around: restart the stamps
-      std::fill(fst.begin(), fst.end(), 0);
-      fstamp = 1;
-    }
-    int self_sw = -1, self_leaf = -1, self_link = -1;
-    uint32_t self_entries = 0;
-    if (is_sw[static_cast<size_t>(de.node)]) {
-      const int i = swpos[static_cast<size_t>(de.node)];
-      if (sw_src[static_cast<size_t>(i)]) self_sw = i;
-    } else if (de.port >= 1 && de.port <= nports[static_cast<size_t>(de.node)]) {
-      const int l = cdg.link_id(de.node, de.port);
-      if (link_entries[static_cast<size_t>(l)] > 0) {
-        self_link = l;
-        self_entries = link_entries[static_cast<size_t>(l)];
-        self_leaf = swpos[static_cast<size_t>(peer_node[static_cast<size_t>(l)])];
-      }
-    }
-    auto c_ca = [&](int i) -> uint32_t {
-      return ca_cnt[static_cast<size_t>(i)] - (i == self_leaf ? self_entries : 0u);
-    };
-    auto c_sw = [&](int i) -> uint32_t { return sw_src[static_cast<size_t>(i)] && i != self_sw ? 1u : 0u; };
-    resolved.clear();
-    auto resolve = [&](int i0) {
-      if (++fwc == 0) {
-        std::fill(fwalk.begin(), fwalk.end(), 0);
-        fwc = 1;
-      }
-      fwalk_list.clear();
-      int i = i0;
-      int8_t kind = -1;
-      int h = 0;
-      for (;;) {
-        fwalk[static_cast<size_t>(i)] = fwc;
-        fwalk_list.push_back(i);
-        const int s = swl[static_cast<size_t>(i)];
-        fnext[static_cast<size_t>(i)] = -1;
-        foutch[static_cast<size_t>(i)] = -1;
-        const std::vector<uint8_t>& tab = *tabs[static_cast<size_t>(s)];
-        const int o = d < tab.size() ? tab[d] : kNoPath;
-        if (o == 0) {
-          kind = de.node == s ? int8_t{-1} : static_cast<int8_t>(DropKind::NotLocal);
-          h = 0;
-        } else if (o == kNoPath) {
-          kind = static_cast<int8_t>(DropKind::NoRoute);
-        } else if (o > nports[static_cast<size_t>(s)]) {
-          kind = static_cast<int8_t>(DropKind::BadPort);
-        } else {
-          const int link = cdg.link_id(s, o);
-          const int pn = peer_node[static_cast<size_t>(link)];
-          if (pn < 0) {
-            kind = static_cast<int8_t>(DropKind::DownPort);
-          } else {
-            foutch[static_cast<size_t>(i)] = static_cast<int32_t>(static_cast<Cdg::Id>(link) * kNumVlSlots);
-            if (!is_sw[static_cast<size_t>(pn)]) {
-              kind = pn == de.node && peer_port[static_cast<size_t>(link)] == de.port ? int8_t{-1}
-                                                                                     : static_cast<int8_t>(DropKind::WrongEndpoint);
-              h = 1;
-            } else {
-              const int j = swpos[static_cast<size_t>(pn)];
-              fnext[static_cast<size_t>(i)] = j;
-              if (fst[static_cast<size_t>(j)] == fstamp) {
-                kind = fkind[static_cast<size_t>(j)];
-                h = fhops[static_cast<size_t>(j)] + 1;
-              } else if (fwalk[static_cast<size_t>(j)] == fwc) {
-                kind = static_cast<int8_t>(DropKind::Loop);
-              } else {
-                i = j;
-                continue;
-              }
-            }
-          }
-        }
-        break;
-      }
-      for (size_t k = fwalk_list.size(); k-- > 0;) {
-        const size_t w = static_cast<size_t>(fwalk_list[k]);
-        fkind[w] = kind;
-        fhops[w] = static_cast<uint16_t>(h);
-        fst[w] = fstamp;
-        resolved.push_back(fwalk_list[k]);
-        h++;
-      }
-    };
-    uint64_t bad = 0, looping = 0;
-    for (size_t i = 0; i < swl.size(); i++) {
-      if (c_ca(static_cast<int>(i)) + c_sw(static_cast<int>(i)) == 0) continue;
-      if (fst[i] != fstamp) resolve(static_cast<int>(i));
-      if (fkind[i] >= 0) {
-        const uint64_t c = c_ca(static_cast<int>(i)) + c_sw(static_cast<int>(i));
-        if (fkind[i] == static_cast<int8_t>(DropKind::Loop)) looping += c;
-        else bad += c;
-      }
-    }
-    if ((bad && static_cast<int>(st.unreachable_examples.size()) < opt.max_examples) ||
-        (looping && static_cast<int>(st.loop_examples.size()) < opt.max_examples))
-      return false;
-    // Commit: channels, dependencies, counts.
-    fast_dests++;
-    if (self_link >= 0) own_fast[static_cast<size_t>(self_link)]++;
-    int max_h = 0;
-    for (int i : resolved) {
-      const size_t u = static_cast<size_t>(i);
-      const int32_t oc = foutch[u];
-      if (oc < 0) continue;
-      used_local[static_cast<size_t>(oc)] = 1;
-      const int j = fnext[u];
-      if (j >= 0 && foutch[static_cast<size_t>(j)] >= 0) {
-        const int link = oc / kNumVlSlots;
-        const int32_t oc2 = foutch[static_cast<size_t>(j)];
-        record_edge(swl[static_cast<size_t>(j)], peer_port[static_cast<size_t>(link)], cdg.link_port(oc2 / kNumVlSlots),
-                    static_cast<Cdg::Id>(oc), static_cast<Cdg::Id>(oc2));
-      }
-      // Injection dependencies of the CA sources behind this switch (once per output port).
-      if (c_ca(i) > 0 && !inj_done[static_cast<size_t>(oc / kNumVlSlots)]) {
-        const int s = swl[u];
-        const int o = cdg.link_port(oc / kNumVlSlots);
-        for (const auto& [inj, inport] : ca_at[u])
-          if (inj != self_link)
-            record_edge(s, inport, o, static_cast<Cdg::Id>(inj) * kNumVlSlots, static_cast<Cdg::Id>(oc));
-        if (i != self_leaf) inj_done[static_cast<size_t>(oc / kNumVlSlots)] = 1;
-      }
-    }
-    for (int i : resolved) {
-      const size_t u = static_cast<size_t>(i);
-      const uint64_t cc = c_ca(i), cs = c_sw(i);
-      if (cc + cs == 0) continue;
-      st.pairs += cc + cs;
-      if (fkind[u] < 0) {
-        st.delivered += cc + cs;
-        const int h = fhops[u] + (cc ? 1 : 0);
-        if (static_cast<size_t>(h) >= st.hop_histogram.size()) st.hop_histogram.resize(static_cast<size_t>(h) + 1, 0);
-        if (cs) st.hop_histogram[fhops[u]] += cs;
-        if (cc) st.hop_histogram[static_cast<size_t>(fhops[u]) + 1] += cc;
-        max_h = std::max(max_h, h);
-      } else {
-        st.per_kind[static_cast<int>(fkind[u])] += cc + cs;
-        if (fkind[u] == static_cast<int8_t>(DropKind::Loop)) st.looping += cc + cs;
-        else st.dropped += cc + cs;
-      }
-    }
-    if (opt.collect_loads) {
-      if (fbuckets.size() < static_cast<size_t>(max_h) + 2) fbuckets.resize(static_cast<size_t>(max_h) + 2);
-      for (auto& b : fbuckets) b.clear();
-      for (int i : resolved) {
-        const size_t u = static_cast<size_t>(i);
-        if (fkind[u] >= 0) continue;
-        ftot[u] = c_ca(i) + c_sw(i);
-        if (ca_cnt[u]) deliv_count[u]++;
-        fbuckets[std::min<size_t>(fhops[u], fbuckets.size() - 1)].push_back(i);
-      }
-      // deliv_count counts this destination for every CA source behind a delivering switch; the
-      // destination's own port is no source for it
-      if (self_link >= 0 && fst[static_cast<size_t>(self_leaf)] == fstamp && fkind[static_cast<size_t>(self_leaf)] < 0)
-        inj_corr[static_cast<size_t>(self_link)] += self_entries;
-      for (size_t h = fbuckets.size(); h-- > 0;)
-        for (int i : fbuckets[h]) {
-          const size_t u = static_cast<size_t>(i);
-          const uint64_t c = ftot[u];
-          if (c == 0) continue;
-          if (foutch[u] >= 0) st.link_load[static_cast<size_t>(foutch[u]) / kNumVlSlots] += c;
-          if (fnext[u] >= 0) ftot[static_cast<size_t>(fnext[u])] += c;
-          ftot[u] = 0;
-        }
-    }
-    return true;
+  // Destinations in order.
+  struct Dest {
+    const EndPort* de;
+    Lid d;
   };
+  std::vector<Dest> dlist;
+  const std::vector<EndPort> end_ports = f.end_ports();
+  for (const EndPort& de : end_ports) {
+    if (f.node(de.node).is_switch() && !opt.switch_destinations) continue;
+    for (uint32_t dl = de.base_lid; dl <= de.last_lid(); dl++) dlist.push_back({&de, static_cast<Lid>(dl)});
+  }
+  // Parallel phase: every destination whose pairs all arrive; the others are deferred.
+  std::vector<FastWorker> fw;
+  std::vector<uint8_t> deferred(dlist.size(), 1);
+  if (fast_ok) {
+    // default (threads 0): parallel from 4M (switch, destination) pairs on; below that (the
+    // fabrics DQR, the campaigns and the plugin check by the thousand, ft648 inside OpenSM) the
+    // pass takes milliseconds and spawning threads costs more than it saves
+    const long n = static_cast<long>(dlist.size());
+    const bool big = static_cast<double>(n) * static_cast<double>(sh.swl.size()) >= 4194304.0;
+    const int workers = resolve_threads(opt.threads, opt.threads > 0 ? n : big ? n : 1);
+    fw.reserve(static_cast<size_t>(workers));
+    for (int w = 0; w < workers; w++) fw.emplace_back(sh, r.lfts);
+    const long chunk = std::clamp<long>(static_cast<long>(dlist.size()) / (4L * workers), 1, 64);
+    parallel_for(workers, static_cast<long>(dlist.size()), chunk, [&](int w, long k) {
+      const Dest& x = dlist[static_cast<size_t>(k)];
+      if (fw[static_cast<size_t>(w)].run(*x.de, x.d, true, true)) deferred[static_cast<size_t>(k)] = 0;
+    });
+  }
 
-  for (const EndPort& de : f.end_ports()) {
-    const bool dst_sw = f.node(de.node).is_switch();
-    if (dst_sw && !opt.switch_destinations) continue;
-    for (uint32_t dl = de.base_lid; dl <= de.last_lid(); dl++) {
-      const Lid d = static_cast<Lid>(dl);
+  for (const Dest& dst : dlist) {
+    const EndPort& de = *dst.de;
+    {
+      const Lid d = dst.d;
       st.destinations++;
-      if (fast_ok && fast_dest(de, d)) continue;
-      if (S.empty()) S.resize(nstates);
+      if (fast_ok && !deferred[static_cast<size_t>(&dst - dlist.data())]) continue;
+      if (fast_ok &&
+          fw[0].run(de, d, static_cast<int>(st.unreachable_examples.size()) < opt.max_examples,
+                    static_cast<int>(st.loop_examples.size()) < opt.max_examples))
+        continue;
+      if (S.empty()) {
+        S.resize(nstates);
+        edge_cache.assign(npairs, 0);
+        slow_walker = std::make_unique<RouteWalker>(f, r.lfts);
+      }
+      slow_walker->begin(d, de.node, de.port);
       const uint32_t dest_base = walk_id + 1;
       touched.clear();
       drops.clear();
@@ -700,50 +777,38 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
           if (cur != start) touched.push_back(cur);
           S[cu].next = -1;
           S[cu].outch = -1;
-          const std::vector<uint8_t>& tab = *tabs[static_cast<size_t>(s)];
-          const int o = d < tab.size() ? tab[d] : kNoPath;
+          // the hop itself is the check library's one (RouteWalker::hop = follow())
+          const RouteHop hp = slow_walker->hop(s);
+          const int o = hp.port;
           DropKind dk{};
           bool drop = false, done = false;
-          if (o == 0) {
-            if (de.node == s) {
-              S[cu].hops = 0;
+          if (hp.kind == RouteHop::Dropped && hp.drop != DropKind::WrongEndpoint) {
+            dk = hp.drop, drop = true;
+          } else if (hp.kind == RouteHop::Delivered && o == 0) {
+            S[cu].hops = 0;
+            done = true;
+          } else {  // a linked port: to the next switch, the owner, or another CA
+            const int link = cdg.link_id(s, o);
+            const int v = vl_at(s, in, o, sl);
+            const Cdg::Id oc = static_cast<Cdg::Id>(link) * kNumVlSlots + static_cast<Cdg::Id>(v);
+            S[cu].outch = static_cast<int32_t>(oc);
+            used_local[oc] = 1;
+            if (cin >= 0) record_edge(s, in, o, static_cast<Cdg::Id>(cin), oc);
+            if (hp.kind == RouteHop::Forward) {
+              cin = static_cast<int32_t>(oc);
+              s = hp.next;
+              in = hp.next_port;
+              const int32_t nx = state_of(s, in, sl);
+              S[cu].next = nx;
+              cur = nx;
+              continue;
+            }
+            if (hp.kind == RouteHop::Delivered) {
+              S[cu].hops = 1;
               done = true;
             } else {
-              dk = DropKind::NotLocal, drop = true;
-            }
-          } else if (o == kNoPath) {
-            dk = DropKind::NoRoute, drop = true;
-          } else if (o > nports[static_cast<size_t>(s)]) {
-            dk = DropKind::BadPort, drop = true;
-          } else {
-            const int link = cdg.link_id(s, o);
-            const int pn = peer_node[static_cast<size_t>(link)];
-            if (pn < 0) {
-              dk = DropKind::DownPort, drop = true;
-            } else {
-              const int v = vl_at(s, in, o, sl);
-              const Cdg::Id oc = static_cast<Cdg::Id>(link) * kNumVlSlots + static_cast<Cdg::Id>(v);
-              S[cu].outch = static_cast<int32_t>(oc);
-              used_local[oc] = 1;
-              if (cin >= 0) record_edge(s, in, o, static_cast<Cdg::Id>(cin), oc);
-              const int pp = peer_port[static_cast<size_t>(link)];
-              if (!is_sw[static_cast<size_t>(pn)]) {
-                if (pn == de.node && pp == de.port) {
-                  S[cu].hops = 1;
-                  done = true;
-                } else {
-                  dk = DropKind::WrongEndpoint, drop = true;
-                  s = pn, in = pp;  // name the endpoint in the message
-                }
-              } else {
-                cin = static_cast<int32_t>(oc);
-                s = pn;
-                in = pp;
-                const int32_t nx = state_of(s, in, sl);
-                S[cu].next = nx;
-                cur = nx;
-                continue;
-              }
+              dk = DropKind::WrongEndpoint, drop = true;
+              s = hp.next, in = hp.next_port;  // name the endpoint in the message
             }
           }
           if (drop) {
@@ -810,12 +875,45 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
       }
     }
   }
+  // Merge the switch-level pass's workers (sums and unions: independent of the thread count).
+  uint32_t fast_dests = 0;
+  for (const FastWorker& w : fw) fast_dests += w.fast_dests;
   if (fast_ok && fast_dests > 0) {
-    for (size_t i = 0; i < swl.size(); i++)
-      for (const auto& [inj, inport] : ca_at[i]) {
+    std::vector<uint32_t> deliv_count(sh.swl.size(), 0), own_fast(static_cast<size_t>(nlinks), 0);
+    std::vector<uint64_t> inj_corr(static_cast<size_t>(nlinks), 0), bits(npairs / 64 + 1, 0);
+    for (const FastWorker& w : fw) {
+      st.pairs += w.pairs;
+      st.delivered += w.delivered;
+      st.dropped += w.dropped;
+      st.looping += w.looping;
+      for (int k = 0; k < 6; k++) st.per_kind[k] += w.per_kind[k];
+      if (w.hop_histogram.size() > st.hop_histogram.size()) st.hop_histogram.resize(w.hop_histogram.size(), 0);
+      for (size_t h = 0; h < w.hop_histogram.size(); h++) st.hop_histogram[h] += w.hop_histogram[h];
+      for (size_t l = 0; l < w.link_load.size(); l++) st.link_load[l] += w.link_load[l];
+      for (size_t l = 0; l < w.used_link.size(); l++)
+        if (w.used_link[l]) used_local[l * kNumVlSlots] = 1;
+      for (size_t i = 0; i < deliv_count.size(); i++) deliv_count[i] += w.deliv_count[i];
+      for (size_t l = 0; l < own_fast.size(); l++) own_fast[l] += w.own_fast[l], inj_corr[l] += w.inj_corr[l];
+      for (size_t b = 0; b < bits.size(); b++) bits[b] |= w.edge_bits[b];
+    }
+    // Dependencies on VL0: bit (s, out, in) = the link arriving at (s, in) -> (s, out).
+    for (int i = 0; i < nnodes; i++) {
+      if (!is_sw[static_cast<size_t>(i)]) continue;
+      const int np = nports[static_cast<size_t>(i)];
+      for (int o = 0; o <= np; o++)
+        for (int in = 0; in <= np; in++) {
+          const size_t p = pair_index(i, in, o);
+          if (!(bits[p >> 6] >> (p & 63) & 1)) continue;
+          const int l = cdg.link_id(i, in);
+          const Cdg::Id cin = static_cast<Cdg::Id>(cdg.link_id(peer_node[static_cast<size_t>(l)], peer_port[static_cast<size_t>(l)])) * kNumVlSlots;
+          cdg.add_dependency(cin, static_cast<Cdg::Id>(cdg.link_id(i, o)) * kNumVlSlots);
+        }
+    }
+    for (size_t i = 0; i < sh.swl.size(); i++)
+      for (const auto& [inj, inport] : sh.ca_at[i]) {
         const size_t l = static_cast<size_t>(inj);
         if (fast_dests > own_fast[l]) used_local[l * kNumVlSlots] = 1;  // paired with some destination
-        if (opt.collect_loads) st.link_load[l] += static_cast<uint64_t>(deliv_count[i]) * link_entries[l] - inj_corr[l];
+        if (opt.collect_loads) st.link_load[l] += static_cast<uint64_t>(deliv_count[i]) * sh.link_entries[l] - inj_corr[l];
       }
   }
   for (size_t c = 0; c < used_local.size(); c++)

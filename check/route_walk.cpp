@@ -1,34 +1,46 @@
 #include "ftroute/route_walk.hpp"
 
+#include <cstring>
+
 namespace ftroute {
 
-RouteWalker::Walk RouteWalker::walk(int s) {
-  Walk w;
-  ++walk_stamp_;
-  path_.clear();
-  for (;;) {
-    const size_t i = static_cast<size_t>(s);
-    if (known_[i] == lid_stamp_) {
-      w.end = End::Joined;
-      break;
+RouteWalker::RouteWalker(const Fabric& f, const Lfts& lfts)
+    : f_(f), lfts_(lfts), known_(static_cast<size_t>(f.size()), 0), onpath_(static_cast<size_t>(f.size()), 0) {
+  info_.assign(static_cast<size_t>(f.size()), NodeInfo{});
+  for (int s : f.switches()) {
+    const Node& nd = f.node(s);
+    NodeInfo& ni = info_[static_cast<size_t>(s)];
+    ni.pos = static_cast<int32_t>(sw_list_.size());
+    ni.base = static_cast<uint32_t>(ports_.size());
+    ni.nports = nd.num_ports;
+    sw_list_.push_back(s);
+    for (int p = 0; p <= nd.num_ports; p++) {
+      PortInfo e;
+      if (p > 0 && nd.port(p).peer_node >= 0) {
+        e.peer_node = nd.port(p).peer_node;
+        e.peer_port = static_cast<int16_t>(nd.port(p).peer_port);
+        e.peer_sw = f.node(e.peer_node).is_switch();
+      }
+      ports_.push_back(e);
     }
-    if (onpath_[i] == walk_stamp_) {
-      w.end = End::Loop;
-      break;
-    }
-    onpath_[i] = walk_stamp_;
-    path_.push_back(s);
-    w.hop = follow(f_, lfts_, s, lid_, dst_node_, dst_port_);
-    if (w.hop.kind == RouteHop::Forward) {
-      s = w.hop.next;
-      continue;
-    }
-    w.end = w.hop.kind == RouteHop::Delivered ? End::Delivered : End::Dropped;
-    break;
   }
-  w.sw = s;
-  for (int x : path_) known_[static_cast<size_t>(x)] = lid_stamp_;
-  return w;
+  blk_.assign(sw_list_.size() * kBlock, kNoPath);
+}
+
+void RouteWalker::load_block(long b) {
+  blk_id_ = b;
+  const size_t lo = static_cast<size_t>(b) * kBlock;
+  for (size_t i = 0; i < sw_list_.size(); i++) {
+    const int s = sw_list_[i];
+    uint8_t* dst = &blk_[i * kBlock];
+    size_t n = 0;
+    if (s < lfts_.num_nodes()) {
+      const std::vector<uint8_t>& tab = lfts_.table(s);
+      n = tab.size() > lo ? std::min<size_t>(kBlock, tab.size() - lo) : 0;
+      if (n) std::memcpy(dst, tab.data() + lo, n);
+    }
+    if (n < kBlock) std::memset(dst + n, kNoPath, kBlock - n);
+  }
 }
 
 }  // namespace ftroute

@@ -24,6 +24,7 @@ const OptionDoc kDocs[] = {
     {"ftree-misroute", "free_uturns", "true", "last resort: U-turns anywhere, kept only if the CDG check finds no cycle"},
     {"ftree-misroute", "root_guid_file", "none", "file of the top switches' node GUIDs (as OpenSM ftree's): ranks counted from them"},
     {"ftree-misroute", "io_guid_file", "none", "file of I/O CA GUIDs (storage, gateways): their switches are not leaves"},
+    {"ftree-misroute", "threads", "0 (hardware)", "worker threads for the routing and the self-check (same LFTs for every count)"},
     {"ft-dor", "order", "xy / xyz", "dimension order (a permutation of x, y[, z])"},
     {"ft-dor", "max_vls", "8", "VLs a torus may use (2^dims layers needed); more needed => refused"},
     {"dqr", "base", "ft-dor / ft-minhop", "engine for the first routing and full re-routes (ft-dor on meshes and tori, else ft-minhop)"},

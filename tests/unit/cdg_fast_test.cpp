@@ -18,11 +18,16 @@ using namespace ftroute;
 
 namespace {
 
-void expect_same(const Fabric& f, const Routing& r, const CdgBuildOptions& o, const std::string& what) {
-  CdgBuildOptions slow = o;
+void expect_same(const Fabric& f, const Routing& r, const CdgBuildOptions& o0, const std::string& what) {
+  CdgBuildOptions slow = o0;
   slow.force_per_source = true;
-  const CdgBuild a = build_cdg(f, r, o), b = build_cdg(f, r, slow);
-  SCOPED_TRACE(what);
+  const CdgBuild b = build_cdg(f, r, slow);
+  // the switch-level pass on 1, 3 and the default number of threads (the result must not depend on it)
+  for (int threads : {1, 3, 0}) {
+  CdgBuildOptions o = o0;
+  o.threads = threads;
+  const CdgBuild a = build_cdg(f, r, o);
+  SCOPED_TRACE(what + " threads=" + std::to_string(threads));
   EXPECT_EQ(a.stats.pairs, b.stats.pairs);
   EXPECT_EQ(a.stats.delivered, b.stats.delivered);
   EXPECT_EQ(a.stats.dropped, b.stats.dropped);
@@ -41,6 +46,7 @@ void expect_same(const Fabric& f, const Routing& r, const CdgBuildOptions& o, co
   EXPECT_EQ(a.cdg.used_channels(), b.cdg.used_channels());
   EXPECT_EQ(a.cdg.edges(), b.cdg.edges());
   EXPECT_EQ(a.cdg.find_cycle().has_value(), b.cdg.find_cycle().has_value());
+  }
 }
 
 // Random connected switch graph with CAs (some dual-port), BFS LFTs with random damage.

@@ -122,6 +122,9 @@ struct CdgBuildOptions {
   // Walk every source separately even where the switch-level pass applies (identity SL2VL, no
   // path SLs): the reference the tests compare the fast pass with. Same result, slower.
   bool force_per_source = false;
+  // Worker threads of the switch-level pass (0 = one per hardware thread). The result is the
+  // same for every count.
+  int threads = 0;
 };
 
 // Why a route from a source stopped before its destination.

@@ -2,12 +2,14 @@
 #include "ftree_misroute/ftree_misroute.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <map>
 #include <utility>
 
 #include "ftroute/cdg.hpp"
 #include "ftroute/error.hpp"
+#include "ftroute/parallel.hpp"
 
 namespace ftroute {
 
@@ -31,6 +33,7 @@ class Router {
     c_.cls.assign(static_cast<size_t>(S), -1);
     c_.dist.assign(static_cast<size_t>(S), kInf);
     max_class_ = 2 * (t.height + 2) + 1;
+    for (uint32_t n = 1; n < 256; n++) magic_[n] = UINT64_MAX / n + 1;
   }
 
   // Classifies every switch for the destinations attached at switch `target`:
@@ -67,61 +70,90 @@ class Router {
     }
   }
 
-  // Output port of switch s for a destination with d-mod-k index `d` and LMC offset `o`
-  // (classes of its attach switch computed). kNoPath if s cannot reach it.
-  uint8_t port(int s, long d, long o, const std::vector<long>& divisor) {
-    const auto& cls = c_.cls;
-    const auto& dist = c_.dist;
-    cand_.clear();
-    const size_t si = static_cast<size_t>(s);
-    const int k = cls[si];
-    if (k < 0) return kNoPath;
-    if (k % 2 == 1) {  // climbing
-      for (const auto& e : t_.up[si]) {
-        int c = cls[static_cast<size_t>(e.peer)];
-        if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1))
-          cand_.push_back(e.port);
-      }
-    } else if (k > 0 && dist[si] == 1) {  // U-turn at the child: shortest climb after it
-      int best = kInf;
-      for (const auto& e : t_.down[si])
-        if (is_exit(k, e.peer)) best = std::min(best, dist[static_cast<size_t>(e.peer)]);
-      for (const auto& e : t_.down[si])
-        if (is_exit(k, e.peer) && dist[static_cast<size_t>(e.peer)] == best) cand_.push_back(e.port);
-    } else {  // descending inside the class (class 0: towards the target)
-      int child = -1;
-      bool one_child = true;
-      for (const auto& e : t_.down[si])
-        if (cls[static_cast<size_t>(e.peer)] == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1) {
-          cand_.push_back(e.port);
-          one_child = one_child && (child < 0 || child == e.peer);
-          child = e.peer;
-        }
-      if (cand_.size() > 1 && one_child) return mirror_cable(s, child, d, o, divisor);
-    }
-    if (cand_.empty()) return kNoPath;  // cannot happen: the class guarantees a candidate
-    long idx = d / divisor[static_cast<size_t>(t_.rank[si])] + o;
-    return cand_[static_cast<size_t>(idx % static_cast<long>(cand_.size()))];
-  }
-
   const Classes& classes() const { return c_; }
 
- private:
-  // Parallel cables from s down to `child` (the candidates in cand_): take the cable the child
-  // itself picks going up for this destination (its d-mod-k choice over all its up-cables), so a
-  // destination comes down the cable it would leave on and the cables of a bundle share the
-  // destinations evenly; if the child's pick leads to another parent, d-mod-k over the bundle
-  // with the child's digit.
-  uint8_t mirror_cable(int s, int child, long d, long o, const std::vector<long>& divisor) const {
-    const auto& up = t_.up[static_cast<size_t>(child)];
-    const long idx = d / divisor[static_cast<size_t>(t_.rank[static_cast<size_t>(child)])] + o;
-    if (!up.empty()) {
-      const FatTreeLink& pick = up[static_cast<size_t>(idx % static_cast<long>(up.size()))];
-      if (pick.peer == s) return pick.peer_port;
+  // Output ports for the destinations attached at `target` (classes computed), memoised per
+  // attach switch: every switch's candidate ports go into one flat array, so that a destination
+  // LID only picks cands[off + idx % len] per switch (planned_port), with idx its d-mod-k index
+  // divided by the rank's digit weight plus its LMC offset. Candidates: a climbing switch takes
+  // the up-ports to the class below (dist 1) or along its class; a U-turn point (even class,
+  // dist 1) the down-ports to the nearest exits; a descending switch the down-ports one hop
+  // closer. Parallel cables from s down to one child (Mirror): take the cable the child itself
+  // picks going up for this destination (its d-mod-k choice over all its up-cables), so a
+  // destination comes down the cable it would leave on; if the child's pick leads to another
+  // parent, d-mod-k over the bundle with the child's digit.
+  void plan(int target) {
+    const int S = t_.num_switches();
+    plan_.resize(static_cast<size_t>(S));
+    flat_.clear();
+    for (int s = 0; s < S; s++) {
+      Plan& p = plan_[static_cast<size_t>(s)];
+      p = Plan{};
+      if (s == target) continue;
+      cand_.clear();
+      const size_t si = static_cast<size_t>(s);
+      const int k = c_.cls[si];
+      p.rank = static_cast<uint8_t>(t_.rank[si]);
+      if (k < 0) {
+        p.mode = Plan::None;
+        continue;
+      }
+      const auto& cls = c_.cls;
+      const auto& dist = c_.dist;
+      if (k % 2 == 1) {
+        for (const auto& e : t_.up[si]) {
+          int c = cls[static_cast<size_t>(e.peer)];
+          if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1))
+            cand_.push_back(e.port);
+        }
+      } else if (k > 0 && dist[si] == 1) {
+        int best = kInf;
+        for (const auto& e : t_.down[si])
+          if (is_exit(k, e.peer)) best = std::min(best, dist[static_cast<size_t>(e.peer)]);
+        for (const auto& e : t_.down[si])
+          if (is_exit(k, e.peer) && dist[static_cast<size_t>(e.peer)] == best) cand_.push_back(e.port);
+      } else {
+        int child = -1;
+        bool one_child = true;
+        for (const auto& e : t_.down[si])
+          if (cls[static_cast<size_t>(e.peer)] == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1) {
+            cand_.push_back(e.port);
+            one_child = one_child && (child < 0 || child == e.peer);
+            child = e.peer;
+          }
+        if (cand_.size() > 1 && one_child) {
+          p.mode = Plan::Mirror;
+          p.child = child;
+          p.rank = static_cast<uint8_t>(t_.rank[static_cast<size_t>(child)]);
+        }
+      }
+      if (cand_.empty()) {
+        p.mode = Plan::None;
+        continue;
+      }
+      p.off = static_cast<uint32_t>(flat_.size());
+      p.len = static_cast<uint8_t>(cand_.size());
+      flat_.insert(flat_.end(), cand_.begin(), cand_.end());
     }
-    return cand_[static_cast<size_t>(idx % static_cast<long>(cand_.size()))];
   }
 
+  // Port of switch s (s != target) for the destination whose d-mod-k index per rank is q[rank]
+  // (q[r] = index / divisor[r] + offset), from the plan of its attach switch.
+  uint8_t planned_port(int s, const uint64_t* q) const {
+    const Plan& p = plan_[static_cast<size_t>(s)];
+    if (p.mode == Plan::None) return kNoPath;
+    const uint64_t idx = q[p.rank];
+    if (p.mode == Plan::Mirror) {
+      const auto& up = t_.up[static_cast<size_t>(p.child)];
+      if (!up.empty()) {
+        const FatTreeLink& pick = up[static_cast<size_t>(mod(idx, static_cast<uint32_t>(up.size())))];
+        if (pick.peer == s) return pick.peer_port;
+      }
+    }
+    return flat_[p.off + static_cast<uint32_t>(mod(idx, p.len))];
+  }
+
+ private:
   bool is_exit(int k, int c) const { return vc_[static_cast<size_t>(c)] && c_.cls[static_cast<size_t>(c)] == k - 1; }
 
   int descend(int k) {
@@ -167,11 +199,28 @@ class Router {
     return got;
   }
 
+  struct Plan {
+    enum Mode : uint8_t { Normal, Mirror, None };
+    uint32_t off = 0;
+    uint8_t len = 0;
+    uint8_t mode = Normal;
+    uint8_t rank = 0;  // rank whose d-mod-k digit picks (the child's for Mirror)
+    int child = -1;
+  };
+  // x % n without a division for x < 2^32 (Lemire's fastmod; n <= 255 here).
+  uint64_t mod(uint64_t x, uint32_t n) const {
+    if ((x >> 32) || n > 255) return x % n;
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(magic_[n] * x) * n) >> 64);
+  }
+
   const FatTree& t_;
   const std::vector<char>& vc_;
   Classes c_;
   int max_class_;
   std::vector<uint8_t> cand_;
+  std::vector<Plan> plan_;
+  std::vector<uint8_t> flat_;
+  uint64_t magic_[256] = {};
 };
 
 struct DestLid {
@@ -190,6 +239,7 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
   const std::string check_opt = options.get("check", "auto");
   bool check = check_opt == "auto" ? true : options.get_bool("check", true);
   const long max_valleys = options.get_int("max_valleys", 8);
+  const long threads = options.get_int("threads", 0);
   RankHints hints;
   if (options.has("root_guid_file")) hints.root_guids = read_guid_file(options.get("root_guid_file", ""));
   if (options.has("io_guid_file")) hints.io_guids = read_guid_file(options.get("io_guid_file", ""));
@@ -281,6 +331,14 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     }
   }
 
+  Lid max_dest_lid = 0;
+  for (const auto& dl : dests)
+    for (const DestLid& d : dl) max_dest_lid = std::max(max_dest_lid, d.lid);
+  // default (threads=0): threads from 4M LFT entries on (switches x LIDs); smaller fabrics route
+  // in milliseconds, by the thousand in campaigns, where spawning costs more than it saves
+  const bool big = static_cast<double>(S) * static_cast<double>(max_dest_lid) >= 4194304.0;
+  const int workers = resolve_threads(threads, threads > 0 || big ? S : 1);
+
   // Valley leaf candidates: reachable downwards from the most switches (ideally every top
   // switch), then the most up-links, then the first in leaf order. An explicit valley_leaf is
   // the only candidate.
@@ -336,33 +394,73 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     out.engine = kName;
     out.lfts = Lfts(fabric);
     out.num_vls = 1;
-    Router router(t, vc);
-    long uturn_entries = 0;
-    std::string failure;
-    for (int target = 0; target < S && failure.empty(); target++) {
+    // Per attach switch ("target", in parallel over targets): classes, then the memoised plan,
+    // then every destination LID of the target gets its column. Each entry depends on its
+    // destination alone, so the LFTs are the same for every thread count; the failure reported is
+    // the one of the lowest target, as in a sequential pass.
+    std::vector<uint8_t*> tab(static_cast<size_t>(S));
+    for (int s = 0; s < S; s++) {
+      const int node = t.sw_node[static_cast<size_t>(s)];
+      if (max_dest_lid >= out.lfts.table(node).size()) out.lfts.set(node, static_cast<Lid>(max_dest_lid), kNoPath);
+      tab[static_cast<size_t>(s)] = out.lfts.table(node).data();
+    }
+    std::vector<int> fail_switch(static_cast<size_t>(S), -1);
+    std::vector<long> uturns(static_cast<size_t>(S), 0);
+    std::atomic<int> first_fail{S};
+    std::vector<Router> routers;
+    routers.reserve(static_cast<size_t>(workers));
+    for (int w = 0; w < workers; w++) routers.emplace_back(t, vc);
+    std::vector<std::vector<uint64_t>> qbuf(static_cast<size_t>(workers));
+    parallel_for(workers, S, 4, [&](int w, long tl) {
+      const int target = static_cast<int>(tl);
       const auto& dl = dests[static_cast<size_t>(target)];
-      if (dl.empty()) continue;
+      if (dl.empty() || target > first_fail.load(std::memory_order_relaxed)) return;
+      Router& router = routers[static_cast<size_t>(w)];
       router.compute(target);
       const auto& cls = router.classes().cls;
+      long ut = 0;
       for (int s = 0; s < S; s++)
         if (cls[static_cast<size_t>(s)] < 0) {
-          failure = "switch \"" + fabric.node(t.sw_node[static_cast<size_t>(s)]).id + "\" cannot reach LID " +
-                    std::to_string(dl.front().lid) + " (attached at switch \"" +
-                    fabric.node(t.sw_node[static_cast<size_t>(target)]).id +
-                    "\") by up/down routes with U-turns " +
-                    (restricted ? "in the sub-trees of valley leaf \"" + fabric.node(t.sw_node[static_cast<size_t>(valley)]).id + "\""
-                                : std::string("anywhere"));
-          break;
+          fail_switch[static_cast<size_t>(target)] = s;
+          int cur = first_fail.load();
+          while (target < cur && !first_fail.compare_exchange_weak(cur, target)) {
+          }
+          return;
         } else if (cls[static_cast<size_t>(s)] >= 2) {
-          uturn_entries += static_cast<long>(dl.size());
+          ut += static_cast<long>(dl.size());
         }
-      if (!failure.empty()) break;
-      int tn = t.sw_node[static_cast<size_t>(target)];
-      for (const DestLid& d : dl) {
-        out.lfts.set(tn, d.lid, d.attach_port);
-        for (int s = 0; s < S; s++)
-          if (s != target) out.lfts.set(t.sw_node[static_cast<size_t>(s)], d.lid, router.port(s, d.index, d.offset, divisor));
+      uturns[static_cast<size_t>(target)] = ut;
+      router.plan(target);
+      // q[j * R + r]: destination j's d-mod-k digit source at rank r
+      const size_t R = static_cast<size_t>(H + 1), nd = dl.size();
+      auto& q = qbuf[static_cast<size_t>(w)];
+      q.resize(nd * R);
+      for (size_t j = 0; j < nd; j++)
+        for (size_t r = 0; r < R; r++)
+          q[j * R + r] = static_cast<uint64_t>(dl[j].index / divisor[r] + dl[j].offset);
+      for (int s = 0; s < S; s++) {
+        uint8_t* ts = tab[static_cast<size_t>(s)];
+        if (s == target) {
+          for (const DestLid& d : dl) ts[d.lid] = d.attach_port;
+          continue;
+        }
+        for (size_t j = 0; j < nd; j++) ts[dl[j].lid] = router.planned_port(s, &q[j * R]);
       }
+    });
+    long uturn_entries = 0;
+    std::string failure;
+    for (int target = 0; target < S; target++) {
+      const int s = fail_switch[static_cast<size_t>(target)];
+      if (s >= 0 && target == first_fail.load()) {
+        const auto& dl = dests[static_cast<size_t>(target)];
+        failure = "switch \"" + fabric.node(t.sw_node[static_cast<size_t>(s)]).id + "\" cannot reach LID " +
+                  std::to_string(dl.front().lid) + " (attached at switch \"" +
+                  fabric.node(t.sw_node[static_cast<size_t>(target)]).id + "\") by up/down routes with U-turns " +
+                  (restricted ? "in the sub-trees of valley leaf \"" + fabric.node(t.sw_node[static_cast<size_t>(valley)]).id + "\""
+                              : std::string("anywhere"));
+        break;
+      }
+      uturn_entries += uturns[static_cast<size_t>(target)];
     }
     if (!failure.empty()) {
       if (first_failure.empty()) first_failure = failure;
@@ -379,6 +477,7 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     co.switch_sources = true;
     co.switch_destinations = true;
     co.collect_loads = false;
+    co.threads = workers;
     CdgBuild b = build_cdg(fabric, out, co);
     if (b.stats.dropped != 0 || b.stats.looping != 0) {
       std::string ex = !b.stats.unreachable_examples.empty() ? b.stats.unreachable_examples.front()

@@ -30,6 +30,8 @@
 //   check=auto|true|false   verify the result (auto: always, every fabric size)
 //   root_guid_file=FILE     node GUIDs of the top switches (as OpenSM ftree's): rank from the top
 //   io_guid_file=FILE       CA node/port GUIDs of I/O nodes: their switches are not leaves
+//   threads=<n>             worker threads for the routing and the self-check (0 = one per
+//                           hardware thread, default); the LFTs are the same for every count
 #pragma once
 
 #include "ftroute/engine.hpp"
@@ -41,7 +43,7 @@ class FtreeMisrouteEngine : public Engine {
  public:
   static constexpr const char* kName = "ftree-misroute";
   std::string name() const override { return kName; }
-  std::vector<std::string> option_keys() const override { return {"valley_leaf", "check", "max_valleys=1..4096", "free_uturns=bool", "root_guid_file", "io_guid_file"}; }
+  std::vector<std::string> option_keys() const override { return {"valley_leaf", "check", "max_valleys=1..4096", "free_uturns=bool", "root_guid_file", "io_guid_file", "threads=0..64"}; }
   using Engine::route;
   Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
 };

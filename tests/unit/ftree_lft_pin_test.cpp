@@ -1,0 +1,147 @@
+// ftree-misroute and ft-minhop LFTs pinned byte for byte (issue 15 item 2: the engine speed-up
+// must not change a single entry). The expected hashes were taken from the engines as they were
+// before the speed work (main 945704b): FNV-1a 64 over every switch table (node order) and the
+// routing notes, or over the error text when the engine refuses the fabric. The fabrics cover
+// fault-free trees, random link faults that force U-turns (misroutes), LMC, parallel cables and
+// the unrestricted-U-turn last resort. A second test pins that ftree-misroute's `threads`
+// option never changes the result.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ftroute/engine.hpp"
+#include "ftroute/error.hpp"
+#include "ftroute/registry.hpp"
+#include "ftroute/topology.hpp"
+
+using namespace ftroute;
+
+namespace {
+
+uint64_t fnv(uint64_t h, const void* p, size_t n) {
+  const auto* b = static_cast<const uint8_t*>(p);
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ULL;
+  return h;
+}
+
+uint64_t hash_routing(const Fabric& f, const Routing& r) {
+  uint64_t h = 14695981039346656037ULL;
+  for (int s : f.switches()) {
+    const auto& t = r.lfts.table(s);
+    h = fnv(h, &s, sizeof s);
+    h = fnv(h, t.data(), t.size());
+  }
+  for (const auto& n : r.notes) h = fnv(h, n.data(), n.size());
+  return h;
+}
+
+uint64_t route_hash(const std::string& engine, const Fabric& f, const EngineOptions& o = {}) {
+  try {
+    Routing r = make_engine(engine)->route(f, o);
+    if (std::getenv("PIN_VERBOSE")) std::printf("%s: %s\n", engine.c_str(), r.notes.empty() ? "" : r.notes.back().c_str());
+    return hash_routing(f, r);
+  } catch (const Error& e) {
+    const std::string w = std::string("error: ") + e.what();
+    if (std::getenv("PIN_VERBOSE")) std::printf("%s: %s\n", engine.c_str(), w.c_str());
+    return fnv(14695981039346656037ULL, w.data(), w.size());
+  }
+}
+
+// Removes `n` switch-switch links chosen by a fixed pseudo-random sequence.
+Fabric with_faults(Fabric f, int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  for (int i = 0; i < n; i++) {
+    auto links = f.switch_links();
+    if (links.empty()) break;
+    const auto& [a, pa] = links[rng() % links.size()];
+    f.disconnect(a, pa);
+  }
+  return f;
+}
+
+struct Case {
+  std::string name;
+  Fabric fabric;
+  EngineOptions options;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> c;
+  auto add = [&](const std::string& name, Fabric f, uint8_t lmc, EngineOptions o = {}) {
+    f.assign_lids(lmc);
+    c.push_back({name, std::move(f), std::move(o)});
+  };
+  add("fattree3-12", topo::fat_tree3(12), 0);
+  add("fattree3-12-faults8", with_faults(topo::fat_tree3(12), 8, 1), 0);
+  add("fattree3-12-faults40", with_faults(topo::fat_tree3(12), 40, 2), 0);
+  add("ft648-lmc2", topo::fat_tree648(), 2);
+  add("ft648-faults12-lmc1", with_faults(topo::fat_tree648(), 12, 3), 1);
+  add("2level-parallel-cables", topo::fat_tree2({8, 4, 6, 2, 0}), 0);
+  add("2level-parallel-cables-faults", with_faults(topo::fat_tree2({8, 4, 6, 2, 0}), 5, 4), 0);
+  add("kary-4-3-faults6", with_faults(topo::kary_ntree(4, 3), 6, 5), 0);
+  add("kary-4-3-faults14", with_faults(topo::kary_ntree(4, 3), 14, 6), 0);
+  EngineOptions free_only;
+  free_only.set("max_valleys", "1");
+  add("kary-3-3-faults10-one-valley", with_faults(topo::kary_ntree(3, 3), 10, 7), 0, free_only);
+  return c;
+}
+
+struct Expect {
+  const char* name;
+  uint64_t ftree_misroute;
+  uint64_t ft_minhop;
+};
+
+// From the engines before the speed work (see the file comment).
+const Expect kExpected[] = {
+    {"fattree3-12", 0xd1bacaaf9e2395baULL, 0x90bdc285d6eaebb9ULL},
+    {"fattree3-12-faults8", 0xdbbee543c25d3f87ULL, 0xb7d17d573af85532ULL},
+    {"fattree3-12-faults40", 0x51893ba51fd10af9ULL, 0xf7593ff6c90739cfULL},
+    {"ft648-lmc2", 0xe8397d3d767ba025ULL, 0x4261b2c6ebf8e3f2ULL},
+    {"ft648-faults12-lmc1", 0x5638c5183134dfe8ULL, 0x0b0301c0093ca08aULL},
+    {"2level-parallel-cables", 0x88c4e321437f946aULL, 0xf379fac4b6b99ab9ULL},
+    {"2level-parallel-cables-faults", 0x3c9607f239eda0beULL, 0x919bd6810eeb6965ULL},
+    {"kary-4-3-faults6", 0x3d8fb1ef6abb3c5cULL, 0x9f210553730f1de4ULL},
+    {"kary-4-3-faults14", 0x9171d9ee0cc27178ULL, 0xebd3878fa801bf15ULL},
+    {"kary-3-3-faults10-one-valley", 0x7a8d5ba212bb6a9dULL, 0xffd7092da8caf0ddULL},
+};
+
+}  // namespace
+
+TEST(LftPin, SameLftsAsBeforeTheSpeedWork) {
+  const auto cs = cases();
+  for (const auto& c : cs) {
+    const uint64_t fm = route_hash("ftree-misroute", c.fabric, c.options);
+    const uint64_t mh = route_hash("ft-minhop", c.fabric);
+    std::printf("    {\"%s\", 0x%016llxULL, 0x%016llxULL},\n", c.name.c_str(), static_cast<unsigned long long>(fm),
+                static_cast<unsigned long long>(mh));
+    bool found = false;
+    for (const auto& e : kExpected)
+      if (c.name == e.name) {
+        found = true;
+        EXPECT_EQ(fm, e.ftree_misroute) << c.name << " ftree-misroute";
+        EXPECT_EQ(mh, e.ft_minhop) << c.name << " ft-minhop";
+      }
+    EXPECT_TRUE(found) << c.name;
+  }
+}
+
+// ftree-misroute's `threads` option (routing and self-check in parallel over destinations)
+// gives the same LFTs, notes and errors for every thread count.
+TEST(LftPin, SameLftsForEveryThreadCount) {
+  for (const auto& c : cases()) {
+    uint64_t first = 0;
+    for (const char* th : {"1", "2", "3", "8", "0"}) {
+      EngineOptions o = c.options;
+      o.set("threads", th);
+      const uint64_t h = route_hash("ftree-misroute", c.fabric, o);
+      if (std::string(th) == "1") first = h;
+      EXPECT_EQ(h, first) << c.name << " threads=" << th;
+    }
+  }
+}
