@@ -2,12 +2,14 @@
 // (flitsim/, docs/flitsim.md). One load point prints a summary; --sweep writes CSV + SVG.
 #include <cstdio>
 #include <deque>
+#include <optional>
 #include <sstream>
 
 #include "cli.hpp"
 #include "json_out.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/registry.hpp"
+#include "ftroute/booksim_config.hpp"
 #include "ftroute/flitsim.hpp"
 #include "ftroute/flitsim_testnets.hpp"
 #include "ftroute/lft_io.hpp"
@@ -19,6 +21,7 @@ using namespace ftroute;
 using namespace ftroute::flitsim;
 
 const char* kHelp = R"(usage: ftroute sim --fabric F.net (--lfts FILE | --engine NAME) [options]
+       ftroute sim --booksim-config FILE [options]
 
 Cycle-level flit simulation of the LFTs, path SLs and SL2VL tables (docs/flitsim.md).
 
@@ -28,6 +31,10 @@ routing (one of):
   --engine NAME          route with an ftroute engine (`ftroute engines`); --opt k=v (repeatable);
                          flitsim-minhop = the simulator's own min-hop helper
   --lmc N                renumber LIDs with LMC N (default: LIDs of the .net file, else LMC 0)
+  --booksim-config FILE  a BookSim2 config file instead of --fabric/--engine: its topology (mesh,
+                         torus, fattree with k, n), routing (dim_order, nca), router, traffic and
+                         measurement keys; keys flitsim does not model are refused by name
+                         (docs/flitsim.md "Validation against BookSim2"); later options override it
 traffic:
   --pattern P            uniform (default), bitrev, transpose, shuffle, butterfly, complement,
                          tornado, hotspot, trace
@@ -129,6 +136,23 @@ int run_sim(cli::Args& a) {
   const std::vector<std::string> opts = a.values("opt");
   const long lmc = a.int_or("lmc", -1);
   Config c = Config::preset(a.value_or("preset", "default"));
+  TrafficSpec t;
+  const std::string booksim_path = a.value_or("booksim-config", "");
+  std::optional<BookSimConfig> bsc;
+  if (!booksim_path.empty()) {
+    try {
+      bsc = read_booksim_config(booksim_path);
+    } catch (const ParseError& e) {
+      throw cli::UsageError(e.what());
+    }
+    apply_booksim_config(*bsc, c, t);
+    for (const auto& k : bsc->ignored)
+      std::fprintf(stderr, "note: %s:%d: %s only steers BookSim2's run control or output; ignored\n",
+                   booksim_path.c_str(), bsc->line_of.at(k), k.c_str());
+    if (bsc->topology == "fattree")
+      std::fprintf(stderr, "note: %s: fattree nca picks the up port at random per packet in BookSim2; "
+                   "flitsim routes up by destination (D-mod-k)\n", booksim_path.c_str());
+  }
   c.num_vcs = static_cast<int>(a.int_in("vcs", c.num_vcs, 0, 16));
   c.buffer_flits = static_cast<int>(a.int_in("buffer", c.buffer_flits, 1, 1048576));
   c.packet_flits = static_cast<int>(a.int_in("packet", c.packet_flits, 1, 65535));
@@ -170,8 +194,7 @@ int run_sim(cli::Args& a) {
   c.ftdrb_notify_hop_cycles = static_cast<int>(a.int_in("ftdrb-notify-hop", c.ftdrb_notify_hop_cycles, 0, 1000000000));
   if (a.flag("ftdrb-notify-all")) c.ftdrb_notify_all = true;
 
-  TrafficSpec t;
-  t.pattern = a.value_or("pattern", "uniform");
+  t.pattern = a.value_or("pattern", t.pattern);
   t.load = a.double_or("load", t.load);
   if (!(t.load >= 0 && t.load <= 1)) {
     char v[32];
@@ -196,8 +219,14 @@ int run_sim(cli::Args& a) {
   const bool json = a.flag("json");
   auto pos = a.positionals();
   if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "'");
-  if (fabric_path.empty()) throw cli::UsageError("--fabric FILE is required");
-  if (lfts_path.empty() == engine.empty()) throw cli::UsageError("give exactly one of --lfts FILE or --engine NAME");
+  if (bsc) {
+    if (!fabric_path.empty() || !lfts_path.empty() || !engine.empty())
+      throw cli::UsageError("--booksim-config gives the fabric and routing; do not combine it with --fabric, --lfts or --engine");
+    if (!reroutes.empty()) throw cli::UsageError("--reroute needs --fabric and --engine/--lfts, not --booksim-config");
+  } else {
+    if (fabric_path.empty()) throw cli::UsageError("--fabric FILE is required");
+    if (lfts_path.empty() == engine.empty()) throw cli::UsageError("give exactly one of --lfts FILE or --engine NAME");
+  }
   if (!sweep_spec.empty() && csv.empty() && svg.empty() && !json)
     throw cli::UsageError("--sweep needs --csv, --svg and/or --json");
   if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
@@ -214,7 +243,10 @@ int run_sim(cli::Args& a) {
   Routing routing;
   auto fmt = parse_lft_format(lft_fmt);
   if (!fmt) throw cli::UsageError("--lft-format: unknown format '" + lft_fmt + "'");
-  if (!lfts_path.empty()) {
+  if (bsc) {
+    fabric = booksim_fabric(*bsc);
+    routing = booksim_routing(fabric, *bsc);
+  } else if (!lfts_path.empty()) {
     LoadedRouting lr = load_routing(fabric_path, lfts_path, *fmt, sl_path, sl2vl_path, false,
                                     static_cast<uint8_t>(lmc < 0 ? 0 : lmc));
     for (auto& w : lr.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
@@ -268,7 +300,9 @@ int run_sim(cli::Args& a) {
     std::fprintf(stderr, "%s", chk.summary().c_str());
     if (strict) throw Error("routing check failed (--strict)");
   }
-  if (title.empty()) {
+  if (title.empty() && bsc) {
+    title = booksim_path.substr(booksim_path.find_last_of('/') + 1) + " (BookSim2 config), " + t.pattern;
+  } else if (title.empty()) {
     std::string base = fabric_path.substr(fabric_path.find_last_of('/') + 1);
     title = base + ", " + (engine.empty() ? std::string("LFTs ") + lfts_path.substr(lfts_path.find_last_of('/') + 1)
                                            : "engine " + engine) +
@@ -308,8 +342,8 @@ int run_sim(cli::Args& a) {
   auto sim_doc = [&](const std::vector<SweepPoint>& pts) {
     nlohmann::json j = cli::json_doc("sim");
     j["fabric"] = cli::fabric_json(fabric);
-    j["fabric"]["file"] = fabric_path;
-    j["routing"] = engine.empty() ? nlohmann::json{{"lfts", lfts_path}} : nlohmann::json{{"engine", engine}};
+    j["fabric"]["file"] = bsc ? booksim_path : fabric_path;
+    j["routing"] = bsc ? nlohmann::json{{"booksim_config", booksim_path}} : engine.empty() ? nlohmann::json{{"lfts", lfts_path}} : nlohmann::json{{"engine", engine}};
     j["pattern"] = t.pattern;
     j["title"] = title;
     nlohmann::json p = nlohmann::json::array();
