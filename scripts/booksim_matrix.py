@@ -12,7 +12,7 @@ at every load (`booksim NAME.cfg injection_rate=L`) and in flitsim with the very
   OUT/logs/             every command's output
 
 usage: booksim_matrix.py --booksim EXE --ftroute EXE --out DIR [--quick] [--only REGEX]
-                         [--flitsim-args "..."] [--timeout S]
+                         [--flitsim-args "..."] [--booksim-args "key=value ..."] [--timeout S]
 """
 import argparse
 import csv
@@ -247,6 +247,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default="")
     ap.add_argument("--flitsim-args", default="")
+    ap.add_argument("--booksim-args", default="")
     ap.add_argument("--timeout", type=int, default=900)
     a = ap.parse_args()
     for d in ("cfg", "svg", "logs"):
@@ -266,7 +267,8 @@ def main():
         for load in c["loads"]:
             row = {"config": c["name"], "load": load}
             lg = os.path.join(a.out, "logs", f"{c['name']}_{load:.3f}")
-            rc, out, dt = run_booksim([a.booksim, path, f"injection_rate={load}"], lg + ".booksim.txt", a.timeout, load)
+            rc, out, dt = run_booksim([a.booksim, path, f"injection_rate={load}"] + a.booksim_args.split(),
+                                      lg + ".booksim.txt", a.timeout, load)
             row.update(parse_booksim(out))
             row["bs_rc"], row["bs_seconds"] = rc, round(dt, 2)
             bs_time += dt

@@ -6,7 +6,8 @@
 #   scripts/validate_booksim.sh --booksim PATH        [--quick] [--only REGEX] [--out DIR] [--ftroute PATH]
 #   scripts/validate_booksim.sh --build-booksim DIR   [...]     (build BookSim2 in DIR first)
 #                               [--flitsim-args "ARGS"]  extra `ftroute sim` options for every flitsim run
-#                                                        (e.g. to switch one model feature and isolate it)
+#                               [--booksim-args "K=V .."] extra BookSim2 assignments for every BookSim2 run
+#                                                        (either: switch one model feature to isolate it)
 #
 # --booksim PATH       a BookSim2 binary (built outside this tree).
 # --build-booksim DIR  DIR holds a BookSim2 checkout (git clone https://github.com/booksim/booksim2 DIR);
@@ -28,6 +29,7 @@ quick=""
 only=""
 out=""
 fargs=""
+bargs=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --booksim) booksim="$2"; shift ;;
@@ -37,6 +39,7 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift ;;
     --ftroute) FT="$2"; shift ;;
     --flitsim-args) fargs="$2"; shift ;;
+    --booksim-args) bargs="$2"; shift ;;
     -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "validate_booksim.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -71,4 +74,4 @@ out=${out:-$here/build/validate-booksim${quick:+-quick}}
 mkdir -p "$out"
 echo "validate_booksim.sh: BookSim2 $booksim, flitsim $FT, output $out"
 exec python3 "$here/scripts/booksim_matrix.py" --booksim "$booksim" --ftroute "$FT" --out "$out" $quick \
-  ${only:+--only "$only"} ${fargs:+--flitsim-args "$fargs"}
+  ${only:+--only "$only"} ${fargs:+--flitsim-args "$fargs"} ${bargs:+--booksim-args "$bargs"}
