@@ -259,6 +259,8 @@ BookSimConfig parse_booksim_config(const std::string& text, const std::string& n
   b.file = name;
   std::vector<Token> tok = tokenize(text, name);
   Reader r{b, name};
+  // BookSim2's grammar needs at least one statement
+  if (tok.empty()) r.fail(0, "empty file (no key = value; statement)");
   size_t i = 0;
   while (i < tok.size()) {
     const Token& key = tok[i];

@@ -157,6 +157,7 @@ TEST(BookSimConfig, RefusesWhatItDoesNotModelByNameAndLine) {
   expect_error(kMinimal + "k = \xc3\xa9;", 2, "unexpected byte 0xc3");
   // cross-key checks
   expect_error("topology = mesh;", 0, "routing_function is not set");
+  expect_error("// only a comment\n", 0, "empty file");
   expect_error("topology = mesh;\nrouting_function = min_adapt;", 2, "routing_function = min_adapt on a mesh");
   expect_error("topology = torus;\nrouting_function = dim_order;\nnum_vcs = 1;", 3, "needs num_vcs >= 2");
   expect_error("topology = fattree;\nrouting_function = dim_order;", 2, "on a fattree is not supported");
