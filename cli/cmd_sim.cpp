@@ -45,7 +45,16 @@ traffic:
   --trace FILE           lines "cycle src dst [flits]" (endpoint index or node id)
   --warmup N --measure N --max-drain N (cycles; 1000/10000/50000), --no-flush, --seed N
 router (defaults: --preset default):
-  --preset NAME          default, penaranda-a, penaranda-b, penaranda-c, zarza-nac
+  --preset NAME          default, penaranda-a, penaranda-b, penaranda-c, zarza-nac, booksim
+  --model ib|booksim     router model (docs/flitsim.md "Router models"): ib (default,
+                         InfiniBand: per-packet crossbar, no interleaving, VC = SL2VL) or
+                         booksim (BookSim2's IQ router: VC alloc per packet, switch alloc per
+                         flit, its delays and credit timing; sets wormhole, iSLIP 1 iteration,
+                         delays 1, --credit-delay 0, --self-traffic; options after it override)
+  --vc-alloc-delay C --wait-tail-credit   booksim model: VA stage; VC free only when the
+                         tail's credit is back (BookSim2 wait_for_tail_credit = 1)
+  --self-traffic         uniform may pick the source itself, permutation fixed points send to
+                         themselves (BookSim2's traffic; on with --model booksim)
   --vcs N --buffer FLITS --packet FLITS --link-latency C --routing-delay C --alloc-delay C
   --xbar-delay C --credit-delay C --wormhole --islip [--islip-iters N] --hop-limit N
   --lid-policy base|random|hash|rr|ftdrb   which LID of an LMC destination a source uses;
@@ -153,6 +162,11 @@ int run_sim(cli::Args& a) {
       std::fprintf(stderr, "note: %s: fattree nca picks the up port at random per packet in BookSim2; "
                    "flitsim routes up by destination (D-mod-k)\n", booksim_path.c_str());
   }
+  const std::string model = a.value_or("model", "");
+  if (model == "booksim") c.set_model(RouterModel::BookSim);
+  else if (model == "ib") c.set_model(RouterModel::Ib);
+  else if (!model.empty()) throw cli::UsageError("--model must be ib or booksim");
+  const bool bs = c.model == RouterModel::BookSim;
   c.num_vcs = static_cast<int>(a.int_in("vcs", c.num_vcs, 0, 16));
   c.buffer_flits = static_cast<int>(a.int_in("buffer", c.buffer_flits, 1, 1048576));
   c.packet_flits = static_cast<int>(a.int_in("packet", c.packet_flits, 1, 65535));
@@ -160,7 +174,9 @@ int run_sim(cli::Args& a) {
   c.routing_delay = static_cast<int>(a.int_in("routing-delay", c.routing_delay, 0, 100000));
   c.alloc_delay = static_cast<int>(a.int_in("alloc-delay", c.alloc_delay, 0, 100000));
   c.xbar_delay = static_cast<int>(a.int_in("xbar-delay", c.xbar_delay, 0, 100000));
-  c.credit_delay = static_cast<int>(a.int_in("credit-delay", c.credit_delay, 1, 100000));
+  c.credit_delay = static_cast<int>(a.int_in("credit-delay", c.credit_delay, bs ? 0 : 1, 100000));
+  c.vc_alloc_delay = static_cast<int>(a.int_in("vc-alloc-delay", c.vc_alloc_delay, 1, 100000));
+  if (a.flag("wait-tail-credit")) c.wait_tail_credit = true;
   if (a.flag("wormhole")) c.switching = Switching::Wormhole;
   if (a.flag("islip")) c.allocator = Allocator::ISlip;
   c.islip_iterations = static_cast<int>(a.int_in("islip-iters", c.islip_iterations, 1, 64));
@@ -211,6 +227,7 @@ int run_sim(cli::Args& a) {
   t.measure = a.int_in("measure", t.measure, 1, 1000000000000L);
   t.max_drain = a.int_in("max-drain", t.max_drain, 0, 1000000000000L);
   if (a.flag("no-flush")) t.flush = false;
+  t.self_traffic = bs || a.flag("self-traffic");
   const std::vector<std::string> fails = a.values("fail"), recovers = a.values("recover"),
                                   reroutes = a.values("reroute");
   const std::string csv = a.value_or("csv", ""), svg = a.value_or("svg", "");

@@ -12,6 +12,8 @@ inline bool Simulator::Impl::feasible(uint32_t r) {
   int c = static_cast<int>(r / V), v = static_cast<int>(r % V);
   InVC& q = ivc[r];
   if (q.state != kWaiting) return false;
+  if (bsm)  // VC allocation only: a free VC of the class; credits are for switch allocation
+    return ch[q.out_ch].alive && free_vc(q.out_ch, q.out_vc, va_rr[static_cast<size_t>(q.out_ch)]) >= 0;
   const Channel& in = ch[c];
   int oc = q.out_ch;
   if (!ch[oc].alive || ovc_conn[static_cast<size_t>(oc) * V + q.out_vc] >= 0) return false;

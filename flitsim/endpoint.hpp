@@ -40,7 +40,7 @@ inline void Simulator::Impl::flit_gone(uint32_t pi) {  // one flit of the packet
 }
 
 inline void Simulator::Impl::generate(int src, int dst, int flits, int64_t gen_cycle, bool mark) {
-  if (dst < 0 || dst == src) return;
+  if (dst < 0 || (dst == src && !tr.self_traffic)) return;
   uint32_t pi = new_pkt();
   Pkt& p = pkts[pi];
   p = Pkt{};
@@ -154,12 +154,23 @@ inline void Simulator::Impl::allocate_ep(int e) {
       for (int i = 0; i < p.size; i++) flit_gone(pi);
       continue;
     }
-    int vl = vl_src(e, p.sl);
+    int vl = vl_src(e, p.sl) * vc_blk;
     if (vl >= V) {
       E.queue.pop_front();
       finalize_drop(pi, "VL out of range");
       for (int i = 0; i < p.size; i++) flit_gone(pi);
       continue;
+    }
+    if (bsm) {  // BookSim: a free VC of the class with a credit, round robin from the last one used
+      int got = -1;
+      for (int j = 0; j < vc_blk && got < 0; j++) {
+        int x = vl + (va_rr[static_cast<size_t>(E.out_ch)] + j) % vc_blk;
+        size_t xi = static_cast<size_t>(E.out_ch) * V + x;
+        if (ovc_conn[xi] == -1 && credits[xi] >= 1) got = x;
+      }
+      if (got < 0) return;
+      va_rr[static_cast<size_t>(E.out_ch)] = static_cast<uint16_t>(got - vl + 1);
+      vl = got;
     }
     if (!credits_ok(E.out_ch, vl, p.size)) return;
     int32_t id = new_conn();
@@ -196,6 +207,7 @@ inline int Simulator::Impl::pick_dest(int s) {
     if (src_rng[s].uniform() < tr.hotspot_fraction) return hs[src_rng[s].below(hs.size())];
   }
   if (tr.pattern == "uniform" || tr.pattern == "hotspot") {
+    if (tr.self_traffic) return static_cast<int>(src_rng[s].below(static_cast<uint64_t>(N)));
     int d = static_cast<int>(src_rng[s].below(static_cast<uint64_t>(N - 1)));
     return d >= s ? d + 1 : d;
   }
@@ -210,7 +222,7 @@ inline void Simulator::Impl::settle_sources() {
     while (E.gen_due >= 0 && E.gen_due <= gen_upto && E.gen_due < gen_limit) {
       int64_t t = E.gen_due;
       int d = pick_dest(static_cast<int>(s));
-      if (d >= 0 && d != static_cast<int>(s)) {
+      if (d >= 0 && (d != static_cast<int>(s) || tr.self_traffic)) {
         res.generated++, res.in_source++;
         if (t >= win_lo && t < win_hi) {
           res.measured_packets++;

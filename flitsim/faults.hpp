@@ -29,7 +29,7 @@ inline Lid Simulator::Impl::find_escape(int c, const Pkt& p, uint8_t* sl_out) co
       uint8_t port = R->lfts.get(sws[s].node, l);
       if (port == kNoPath || port == 0 || port >= sws[s].out_by_port.size() || sws[s].out_by_port[port] < 0) break;
       int oc = sws[s].out_by_port[port];
-      if (!ch[oc].alive || vl_at(in, port, sl) >= V) break;
+      if (!ch[oc].alive || vl_at(in, port, sl) * vc_blk >= V) break;
       in = oc;
     }
     if (ok) {

@@ -65,6 +65,26 @@ void Simulator::Impl::build() {
   int64_t maxd = std::max<int64_t>({cfg.link_latency + cfg.xbar_delay + cfg.alloc_delay, cfg.credit_delay,
                                     cfg.routing_delay, cfg.nac_tf});
   if (cfg.nac) maxd = std::max<int64_t>(maxd, nac_timeout() + 1);
+  if (bsm) {
+    // BookSim model (BookSim2's channel timing, docs/flitsim.md "Router models"): a channel
+    // sends what was written in a cycle one cycle later, so a flit that wins switch allocation
+    // (SA) in cycle s is in the downstream buffer at s + alloc + xbar + L, a source's flit sent
+    // in s at s + L + 1; the slot it leaves is free at the end of its SA (s + alloc - 1) and the
+    // credit crosses the credit channel (L + 1) and credit_delay (not at sources). CA links
+    // (BookSim2's injection / ejection channels) take 1 cycle; switch links link_latency.
+    bs_fd.assign(ch.size(), 0), bs_cd.assign(ch.size(), 0);
+    for (size_t c = 0; c < ch.size(); c++) {
+      const Channel& x = ch[c];
+      const int L = x.src_ep >= 0 || x.dst_ep >= 0 ? 1 : cfg.link_latency;
+      bs_fd[c] = x.src_ep >= 0 ? L + 1 : cfg.alloc_delay + cfg.xbar_delay + L;
+      bs_cd[c] = x.dst_ep >= 0 ? L + 1 + cfg.credit_delay  // the sink credits the flit it reads
+                               : cfg.alloc_delay - 1 + L + 1 + (x.src_sw >= 0 ? cfg.credit_delay : 0);
+      maxd = std::max<int64_t>({maxd, bs_fd[c], bs_cd[c]});
+    }
+    maxd = std::max<int64_t>({maxd, cfg.vc_alloc_delay, cfg.routing_delay + 1});
+    sa_vc_rr.assign(ch.size(), 0), sa_in_rr.assign(ch.size(), 0), sa_out_rr.assign(ch.size(), 0);
+    va_rr.assign(ch.size(), 0);
+  }
   // As small as the longest delay allows: a bucket is written and read within a few cycles, so
   // a small wheel stays in cache (16 buckets of ~1k events each cost a store miss per event).
   uint64_t w = 2;
@@ -74,6 +94,9 @@ void Simulator::Impl::build() {
 }
 
 void Simulator::Impl::build_vl_cache() {
+  // BookSim model: the routing's VLs are VC classes of V / VLs VCs each (a 1-VL mesh routing
+  // may then use every VC, as BookSim2's dim_order does).
+  vc_blk = bsm && V > std::max(1, R->num_vls) ? V / std::max(1, R->num_vls) : 1;
   vl_tabs.assign(1, Sl2Vl::identity());
   vl_base.clear(), vl_idx.clear(), vl_ep.clear();
   if (R->sl2vl.empty()) return;

@@ -56,7 +56,7 @@ inline void Simulator::Impl::route_front(int c, int v) {
   int oc = -1, ov = 0;
   if (!why) {
     oc = sws[s].out_by_port[port];
-    ov = vl_at(c, port, p.sl);
+    ov = vl_at(c, port, p.sl) * vc_blk;  // BookSim model: first VC of the class
     if (ov >= V) why = "VL out of range";
     else if (!ch[oc].alive && dead_port_policy() == FaultPolicy::Drop)
       why = cfg.fault_policy == FaultPolicy::Escape ? "output link down (no escape LID)" : "output link down";
@@ -77,7 +77,9 @@ inline void Simulator::Impl::route_front(int c, int v) {
   mark_sw(s);
 }
 
-inline void Simulator::Impl::front_changed(int c, int v) {
+// after_tail (BookSim model): the front changed because the previous tail left in this cycle's
+// switch allocation; the new head starts routing in the next cycle (BookSim2 iq_router).
+inline void Simulator::Impl::front_changed(int c, int v, bool after_tail) {
   InVC& q = ivc[static_cast<size_t>(c) * V + v];
   q.conn = -1;
   if (!q.has_front()) {
@@ -86,6 +88,7 @@ inline void Simulator::Impl::front_changed(int c, int v) {
   }
   q.state = kRouting;
   int64_t ready = std::max(now, q.front().head_arrival + cfg.routing_delay);
+  if (after_tail && bsm) ready = std::max(now + 1, q.front().head_arrival) + cfg.routing_delay;
   if (ready <= now) route_front(c, v);
   else at(ready, Ev{kEvRoute, static_cast<uint8_t>(v), 0, 0, static_cast<uint32_t>(c), 0, 0});
 }
@@ -121,10 +124,18 @@ inline void Simulator::Impl::start_discard(int c, int v) {
 inline void Simulator::Impl::grant(int c, int v) {  // switch input (c, v) front gets its output
   InVC& q = ivc[static_cast<size_t>(c) * V + v];
   Entry& e = q.front();
+  int64_t start = now + cfg.alloc_delay + cfg.xbar_delay;
+  if (bsm) {  // VC allocation: any free VC of the class; switch allocation per flit from start
+    int ov = free_vc(q.out_ch, q.out_vc, va_rr[static_cast<size_t>(q.out_ch)]);
+    FLITSIM_CHECK(ov >= 0, "VC grant without a free VC");
+    va_rr[static_cast<size_t>(q.out_ch)] = static_cast<uint16_t>(ov + 1);
+    q.out_vc = static_cast<uint8_t>(ov);
+    start = now + cfg.vc_alloc_delay;
+  }
   int32_t id = new_conn();
   Conn& k = conns[id];
   k = Conn{e.pkt, c, -1, q.out_ch, static_cast<uint8_t>(v), q.out_vc, q.dab_full, e.size, 0,
-           now + cfg.alloc_delay + cfg.xbar_delay, k.list_pos};
+           start, k.list_pos};
   q.state = kActive;
   q.conn = id;
   if (q.nac_run >= 0) close_run(q.nac_run);  // the deadlock-prone state went away
@@ -141,7 +152,7 @@ inline void Simulator::Impl::grant(int c, int v) {  // switch input (c, v) front
 
 inline void Simulator::Impl::credit_return(int c, int v, int n) {
   if (ch[c].src_sw < 0 && ch[c].src_ep < 0) return;
-  at(now + cfg.credit_delay, Ev{kEvCredit, static_cast<uint8_t>(v), 0, 0, static_cast<uint32_t>(c), static_cast<uint32_t>(n), 0});
+  at(now + (bsm ? bs_cd[static_cast<size_t>(c)] : cfg.credit_delay), Ev{kEvCredit, static_cast<uint8_t>(v), 0, 0, static_cast<uint32_t>(c), static_cast<uint32_t>(n), 0});
 }
 
 // A connection finished (all `size` flits sent or discarded).
@@ -149,7 +160,9 @@ inline void Simulator::Impl::finish_conn(int32_t id) {
   Conn k = conns[id];
   drop_conn(id);
   if (k.out_ch >= 0) {
-    if (ovc_conn[static_cast<size_t>(k.out_ch) * V + k.out_vc] == id) ovc_conn[static_cast<size_t>(k.out_ch) * V + k.out_vc] = -1;
+    size_t oi = static_cast<size_t>(k.out_ch) * V + k.out_vc;
+    if (ovc_conn[oi] == id)  // wait_tail_credit: the VC stays taken (-2) until its buffer is empty
+      ovc_conn[oi] = bsm && cfg.wait_tail_credit && credits[oi] < cfg.buffer_flits ? -2 : -1;
     if (ch[k.out_ch].out_conn == id) ch[k.out_ch].out_conn = -1;
     if (ch[k.out_ch].src_sw >= 0) mark_sw(ch[k.out_ch].src_sw);
   }
@@ -173,7 +186,7 @@ inline void Simulator::Impl::finish_conn(int32_t id) {
     q.q.pop();
   }
   mark_sw(s);
-  front_changed(k.in_ch, k.in_vc);
+  front_changed(k.in_ch, k.in_vc, true);
 }
 
 __attribute__((always_inline)) inline void Simulator::Impl::on_flit(const Ev& e) {
@@ -216,6 +229,7 @@ __attribute__((always_inline)) inline void Simulator::Impl::credit_arrives(uint3
   size_t i = static_cast<size_t>(cid) * V + vc;
   credits[i] += n;
   FLITSIM_CHECK(credits[i] <= cfg.buffer_flits, "credit counter above buffer size at " + chan_name(static_cast<int>(cid)));
+  if (__builtin_expect(ovc_conn[i] == -2, 0) && credits[i] == cfg.buffer_flits) ovc_conn[i] = -1;  // tail credit back
   // Wake the sender only if the credit can make a head feasible: its output is not streaming
   // another packet (VCT: finish_conn wakes it then) and the counter covers the smallest packet.
   const Channel& c = ch[cid];
@@ -311,6 +325,133 @@ inline void Simulator::Impl::send_flit(Conn& k, size_t ci, uint32_t credit_ch, u
     at(now + cfg.link_latency, Ev{kEvFlit, k.out_vc, 0, 0, static_cast<uint32_t>(k.out_ch), k.pkt, k.size});
   k.sent++;
   last_progress = now;
+}
+
+// ---------------- RouterModel::BookSim ----------------
+// A free VC (no packet owns it) of output channel oc in the class starting at VC base (vc_blk
+// VCs), searched round robin from `from`; -1 if none.
+inline int Simulator::Impl::free_vc(int oc, int base, uint16_t from) const {
+  for (int j = 0; j < vc_blk; j++) {
+    int x = base + (from + j) % vc_blk;
+    if (ovc_conn[static_cast<size_t>(oc) * V + x] == -1) return x;
+  }
+  return -1;
+}
+
+// A flit won switch allocation in this cycle: it reaches the downstream buffer bs_fd cycles
+// later; credit_ch >= 0: the slot it left in (credit_ch, credit_vc) is credited bs_cd cycles
+// later (one event when both are due in the same cycle).
+inline void Simulator::Impl::send_flit_bs(Conn& k, size_t ci, int credit_ch, uint8_t credit_vc) {
+  credits[ci]--;
+  FLITSIM_CHECK(credits[ci] >= 0, "negative credits at " + chan_name(k.out_ch));
+  if (credits[ci] < res.min_credits) res.min_credits = credits[ci];
+  const int64_t fd = bs_fd[static_cast<size_t>(k.out_ch)];
+  if (credit_ch >= 0 && bs_cd[static_cast<size_t>(credit_ch)] == fd) {
+    at(now + fd, Ev{kEvFlitCredit, k.out_vc, credit_vc, 0, static_cast<uint32_t>(k.out_ch), k.pkt, k.size,
+                    static_cast<uint32_t>(credit_ch)});
+  } else {
+    if (credit_ch >= 0) credit_return(credit_ch, credit_vc, 1);
+    at(now + fd, Ev{kEvFlit, k.out_vc, 0, 0, static_cast<uint32_t>(k.out_ch), k.pkt, k.size});
+  }
+  k.sent++;
+  last_progress = now;
+}
+
+// BookSim model: every cycle, each granted connection (an input VC that owns an output VC)
+// whose front flit is in the buffer and whose output VC has a credit requests the switch; one
+// iSLIP iteration matches inputs to outputs (per input and output, one VC by round robin;
+// each output grants one input by round robin; each input accepts one grant by round robin;
+// pointers move on accepts), so each input and each output port moves at most one flit per
+// cycle and flits of packets on different VCs interleave on a link. Sources (one packet at a
+// time per CA) send a flit whenever they hold a credit.
+inline void Simulator::Impl::step_conns_bs() {
+  step_tmp.assign(active.begin(), active.end());  // finish_conn edits `active`
+  sa_req.clear();
+  for (int32_t id : step_tmp) {
+    Conn& k = conns[id];
+    if (k.sent >= k.size) {
+      finish_conn(id);
+      continue;
+    }
+    if (now < k.start) continue;
+    if (k.in_ch < 0) {  // from the source queue: all flits present
+      if (k.out_ch < 0) {  // truncated at the source link: discard the rest
+        while (k.sent < k.size) k.sent++, flit_gone(k.pkt);
+        last_progress = now;
+        finish_conn(id);
+        continue;
+      }
+      if (!ch[k.out_ch].alive && !k.finish_dead) continue;
+      size_t ci = static_cast<size_t>(k.out_ch) * V + k.out_vc;
+      if (credits[ci] <= 0) continue;
+      send_flit_bs(k, ci, -1, 0);
+      if (k.sent >= k.size) finish_conn(id);
+      continue;
+    }
+    InVC& q = ivc[static_cast<size_t>(k.in_ch) * V + k.in_vc];
+    Entry& e = q.front();
+    if (k.out_ch < 0) {  // discard everything that has arrived
+      while (e.departed < e.arrived) {
+        e.departed++;
+        k.sent++;
+        if (!k.from_dab) {
+          q.occ--;
+          credit_return(k.in_ch, k.in_vc, 1);
+        }
+        flit_gone(k.pkt);
+        last_progress = now;
+      }
+      if (k.sent >= k.size) finish_conn(id);
+      continue;
+    }
+    if (e.departed >= e.arrived || (!ch[k.out_ch].alive && !k.finish_dead)) continue;
+    if (credits[static_cast<size_t>(k.out_ch) * V + k.out_vc] <= 0) continue;
+    sa_req.push_back({id, k.in_ch, k.out_ch, static_cast<uint16_t>(ch[k.in_ch].dst_port),
+                      static_cast<uint16_t>(ch[k.out_ch].src_port), k.in_vc});
+  }
+  if (sa_req.empty()) return;
+  const int P = kAllocPorts, VV = V;
+  // per (input, output): the VC next after the input's VC pointer
+  std::sort(sa_req.begin(), sa_req.end(), [&](const SaReq& a, const SaReq& b) {
+    if (a.in_ch != b.in_ch) return a.in_ch < b.in_ch;
+    if (a.out_ch != b.out_ch) return a.out_ch < b.out_ch;
+    return rr_dist(a.vc, sa_vc_rr[a.in_ch], VV) < rr_dist(b.vc, sa_vc_rr[b.in_ch], VV);
+  });
+  sa_tmp.clear();
+  for (size_t i = 0; i < sa_req.size(); i++)
+    if (i == 0 || sa_req[i].in_ch != sa_req[i - 1].in_ch || sa_req[i].out_ch != sa_req[i - 1].out_ch)
+      sa_tmp.push_back(sa_req[i]);
+  // grant: each output picks the input next after its pointer
+  std::sort(sa_tmp.begin(), sa_tmp.end(), [&](const SaReq& a, const SaReq& b) {
+    if (a.out_ch != b.out_ch) return a.out_ch < b.out_ch;
+    return rr_dist(a.in_port, sa_out_rr[a.out_ch], P) < rr_dist(b.in_port, sa_out_rr[b.out_ch], P);
+  });
+  sa_req.clear();
+  for (size_t i = 0; i < sa_tmp.size(); i++)
+    if (i == 0 || sa_tmp[i].out_ch != sa_tmp[i - 1].out_ch) sa_req.push_back(sa_tmp[i]);
+  // accept: each input picks the grant whose output is next after its pointer
+  std::sort(sa_req.begin(), sa_req.end(), [&](const SaReq& a, const SaReq& b) {
+    if (a.in_ch != b.in_ch) return a.in_ch < b.in_ch;
+    return rr_dist(a.out_port, sa_in_rr[a.in_ch], P) < rr_dist(b.out_port, sa_in_rr[b.in_ch], P);
+  });
+  for (size_t i = 0; i < sa_req.size(); i++) {
+    if (i > 0 && sa_req[i].in_ch == sa_req[i - 1].in_ch) continue;
+    const SaReq g = sa_req[i];
+    sa_out_rr[g.out_ch] = static_cast<uint16_t>(g.in_port + 1);
+    sa_in_rr[g.in_ch] = static_cast<uint16_t>(g.out_port + 1);
+    sa_vc_rr[g.in_ch] = static_cast<uint16_t>(g.vc + 1);
+    Conn& k = conns[g.id];
+    InVC& q = ivc[static_cast<size_t>(k.in_ch) * V + k.in_vc];
+    q.front().departed++;
+    size_t ci = static_cast<size_t>(k.out_ch) * V + k.out_vc;
+    if (!k.from_dab) {
+      q.occ--;
+      send_flit_bs(k, ci, k.in_ch, k.in_vc);
+    } else {
+      send_flit_bs(k, ci, -1, 0);
+    }
+    if (k.sent >= k.size) finish_conn(g.id);
+  }
 }
 
 }  // namespace ftroute::flitsim

@@ -126,7 +126,8 @@ Result Simulator::Impl::run(const TrafficSpec& t) {
     retry_sw.clear();
     for (size_t i = 0; i < dirty_sw.size(); i++) allocate_switch(dirty_sw[i]);
     dirty_sw.clear();
-    step_conns();
+    if (bsm) step_conns_bs();
+    else step_conns();
     if (res.in_network > 0 && now - last_progress > cfg.deadlock_timeout) {
       build_deadlock_report();
       break;

@@ -38,6 +38,21 @@ struct Simulator::Impl {
   std::vector<int64_t> in_stamp, out_stamp;  // wormhole: last cycle a port moved a flit
   std::vector<int32_t> step_tmp;
   bool wh = false;
+  // RouterModel::BookSim (docs/flitsim.md "Router models"): per-channel delays of a flit after
+  // it wins switch allocation (bs_fd: until it is in the downstream buffer) and of a credit
+  // after the downstream frees the slot (bs_cd: until the sender can use it); SA round-robin
+  // pointers per channel (as input: VC and output-port pointers; as output: input-port pointer);
+  // VC-allocation pointer per output channel. vc_blk: VCs per SL2VL class (1 in the Ib model).
+  bool bsm = false;
+  int vc_blk = 1;
+  std::vector<int32_t> bs_fd, bs_cd;
+  std::vector<uint16_t> sa_vc_rr, sa_in_rr, sa_out_rr, va_rr;
+  struct SaReq {
+    int32_t id, in_ch, out_ch;
+    uint16_t in_port, out_port;
+    uint8_t vc;
+  };
+  std::vector<SaReq> sa_req, sa_tmp;
   std::vector<uint16_t> stopped_st;  // ch * V + vc (NAC)
   std::vector<int32_t> nac_rsv;      // ch * V + vc: credits freed by NAC, reserved for switch inputs
   std::vector<SwitchState> sws;
@@ -128,6 +143,7 @@ struct Simulator::Impl {
     cfg.validate();
     min_need = cfg.packet_flits;
     V = cfg.num_vcs > 0 ? cfg.num_vcs : std::max(1, r.num_vls);
+    bsm = cfg.model == RouterModel::BookSim;
     build();
     build_vl_cache();
     if (cfg.lid_policy == LidPolicy::FtDrb) ftdrb = std::make_unique<FtDrbSelector>(f, cfg);
@@ -192,7 +208,7 @@ struct Simulator::Impl {
 
   void route_front(int c, int v);
 
-  void front_changed(int c, int v);
+  void front_changed(int c, int v, bool after_tail = false);
 
   // ---------------- crossbar connections (router.hpp; truncate_conn: faults.hpp) ----------------
   int32_t new_conn();
@@ -247,6 +263,9 @@ struct Simulator::Impl {
   void allocate_ep(int e);
 
   void step_conns();
+  void step_conns_bs();  // RouterModel::BookSim: switch allocation per flit
+  void send_flit_bs(Conn& k, size_t ci, int credit_ch, uint8_t credit_vc);
+  int free_vc(int oc, int base, uint16_t from) const;  // BookSim: a free output VC of a class
 
   void send_flit(Conn& k, size_t ci, uint32_t credit_ch = UINT32_MAX, uint8_t credit_vc = 0);
 
