@@ -359,23 +359,25 @@ Routing booksim_routing(const Fabric& f, const BookSimConfig& b) {
 }
 
 void apply_booksim_config(const BookSimConfig& b, Config& c, TrafficSpec& t) {
+  // BookSim2's router (docs/flitsim.md "Router models"): VC allocation per packet, switch
+  // allocation per flit, its pipeline, credit timing and self traffic.
+  c.set_model(RouterModel::BookSim);
   c.num_vcs = b.num_vcs;
   c.buffer_flits = b.vc_buf_size;
   c.packet_flits = b.packet_size;
   // BookSim2 torus channels take 2 cycles unless use_noc_latency = 0 (kncube.cpp); mesh and
-  // fattree channels 1.
+  // fattree channels 1; injection/ejection channels 1 in both simulators.
   c.link_latency = (b.topology == "torus" && b.use_noc_latency) ? 2 : 1;
-  // Closest options of flitsim's own router (BookSim2: wormhole, per-flit credits, VA then SA).
-  c.switching = Switching::Wormhole;
   c.routing_delay = b.routing_delay;
-  c.alloc_delay = b.vc_alloc_delay + b.sw_alloc_delay;
+  c.vc_alloc_delay = b.vc_alloc_delay;
+  c.alloc_delay = b.sw_alloc_delay;  // the switch-allocation stage in this model
   c.xbar_delay = b.st_prepare_delay + b.st_final_delay;
-  // BookSim2's credit crosses the credit channel (link latency) and is read one cycle later,
-  // then waits credit_delay more.
-  c.credit_delay = std::max(1, c.link_latency + b.credit_delay);
+  c.credit_delay = b.credit_delay;   // cycles after the credit channel, as in BookSim2
+  c.wait_tail_credit = b.wait_for_tail_credit;
   c.allocator = b.sw_allocator == "islip" ? Allocator::ISlip : Allocator::Separable;
   c.islip_iterations = b.alloc_iters;
   c.seed = static_cast<uint64_t>(b.seed);
+  t.self_traffic = true;  // uniform includes the source, permutation fixed points send to themselves
 
   static const std::map<std::string, std::string> pattern = {{"uniform", "uniform"},   {"transpose", "transpose"},
                                                              {"bitrev", "bitrev"},     {"tornado", "tornado"},

@@ -80,6 +80,15 @@ TEST(BookSimConfig, ReadsTheIssueConfigAndMapsIt) {
   EXPECT_EQ(c.link_latency, 1);
   EXPECT_EQ(c.routing_delay, 1);
   EXPECT_EQ(c.switching, Switching::Wormhole);
+  EXPECT_EQ(c.model, RouterModel::BookSim);  // the compatibility mode
+  EXPECT_EQ(c.vc_alloc_delay, 1);
+  EXPECT_EQ(c.alloc_delay, 1);  // sw_alloc_delay
+  EXPECT_EQ(c.xbar_delay, 1);   // st_prepare_delay + st_final_delay
+  EXPECT_EQ(c.credit_delay, 0);
+  EXPECT_FALSE(c.wait_tail_credit);
+  EXPECT_EQ(c.allocator, Allocator::ISlip);
+  EXPECT_EQ(c.islip_iterations, 1);
+  EXPECT_TRUE(t.self_traffic);
   EXPECT_EQ(t.pattern, "uniform");
   EXPECT_DOUBLE_EQ(t.load, 0.25);
   EXPECT_EQ(t.warmup, 3000);
@@ -116,6 +125,16 @@ TEST(BookSimConfig, DefaultsSyntaxAndUnits) {
   EXPECT_DOUBLE_EQ(t.load, 0.2);
   EXPECT_EQ(c.seed, 7u);
   EXPECT_EQ(t.dims, std::vector<int>{4});
+  EXPECT_EQ(c.link_latency, 1);  // use_noc_latency = 0 (a mesh anyway)
+  b = parse_booksim_config("routing_function = dim_order; use_noc_latency = 0; credit_delay = 2; "
+                           "wait_for_tail_credit = 1; st_prepare_delay = 1; vc_alloc_delay = 3;",
+                           "t");
+  apply_booksim_config(b, c, t);
+  EXPECT_EQ(c.link_latency, 1);  // torus without BookSim2's longer wrap-around channels
+  EXPECT_EQ(c.credit_delay, 2);
+  EXPECT_TRUE(c.wait_tail_credit);
+  EXPECT_EQ(c.xbar_delay, 2);
+  EXPECT_EQ(c.vc_alloc_delay, 3);
   // later assignments win, as in BookSim2
   EXPECT_EQ(parse_booksim_config(kMinimal + "num_vcs = 2; num_vcs = 4;", "x").num_vcs, 4);
   // fixed keys are accepted with the modelled value
