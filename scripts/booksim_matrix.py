@@ -73,11 +73,15 @@ def matrix(quick):
     for pkt in (1, 4, 16):
         full.append((pkt == 4, f"torus8_uniform_vc2_p{pkt}", "torus", 8, 2, 2, pkt, "uniform", "torus8_uniform", None))
     full.append((False, "torus8_tornado_vc2_p4", "torus", 8, 2, 2, 4, "tornado", "tornado", None))
+    # odd radix: no distance-k/2 ties, which BookSim2 breaks at random per packet and LFTs cannot
+    full.append((False, "torus7_uniform_vc2_p4", "torus", 7, 2, 2, 4, "uniform", "torus8_uniform", None))
     full.append((False, "mesh16_uniform_vc2_p4", "mesh", 16, 2, 2, 4, "uniform", "mesh16_uniform", None))
     # fat trees: BookSim2's fattree is the k-ary n-tree; its nca routing picks up ports at random
     for vcs in (1, 2):
         full.append((vcs == 2, f"tree8x2_uniform_vc{vcs}_p4", "fattree", 8, 2, vcs, 4, "uniform", "tree", None))
     full.append((False, "tree8x3_uniform_vc2_p4", "fattree", 8, 3, 2, 4, "uniform", "tree", None))
+    # control: a 1-level tree (one switch) has no up ports, so the up-port choice cannot matter
+    full.append((False, "tree8x1_uniform_vc2_p4", "fattree", 8, 1, 2, 4, "uniform", "tree", None))
     return [cfg(name, topo, k, n, vcs, pkt, tr, lo, quick, buf)
             for q, name, topo, k, n, vcs, pkt, tr, lo, buf in full if q or not quick]
 
@@ -267,13 +271,17 @@ def main():
         for load in c["loads"]:
             row = {"config": c["name"], "load": load}
             lg = os.path.join(a.out, "logs", f"{c['name']}_{load:.3f}")
-            rc, out, dt = run_booksim([a.booksim, path, f"injection_rate={load}"] + a.booksim_args.split(),
-                                      lg + ".booksim.txt", a.timeout, load)
+            # the near-zero load point is measured 10x longer in both (few packets per period there,
+            # and the zero-load target is 2 %)
+            zl = load <= 0.05 and load == c["loads"][0]
+            rc, out, dt = run_booksim([a.booksim, path, f"injection_rate={load}"] + (["sample_period=10000"] if zl else [])
+                                      + a.booksim_args.split(), lg + ".booksim.txt", a.timeout, load)
             row.update(parse_booksim(out))
             row["bs_rc"], row["bs_seconds"] = rc, round(dt, 2)
             bs_time += dt
             bs_cycles += row["bs_cycles"] or 0
-            cmd = [a.ftroute, "sim", "--booksim-config", path, "--load", str(load), "--json"] + extra
+            cmd = [a.ftroute, "sim", "--booksim-config", path, "--load", str(load), "--json"] + \
+                (["--warmup", "30000", "--measure", "30000"] if zl else []) + extra
             rc, out, dt = run(cmd, lg + ".flitsim.txt", a.timeout)
             fs_time += dt
             row["fs_rc"], row["fs_seconds"] = rc, round(dt, 2)
