@@ -57,6 +57,10 @@ router (defaults: --preset default):
                          themselves (BookSim2's traffic; on with --model booksim)
   --vcs N --buffer FLITS --packet FLITS --link-latency C --routing-delay C --alloc-delay C
   --xbar-delay C --credit-delay C --wormhole --islip [--islip-iters N] --hop-limit N
+  --allocator separable|islip   (--islip = --allocator islip; booksim model: the VC allocator,
+                         switch allocation is always iSLIP). The two differ only when an input
+                         port has heads waiting on several VCs: with one VL in use (mesh DOR)
+                         they make the same grants (docs/flitsim.md "When --islip changes nothing")
   --lid-policy base|random|hash|rr|ftdrb   which LID of an LMC destination a source uses;
                          ftdrb = FT-DRB source (docs/ftdrb.md): latency-weighted MSPs, fault
                          notification, probes. Tuning: --ftdrb-ewma W (0.25) --ftdrb-thl C (64)
@@ -174,11 +178,19 @@ int run_sim(cli::Args& a) {
   c.routing_delay = static_cast<int>(a.int_in("routing-delay", c.routing_delay, 0, 100000));
   c.alloc_delay = static_cast<int>(a.int_in("alloc-delay", c.alloc_delay, 0, 100000));
   c.xbar_delay = static_cast<int>(a.int_in("xbar-delay", c.xbar_delay, 0, 100000));
-  c.credit_delay = static_cast<int>(a.int_in("credit-delay", c.credit_delay, bs ? 0 : 1, 100000));
+  c.credit_delay = static_cast<int>(a.int_in("credit-delay", c.credit_delay, 0, 100000));
+  if (c.credit_delay == 0 && !bs)
+    throw cli::UsageError("--credit-delay 0 needs --model booksim (ib model: 1..100000, a credit is a "
+                          "flow-control packet on the reverse link)");
   c.vc_alloc_delay = static_cast<int>(a.int_in("vc-alloc-delay", c.vc_alloc_delay, 1, 100000));
   if (a.flag("wait-tail-credit")) c.wait_tail_credit = true;
   if (a.flag("wormhole")) c.switching = Switching::Wormhole;
   if (a.flag("islip")) c.allocator = Allocator::ISlip;
+  if (auto al = a.value("allocator")) {
+    if (*al == "separable") c.allocator = Allocator::Separable;
+    else if (*al == "islip") c.allocator = Allocator::ISlip;
+    else throw cli::UsageError("--allocator must be separable or islip");
+  }
   c.islip_iterations = static_cast<int>(a.int_in("islip-iters", c.islip_iterations, 1, 64));
   c.hop_limit = static_cast<int>(a.int_in("hop-limit", c.hop_limit, 1, 65535));
   if (a.flag("hold")) c.fault_policy = FaultPolicy::Hold;

@@ -84,6 +84,9 @@ void Simulator::Impl::build() {
     maxd = std::max<int64_t>({maxd, cfg.vc_alloc_delay, cfg.routing_delay + 1});
     sa_vc_rr.assign(ch.size(), 0), sa_in_rr.assign(ch.size(), 0), sa_out_rr.assign(ch.size(), 0);
     va_rr.assign(ch.size(), 0);
+    sa_out_stamp.assign(ch.size(), -1), sa_in_stamp.assign(ch.size(), -1);
+    sa_out_best.assign(ch.size(), 0), sa_out_key.assign(ch.size(), 0);
+    sa_in_best.assign(ch.size(), 0), sa_in_key.assign(ch.size(), 0);
   }
   // As small as the longest delay allows: a bucket is written and read within a few cycles, so
   // a small wheel stays in cache (16 buckets of ~1k events each cost a store miss per event).

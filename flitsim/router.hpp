@@ -411,32 +411,34 @@ inline void Simulator::Impl::step_conns_bs() {
   }
   if (sa_req.empty()) return;
   const int P = kAllocPorts, VV = V;
-  // per (input, output): the VC next after the input's VC pointer
-  std::sort(sa_req.begin(), sa_req.end(), [&](const SaReq& a, const SaReq& b) {
-    if (a.in_ch != b.in_ch) return a.in_ch < b.in_ch;
-    if (a.out_ch != b.out_ch) return a.out_ch < b.out_ch;
-    return rr_dist(a.vc, sa_vc_rr[a.in_ch], VV) < rr_dist(b.vc, sa_vc_rr[b.in_ch], VV);
-  });
-  sa_tmp.clear();
-  for (size_t i = 0; i < sa_req.size(); i++)
-    if (i == 0 || sa_req[i].in_ch != sa_req[i - 1].in_ch || sa_req[i].out_ch != sa_req[i - 1].out_ch)
-      sa_tmp.push_back(sa_req[i]);
-  // grant: each output picks the input next after its pointer
-  std::sort(sa_tmp.begin(), sa_tmp.end(), [&](const SaReq& a, const SaReq& b) {
-    if (a.out_ch != b.out_ch) return a.out_ch < b.out_ch;
-    return rr_dist(a.in_port, sa_out_rr[a.out_ch], P) < rr_dist(b.in_port, sa_out_rr[b.out_ch], P);
-  });
-  sa_req.clear();
-  for (size_t i = 0; i < sa_tmp.size(); i++)
-    if (i == 0 || sa_tmp[i].out_ch != sa_tmp[i - 1].out_ch) sa_req.push_back(sa_tmp[i]);
-  // accept: each input picks the grant whose output is next after its pointer
-  std::sort(sa_req.begin(), sa_req.end(), [&](const SaReq& a, const SaReq& b) {
-    if (a.in_ch != b.in_ch) return a.in_ch < b.in_ch;
-    return rr_dist(a.out_port, sa_in_rr[a.in_ch], P) < rr_dist(b.out_port, sa_in_rr[b.in_ch], P);
-  });
-  for (size_t i = 0; i < sa_req.size(); i++) {
-    if (i > 0 && sa_req[i].in_ch == sa_req[i - 1].in_ch) continue;
-    const SaReq g = sa_req[i];
+  // grant: each output picks the input next after its pointer, and of that input's VCs that
+  // want it the one next after the input's VC pointer (one pass, no sort: a best slot per output)
+  sa_outs.clear();
+  for (int32_t i = 0; i < static_cast<int32_t>(sa_req.size()); i++) {
+    const SaReq& x = sa_req[static_cast<size_t>(i)];
+    const int32_t key = rr_dist(x.in_port, sa_out_rr[x.out_ch], P) * 256 + rr_dist(x.vc, sa_vc_rr[x.in_ch], VV);
+    if (sa_out_stamp[x.out_ch] != now) {
+      sa_out_stamp[x.out_ch] = now, sa_out_best[x.out_ch] = i, sa_out_key[x.out_ch] = key;
+      sa_outs.push_back(x.out_ch);
+    } else if (key < sa_out_key[x.out_ch]) {
+      sa_out_best[x.out_ch] = i, sa_out_key[x.out_ch] = key;
+    }
+  }
+  // accept: each input picks, of its grants, the output next after its pointer
+  sa_ins.clear();
+  for (int32_t o : sa_outs) {
+    const int32_t i = sa_out_best[o];
+    const SaReq& x = sa_req[static_cast<size_t>(i)];
+    const int32_t key = rr_dist(x.out_port, sa_in_rr[x.in_ch], P);
+    if (sa_in_stamp[x.in_ch] != now) {
+      sa_in_stamp[x.in_ch] = now, sa_in_best[x.in_ch] = i, sa_in_key[x.in_ch] = key;
+      sa_ins.push_back(x.in_ch);
+    } else if (key < sa_in_key[x.in_ch]) {
+      sa_in_best[x.in_ch] = i, sa_in_key[x.in_ch] = key;
+    }
+  }
+  for (int32_t in : sa_ins) {
+    const SaReq g = sa_req[static_cast<size_t>(sa_in_best[in])];
     sa_out_rr[g.out_ch] = static_cast<uint16_t>(g.in_port + 1);
     sa_in_rr[g.in_ch] = static_cast<uint16_t>(g.out_port + 1);
     sa_vc_rr[g.in_ch] = static_cast<uint16_t>(g.vc + 1);

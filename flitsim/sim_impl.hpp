@@ -52,7 +52,9 @@ struct Simulator::Impl {
     uint16_t in_port, out_port;
     uint8_t vc;
   };
-  std::vector<SaReq> sa_req, sa_tmp;
+  std::vector<SaReq> sa_req;
+  std::vector<int64_t> sa_out_stamp, sa_in_stamp;  // cycle whose best slot the entry holds
+  std::vector<int32_t> sa_out_best, sa_out_key, sa_in_best, sa_in_key, sa_outs, sa_ins;
   std::vector<uint16_t> stopped_st;  // ch * V + vc (NAC)
   std::vector<int32_t> nac_rsv;      // ch * V + vc: credits freed by NAC, reserved for switch inputs
   std::vector<SwitchState> sws;

@@ -190,4 +190,25 @@ TEST_F(FlitsimCli, BookSimConfigRunsAndRefusesWhatItDoesNotModel) {
     EXPECT_FALSE(exists(csv)) << args;
   }
   for (const std::string& p : {cfg, bad, csv}) std::remove(p.c_str());
+
+TEST_F(FlitsimCli, BookSimModelAcceptsCreditDelayZeroAndTheIbModelExplains) {
+  // --model booksim: credit_delay 0 is BookSim2's default and legal; the ib model refuses it
+  // with a message that names the option and the model that takes it.
+  CmdResult r = ftroute("sim --fabric " + kMesh + " --engine ft-dor --model booksim --credit-delay 0 --load 0.1"
+                        " --warmup 200 --measure 2000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("accepted"), std::string::npos) << r.output;
+  r = ftroute("sim --fabric " + kMesh + " --engine ft-dor --credit-delay 0 --load 0.1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--credit-delay 0 needs --model booksim"), std::string::npos) << r.output;
+  r = ftroute("sim --fabric " + kMesh + " --engine ft-dor --model nope");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--model must be ib or booksim"), std::string::npos) << r.output;
+  r = ftroute("sim --fabric " + kMesh + " --engine ft-dor --allocator nope");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--allocator must be separable or islip"), std::string::npos) << r.output;
+  // the model's own constraint (NAC is VCT only) comes from Config::validate: exit 1, named
+  r = ftroute("sim --fabric " + kMesh + " --engine ft-dor --model booksim --nac");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("NAC is defined for the InfiniBand router model"), std::string::npos) << r.output;
 }
