@@ -190,6 +190,7 @@ TEST_F(FlitsimCli, BookSimConfigRunsAndRefusesWhatItDoesNotModel) {
     EXPECT_FALSE(exists(csv)) << args;
   }
   for (const std::string& p : {cfg, bad, csv}) std::remove(p.c_str());
+}
 
 TEST_F(FlitsimCli, BookSimModelAcceptsCreditDelayZeroAndTheIbModelExplains) {
   // --model booksim: credit_delay 0 is BookSim2's default and legal; the ib model refuses it
