@@ -150,7 +150,7 @@ inline void Simulator::Impl::grant(int c, int v) {  // switch input (c, v) front
   }
 }
 
-inline void Simulator::Impl::credit_return(int c, int v, int n) {
+__attribute__((always_inline)) inline void Simulator::Impl::credit_return(int c, int v, int n) {
   if (ch[c].src_sw < 0 && ch[c].src_ep < 0) return;
   at(now + (bsm ? bs_cd[static_cast<size_t>(c)] : cfg.credit_delay), Ev{kEvCredit, static_cast<uint8_t>(v), 0, 0, static_cast<uint32_t>(c), static_cast<uint32_t>(n), 0});
 }
@@ -229,7 +229,7 @@ __attribute__((always_inline)) inline void Simulator::Impl::credit_arrives(uint3
   size_t i = static_cast<size_t>(cid) * V + vc;
   credits[i] += n;
   FLITSIM_CHECK(credits[i] <= cfg.buffer_flits, "credit counter above buffer size at " + chan_name(static_cast<int>(cid)));
-  if (__builtin_expect(ovc_conn[i] == -2, 0) && credits[i] == cfg.buffer_flits) ovc_conn[i] = -1;  // tail credit back
+  if (__builtin_expect(bsm, 0) && ovc_conn[i] == -2 && credits[i] == cfg.buffer_flits) ovc_conn[i] = -1;  // tail credit back
   // Wake the sender only if the credit can make a head feasible: its output is not streaming
   // another packet (VCT: finish_conn wakes it then) and the counter covers the smallest packet.
   const Channel& c = ch[cid];
@@ -364,7 +364,7 @@ inline void Simulator::Impl::send_flit_bs(Conn& k, size_t ci, int credit_ch, uin
 // pointers move on accepts), so each input and each output port moves at most one flit per
 // cycle and flits of packets on different VCs interleave on a link. Sources (one packet at a
 // time per CA) send a flit whenever they hold a credit.
-inline void Simulator::Impl::step_conns_bs() {
+__attribute__((noinline)) inline void Simulator::Impl::step_conns_bs() {  // (own frame: keeps run() lean in the ib model)
   step_tmp.assign(active.begin(), active.end());  // finish_conn edits `active`
   sa_req.clear();
   for (int32_t id : step_tmp) {
@@ -388,6 +388,8 @@ inline void Simulator::Impl::step_conns_bs() {
       if (k.sent >= k.size) finish_conn(id);
       continue;
     }
+    // (credits first: a small array, while the input VC's front entry is a cache miss)
+    if (k.out_ch >= 0 && credits[static_cast<size_t>(k.out_ch) * V + k.out_vc] <= 0) continue;
     InVC& q = ivc[static_cast<size_t>(k.in_ch) * V + k.in_vc];
     Entry& e = q.front();
     if (k.out_ch < 0) {  // discard everything that has arrived
@@ -405,7 +407,6 @@ inline void Simulator::Impl::step_conns_bs() {
       continue;
     }
     if (e.departed >= e.arrived || (!ch[k.out_ch].alive && !k.finish_dead)) continue;
-    if (credits[static_cast<size_t>(k.out_ch) * V + k.out_vc] <= 0) continue;
     sa_req.push_back({id, k.in_ch, k.out_ch, static_cast<uint16_t>(ch[k.in_ch].dst_port),
                       static_cast<uint16_t>(ch[k.out_ch].src_port), k.in_vc});
   }
