@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "ftroute/booksim_config.hpp"
 #include "ftroute/flitsim.hpp"
 #include "ftroute/flitsim_testnets.hpp"
 
@@ -115,7 +116,7 @@ static std::string booksim_grid_cfg(bool torus, int k, int vcs, double load) {
 
 int main(int argc, char** argv) {
   bool quick = false;
-  std::string only;  // --only mesh|torus|tree|big: run one group (profiling)
+  std::string only;  // --only mesh|torus|tree|big|compat: run one group (profiling)
   std::string booksim;  // --booksim PATH: measure BookSim2 on the same mesh/torus configurations
   int booksim_secs = 30;
   for (int i = 1; i < argc; i++) {
@@ -125,7 +126,7 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--booksim-seconds") == 0 && i + 1 < argc) booksim_secs = std::atoi(argv[++i]);
     else {
       std::fprintf(stderr,
-                   "usage: bench_flitsim [--quick] [--only mesh|torus|tree|big] [--booksim PATH [--booksim-seconds N]]\n");
+                   "usage: bench_flitsim [--quick] [--only mesh|torus|tree|big|compat] [--booksim PATH [--booksim-seconds N]]\n");
       return 2;
     }
   }
@@ -167,6 +168,31 @@ int main(int argc, char** argv) {
     Fabric f = make_kary_ntree(8, 3);
     Routing r = route_ntree(f, 8, 3);
     goals.push_back({"8-ary 3-tree @0.4 vs BookSim2 @0.4 (160)", run("8-ary 3-tree", f, r, c, quick ? 5000 : 30000, 160, 0)});
+  }
+  if (want("compat")) {
+    // issue 21: flitsim configured from the very BookSim2 config text BookSim2 runs
+    // (`ftroute sim --booksim-config`'s reader, which selects the BookSim2 compatibility mode), at
+    // 0.4 flits/node/cycle uniform: the issue's 8x8 mesh and a 16x16 torus with 2 VCs. Without
+    // --booksim the ratios use the recorded BookSim2 figures of the same configurations at 0.4.
+    struct Case {
+      const char* name;
+      bool torus;
+      int k, vcs;
+      double recorded;
+    };
+    for (Case k : {Case{"compat mesh8", false, 8, 1, 4900}, Case{"compat torus16", true, 16, 2, 544}}) {
+      const std::string cfg = booksim_grid_cfg(k.torus, k.k, k.vcs, 0.4);
+      BookSimConfig b = parse_booksim_config(cfg, k.name);
+      Fabric f = booksim_fabric(b);
+      Routing r = booksim_routing(f, b);
+      Config cc;
+      TrafficSpec t;
+      apply_booksim_config(b, cc, t);
+      double ref = booksim.empty() ? 0 : booksim_cps(booksim, cfg, booksim_secs);
+      goals.push_back({std::string(k.name) + " @0.4 vs BookSim2 @0.4" + (ref > 0 ? " (this run)" : " (recorded)"),
+                       run(k.name, f, r, cc, quick ? (k.torus ? 5000 : 20000) : (k.torus ? 30000 : 200000),
+                           ref > 0 ? ref : k.recorded, 0)});
+    }
   }
   if (!goals.empty()) std::printf("goal >= 10x BookSim2 at 0.4 load:\n");
   for (auto& g : goals) std::printf("  %-55s %6.1fx  %s\n", g.what.c_str(), g.ratio, g.ratio >= 10 ? "met" : "NOT met");

@@ -2,12 +2,14 @@
 // (flitsim/, docs/flitsim.md). One load point prints a summary; --sweep writes CSV + SVG.
 #include <cstdio>
 #include <deque>
+#include <optional>
 #include <sstream>
 
 #include "cli.hpp"
 #include "json_out.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/registry.hpp"
+#include "ftroute/booksim_config.hpp"
 #include "ftroute/flitsim.hpp"
 #include "ftroute/flitsim_testnets.hpp"
 #include "ftroute/lft_io.hpp"
@@ -21,6 +23,7 @@ using namespace ftroute::flitsim;
 
 const char* kHelp = R"(usage: ftroute sim [--fabric] F.net (--lfts FILE | --engine NAME) [options]
        ftroute sim --gen SPEC --engine NAME [options]
+       ftroute sim --booksim-config FILE [options]
 
 Cycle-level flit simulation of the LFTs, path SLs and SL2VL tables (docs/flitsim.md).
 fabric: F.net (positional or -f/--fabric), or --gen SPEC, a generated fabric (fattree:4,3,
@@ -32,6 +35,10 @@ routing (one of):
   --engine NAME          route with an ftroute engine (`ftroute engines`); --opt k=v (repeatable);
                          flitsim-minhop = the simulator's own min-hop helper
   --lmc N                renumber LIDs with LMC N (default: LIDs of the .net file, else LMC 0)
+  --booksim-config FILE  a BookSim2 config file instead of --fabric/--engine: its topology (mesh,
+                         torus, fattree with k, n), routing (dim_order, nca), router, traffic and
+                         measurement keys; keys flitsim does not model are refused by name
+                         (docs/flitsim.md "Validation against BookSim2"); later options override it
 traffic:
   --pattern P            uniform (default), bitrev, transpose, shuffle, butterfly, complement,
                          tornado, hotspot, trace
@@ -42,9 +49,22 @@ traffic:
   --trace FILE           lines "cycle src dst [flits]" (endpoint index or node id)
   --warmup N --measure N --max-drain N (cycles; 1000/10000/50000), --no-flush, --seed N
 router (defaults: --preset default):
-  --preset NAME          default, penaranda-a, penaranda-b, penaranda-c, zarza-nac
+  --preset NAME          default, penaranda-a, penaranda-b, penaranda-c, zarza-nac, booksim
+  --model ib|booksim     router model (docs/flitsim.md "Router models"): ib (default,
+                         InfiniBand: per-packet crossbar, no interleaving, VC = SL2VL) or
+                         booksim (BookSim2's IQ router: VC alloc per packet, switch alloc per
+                         flit, its delays and credit timing; sets wormhole, iSLIP 1 iteration,
+                         delays 1, --credit-delay 0, --self-traffic; options after it override)
+  --vc-alloc-delay C --wait-tail-credit   booksim model: VA stage; VC free only when the
+                         tail's credit is back (BookSim2 wait_for_tail_credit = 1)
+  --self-traffic         uniform may pick the source itself, permutation fixed points send to
+                         themselves (BookSim2's traffic; on with --model booksim)
   --vcs N --buffer FLITS --packet FLITS --link-latency C --routing-delay C --alloc-delay C
   --xbar-delay C --credit-delay C --wormhole --islip [--islip-iters N] --hop-limit N
+  --allocator separable|islip   (--islip = --allocator islip; booksim model: the VC allocator,
+                         switch allocation is always iSLIP). The two differ only when an input
+                         port has heads waiting on several VCs: with one VL in use (mesh DOR)
+                         they make the same grants (docs/flitsim.md "When --islip changes nothing")
   --lid-policy base|random|hash|rr|ftdrb   which LID of an LMC destination a source uses;
                          ftdrb = FT-DRB source (docs/ftdrb.md): latency-weighted MSPs, fault
                          notification, probes. Tuning: --ftdrb-ewma W (0.25) --ftdrb-thl C (64)
@@ -141,6 +161,28 @@ int run_sim(cli::Args& a) {
   const std::vector<std::string> opts = a.values("opt");
   const long lmc = a.int_or("lmc", -1);
   Config c = Config::preset(a.value_or("preset", "default"));
+  TrafficSpec t;
+  const std::string booksim_path = a.value_or("booksim-config", "");
+  std::optional<BookSimConfig> bsc;
+  if (!booksim_path.empty()) {
+    try {
+      bsc = read_booksim_config(booksim_path);
+    } catch (const ParseError& e) {
+      throw cli::UsageError(e.what());
+    }
+    apply_booksim_config(*bsc, c, t);
+    for (const auto& k : bsc->ignored)
+      std::fprintf(stderr, "note: %s:%d: %s only steers BookSim2's run control or output; ignored\n",
+                   booksim_path.c_str(), bsc->line_of.at(k), k.c_str());
+    if (bsc->topology == "fattree")
+      std::fprintf(stderr, "note: %s: fattree nca picks the up port at random per packet in BookSim2; "
+                   "flitsim routes up by destination (D-mod-k)\n", booksim_path.c_str());
+  }
+  const std::string model = a.value_or("model", "");
+  if (model == "booksim") c.set_model(RouterModel::BookSim);
+  else if (model == "ib") c.set_model(RouterModel::Ib);
+  else if (!model.empty()) throw cli::UsageError("--model must be ib or booksim");
+  const bool bs = c.model == RouterModel::BookSim;
   c.num_vcs = static_cast<int>(a.int_in("vcs", c.num_vcs, 0, 16));
   c.buffer_flits = static_cast<int>(a.int_in("buffer", c.buffer_flits, 1, 1048576));
   c.packet_flits = static_cast<int>(a.int_in("packet", c.packet_flits, 1, 65535));
@@ -148,9 +190,19 @@ int run_sim(cli::Args& a) {
   c.routing_delay = static_cast<int>(a.int_in("routing-delay", c.routing_delay, 0, 100000));
   c.alloc_delay = static_cast<int>(a.int_in("alloc-delay", c.alloc_delay, 0, 100000));
   c.xbar_delay = static_cast<int>(a.int_in("xbar-delay", c.xbar_delay, 0, 100000));
-  c.credit_delay = static_cast<int>(a.int_in("credit-delay", c.credit_delay, 1, 100000));
+  c.credit_delay = static_cast<int>(a.int_in("credit-delay", c.credit_delay, 0, 100000));
+  if (c.credit_delay == 0 && !bs)
+    throw cli::UsageError("--credit-delay 0 needs --model booksim (ib model: 1..100000, a credit is a "
+                          "flow-control packet on the reverse link)");
+  c.vc_alloc_delay = static_cast<int>(a.int_in("vc-alloc-delay", c.vc_alloc_delay, 1, 100000));
+  if (a.flag("wait-tail-credit")) c.wait_tail_credit = true;
   if (a.flag("wormhole")) c.switching = Switching::Wormhole;
   if (a.flag("islip")) c.allocator = Allocator::ISlip;
+  if (auto al = a.value("allocator")) {
+    if (*al == "separable") c.allocator = Allocator::Separable;
+    else if (*al == "islip") c.allocator = Allocator::ISlip;
+    else throw cli::UsageError("--allocator must be separable or islip");
+  }
   c.islip_iterations = static_cast<int>(a.int_in("islip-iters", c.islip_iterations, 1, 64));
   c.hop_limit = static_cast<int>(a.int_in("hop-limit", c.hop_limit, 1, 65535));
   if (a.flag("hold")) c.fault_policy = FaultPolicy::Hold;
@@ -182,8 +234,7 @@ int run_sim(cli::Args& a) {
   c.ftdrb_notify_hop_cycles = static_cast<int>(a.int_in("ftdrb-notify-hop", c.ftdrb_notify_hop_cycles, 0, 1000000000));
   if (a.flag("ftdrb-notify-all")) c.ftdrb_notify_all = true;
 
-  TrafficSpec t;
-  t.pattern = a.value_or("pattern", "uniform");
+  t.pattern = a.value_or("pattern", t.pattern);
   t.load = a.double_or("load", t.load);
   if (!(t.load >= 0 && t.load <= 1)) {
     char v[32];
@@ -200,6 +251,7 @@ int run_sim(cli::Args& a) {
   t.measure = a.int_in("measure", t.measure, 1, 1000000000000L);
   t.max_drain = a.int_in("max-drain", t.max_drain, 0, 1000000000000L);
   if (a.flag("no-flush")) t.flush = false;
+  t.self_traffic = bs || a.flag("self-traffic");
   const std::vector<std::string> fails = a.values("fail"), recovers = a.values("recover"),
                                   reroutes = a.values("reroute");
   const std::string csv = a.value_or("csv", ""), svg = a.value_or("svg", "");
@@ -207,10 +259,16 @@ int run_sim(cli::Args& a) {
   const bool strict = a.flag("strict");
   const bool json = a.flag("json");
   auto pos = a.positionals();
-  cli::fabric_positional(fab, pos, true);
+  if (!bsc || !pos.empty() || !fab.file.empty() || !fab.gen.empty()) cli::fabric_positional(fab, pos, true);
   if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "'");
-  if (!fab.gen.empty() && engine.empty()) throw cli::UsageError("--gen SPEC needs --engine (LFT files need the fabric file)");
-  if (lfts_path.empty() == engine.empty()) throw cli::UsageError("give exactly one of --lfts FILE or --engine NAME");
+  if (bsc) {
+    if (!fab.file.empty() || !fab.gen.empty() || !lfts_path.empty() || !engine.empty())
+      throw cli::UsageError("--booksim-config gives the fabric and routing; do not combine it with a fabric, --gen, --lfts or --engine");
+    if (!reroutes.empty()) throw cli::UsageError("--reroute needs a fabric and --engine/--lfts, not --booksim-config");
+  } else {
+    if (!fab.gen.empty() && engine.empty()) throw cli::UsageError("--gen SPEC needs --engine (LFT files need the fabric file)");
+    if (lfts_path.empty() == engine.empty()) throw cli::UsageError("give exactly one of --lfts FILE or --engine NAME");
+  }
   if (!sweep_spec.empty() && csv.empty() && svg.empty() && !json)
     throw cli::UsageError("--sweep needs --csv, --svg and/or --json");
   if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
@@ -227,7 +285,10 @@ int run_sim(cli::Args& a) {
   Routing routing;
   auto fmt = parse_lft_format(lft_fmt);
   if (!fmt) throw cli::UsageError("--lft-format: unknown format '" + lft_fmt + "'");
-  if (!lfts_path.empty()) {
+  if (bsc) {
+    fabric = booksim_fabric(*bsc);
+    routing = booksim_routing(fabric, *bsc);
+  } else if (!lfts_path.empty()) {
     LoadedRouting lr = load_routing(fabric_path, lfts_path, *fmt, sl_path, sl2vl_path, false,
                                     static_cast<uint8_t>(lmc < 0 ? 0 : lmc));
     for (auto& w : lr.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
@@ -282,7 +343,9 @@ int run_sim(cli::Args& a) {
     std::fprintf(stderr, "%s", chk.summary().c_str());
     if (strict) throw Error("routing check failed (--strict)");
   }
-  if (title.empty()) {
+  if (title.empty() && bsc) {
+    title = booksim_path.substr(booksim_path.find_last_of('/') + 1) + " (BookSim2 config), " + t.pattern;
+  } else if (title.empty()) {
     std::string base = fab.label().substr(fab.label().find_last_of('/') + 1);
     title = base + ", " + (engine.empty() ? std::string("LFTs ") + lfts_path.substr(lfts_path.find_last_of('/') + 1)
                                            : "engine " + engine) +
@@ -322,8 +385,10 @@ int run_sim(cli::Args& a) {
   auto sim_doc = [&](const std::vector<SweepPoint>& pts) {
     nlohmann::json j = cli::json_doc("sim");
     j["fabric"] = cli::fabric_json(fabric);
-    j["fabric"][fab.file.empty() ? "gen" : "file"] = fab.label();
-    j["routing"] = engine.empty() ? nlohmann::json{{"lfts", lfts_path}} : nlohmann::json{{"engine", engine}};
+    if (bsc) j["fabric"]["file"] = booksim_path;
+    else j["fabric"][fab.file.empty() ? "gen" : "file"] = fab.label();
+    j["routing"] = bsc ? nlohmann::json{{"booksim_config", booksim_path}}
+                   : engine.empty() ? nlohmann::json{{"lfts", lfts_path}} : nlohmann::json{{"engine", engine}};
     j["pattern"] = t.pattern;
     j["title"] = title;
     nlohmann::json p = nlohmann::json::array();

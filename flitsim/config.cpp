@@ -20,8 +20,28 @@ Config Config::preset(const std::string& name) {
     c.num_vcs = 1, c.packet_flits = 16, c.buffer_flits = 32, c.nac = true, c.nac_tf = 6;
     return c;
   }
+  if (name == "booksim") {  // BookSim2's IQ router with its default delays (docs/flitsim.md)
+    c.set_model(RouterModel::BookSim);
+    return c;
+  }
   throw OptionError("unknown flitsim preset '" + name +
-                    "' (known: default, penaranda-a, penaranda-b, penaranda-c, zarza-nac)");
+                    "' (known: default, penaranda-a, penaranda-b, penaranda-c, zarza-nac, booksim)");
+}
+
+void Config::set_model(RouterModel m) {
+  const Config d;
+  const bool bs = m == RouterModel::BookSim;
+  model = m;
+  switching = bs ? Switching::Wormhole : d.switching;
+  allocator = bs ? Allocator::ISlip : d.allocator;  // BookSim2 vc_allocator / sw_allocator = islip
+  islip_iterations = bs ? 1 : d.islip_iterations;   // BookSim2 alloc_iters = 1
+  routing_delay = bs ? 1 : d.routing_delay;
+  vc_alloc_delay = bs ? 1 : d.vc_alloc_delay;
+  alloc_delay = bs ? 1 : d.alloc_delay;  // BookSim2 sw_alloc_delay
+  xbar_delay = bs ? 1 : d.xbar_delay;    // BookSim2 st_prepare_delay + st_final_delay
+  credit_delay = bs ? 0 : d.credit_delay;
+  link_latency = bs ? 1 : d.link_latency;
+  wait_tail_credit = false;
 }
 
 void Config::validate() const {
@@ -34,7 +54,18 @@ void Config::validate() const {
   need(switching == Switching::Wormhole || buffer_flits >= packet_flits,
        "virtual cut-through needs buffer_flits >= packet_flits");
   need(link_latency >= 1 && link_latency <= 100000, "link_latency must be 1..100000");
-  need(credit_delay >= 1 && credit_delay <= 100000, "credit_delay must be 1..100000");
+  if (model == RouterModel::BookSim) {
+    need(credit_delay >= 0 && credit_delay <= 100000, "credit_delay must be 0..100000");
+    need(switching == Switching::Wormhole, "the BookSim router model is wormhole (per-flit credits)");
+    need(vc_alloc_delay >= 1 && alloc_delay >= 1 && xbar_delay >= 1,
+         "the BookSim router model needs vc_alloc_delay, alloc_delay and xbar_delay >= 1 (as BookSim2)");
+    need(vc_alloc_delay <= 100000 && alloc_delay <= 100000 && xbar_delay <= 100000,
+         "pipeline delays must be <= 100000");
+    need(!nac, "NAC is defined for the InfiniBand router model (virtual cut-through) only");
+  } else {
+    need(credit_delay >= 1 && credit_delay <= 100000,
+         "credit_delay must be 1..100000 (0 is legal in the BookSim router model)");
+  }
   need(routing_delay >= 0 && alloc_delay >= 0 && xbar_delay >= 0, "pipeline delays must be >= 0");
   need(islip_iterations >= 1, "islip_iterations must be >= 1");
   need(hop_limit >= 1, "hop_limit must be >= 1");

@@ -3,12 +3,14 @@
 # Packages: OpenSM + headers (plugin), ibsim (simulated fabrics), infiniband-diags (dump_fts/ibroute),
 # ibutils (ibdmchk cross-check), build tools and GoogleTest, GNU time (peak RSS in tests/cli/scale_rss_test.sh);
 # clang-14 + libclang-rt-14-dev (ASan/UBSan and libFuzzer runtimes) for the sanitizer and fuzz steps of scripts/test.sh;
-# help2man (man pages), nlohmann-json3-dev (--json), librsvg2-bin (plot render test), slurm-wlm + munge (Slurm test).
+# help2man (man pages), nlohmann-json3-dev (--json), librsvg2-bin (plot render test), slurm-wlm + munge (Slurm test);
+# bison + flex: needed only to build BookSim2 for scripts/validate_booksim.sh (never part of this tree).
 set -euo pipefail
 PKGS=(opensm libopensm-dev libibumad-dev libibverbs-dev ibsim-utils libumad2sim0 infiniband-diags
       libibmad-dev libibnetdisc-dev ibutils libgtest-dev cmake g++ make python3 time
       clang-14 libclang-rt-14-dev   # sanitizer build + libFuzzer targets (scripts/fuzz.sh)
-      help2man nlohmann-json3-dev librsvg2-bin slurm-wlm munge)
+      help2man nlohmann-json3-dev librsvg2-bin slurm-wlm munge
+      bison flex)   # needed only to build BookSim2 for scripts/validate_booksim.sh
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

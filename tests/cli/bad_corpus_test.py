@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs every input of tests/data/bad/ (scripts/gen_bad_corpus.py) through ftroute route,
-check, export and sim, each under `timeout`-like limits (30 s, 1 GiB address space).
+check, export and sim (BookSim2 configs: sim --booksim-config only), each under `timeout`-like
+limits (30 s, 1 GiB address space).
 
 A malformed input ("bad" in MANIFEST.tsv) must make every command:
   * exit with 1 or 2 (never a signal, never a timeout, never 0),
@@ -64,6 +65,8 @@ def commands(role, f, base, src):
             "export": ["export", "-f", fab, "-l", f, "--to", "opensm-lfts", "-o", "out.dump"],
             "sim": ["sim", "--fabric", fab, "--lfts", f] + sim,
         }
+    if role == "booksim":  # a BookSim2 config: only `sim --booksim-config` reads it
+        return {"sim": ["sim", "--booksim-config", f] + sim}
     opt = "--" + role  # --sl / --sl2vl
     return {
         "route": ["route", "-e", "lft-file", "--opt", f"file={dump},{role}={f}", fab, "-o", "out.dump"],
@@ -152,7 +155,7 @@ def main():
         key = (role, base, cmd)
         if key not in baseline:
             fab, dump = (base.split(",") + [None])[:2]
-            pristine = {"net": fab, "lft": dump}.get(role)
+            pristine = {"net": fab, "lft": dump, "booksim": fab}.get(role)
             if role in ("sl", "sl2vl"):  # the pristine files are the corpus' "as written" ones
                 pristine = next(r for r in rows if r[1] == role and r[4] == "as written")[0]
                 pristine = os.path.join("tests/data/bad", pristine)
@@ -179,7 +182,7 @@ def main():
     # baselines first (serially: they are shared)
     for r in rows:
         if r[3] == "ok":
-            for cmd in ("route", "check", "export", "sim"):
+            for cmd in commands(r[1], "", r[2], a.src):
                 base_rc(r[1], r[2], cmd)
     failures = []
     with cf.ThreadPoolExecutor(max_workers=a.j) as ex:
@@ -188,7 +191,7 @@ def main():
     for f in failures:
         sys.stdout.write(f)
     nbad = sum(1 for r in rows if r[3] == "bad")
-    print(f"{len(rows)} inputs ({nbad} malformed, {len(rows) - nbad} valid-but-odd) x 4 commands: "
+    print(f"{len(rows)} inputs ({nbad} malformed, {len(rows) - nbad} valid-but-odd) x their commands: "
           f"{len(failures)} failures")
     return 1 if failures else 0
 

@@ -161,3 +161,55 @@ TEST_F(FlitsimCli, BadOptionsAndInputsFailClearlyWithoutOutput) {
   EXPECT_TRUE(exists(csv));
   for (const std::string& p : {csv, lfts, net, badlfts, unlinked}) std::remove(p.c_str());
 }
+
+// `--booksim-config FILE`: a BookSim2 config file gives the fabric, routing, router and traffic;
+// a key flitsim does not model is refused by name with file:line (exit 2) and nothing is written.
+TEST_F(FlitsimCli, BookSimConfigRunsAndRefusesWhatItDoesNotModel) {
+  const std::string cfg = scratch("bs.cfg"), bad = scratch("bsbad.cfg"), csv = scratch("bs.csv");
+  std::ofstream(cfg) << "// 4x4 mesh\ntopology = mesh;\nk = 4;\nn = 2;\nrouting_function = dim_order;\n"
+                        "num_vcs = 2;\nvc_buf_size = 16;\npacket_size = 4;\ninjection_rate_uses_flits = 1;\n"
+                        "injection_rate = 0.1;\nsample_period = 500;\n";
+  std::ofstream(bad) << "topology = mesh;\nk = 4;\nrouting_function = dim_order;\nspeculative = 1;\n";
+  std::remove(csv.c_str());
+  CmdResult ok = ftroute("sim --booksim-config " + cfg + " --json --csv " + csv);
+  ASSERT_EQ(ok.status, 0) << ok.output;
+  EXPECT_NE(ok.output.find("\"endpoints\": 16"), std::string::npos) << ok.output;
+  EXPECT_NE(ok.output.find("\"booksim_config\""), std::string::npos) << ok.output;
+  EXPECT_TRUE(exists(csv));
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"sim --booksim-config " + bad + " --csv " + csv,
+       bad + ":4: speculative = 1 is not modelled by flitsim (only speculative = 0;)"},
+      {"sim --booksim-config " + cfg + " --fabric " + kMesh + " --csv " + csv, "do not combine it with --fabric"},
+      {"sim --booksim-config " + scratch("nope.cfg") + " --csv " + csv, "nope.cfg: cannot open"},
+  };
+  for (const auto& [args, msg] : cases) {
+    std::remove(csv.c_str());
+    CmdResult x = ftroute(args);
+    EXPECT_EQ(x.status, 2) << args << "\n" << x.output;
+    EXPECT_NE(x.output.find(msg), std::string::npos) << args << "\nexpected '" << msg << "' in:\n" << x.output;
+    EXPECT_FALSE(exists(csv)) << args;
+  }
+  for (const std::string& p : {cfg, bad, csv}) std::remove(p.c_str());
+}
+
+TEST_F(FlitsimCli, BookSimModelAcceptsCreditDelayZeroAndTheIbModelExplains) {
+  // --model booksim: credit_delay 0 is BookSim2's default and legal; the ib model refuses it
+  // with a message that names the option and the model that takes it.
+  CmdResult r = ftroute("sim --fabric " + kMesh + " --engine ft-dor --model booksim --credit-delay 0 --load 0.1"
+                        " --warmup 200 --measure 2000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("accepted"), std::string::npos) << r.output;
+  r = ftroute("sim --fabric " + kMesh + " --engine ft-dor --credit-delay 0 --load 0.1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--credit-delay 0 needs --model booksim"), std::string::npos) << r.output;
+  r = ftroute("sim --fabric " + kMesh + " --engine ft-dor --model nope");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--model must be ib or booksim"), std::string::npos) << r.output;
+  r = ftroute("sim --fabric " + kMesh + " --engine ft-dor --allocator nope");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--allocator must be separable or islip"), std::string::npos) << r.output;
+  // the model's own constraint (NAC is VCT only) comes from Config::validate: exit 1, named
+  r = ftroute("sim --fabric " + kMesh + " --engine ft-dor --model booksim --nac");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("NAC is defined for the InfiniBand router model"), std::string::npos) << r.output;
+}

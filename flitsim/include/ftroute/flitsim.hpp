@@ -29,6 +29,13 @@ namespace ftroute::flitsim {
 
 enum class Switching { VirtualCutThrough, Wormhole };
 enum class Allocator { Separable, ISlip };
+// Router model (docs/flitsim.md "Router models"). Ib (default): InfiniBand-faithful - a packet's
+// switch allocation holds the crossbar for the packet (no interleaving on a link), VC = SL2VL.
+// BookSim: BookSim2's input-queued router - VC allocation per packet (any free VC of the packet's
+// SL2VL class), switch allocation per flit (iSLIP, flits of packets on different VCs interleave on
+// a link), routing / VC-alloc / switch-alloc / crossbar stages, credits over the credit channel
+// (credit_delay may be 0), an output VC freed when the tail leaves (wait_tail_credit = false).
+enum class RouterModel { Ib, BookSim };
 // What happens to packets that meet a failed link (docs/flitsim.md "Faults"):
 //  Drop: a packet routed to a dead port is dropped at that switch; a packet being streamed over
 //        a link when it fails is truncated there (flits already sent travel on and are discarded
@@ -58,6 +65,11 @@ struct Config {
   int alloc_delay = 1;       // VA/SA: grant -> crossbar
   int xbar_delay = 1;        // ST: crossbar -> link
   int credit_delay = 1;      // flit leaves an input buffer -> credit seen upstream (>= 1)
+                             // (BookSim model: extra cycles after the credit channel, >= 0)
+  RouterModel model = RouterModel::Ib;
+  int vc_alloc_delay = 1;    // BookSim model: VA stage (VC grant -> first switch allocation)
+  bool wait_tail_credit = false;  // BookSim model: an output VC is free again only when the
+                                  // tail's credit is back (false: when the tail leaves)
   Switching switching = Switching::VirtualCutThrough;
   Allocator allocator = Allocator::Separable;
   int islip_iterations = 2;
@@ -85,9 +97,14 @@ struct Config {
   bool ftdrb_notify_all = false;
 
   // Named presets (docs/flitsim.md): "default", "penaranda-a", "penaranda-b", "penaranda-c",
-  // "zarza-nac". Throws OptionError for an unknown name.
+  // "zarza-nac", "booksim". Throws OptionError for an unknown name.
   static Config preset(const std::string& name);
   void validate() const;     // throws OptionError naming the bad field
+  // Router model with BookSim2's defaults for what it sets: BookSim = wormhole, iSLIP (1
+  // iteration), routing/VC-alloc/switch-alloc(alloc_delay)/crossbar delays 1, credit_delay 0,
+  // link latency 1, wait_tail_credit false. Ib = this struct's defaults for the same fields.
+  // VCs, buffer and packet size are left as they are.
+  void set_model(RouterModel m);
 };
 
 struct TrafficSpec {
@@ -108,6 +125,10 @@ struct TrafficSpec {
   // empties (lazy, default; docs/flitsim.md "Traffic"). Both give the same packets, latencies and
   // throughput; eager holds every backlogged packet in memory past saturation and is slower.
   bool eager_sources = false;
+  // Synthetic patterns may send to the source itself (BookSim2): uniform draws the destination
+  // from all N endpoints, fixed points of permutations send to themselves (CA -> switch -> CA).
+  // false (default): uniform draws from the N - 1 others, fixed points generate nothing.
+  bool self_traffic = false;
 };
 
 // One row of the pre-simulation consistency report.
