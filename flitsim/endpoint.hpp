@@ -161,15 +161,17 @@ inline void Simulator::Impl::allocate_ep(int e) {
       for (int i = 0; i < p.size; i++) flit_gone(pi);
       continue;
     }
-    if (bsm) {  // BookSim: a free VC of the class with a credit, round robin from the last one used
+    if (bsm) {  // BookSim: any free VC with a credit, round robin from the last one used (BookSim2's
+      // routing functions give a source every VC: classes such as the torus dateline's apply from
+      // the first switch on, whose VC allocation picks the class of the route)
       int got = -1;
-      for (int j = 0; j < vc_blk && got < 0; j++) {
-        int x = vl + (va_rr[static_cast<size_t>(E.out_ch)] + j) % vc_blk;
+      for (int j = 0; j < V && got < 0; j++) {
+        int x = (va_rr[static_cast<size_t>(E.out_ch)] + j) % V;
         size_t xi = static_cast<size_t>(E.out_ch) * V + x;
         if (ovc_conn[xi] == -1 && credits[xi] >= 1) got = x;
       }
       if (got < 0) return;
-      va_rr[static_cast<size_t>(E.out_ch)] = static_cast<uint16_t>(got - vl + 1);
+      va_rr[static_cast<size_t>(E.out_ch)] = static_cast<uint16_t>(got + 1);
       vl = got;
     }
     if (!credits_ok(E.out_ch, vl, p.size)) return;
