@@ -179,7 +179,7 @@ TEST_F(FlitsimCli, BookSimConfigRunsAndRefusesWhatItDoesNotModel) {
   const std::vector<std::pair<std::string, std::string>> cases{
       {"sim --booksim-config " + bad + " --csv " + csv,
        bad + ":4: speculative = 1 is not modelled by flitsim (only speculative = 0;)"},
-      {"sim --booksim-config " + cfg + " --fabric " + kMesh + " --csv " + csv, "do not combine it with --fabric"},
+      {"sim --booksim-config " + cfg + " --fabric " + kMesh + " --csv " + csv, "do not combine it with a fabric"},
       {"sim --booksim-config " + scratch("nope.cfg") + " --csv " + csv, "nope.cfg: cannot open"},
   };
   for (const auto& [args, msg] : cases) {
