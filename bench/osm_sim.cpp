@@ -48,11 +48,18 @@ Sim::Sim(const Fabric& f, const std::string& dir, int timeout) : dir_(dir), time
 
 Sim::~Sim() { (void)std::system(("timeout -k 5 60 " + env_ + "stop >/dev/null 2>&1").c_str()); }
 
+// libftroute.so's directory: FTROUTE_PLUGIN_DIR in the environment (e.g. a copy, so that a
+// rebuild during a long run does not swap the plugin between runs), else the build tree's.
+std::string plugin_dir() {
+  const char* e = std::getenv("FTROUTE_PLUGIN_DIR");
+  return e && *e ? std::string(e) : std::string(FTROUTE_PLUGIN_DIR);
+}
+
 std::string Sim::osm_options(const OsmRun& run) const {
   std::string cmd = "--engine " + quote(run.engine) + " --timeout " + std::to_string(timeout_) + " --conf 'log_flags 0x47'";
   for (const auto& c : run.conf) cmd += " --conf " + quote(c);
   if (run.plugin)
-    cmd += " --plugin ftroute --plugin-dir " + quote(FTROUTE_PLUGIN_DIR) +
+    cmd += " --plugin ftroute --plugin-dir " + quote(plugin_dir()) +
            (run.plugin_options.empty() ? "" : " --plugin-options " + quote(run.plugin_options));
   return cmd;
 }
