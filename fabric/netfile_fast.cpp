@@ -41,6 +41,7 @@ enum TypeIdx { kCa = 0, kSw = 1, kRt = 2 };
 
 bool blank(char c) { return c == ' ' || c == '\t'; }
 bool digit(char c) { return c >= '0' && c <= '9'; }
+bool alnum_(char c) { return digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '_'; }
 
 // Decimal number without a leading zero ("0" alone is fine), at most 9 digits.
 uint64_t dec(std::string_view s, size_t& pos) {
@@ -52,7 +53,7 @@ uint64_t dec(std::string_view s, size_t& pos) {
   }
   const size_t n = pos - start;
   if (n == 0 || n > 9 || (n > 1 && s[start] == '0')) throw Decline{};
-  if (pos < s.size() && (std::isalnum(static_cast<unsigned char>(s[pos])) || s[pos] == '_')) throw Decline{};
+  if (pos < s.size() && alnum_(s[pos])) throw Decline{};
   return v;
 }
 
@@ -67,7 +68,7 @@ uint64_t dec_or_hex(std::string_view s, size_t& pos) {
       ++p;
     }
     if (p == start || p - start > 16) throw Decline{};
-    if (p < s.size() && (std::isalnum(static_cast<unsigned char>(s[p])) || s[p] == '_')) throw Decline{};
+    if (p < s.size() && alnum_(s[p])) throw Decline{};
     pos = p;
     return v;
   }
@@ -97,6 +98,53 @@ int lanes_of_mask(unsigned mask) {  // as netfile.cpp
   return 4;
 }
 
+// Node id -> node index: open addressing over string_views into the text (the Fabric's own
+// std::string-keyed map costs a cache miss and a string per lookup; there is one per port line).
+class IdTable {
+ public:
+  void insert(std::string_view id, int node) {
+    if ((used_ + 1) * 2 > slots_.size()) grow();
+    put(id, node);
+  }
+  int find(std::string_view id) const {
+    if (slots_.empty()) return -1;
+    for (size_t i = hash(id) & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.node < 0) return -1;
+      if (s.id == id) return s.node;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::string_view id;
+    int node = -1;
+  };
+  static size_t hash(std::string_view s) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+  void put(std::string_view id, int node) {
+    for (size_t i = hash(id) & mask_;; i = (i + 1) & mask_)
+      if (slots_[i].node < 0) {
+        slots_[i] = {id, node};
+        ++used_;
+        return;
+      }
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    used_ = 0;
+    for (const Slot& s : old)
+      if (s.node >= 0) put(s.id, s.node);
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, used_ = 0;
+};
+
 struct Decl {
   int node, port;
   std::string_view remote;
@@ -124,13 +172,25 @@ class FastParser {
   void parse(std::string_view text) {
     size_t pos = 0;
     const size_t n = text.size();
+    decls_.reserve(n / 24);  // write_net port lines are ~20-30 bytes
     // lines
     while (pos < n) {
-      size_t nl = text.find('\n', pos);
-      if (nl == std::string_view::npos) nl = n;
+      // one pass: the line end, and only printable ASCII and tabs before it
+      size_t nl = pos;
+      const char* d = text.data();
+      while (nl < n) {
+        const auto u = static_cast<unsigned char>(d[nl]);
+        if (u >= 0x20 && u < 0x7f) {
+          ++nl;
+          continue;
+        }
+        if (u == '\n') break;
+        if (u != '\t') throw Decline{};
+        ++nl;
+      }
+      if (nl - pos > kLineMax) throw Decline{};
       std::string_view l = text.substr(pos, nl - pos);
       pos = nl + 1;
-      check_chars(l);
       if (l.empty() || l[0] == '#') {
         if (in_record_) {
           if (l.empty()) in_record_ = false;
@@ -170,14 +230,6 @@ class FastParser {
 
   static bool starts(std::string_view l, std::string_view p) { return l.substr(0, p.size()) == p; }
 
-  void check_chars(std::string_view l) {
-    if (l.size() > kLineMax) throw Decline{};
-    for (char c : l) {
-      const auto u = static_cast<unsigned char>(c);
-      if ((u < 0x20 && c != '\t') || u >= 0x7f) throw Decline{};
-    }
-  }
-
   void guid_base(std::string_view l, TypeIdx t) {
     size_t p = l.find('=') + 1;
     const uint64_t v = dec_or_hex(l, p);
@@ -215,8 +267,9 @@ class FastParser {
       }
     }
     const uint64_t guid = next_[t];
-    if (!guids_.emplace(guid, 0).second) throw Decline{};
+    guids_.push_back(guid);  // duplicates: checked at the end
     const int node = f_.add_node(t == kSw ? NodeType::Switch : NodeType::Ca, std::string(id), static_cast<int>(np), guid);
+    ids_.insert(id, node);  // add_node threw on a duplicate id
     Node& nd = f_.node(node);
     if (!desc.empty()) nd.desc = std::string(desc);
     for (int q = 0; q <= nd.num_ports; q++) {
@@ -285,6 +338,8 @@ class FastParser {
   }
 
   void finish() {
+    std::sort(guids_.begin(), guids_.end());
+    if (std::adjacent_find(guids_.begin(), guids_.end()) != guids_.end()) throw Decline{};
     // (node, port) -> decl, as a flat per-node offset table
     std::vector<size_t> base(static_cast<size_t>(f_.size()) + 1, 0);
     for (int i = 0; i < f_.size(); i++) base[static_cast<size_t>(i) + 1] = base[static_cast<size_t>(i)] + static_cast<size_t>(f_.node(i).num_ports) + 1;
@@ -293,8 +348,9 @@ class FastParser {
       at[base[static_cast<size_t>(decls_[k].node)] + static_cast<size_t>(decls_[k].port)] = static_cast<int32_t>(k);
     for (size_t k = 0; k < decls_.size(); k++) {
       const Decl& d = decls_[k];
-      auto r = f_.find(d.remote);
-      if (!r) throw Decline{};
+      const int rn_idx = ids_.find(d.remote);
+      if (rn_idx < 0) throw Decline{};
+      const std::optional<int> r = rn_idx;
       const Node& rn = f_.node(*r);
       if (d.rport > rn.num_ports) throw Decline{};
       if (*r == d.node && d.rport == d.port) throw Decline{};
@@ -336,7 +392,8 @@ class FastParser {
   uint8_t def_speed_ = 0;
   std::vector<Decl> decls_;
   std::vector<LidDecl> lids_;
-  std::unordered_map<uint64_t, int> guids_;
+  std::vector<uint64_t> guids_;
+  IdTable ids_;
   std::vector<uint8_t> seen_;
   int node_ = -1, nports_ = 0, count_ = 0;
   TypeIdx type_ = kCa;
