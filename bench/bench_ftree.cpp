@@ -22,6 +22,7 @@
 //          "validate" also checks the big tree (switch sources, CDG), which takes minutes.
 //        bench_ftree opensm [radix (default 36; 0 = 648-port tree only)] [REPS (default 1)]
 //                           [--main] [--reroute] [--no-648] [--misroute-first] [--timeout SECONDS (default 1800)]
+//                           [--reroute-only] [--reroute-skip-ftree]
 //          --main: OpenSM ftree and ftree-misroute (defaults) only; --reroute: then a daemon per
 //          engine (SUBNET UP, i.e. with the LFT upload) and ibsim `Unlink` of a CA link and of
 //          a switch link of one leaf: each re-route's routing window and trap -> SUBNET UP.
@@ -112,6 +113,8 @@ struct OsmOpts {
   bool all_variants = true;  // false: OpenSM ftree and ftree-misroute (defaults) only
   bool reroute = false;      // the Unlink re-route sweep (daemons, LFT upload)
   bool misroute_first = false;
+  bool reroute_only = false;       // --reroute-only: no `opensm-once` runs before the daemons
+  bool reroute_skip_ftree = false; // --reroute-skip-ftree: no OpenSM ftree daemon
   int timeout = 1800;
 };
 
@@ -159,7 +162,7 @@ void run_opensm(const std::string& label, const Fabric& f, const std::string& di
   std::vector<long> hwm(variants.size(), -1);
   {
     Sim sim(f, dir, o.timeout);
-    for (int rep = 0; rep < o.reps; ++rep)
+    for (int rep = 0; rep < (o.reroute_only ? 0 : o.reps); ++rep)
       for (size_t k = 0; k < variants.size(); ++k) {
         // --misroute-first: ftree last (at radix 52 it takes the longest)
         const size_t v = o.misroute_first ? (k + 1) % variants.size() : k;
@@ -205,7 +208,7 @@ void run_opensm(const std::string& label, const Fabric& f, const std::string& di
     };
     const std::vector<Ev> evs = {{"CA link", lp.ca_port}, {"switch link", lp.up_port}};
     std::vector<std::vector<OsmMeasure>> res(2);
-    for (size_t v = 0; v < 2; ++v) {
+    for (size_t v = o.reroute_skip_ftree ? 1 : 0; v < 2; ++v) {
       const bool plugin = variants[v].engine != "ftree";
       auto up = sim.start_daemon({variants[v].engine, plugin, variants[v].plugin_options, {}});
       if (!up) {
@@ -255,6 +258,8 @@ int main_opensm(int argc, char** argv) {
     else if (a == "--main") o.all_variants = false;
     else if (a == "--no-648") small = false;
     else if (a == "--misroute-first") o.misroute_first = true;
+    else if (a == "--reroute-only") o.reroute = o.reroute_only = true;
+    else if (a == "--reroute-skip-ftree") o.reroute_skip_ftree = true;
     else if (a == "--timeout" && i + 1 < argc) o.timeout = std::atoi(argv[++i]);
     else if (!a.empty() && a[0] == '-') throw Error("unknown option " + a);
     else pos.push_back(a);
