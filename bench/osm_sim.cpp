@@ -1,5 +1,6 @@
 #include "osm_sim.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -35,11 +36,12 @@ Sim::Sim(const Fabric& f, const std::string& dir, int timeout) : dir_(dir), time
   }
   const long nodes = static_cast<long>(f.switches().size() + f.cas().size());
   const long ports = (2L * f.num_links() + nodes) * 3 / 2 + 1000;
-  env_ = "env FTSIM_LIFETIME=" + std::to_string(4 * timeout + 600) + " FTSIM_START_TIMEOUT=600 FTSIM_IBSIM_OPTS=" +
+  env_ = "env FTSIM_LIFETIME=" + std::to_string(4 * timeout + 600) + " FTSIM_START_TIMEOUT=" + std::to_string(std::max(600, timeout)) + " FTSIM_IBSIM_OPTS=" +
          quote("-N " + std::to_string(nodes + 64) + " -S " + std::to_string(f.switches().size() + 16) + " -P " +
                std::to_string(ports)) +
          " bash " + quote(std::string(FTROUTE_SOURCE_DIR) + "/scripts/ftsim.sh") + " -w " + quote(dir_) + " ";
-  if (std::system(("timeout -k 5 700 " + env_ + "start " + quote(dir_ + "/input.net") + " >" + quote(dir_ + "/start.out") +
+  // loading the radix-52 tree (38,532 nodes) takes ibsim minutes on a loaded machine
+  if (std::system(("timeout -k 5 " + std::to_string(std::max(600, timeout) + 100) + " " + env_ + "start " + quote(dir_ + "/input.net") + " >" + quote(dir_ + "/start.out") +
                    " 2>&1").c_str()) != 0) {
     (void)std::system(("timeout -k 5 60 " + env_ + "stop >/dev/null 2>&1").c_str());
     throw Error("ibsim did not start (" + dir_ + "/start.out): " + slurp(dir_ + "/start.out"));
