@@ -36,9 +36,15 @@ Sim::Sim(const Fabric& f, const std::string& dir, int timeout) : dir_(dir), time
   }
   const long nodes = static_cast<long>(f.switches().size() + f.cas().size());
   const long ports = (2L * f.num_links() + nodes) * 3 / 2 + 1000;
+  // ibsim 0.10's switches report LinearFDBCap 30720, which OpenSM takes as its highest unicast
+  // LID (ERR 0307 beyond it: the radix-52 tree needs 38,532 LIDs): raise it with -L
+  long lids = static_cast<long>(f.switches().size());
+  for (int c : f.cas())
+    for (int p = 1; p <= f.node(c).num_ports; ++p) lids += f.node(c).port(p).connected();
+  const std::string lin_cap = lids > 30000 ? " -L 49152" : "";
   env_ = "env FTSIM_LIFETIME=" + std::to_string(4 * timeout + 600) + " FTSIM_START_TIMEOUT=" + std::to_string(std::max(600, timeout)) + " FTSIM_IBSIM_OPTS=" +
          quote("-N " + std::to_string(nodes + 64) + " -S " + std::to_string(f.switches().size() + 16) + " -P " +
-               std::to_string(ports)) +
+               std::to_string(ports) + lin_cap) +
          " bash " + quote(std::string(FTROUTE_SOURCE_DIR) + "/scripts/ftsim.sh") + " -w " + quote(dir_) + " ";
   // loading the radix-52 tree (38,532 nodes) takes ibsim minutes on a loaded machine
   if (std::system(("timeout -k 5 " + std::to_string(std::max(600, timeout) + 100) + " " + env_ + "start " + quote(dir_ + "/input.net") + " >" + quote(dir_ + "/start.out") +

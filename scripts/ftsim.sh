@@ -41,7 +41,8 @@
 # Environment: FTSIM_WORKDIR (default ./run/ftsim), FTSIM_LIFETIME (upper bound for background
 # processes, default 3600 s), FTSIM_TOOL_TIMEOUT (default 60 s), SIM_HOST (tools' attach node),
 # FTSIM_IBSIM_OPTS (extra ibsim options, e.g. '-N 14000 -S 2000 -P 100000'; unset: `start` sizes
-# ibsim itself when the fabric is beyond ibsim's default limits of 2048 nodes / 256 switches),
+# ibsim itself when the fabric is beyond ibsim's default limits of 2048 nodes / 256 switches /
+# 30720 LIDs, the LinearFDBCap its switches report, which OpenSM takes as its LID limit),
 # FTSIM_START_TIMEOUT (seconds to wait for ibsim to load the fabric, default 10).
 #
 # Every process runs under timeout(1). Background processes (holder, ibsim, OpenSM) are recorded
@@ -129,10 +130,13 @@ tool() {
 
 # ibsim options for a .net file beyond ibsim's default limits (2048 nodes, 256 switches), with
 # room to spare (ports: every port of every node, port 0 included, plus half again); nothing
-# for fabrics within them.
+# for fabrics within them. ibsim 0.10's switches report LinearFDBCap 30720 (30*1024), which
+# OpenSM takes as its highest unicast LID (ERR 0307 "OPENSM RAN OUT OF LIDS" beyond it, e.g. the
+# radix-52 tree's 38,532 LIDs): with more than 30000 LIDs (switches + CA/router ports) -L 49152.
 ibsim_limits() {
-  awk '$1 == "Switch" { s++; p += $2 + 1 } $1 == "Hca" || $1 == "Ca" || $1 == "Rt" { c++; p += $2 + 1 }
-       END { if (s > 256 || s + c > 2048) printf "-N %d -S %d -P %d", s + c + 64, s + 16, p * 3 / 2 + 1000 }' "$1"
+  awk '$1 == "Switch" { s++; p += $2 + 1 } $1 == "Hca" || $1 == "Ca" || $1 == "Rt" { c++; p += $2 + 1; l += $2 }
+       END { if (s > 256 || s + c > 2048) printf "-N %d -S %d -P %d", s + c + 64, s + 16, p * 3 / 2 + 1000
+             if (s + l > 30000) printf "%s-L 49152", (s > 256 || s + c > 2048) ? " " : "" }' "$1"
 }
 
 cmd_start() {
