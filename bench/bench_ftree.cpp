@@ -21,6 +21,13 @@
 // Usage: bench_ftree [radix of the 3-level tree (default 36)] [faults (default 8)] [validate]
 //          "validate" also checks the big tree (switch sources, CDG), which takes minutes.
 //        bench_ftree opensm [radix (default 36; 0 = 648-port tree only)] [REPS (default 1)]
+//                           [--main] [--reroute] [--no-648] [--misroute-first] [--timeout SECONDS (default 1800)]
+//                           [--reroute-only] [--reroute-skip-ftree]
+//          --main: OpenSM ftree and ftree-misroute (defaults) only; --reroute: then a daemon per
+//          engine (SUBNET UP, i.e. with the LFT upload) and ibsim `Unlink` of a CA link and of
+//          a switch link of one leaf: each re-route's routing window and trap -> SUBNET UP.
+//          Every OpenSM run also reports "ENTERING SM MASTER STATE" -> "tables configured" and
+//          OpenSM's peak RSS (VmHWM of the opensm process), with ratios against OpenSM ftree.
 #include <unistd.h>
 
 #include <cstdio>
@@ -37,6 +44,8 @@
 #include "osm_sim.hpp"
 
 using namespace ftroute;
+using ftroute::bench::OsmLogPass;
+using ftroute::bench::OsmMeasure;
 using ftroute::bench::Sim;
 
 namespace {
@@ -99,61 +108,175 @@ struct Variant {
   std::string label, engine, plugin_options;
 };
 
-void run_opensm(const std::string& label, const Fabric& f, const std::string& dir, int reps, int timeout) {
-  std::printf("%s: %zu switches, %zu CAs (ibsim + OpenSM, wall seconds of the routing step)\n", label.c_str(),
-              f.switches().size(), f.cas().size());
+struct OsmOpts {
+  int reps = 1;
+  bool all_variants = true;  // false: OpenSM ftree and ftree-misroute (defaults) only
+  bool reroute = false;      // the Unlink re-route sweep (daemons, LFT upload)
+  bool misroute_first = false;
+  bool reroute_only = false;       // --reroute-only: no `opensm-once` runs before the daemons
+  bool reroute_skip_ftree = false; // --reroute-skip-ftree: no OpenSM ftree daemon
+  int timeout = 1800;
+};
+
+double best(const std::vector<double>& x) {
+  double b = -1;
+  for (double v : x)
+    if (b < 0 || v < b) b = v;
+  return b;
+}
+
+std::string mb(long kb) { return kb < 0 ? std::string("?") : std::to_string((kb + 512) / 1024) + " MB"; }
+
+// A leaf switch (one with CAs), its first CA port and its first switch port.
+struct LeafPorts {
+  std::string leaf;
+  int ca_port = 0, up_port = 0;
+};
+LeafPorts pick_leaf(const Fabric& f) {
+  for (int i = 0; i < f.size(); ++i) {
+    const Node& n = f.node(i);
+    if (!n.is_switch()) continue;
+    LeafPorts lp{n.desc.empty() ? n.id : n.desc, 0, 0};
+    for (int p = 1; p <= n.num_ports; ++p) {
+      if (!n.port(p).connected()) continue;
+      const bool to_switch = f.node(n.port(p).peer_node).is_switch();
+      if (to_switch && !lp.up_port) lp.up_port = p;
+      if (!to_switch && !lp.ca_port) lp.ca_port = p;
+    }
+    if (lp.ca_port && lp.up_port) return lp;
+  }
+  throw Error("no leaf switch with a CA and a switch link");
+}
+
+void run_opensm(const std::string& label, const Fabric& f, const std::string& dir, const OsmOpts& o) {
+  std::printf("%s: %zu switches, %zu CAs (ibsim + OpenSM; wall seconds from OpenSM's log; peak RSS = VmHWM of opensm)\n",
+              label.c_str(), f.switches().size(), f.cas().size());
   std::fflush(stdout);
-  const std::vector<Variant> variants = {{"OpenSM ftree", "ftree", ""},
-                                         {"ftree-misroute (defaults)", "ftree-misroute", ""},
-                                         {"ftree-misroute check=false", "ftree-misroute", "ftree-misroute:check=false"},
-                                         // issue 15: the same with OpenSM's own hop matrices
-                                         {"ftree-misroute osm matrices", "ftree-misroute", "lid_matrices=opensm"}};
-  std::vector<std::vector<double>> t(variants.size());
+  std::vector<Variant> variants = {{"OpenSM ftree", "ftree", ""}, {"ftree-misroute (defaults)", "ftree-misroute", ""}};
+  if (o.all_variants) {
+    variants.push_back({"ftree-misroute check=false", "ftree-misroute", "ftree-misroute:check=false"});
+    // issue 15: the same with OpenSM's own hop matrices
+    variants.push_back({"ftree-misroute osm matrices", "ftree-misroute", "lid_matrices=opensm"});
+  }
+  std::vector<std::vector<double>> win(variants.size()), mtc(variants.size());
+  std::vector<long> hwm(variants.size(), -1);
   {
-    Sim sim(f, dir, timeout);
-    for (int rep = 0; rep < reps; ++rep)
-      for (size_t v = 0; v < variants.size(); ++v) {
+    Sim sim(f, dir, o.timeout);
+    for (int rep = 0; rep < (o.reroute_only ? 0 : o.reps); ++rep)
+      for (size_t k = 0; k < variants.size(); ++k) {
+        // --misroute-first: ftree last (at radix 52 it takes the longest)
+        const size_t v = o.misroute_first ? (k + 1) % variants.size() : k;
         // OpenSM's own ftree is a built-in; the others run inside OpenSM through libftroute.so
         const bool plugin = variants[v].engine != "ftree";
-        auto step = sim.route({variants[v].engine, plugin, variants[v].plugin_options, {}});
-        if (!step) {
+        auto m = sim.measure({variants[v].engine, plugin, variants[v].plugin_options, {}});
+        if (!m) {
           std::printf("  %-28s no routing pass found in the OpenSM log\n", variants[v].label.c_str());
           continue;
         }
-        if (step->engine != variants[v].engine) {
-          std::printf("  %-28s OpenSM FELL BACK to %s\n", variants[v].label.c_str(), step->engine.c_str());
+        if (m->pass.engine != variants[v].engine) {
+          std::printf("  %-28s OpenSM FELL BACK to %s\n", variants[v].label.c_str(), m->pass.engine.c_str());
           continue;
         }
-        t[v].push_back(step->seconds);
-        std::printf("  %-28s run %d: %9.3f s\n", variants[v].label.c_str(), rep + 1, step->seconds);
+        win[v].push_back(m->pass.window);
+        if (m->pass.master_to_conf >= 0) mtc[v].push_back(m->pass.master_to_conf);
+        hwm[v] = std::max(hwm[v], m->vmhwm_kb);
+        std::printf("  %-28s run %d: routing window %9.3f s, MASTER -> tables configured %9.3f s, OpenSM peak RSS %s\n",
+                    variants[v].label.c_str(), rep + 1, m->pass.window, m->pass.master_to_conf, mb(m->vmhwm_kb).c_str());
         std::fflush(stdout);
       }
-  }
-  auto best = [](const std::vector<double>& x) {
-    double b = -1;
-    for (double v : x)
-      if (b < 0 || v < b) b = v;
-    return b;
-  };
-  const double base = best(t[0]);
-  for (size_t v = 1; v < variants.size(); ++v) {
-    const double m = best(t[v]);
-    if (base > 0 && m > 0)
-      std::printf("  ratio %-28s / OpenSM ftree = %.2f  (best of %zu: %.3f s vs %.3f s; goal <= 1.5)\n",
-                  variants[v].label.c_str(), m / base, t[v].size(), m, base);
+    const double bw = best(win[0]), bm = best(mtc[0]);
+    for (size_t v = 1; v < variants.size(); ++v) {
+      const double w = best(win[v]), mm = best(mtc[v]);
+      if (bw > 0 && w > 0)
+        std::printf("  ratio %-28s / OpenSM ftree: window %.3f (%.3f s vs %.3f s; goal <= 0.15), MASTER -> configured %.3f "
+                    "(%.3f s vs %.3f s), peak RSS %.3f (%s vs %s)\n",
+                    variants[v].label.c_str(), w / bw, w, bw, (bm > 0 && mm > 0) ? mm / bm : -1.0, mm, bm,
+                    (hwm[0] > 0 && hwm[v] > 0) ? static_cast<double>(hwm[v]) / static_cast<double>(hwm[0]) : -1.0,
+                    mb(hwm[v]).c_str(), mb(hwm[0]).c_str());
+    }
+    std::fflush(stdout);
+    if (!o.reroute) return;
+
+    // The re-route sweep: a daemon per engine (SUBNET UP includes the LFT upload), then ibsim
+    // `Unlink` of a CA link and of a switch link of one leaf, each re-routed by the daemon.
+    const LeafPorts lp = pick_leaf(f);
+    std::printf("  re-route sweep after Unlink (daemon per engine; leaf %s: CA port %d, then switch port %d)\n",
+                lp.leaf.c_str(), lp.ca_port, lp.up_port);
+    struct Ev {
+      std::string what;
+      int port;
+    };
+    const std::vector<Ev> evs = {{"CA link", lp.ca_port}, {"switch link", lp.up_port}};
+    std::vector<std::vector<OsmMeasure>> res(2);
+    for (size_t v = o.reroute_skip_ftree ? 1 : 0; v < 2; ++v) {
+      const bool plugin = variants[v].engine != "ftree";
+      auto up = sim.start_daemon({variants[v].engine, plugin, variants[v].plugin_options, {}});
+      if (!up) {
+        std::printf("  %-28s daemon: no SUBNET UP\n", variants[v].label.c_str());
+        continue;
+      }
+      std::printf("  %-28s daemon up (%s): routing window %.3f s, OpenSM peak RSS %s\n", variants[v].label.c_str(),
+                  up->pass.engine.c_str(), up->pass.window, mb(up->vmhwm_kb).c_str());
+      std::fflush(stdout);
+      for (const Ev& ev : evs) {
+        auto r = sim.unlink_reroute(lp.leaf, ev.port);
+        if (!r) {
+          std::printf("  %-28s Unlink %s: no re-route\n", variants[v].label.c_str(), ev.what.c_str());
+          res[v].push_back({});
+          continue;
+        }
+        res[v].push_back(*r);
+        std::printf("  %-28s Unlink %-11s -> re-routed by %s: routing window %.3f s, trap -> SUBNET UP %.3f s, "
+                    "OpenSM peak RSS %s\n",
+                    variants[v].label.c_str(), ev.what.c_str(), r->pass.engine.c_str(), r->pass.window, r->pass.trap_to_up,
+                    mb(r->vmhwm_kb).c_str());
+        std::fflush(stdout);
+      }
+      sim.stop_daemon();
+      for (const Ev& ev : evs) sim.relink(lp.leaf, ev.port);
+    }
+    for (size_t e = 0; e < evs.size(); ++e) {
+      if (res[0].size() <= e || res[1].size() <= e) continue;
+      const OsmLogPass &a = res[1][e].pass, &b = res[0][e].pass;
+      if (a.window > 0 && b.window > 0)
+        std::printf("  ratio re-route after Unlink %-11s ftree-misroute / %s: window %.3f (%.3f s vs %.3f s), "
+                    "trap -> SUBNET UP %.3f (%.3f s vs %.3f s)\n",
+                    evs[e].what.c_str(), b.engine == "ftree" ? "OpenSM ftree" : ("OpenSM ftree configured, fell back to " + b.engine).c_str(),
+                    a.window / b.window, a.window, b.window, (a.trap_to_up > 0 && b.trap_to_up > 0) ? a.trap_to_up / b.trap_to_up : -1.0,
+                    a.trap_to_up, b.trap_to_up);
+    }
   }
 }
 
 int main_opensm(int argc, char** argv) {
-  int radix = argc > 2 ? std::atoi(argv[2]) : 36;
-  int reps = argc > 3 ? std::max(1, std::atoi(argv[3])) : 1;
+  std::vector<std::string> pos;
+  OsmOpts o;
+  bool small = true;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--reroute") o.reroute = true;
+    else if (a == "--main") o.all_variants = false;
+    else if (a == "--no-648") small = false;
+    else if (a == "--misroute-first") o.misroute_first = true;
+    else if (a == "--reroute-only") o.reroute = o.reroute_only = true;
+    else if (a == "--reroute-skip-ftree") o.reroute_skip_ftree = true;
+    else if (a == "--timeout" && i + 1 < argc) o.timeout = std::atoi(argv[++i]);
+    else if (!a.empty() && a[0] == '-') throw Error("unknown option " + a);
+    else pos.push_back(a);
+  }
+  const int radix = !pos.empty() ? std::atoi(pos[0].c_str()) : 36;
+  o.reps = pos.size() > 1 ? std::max(1, std::atoi(pos[1].c_str())) : 1;
   const std::string root = (std::filesystem::temp_directory_path() / ("bench_ftree_" + std::to_string(getpid()))).string();
   std::printf("bench_ftree opensm: OpenSM 3.3.23 ftree vs ftree-misroute (libftroute.so) under ibsim\n");
   bench::ScratchDir cleanup{root};
-  run_opensm("648-port 2-level", topo::fat_tree648(), root + "/ft648", reps, 300);
+  if (small || radix == 0) {
+    OsmOpts s = o;
+    s.timeout = 300;
+    run_opensm("648-port 2-level", topo::fat_tree648(), root + "/ft648", s);
+  }
   if (radix > 0) {
     Fabric big = topo::fat_tree3(radix);
-    run_opensm("3-level radix " + std::to_string(radix), big, root + "/ft3", reps, 1800);
+    run_opensm("3-level radix " + std::to_string(radix), big, root + "/ft3", o);
   }
   return 0;
 }

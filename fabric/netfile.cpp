@@ -630,6 +630,7 @@ Fabric parse_net(std::string_view text, const std::string& filename) {
 }
 
 Fabric parse_net(std::string_view text, const std::string& filename, const NetReadOptions& opt) {
+  if (auto f = fast_parse_net(text)) return std::move(*f);  // netfile_fast.cpp; declines on anything irregular
   Parser p(opt);
   return p.build(text, filename);
 }

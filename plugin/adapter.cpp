@@ -111,6 +111,51 @@ int route_hops(const Fabric& f, const Lfts& lfts, int sw, Lid lid) {
   return -1;
 }
 
+void switch_hops_to(const Fabric& f, const Lfts& lfts, Lid lid, std::vector<int>& hops) {
+  constexpr int kUnknown = -2, kOnPath = -3;
+  hops.assign(static_cast<size_t>(f.size()), -1);
+  auto owner = f.owner(lid);
+  if (!owner) return;
+  for (int s : f.switches()) hops[static_cast<size_t>(s)] = kUnknown;
+  std::vector<int> path;
+  for (int s : f.switches()) {
+    if (hops[static_cast<size_t>(s)] != kUnknown) continue;
+    path.clear();
+    int cur = s, val = -1;
+    for (;;) {
+      const int known = hops[static_cast<size_t>(cur)];
+      if (known == kOnPath) {  // a loop: every switch on it (and before it) has no route
+        val = -1;
+        break;
+      }
+      if (known != kUnknown) {
+        val = known;
+        break;
+      }
+      hops[static_cast<size_t>(cur)] = kOnPath;
+      path.push_back(cur);
+      const RouteHop h = follow(f, lfts, cur, lid, owner->node, owner->port);  // ftroute/route_walk.hpp
+      if (h.kind == RouteHop::Delivered) {
+        hops[static_cast<size_t>(cur)] = 0;
+        path.pop_back();
+        val = 0;
+        break;
+      }
+      if (h.kind == RouteHop::Dropped) {
+        hops[static_cast<size_t>(cur)] = -1;
+        path.pop_back();
+        val = -1;
+        break;
+      }
+      cur = h.next;
+    }
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      val = val < 0 ? -1 : val + 1;
+      hops[static_cast<size_t>(*it)] = val;
+    }
+  }
+}
+
 void check_routing(const Fabric& f, const Routing& r, const std::string& engine) {
   const auto& sws = f.switches();
   for (int s : sws)
@@ -202,7 +247,10 @@ std::shared_ptr<const Snapshot> EngineSlot::run(Fabric fabric, const std::functi
     auto snap = std::make_shared<Snapshot>();
     snap->fabric = std::move(fabric);
     snap->routing = engine_->route(snap->fabric, options_, pr);
+    const auto t1 = std::chrono::steady_clock::now();
     check_routing(snap->fabric, snap->routing, name_);
+    snap->engine_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    snap->check_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
     snap->switches = static_cast<int>(snap->fabric.switches().size());
     {
       // Switch-major (each table read sequentially; LID-major was one cache miss per entry).

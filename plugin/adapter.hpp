@@ -51,6 +51,8 @@ struct Snapshot {
   int lids = 0;            // LIDs with a route on at least one switch
   long entries = 0;        // LFT entries that are not kNoPath
   double millis = 0;       // engine + validation time
+  double engine_ms = 0;    // of which the engine's route()
+  double check_ms = 0;     // and check_routing
 };
 
 // Checks an engine's result before anything is written to OpenSM: every switch has a table,
@@ -65,6 +67,11 @@ void check_routing(const Fabric& fabric, const Routing& routing, const std::stri
 // holds for switch LIDs; the plugin writes it with osm_switch_set_hops when an engine's route is
 // longer than minimal, so the SA/multicast code sees the hops actually used.
 int route_hops(const Fabric& fabric, const Lfts& lfts, int sw, Lid lid);
+
+// route_hops(fabric, lfts, sw, lid) for every switch sw at once, into hops[sw] (resized to
+// fabric.size(); entries of non-switch nodes are -1): each switch's walk is followed only until
+// it meets a switch already resolved, so a LID costs O(switches) instead of O(switches x path).
+void switch_hops_to(const Fabric& fabric, const Lfts& lfts, Lid lid, std::vector<int>& hops);
 
 // One registered engine: its instance, options, the last successful Fabric+Routing (handed to
 // the next run as PreviousRouting) and counters. run() and the readers may be called from

@@ -16,6 +16,8 @@
 #   ibnetdiscover                 topology as OpenSM/ibsim see it (with the assigned LIDs)
 #   tool CMD [ARGS]               any libibumad tool against the sim (ibroute 2, ibtracert 1 6, ...)
 #   engine                        routing engine of the last routing pass ("<x> tables configured")
+#   vmhwm                         peak RSS (VmHWM, kB) of the running OpenSM daemon; `opensm-once
+#                                 --until-routed` writes it to its run dir as vmhwm_kb before stopping
 #   log                           path of the current OpenSM log
 #   dumpdir                       path of the current OpenSM dump dir (opensm-lfts.dump, opensm.fdbs, ...)
 #   status                        what is running
@@ -39,7 +41,8 @@
 # Environment: FTSIM_WORKDIR (default ./run/ftsim), FTSIM_LIFETIME (upper bound for background
 # processes, default 3600 s), FTSIM_TOOL_TIMEOUT (default 60 s), SIM_HOST (tools' attach node),
 # FTSIM_IBSIM_OPTS (extra ibsim options, e.g. '-N 14000 -S 2000 -P 100000'; unset: `start` sizes
-# ibsim itself when the fabric is beyond ibsim's default limits of 2048 nodes / 256 switches),
+# ibsim itself when the fabric is beyond ibsim's default limits of 2048 nodes / 256 switches /
+# 30720 LIDs, the LinearFDBCap its switches report, which OpenSM takes as its LID limit),
 # FTSIM_START_TIMEOUT (seconds to wait for ibsim to load the fabric, default 10).
 #
 # Every process runs under timeout(1). Background processes (holder, ibsim, OpenSM) are recorded
@@ -61,7 +64,7 @@ note() { echo "ftsim: $*" >&2; }
 
 W=${FTSIM_WORKDIR:-$PWD/run/ftsim}
 if [ "${1:-}" = "-w" ]; then W=$2; shift 2; fi
-[ $# -ge 1 ] || { sed -n '2,45p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,47p' "$0"; exit 2; }
 OP=$1; shift
 
 need() { command -v "$1" >/dev/null 2>&1 || die "'$1' not found (run scripts/install-deps.sh)"; }
@@ -127,10 +130,13 @@ tool() {
 
 # ibsim options for a .net file beyond ibsim's default limits (2048 nodes, 256 switches), with
 # room to spare (ports: every port of every node, port 0 included, plus half again); nothing
-# for fabrics within them.
+# for fabrics within them. ibsim 0.10's switches report LinearFDBCap 30720 (30*1024), which
+# OpenSM takes as its highest unicast LID (ERR 0307 "OPENSM RAN OUT OF LIDS" beyond it, e.g. the
+# radix-52 tree's 38,532 LIDs): with more than 30000 LIDs (switches + CA/router ports) -L 49152.
 ibsim_limits() {
-  awk '$1 == "Switch" { s++; p += $2 + 1 } $1 == "Hca" || $1 == "Ca" || $1 == "Rt" { c++; p += $2 + 1 }
-       END { if (s > 256 || s + c > 2048) printf "-N %d -S %d -P %d", s + c + 64, s + 16, p * 3 / 2 + 1000 }' "$1"
+  awk '$1 == "Switch" { s++; p += $2 + 1 } $1 == "Hca" || $1 == "Ca" || $1 == "Rt" { c++; p += $2 + 1; l += $2 }
+       END { if (s > 256 || s + c > 2048) printf "-N %d -S %d -P %d", s + c + 64, s + 16, p * 3 / 2 + 1000
+             if (s + l > 30000) printf "%s-L 49152", (s > 256 || s + c > 2048) ? " " : "" }' "$1"
 }
 
 cmd_start() {
@@ -234,6 +240,7 @@ cmd_opensm_once() {
       grep -q -E 'tables configured on all switches|No routing engine able' "$OSM_DIR/osm.log" 2>/dev/null && break
       sleep 0.1
     done
+    osm_vmhwm > "$OSM_DIR/vmhwm_kb" 2>/dev/null || true
     stop_pid opensm
     grep -q 'tables configured on all switches' "$OSM_DIR/osm.log" 2>/dev/null ||
       die "OpenSM configured no routing tables (log $OSM_DIR/osm.log)"
@@ -279,6 +286,11 @@ cmd_console() {
 }
 
 opensm_child() { local p; p=$(cat "$W/opensm.pid"); pgrep -P "$p" | head -1; }
+# Peak RSS (VmHWM, kB) of the OpenSM process (the child of its timeout(1)).
+osm_vmhwm() {
+  local c; c=$(opensm_child); [ -n "$c" ] || return 1
+  awk '/^VmHWM:/ { print $2; f = 1 } END { exit !f }' "/proc/$c/status"
+}
 
 cmd_hup() {
   alive opensm || die "no OpenSM daemon running in $W"
@@ -343,6 +355,7 @@ case $OP in
   ibnetdiscover) need ibnetdiscover; tool ibnetdiscover ;;
   tool) [ $# -ge 1 ] || die "usage: ftsim.sh tool CMD [ARGS]"; tool "$@" ;;
   engine) engine_of "$(cur_osm)/osm.log" ;;
+  vmhwm) alive opensm || die "no OpenSM running in $W"; osm_vmhwm || die "cannot read OpenSM's VmHWM" ;;
   log) echo "$(cur_osm)/osm.log" ;;
   dumpdir) echo "$(cur_osm)/dump" ;;
   status) cmd_status ;;
@@ -358,6 +371,6 @@ case $OP in
     dump_fts_complete > "$W/dump_fts.txt"
     echo "LFTs: $W/dump_fts.txt ($(grep -c '^Unicast lids' "$W/dump_fts.txt") switches)"
     ;;
-  -h|--help|help) sed -n '2,45p' "$0" ;;
+  -h|--help|help) sed -n '2,47p' "$0" ;;
   *) die "unknown command '$OP' (try: ftsim.sh help)" ;;
 esac

@@ -6,6 +6,8 @@
 
 // adapter.cpp has no OpenSM dependency (library ftroute_plugin_adapter).
 #include "adapter.hpp"
+#include "ftroute/registry.hpp"
+#include "ftroute/topology.hpp"
 #include "minhop/minhop.hpp"
 
 using namespace ftroute;
@@ -133,6 +135,47 @@ TEST(RouteHops, CountsSwitchLinks) {
   EXPECT_EQ(route_hops(f, r.lfts, s1, f.node(*f.find("Hca1")).port(1).base_lid), 0);
   r.lfts.set(s1, f.node(s2).port(0).base_lid, kNoPath);
   EXPECT_EQ(route_hops(f, r.lfts, s1, f.node(s2).port(0).base_lid), -1);
+}
+
+// The plugin's hop pass resolves all switches of a LID at once (memoised walk); it must give
+// route_hops' answer for every switch and LID, also on misrouted tables, holes and loops.
+TEST(RouteHops, AllSwitchesAtOnceEqualsPerSwitchWalk) {
+  Fabric f = topo::kary_ntree(3, 3);
+  topo::FaultSpec spec;
+  spec.random_links = 4;
+  spec.seed = 11;
+  spec.keep_connected = true;
+  topo::inject_faults(f, spec);
+  f.assign_lids();
+  Routing r = make_engine("ftree-misroute")->route(f, {});
+  // damage: a hole, a two-switch loop and a dead port on a few LIDs
+  const auto& sw = f.switches();
+  ASSERT_GE(sw.size(), 4u);
+  const Lid l1 = f.node(sw[3]).port(0).base_lid, l2 = f.node(f.cas()[5]).port(1).base_lid;
+  r.lfts.set(sw[0], l1, kNoPath);
+  int a = sw[1], b = -1, pa = 0;
+  for (int p = 1; p <= f.node(a).num_ports && b < 0; ++p)
+    if (f.node(a).port(p).connected() && f.node(f.node(a).port(p).peer_node).is_switch()) {
+      b = f.node(a).port(p).peer_node;
+      pa = p;
+    }
+  ASSERT_GE(b, 0);
+  r.lfts.set(a, l2, static_cast<uint8_t>(pa));
+  r.lfts.set(b, l2, static_cast<uint8_t>(f.node(a).port(pa).peer_port));
+  int checked = 0, negative = 0;
+  std::vector<int> all;
+  for (Lid lid = 1; lid <= f.max_lid(); ++lid) {
+    switch_hops_to(f, r.lfts, lid, all);
+    ASSERT_EQ(all.size(), static_cast<size_t>(f.size()));
+    for (int s : sw) {
+      ASSERT_EQ(all[static_cast<size_t>(s)], route_hops(f, r.lfts, s, lid)) << "switch " << f.node(s).id << " LID " << lid;
+      ++checked;
+      negative += all[static_cast<size_t>(s)] < 0;
+    }
+    for (int c : f.cas()) ASSERT_EQ(all[static_cast<size_t>(c)], -1);
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_GE(negative, 3);  // the hole and both loop switches at least
 }
 
 TEST(EngineSlot, KeepsLastRoutingAndPassesItAsPrevious) {

@@ -62,6 +62,7 @@
 // Every error is a ParseError "<file>:<line>: <message>"; nothing is returned half-built.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -85,6 +86,15 @@ struct NetReadOptions {
 };
 Fabric read_net_file(const std::string& path, const NetReadOptions& opt);
 Fabric parse_net(std::string_view text, const std::string& filename, const NetReadOptions& opt);
+
+// Fast path of parse_net/read_net_file (netfile_fast.cpp, issue 15): the regular subset of the
+// format (what `ftroute gen` and write_net() produce: Switch/Hca/Ca records with quoted ids,
+// `[p] "id"[rp]` port lines with w=/s=/e=, `# lid L lmc M` LID comments, GUID base and
+// width=/speed= directives) in one pass without per-line allocation. Returns nullopt for
+// anything else and for every error, and parse_net then runs the full parser on the same text,
+// so errors are the full parser's. FTROUTE_SLOW_NET_READER=1 in the environment disables it.
+// When it returns a Fabric, that Fabric equals the full parser's (fabric_diff; netfile_fast_test).
+std::optional<Fabric> fast_parse_net(std::string_view text);
 
 struct NetWriteOptions {
   std::string comment;      // written as '#' lines at the top (may contain newlines)

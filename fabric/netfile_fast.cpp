@@ -1,0 +1,411 @@
+// Fast path of the .net reader (issue 15): the regular subset of the format, as `ftroute gen`,
+// write_net() and hand-written fabrics in the same style use it, parsed in one pass over the
+// text with string_views (no per-line allocation; node ids are the only strings built). Anything
+// outside that subset - and every error - makes it decline (nullopt); parse_net() then runs the
+// full parser (netfile.cpp) on the same text, so errors, file:line and messages are exactly the
+// full parser's. tests/unit/netfile_fast_test.cpp checks both give the same Fabric.
+//
+// Accepted (everything else declines):
+//   * lines of printable ASCII and tabs, at most 254 characters, '\n' line ends (no '\r');
+//   * empty lines and '#' comment lines (also inside a record);
+//   * directives switchguid= / caguid= / hcaguids= / rtguid= with '=' and a decimal or 0x hex
+//     value, width= (1..31) and speed= (1..7) with a decimal value; nothing after the value;
+//   * node headers `Switch|Hca|Ca <N> "id"` (one blank or tab after the keyword, N decimal
+//     1..kMaxPorts), optionally followed by blanks, '#', blanks and a quoted description,
+//     for a switch optionally then ` lid L lmc M`;
+//   * port lines `[p]` blanks `"remote"[rp]`, then optional blank-separated w=/s=/e= options,
+//     then (CA ports only) optionally `# lid L lmc M`;
+//   * a record ends at an empty line or after N port lines (a following '[' line declines).
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ftroute/error.hpp"
+#include "ftroute/netfile.hpp"
+
+namespace ftroute {
+namespace {
+
+constexpr size_t kIdMax = 64;     // as netfile.cpp (ibsim NODEIDLEN - 1)
+constexpr size_t kLineMax = 254;  // as netfile.cpp (ibsim reads 255 bytes per line)
+
+struct Decline {};  // internal: leave the text to the full parser
+
+enum TypeIdx { kCa = 0, kSw = 1, kRt = 2 };
+
+bool blank(char c) { return c == ' ' || c == '\t'; }
+bool digit(char c) { return c >= '0' && c <= '9'; }
+bool alnum_(char c) { return digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '_'; }
+
+// Decimal number without a leading zero ("0" alone is fine), at most 9 digits.
+uint64_t dec(std::string_view s, size_t& pos) {
+  const size_t start = pos;
+  uint64_t v = 0;
+  while (pos < s.size() && digit(s[pos])) {
+    v = v * 10 + static_cast<uint64_t>(s[pos] - '0');
+    ++pos;
+  }
+  const size_t n = pos - start;
+  if (n == 0 || n > 9 || (n > 1 && s[start] == '0')) throw Decline{};
+  if (pos < s.size() && alnum_(s[pos])) throw Decline{};
+  return v;
+}
+
+// Decimal (as dec) or 0x hex, at most 16 hex digits.
+uint64_t dec_or_hex(std::string_view s, size_t& pos) {
+  if (pos + 1 < s.size() && s[pos] == '0' && (s[pos + 1] == 'x' || s[pos + 1] == 'X')) {
+    size_t p = pos + 2, start = p;
+    uint64_t v = 0;
+    while (p < s.size() && std::isxdigit(static_cast<unsigned char>(s[p]))) {
+      const char c = s[p];
+      v = v * 16 + static_cast<uint64_t>(digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+      ++p;
+    }
+    if (p == start || p - start > 16) throw Decline{};
+    if (p < s.size() && alnum_(s[p])) throw Decline{};
+    pos = p;
+    return v;
+  }
+  return dec(s, pos);
+}
+
+void skip_blanks(std::string_view s, size_t& pos) {
+  while (pos < s.size() && blank(s[pos])) ++pos;
+}
+
+// "..." at pos: the content (no '"' inside by construction; '#' and '@' decline for ids).
+std::string_view quoted(std::string_view s, size_t& pos, bool id) {
+  if (pos >= s.size() || s[pos] != '"') throw Decline{};
+  const size_t close = s.find('"', pos + 1);
+  if (close == std::string_view::npos) throw Decline{};
+  std::string_view v = s.substr(pos + 1, close - pos - 1);
+  if (id && (v.empty() || v.size() > kIdMax || v.find_first_of("#@") != std::string_view::npos)) throw Decline{};
+  pos = close + 1;
+  return v;
+}
+
+int lanes_of_mask(unsigned mask) {  // as netfile.cpp
+  for (int w : {12, 8, 4, 2, 1}) {
+    const unsigned bit = w == 1 ? 1u : w == 4 ? 2u : w == 8 ? 4u : w == 12 ? 8u : 16u;
+    if (mask & bit) return w;
+  }
+  return 4;
+}
+
+// Node id -> node index: open addressing over string_views into the text (the Fabric's own
+// std::string-keyed map costs a cache miss and a string per lookup; there is one per port line).
+class IdTable {
+ public:
+  void insert(std::string_view id, int node) {
+    if ((used_ + 1) * 2 > slots_.size()) grow();
+    put(id, node);
+  }
+  int find(std::string_view id) const {
+    if (slots_.empty()) return -1;
+    for (size_t i = hash(id) & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.node < 0) return -1;
+      if (s.id == id) return s.node;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::string_view id;
+    int node = -1;
+  };
+  static size_t hash(std::string_view s) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+  void put(std::string_view id, int node) {
+    for (size_t i = hash(id) & mask_;; i = (i + 1) & mask_)
+      if (slots_[i].node < 0) {
+        slots_[i] = {id, node};
+        ++used_;
+        return;
+      }
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    used_ = 0;
+    for (const Slot& s : old)
+      if (s.node >= 0) put(s.id, s.node);
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, used_ = 0;
+};
+
+struct Decl {
+  int node, port;
+  std::string_view remote;
+  int rport;
+};
+struct LidDecl {
+  int node, port;
+  uint64_t lid, lmc;
+};
+
+class FastParser {
+ public:
+  std::optional<Fabric> run(std::string_view text) {
+    try {
+      parse(text);
+      finish();
+      return std::move(f_);
+    } catch (const Decline&) {
+    } catch (const Error&) {  // FabricError from add_node/connect/validate: the full parser words it
+    }
+    return std::nullopt;
+  }
+
+ private:
+  void parse(std::string_view text) {
+    size_t pos = 0;
+    const size_t n = text.size();
+    decls_.reserve(n / 24);  // write_net port lines are ~20-30 bytes
+    // lines
+    while (pos < n) {
+      // one pass: the line end, and only printable ASCII and tabs before it
+      size_t nl = pos;
+      const char* d = text.data();
+      while (nl < n) {
+        const auto u = static_cast<unsigned char>(d[nl]);
+        if (u >= 0x20 && u < 0x7f) {
+          ++nl;
+          continue;
+        }
+        if (u == '\n') break;
+        if (u != '\t') throw Decline{};
+        ++nl;
+      }
+      if (nl - pos > kLineMax) throw Decline{};
+      std::string_view l = text.substr(pos, nl - pos);
+      pos = nl + 1;
+      if (l.empty() || l[0] == '#') {
+        if (in_record_) {
+          if (l.empty()) in_record_ = false;
+        }
+        continue;
+      }
+      if (l[0] == '[') {
+        if (!in_record_ || count_ >= nports_) throw Decline{};
+        port_line(l);
+        if (++count_ == nports_) in_record_ = false;
+        continue;
+      }
+      if (in_record_) throw Decline{};  // the full parser: record must end with a blank line
+      if (starts(l, "Switch")) header(l, kSw, 6);
+      else if (starts(l, "Hca")) header(l, kCa, 3);
+      else if (starts(l, "Ca")) header(l, kCa, 2);
+      else if (starts(l, "switchguid=")) guid_base(l, kSw);
+      else if (starts(l, "caguid=")) guid_base(l, kCa);
+      else if (starts(l, "hcaguids=")) guid_base(l, kCa);
+      else if (starts(l, "rtguid=")) guid_base(l, kRt);
+      else if (starts(l, "width=")) {
+        size_t p = 6;
+        const uint64_t w = dec(l, p);
+        if (p != l.size() || w < 1 || w > 31) throw Decline{};
+        def_width_ = static_cast<uint8_t>(lanes_of_mask(static_cast<unsigned>(w)));
+      } else if (starts(l, "speed=")) {
+        size_t p = 6;
+        const uint64_t s = dec(l, p);
+        if (p != l.size() || s < 1 || s > 7) throw Decline{};
+        def_speed_ = static_cast<uint8_t>(s);
+      } else {
+        throw Decline{};
+      }
+    }
+    if (f_.size() == 0) throw Decline{};
+  }
+
+  static bool starts(std::string_view l, std::string_view p) { return l.substr(0, p.size()) == p; }
+
+  void guid_base(std::string_view l, TypeIdx t) {
+    size_t p = l.find('=') + 1;
+    const uint64_t v = dec_or_hex(l, p);
+    if (p != l.size()) throw Decline{};
+    abs_[t] = next_[t] = v;
+  }
+
+  void header(std::string_view l, TypeIdx t, size_t kw) {
+    size_t p = kw;
+    if (p >= l.size() || !blank(l[p])) throw Decline{};
+    ++p;
+    const uint64_t np = dec(l, p);
+    if (np < 1 || np > static_cast<uint64_t>(kMaxPorts)) throw Decline{};
+    if (p >= l.size() || !blank(l[p])) throw Decline{};
+    ++p;
+    std::string_view id = quoted(l, p, true);
+    std::string_view desc;
+    bool has_lid = false;
+    uint64_t lid = 0, lmc = 0;
+    if (p < l.size()) {
+      skip_blanks(l, p);
+      if (p >= l.size() || l[p] != '#') throw Decline{};
+      ++p;
+      skip_blanks(l, p);
+      desc = quoted(l, p, false);
+      if (p < l.size()) {
+        if (t != kSw || l.substr(p, 5) != " lid ") throw Decline{};
+        p += 5;
+        lid = dec(l, p);
+        if (l.substr(p, 5) != " lmc ") throw Decline{};
+        p += 5;
+        lmc = dec(l, p);
+        if (p != l.size()) throw Decline{};
+        has_lid = true;
+      }
+    }
+    const uint64_t guid = next_[t];
+    guids_.push_back(guid);  // duplicates: checked at the end
+    const int node = f_.add_node(t == kSw ? NodeType::Switch : NodeType::Ca, std::string(id), static_cast<int>(np), guid);
+    ids_.insert(id, node);  // add_node threw on a duplicate id
+    Node& nd = f_.node(node);
+    if (!desc.empty()) nd.desc = std::string(desc);
+    for (int q = 0; q <= nd.num_ports; q++) {
+      Port& pt = nd.port(q);
+      pt.width = def_width_;
+      pt.speed = def_speed_;
+      pt.guid = t == kSw ? guid : (q ? guid + static_cast<uint64_t>(q) : 0);
+    }
+    next_[t] += t == kSw ? 1 : np + 1;
+    if (has_lid && lid) lids_.push_back({node, 0, lid, lmc});
+    node_ = node;
+    type_ = t;
+    nports_ = static_cast<int>(np);
+    count_ = 0;
+    in_record_ = true;
+    seen_.assign(static_cast<size_t>(np) + 1, 0);
+  }
+
+  void port_line(std::string_view l) {
+    size_t p = 1;
+    const uint64_t port = dec(l, p);
+    if (p >= l.size() || l[p] != ']') throw Decline{};
+    ++p;
+    if (port < 1 || port > static_cast<uint64_t>(nports_) || seen_[port]) throw Decline{};
+    seen_[port] = 1;
+    if (p >= l.size() || !blank(l[p])) throw Decline{};
+    skip_blanks(l, p);
+    std::string_view remote = quoted(l, p, true);
+    if (p >= l.size() || l[p] != '[') throw Decline{};
+    ++p;
+    const uint64_t rp = dec(l, p);
+    if (p >= l.size() || l[p] != ']' || rp < 1 || rp > static_cast<uint64_t>(kMaxPorts)) throw Decline{};
+    ++p;
+    Port& pt = f_.node(node_).port(static_cast<int>(port));
+    for (;;) {
+      if (p == l.size()) break;
+      if (!blank(l[p])) throw Decline{};
+      skip_blanks(l, p);
+      if (p == l.size()) break;
+      const char k = l[p];
+      if (k == '#') {
+        if (type_ == kSw || l.substr(p, 6) != "# lid ") throw Decline{};
+        p += 6;
+        const uint64_t lid = dec(l, p);
+        if (l.substr(p, 5) != " lmc ") throw Decline{};
+        p += 5;
+        const uint64_t lmc = dec(l, p);
+        if (p != l.size()) throw Decline{};
+        if (lid) lids_.push_back({node_, static_cast<int>(port), lid, lmc});
+        break;
+      }
+      if ((k != 'w' && k != 's' && k != 'e') || p + 1 >= l.size() || l[p + 1] != '=') throw Decline{};
+      p += 2;
+      const uint64_t v = dec(l, p);
+      if (k == 'w') {
+        if (v < 1 || v > 31) throw Decline{};
+        pt.width = static_cast<uint8_t>(lanes_of_mask(static_cast<unsigned>(v)));
+      } else if (k == 's') {
+        if (v < 1 || v > 7) throw Decline{};
+        pt.speed = static_cast<uint8_t>(v);
+      } else if (v > 7) {
+        throw Decline{};
+      }
+    }
+    decls_.push_back({node_, static_cast<int>(port), remote, static_cast<int>(rp)});
+  }
+
+  void finish() {
+    std::sort(guids_.begin(), guids_.end());
+    if (std::adjacent_find(guids_.begin(), guids_.end()) != guids_.end()) throw Decline{};
+    // (node, port) -> decl, as a flat per-node offset table
+    std::vector<size_t> base(static_cast<size_t>(f_.size()) + 1, 0);
+    for (int i = 0; i < f_.size(); i++) base[static_cast<size_t>(i) + 1] = base[static_cast<size_t>(i)] + static_cast<size_t>(f_.node(i).num_ports) + 1;
+    std::vector<int32_t> at(base.back(), -1);
+    for (size_t k = 0; k < decls_.size(); k++)
+      at[base[static_cast<size_t>(decls_[k].node)] + static_cast<size_t>(decls_[k].port)] = static_cast<int32_t>(k);
+    for (size_t k = 0; k < decls_.size(); k++) {
+      const Decl& d = decls_[k];
+      const int rn_idx = ids_.find(d.remote);
+      if (rn_idx < 0) throw Decline{};
+      const std::optional<int> r = rn_idx;
+      const Node& rn = f_.node(*r);
+      if (d.rport > rn.num_ports) throw Decline{};
+      if (*r == d.node && d.rport == d.port) throw Decline{};
+      const int32_t o = at[base[static_cast<size_t>(*r)] + static_cast<size_t>(d.rport)];
+      if (o >= 0) {
+        const Decl& od = decls_[static_cast<size_t>(o)];
+        if (od.remote != f_.node(d.node).id || od.rport != d.port) throw Decline{};
+      }
+      f_.connect(d.node, d.port, *r, d.rport);  // FabricError: declines
+    }
+    // LIDs: the full parser's checks, any failure declines
+    std::vector<const LidDecl*> order;
+    for (const LidDecl& l : lids_) {
+      if (l.lmc > 7 || l.lid + (1ull << l.lmc) - 1 > kMaxUnicastLid) throw Decline{};
+      order.push_back(&l);
+    }
+    std::sort(order.begin(), order.end(), [](const LidDecl* a, const LidDecl* b) { return a->lid < b->lid; });
+    const LidDecl* widest = nullptr;
+    for (const LidDecl* l : order) {
+      if (widest && l->lid <= widest->lid + (1ull << widest->lmc) - 1) throw Decline{};
+      if (!widest || l->lid + (1ull << l->lmc) > widest->lid + (1ull << widest->lmc)) widest = l;
+    }
+    for (const LidDecl& l : lids_) {
+      Port& p = f_.node(l.node).port(l.port);
+      p.base_lid = static_cast<Lid>(l.lid);
+      p.lmc = static_cast<uint8_t>(l.lmc);
+    }
+    if (!lids_.empty()) {
+      const LidDecl& l = lids_.back();
+      f_.set_lid(l.node, l.port, static_cast<Lid>(l.lid), static_cast<uint8_t>(l.lmc));
+    }
+    f_.validate();
+  }
+
+  Fabric f_;
+  uint64_t abs_[3] = {0x100000, 0x200000, 0};
+  uint64_t next_[3] = {0x100000, 0x200000, 0};
+  uint8_t def_width_ = 4;
+  uint8_t def_speed_ = 0;
+  std::vector<Decl> decls_;
+  std::vector<LidDecl> lids_;
+  std::vector<uint64_t> guids_;
+  IdTable ids_;
+  std::vector<uint8_t> seen_;
+  int node_ = -1, nports_ = 0, count_ = 0;
+  TypeIdx type_ = kCa;
+  bool in_record_ = false;
+};
+
+}  // namespace
+
+std::optional<Fabric> fast_parse_net(std::string_view text) {
+  if (std::getenv("FTROUTE_SLOW_NET_READER")) return std::nullopt;  // the full parser (tests, bench)
+  FastParser p;
+  return p.run(text);
+}
+
+}  // namespace ftroute

@@ -1,0 +1,209 @@
+// The fast .net reader (fast_parse_net, issue 15) against the full parser: whenever the fast
+// reader returns a Fabric it is the full parser's Fabric field by field (every node, port, GUID,
+// link, width/speed, LID), on the shipped fabrics, the test data, generated trees and write_net
+// output with LIDs, GUID directives and narrow links; on the bad-input corpus it always declines
+// (so the full parser's error is what parse_net reports); and on 1500 randomly damaged files
+// either the fast reader declines or both readers accept the same Fabric.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "ftroute/error.hpp"
+#include "ftroute/netfile.hpp"
+#include "ftroute/topology.hpp"
+
+using namespace ftroute;
+
+namespace {
+
+const std::string kSrc = FTROUTE_SOURCE_DIR;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The full parser alone (the fast path disabled for this call).
+struct SlowReader {
+  SlowReader() { setenv("FTROUTE_SLOW_NET_READER", "1", 1); }
+  ~SlowReader() { unsetenv("FTROUTE_SLOW_NET_READER"); }
+};
+
+std::optional<Fabric> full(std::string_view text, const std::string& name, std::string* error = nullptr) {
+  SlowReader slow;
+  try {
+    return parse_net(text, name);
+  } catch (const Error& e) {
+    if (error) *error = e.what();
+    return std::nullopt;
+  }
+}
+
+// Every field of every node and port, the switch order and the LID index.
+std::string strict_diff(const Fabric& a, const Fabric& b) {
+  if (std::string d = fabric_diff(a, b); !d.empty()) return d;
+  if (a.switches() != b.switches()) return "switch order";
+  if (a.max_lid() != b.max_lid()) return "max LID";
+  for (int n = 0; n < a.size(); n++) {
+    const Node &x = a.node(n), &y = b.node(n);
+    for (int p = 0; p <= x.num_ports; p++) {
+      const Port &u = x.port(p), &v = y.port(p);
+      if (u.guid != v.guid || u.peer_node != v.peer_node || u.peer_port != v.peer_port || u.width != v.width ||
+          u.speed != v.speed || u.base_lid != v.base_lid || u.lmc != v.lmc)
+        return "node " + x.id + " port " + std::to_string(p);
+    }
+    if (a.find(x.id) != b.find(x.id) || a.find_guid(x.guid) != b.find_guid(y.guid)) return "index of " + x.id;
+  }
+  const auto ea = a.end_ports(), eb = b.end_ports();
+  if (ea.size() != eb.size()) return "end port count";
+  for (size_t i = 0; i < ea.size(); i++)
+    if (ea[i].node != eb[i].node || ea[i].port != eb[i].port || ea[i].base_lid != eb[i].base_lid) return "end port " + std::to_string(i);
+  return "";
+}
+
+// Returns whether the fast reader accepted the text; fails the test if it accepted something
+// the full parser rejects or builds a different Fabric.
+bool check(const std::string& text, const std::string& name) {
+  std::optional<Fabric> fast = fast_parse_net(text);
+  std::string err;
+  std::optional<Fabric> slow = full(text, name, &err);
+  if (!fast) return false;
+  EXPECT_TRUE(slow.has_value()) << name << ": fast reader accepted what the full parser rejects: " << err;
+  if (slow) {
+    EXPECT_EQ(strict_diff(*fast, *slow), "") << name;
+  }
+  return true;
+}
+
+std::vector<std::string> net_files(const std::string& dir) {
+  std::vector<std::string> v;
+  if (!std::filesystem::exists(dir)) return v;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".net") v.push_back(e.path().string());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+}  // namespace
+
+TEST(NetFast, ShippedAndTestDataEqualTheFullParser) {
+  int accepted = 0, files = 0;
+  for (const std::string& dir : {kSrc + "/ibsim_topologies/nets", kSrc + "/tests/data/net", kSrc + "/tests/data/bad/ok"})
+    for (const std::string& path : net_files(dir)) {
+      ++files;
+      accepted += check(slurp(path), path);
+    }
+  EXPECT_GT(files, 15);
+  EXPECT_GE(accepted, 15);  // the shipped fabrics are written by write_net: all in the fast subset
+}
+
+TEST(NetFast, GeneratedFabricsWithLidsGuidsAndWidths) {
+  std::vector<std::pair<std::string, Fabric>> fabrics;
+  fabrics.emplace_back("kary 4,3", topo::kary_ntree(4, 3));
+  fabrics.emplace_back("ft648", topo::fat_tree648());
+  fabrics.emplace_back("fattree3 radix 8", topo::fat_tree3(8));
+  for (auto& [name, f] : fabrics) {
+    for (int variant = 0; variant < 4; variant++) {
+      Fabric g = f;
+      if (variant >= 1) g.assign_lids(variant == 3 ? 1 : 0);
+      if (variant >= 2) {  // narrow and slow links, GUIDs that need directives, descriptions
+        g.node(g.switches()[1]).port(1).width = 1;
+        g.node(g.switches()[1]).port(1).speed = 3;
+        const Port& p = g.node(g.switches()[1]).port(1);
+        g.node(p.peer_node).port(p.peer_port).width = 1;
+        g.node(p.peer_node).port(p.peer_port).speed = 3;
+        g.node(g.switches()[0]).desc = "spine # one";
+        const int ca = g.cas()[3];
+        g.node(ca).guid = 0xabc000;
+        for (int q = 1; q <= g.node(ca).num_ports; q++) g.node(ca).port(q).guid = 0xabc000 + static_cast<uint64_t>(q);
+      } else {
+        g.assign_default_guids();
+      }
+      NetWriteOptions wo;
+      wo.comment = name + " variant " + std::to_string(variant);
+      const std::string text = write_net(g, wo);
+      EXPECT_TRUE(check(text, name)) << name << " variant " << variant << " should be in the fast subset";
+      std::optional<Fabric> fast = fast_parse_net(text);
+      ASSERT_TRUE(fast.has_value());
+      EXPECT_EQ(fabric_diff(*fast, g), "") << name << " variant " << variant;
+    }
+  }
+}
+
+TEST(NetFast, BadCorpusAlwaysDeclines) {
+  int n = 0;
+  for (const std::string& path : net_files(kSrc + "/tests/data/bad/net")) {
+    const std::string text = slurp(path);
+    ++n;
+    EXPECT_FALSE(fast_parse_net(text).has_value()) << path << " is bad input but the fast reader accepted it";
+    // parse_net (fast path first) reports the full parser's error
+    std::string want;
+    EXPECT_FALSE(full(text, path, &want).has_value()) << path;
+    try {
+      parse_net(text, path);
+      ADD_FAILURE() << path << ": parse_net accepted bad input";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), want) << path;
+    }
+  }
+  EXPECT_GT(n, 20);
+}
+
+TEST(NetFast, RandomDamageDeclinesOrAgrees) {
+  Fabric base = topo::kary_ntree(3, 2);
+  base.assign_lids();
+  base.assign_default_guids();
+  const std::string text = write_net(base);
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(text);
+    std::string l;
+    while (std::getline(in, l)) lines.push_back(l);
+  }
+  std::mt19937 rng(15);
+  const std::string alphabet = "[]\"#@ \t0123456789xwse=lidmc\r\x01SwitchHcaCa-_()";
+  int accepted = 0, declined = 0;
+  for (int iter = 0; iter < 1500; iter++) {
+    std::vector<std::string> l = lines;
+    const int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits; e++) {
+      const size_t i = rng() % l.size();
+      switch (rng() % 6) {
+        case 0: l.erase(l.begin() + static_cast<long>(i)); break;
+        case 1: l.insert(l.begin() + static_cast<long>(i), l[rng() % l.size()]); break;
+        case 2: std::swap(l[i], l[rng() % l.size()]); break;
+        case 3:
+          if (!l[i].empty()) l[i][rng() % l[i].size()] = alphabet[rng() % alphabet.size()];
+          break;
+        case 4: l[i].insert(rng() % (l[i].size() + 1), 1, alphabet[rng() % alphabet.size()]); break;
+        case 5:
+          if (!l[i].empty()) l[i].erase(rng() % l[i].size(), 1);
+          break;
+      }
+      if (l.empty()) l.push_back("");
+    }
+    std::string t;
+    for (const auto& x : l) t += x + "\n";
+    const bool ok = check(t, "damaged.net");
+    (ok ? accepted : declined)++;
+    if (::testing::Test::HasFailure()) {
+      ADD_FAILURE() << "damaged text:\n" << t;
+      break;
+    }
+  }
+  EXPECT_GT(accepted, 20);  // some edits keep the file valid (e.g. swapped records, deleted comments)
+  EXPECT_GT(declined, 500);
+}
+
+TEST(NetFast, SlowReaderSwitchDisablesIt) {
+  const std::string text = write_net(topo::kary_ntree(2, 2));
+  EXPECT_TRUE(fast_parse_net(text).has_value());
+  SlowReader slow;
+  EXPECT_FALSE(fast_parse_net(text).has_value());
+}
