@@ -248,6 +248,21 @@ inline bool Simulator::Impl::credits_ok(int oc, int ov, int size) const {
 
 // Every active connection moves at most one flit per cycle. Under wormhole several
 // connections share a port, so a port moves at most one flit per cycle (rotating priority).
+// A connection to nowhere (a dead output): drops every flit of its packet that has arrived.
+inline void Simulator::Impl::discard_arrived(int32_t id, Conn& k, InVC& q, Entry& e) {
+  while (e.departed < e.arrived) {
+    e.departed++;
+    k.sent++;
+    if (!k.from_dab) {
+      q.occ--;
+      credit_return(k.in_ch, k.in_vc, 1);
+    }
+    flit_gone(k.pkt);
+    last_progress = now;
+  }
+  if (k.sent >= k.size) finish_conn(id);
+}
+
 inline void Simulator::Impl::step_conns() {
   step_tmp.assign(active.begin(), active.end());  // finish_conn edits `active`
   size_t n = step_tmp.size();
@@ -276,18 +291,8 @@ inline void Simulator::Impl::step_conns() {
     }
     InVC& q = ivc[static_cast<size_t>(k.in_ch) * V + k.in_vc];
     Entry& e = q.front();
-    if (k.out_ch < 0) {  // discard everything that has arrived
-      while (e.departed < e.arrived) {
-        e.departed++;
-        k.sent++;
-        if (!k.from_dab) {
-          q.occ--;
-          credit_return(k.in_ch, k.in_vc, 1);
-        }
-        flit_gone(k.pkt);
-        last_progress = now;
-      }
-      if (k.sent >= k.size) finish_conn(id);
+    if (k.out_ch < 0) {
+      discard_arrived(id, k, q, e);
       continue;
     }
     if (e.departed >= e.arrived || (!ch[k.out_ch].alive && !k.finish_dead)) continue;
@@ -392,18 +397,8 @@ __attribute__((noinline)) inline void Simulator::Impl::step_conns_bs() {  // (ow
     if (k.out_ch >= 0 && credits[static_cast<size_t>(k.out_ch) * V + k.out_vc] <= 0) continue;
     InVC& q = ivc[static_cast<size_t>(k.in_ch) * V + k.in_vc];
     Entry& e = q.front();
-    if (k.out_ch < 0) {  // discard everything that has arrived
-      while (e.departed < e.arrived) {
-        e.departed++;
-        k.sent++;
-        if (!k.from_dab) {
-          q.occ--;
-          credit_return(k.in_ch, k.in_vc, 1);
-        }
-        flit_gone(k.pkt);
-        last_progress = now;
-      }
-      if (k.sent >= k.size) finish_conn(id);
+    if (k.out_ch < 0) {
+      discard_arrived(id, k, q, e);
       continue;
     }
     if (e.departed >= e.arrived || (!ch[k.out_ch].alive && !k.finish_dead)) continue;

@@ -208,6 +208,7 @@ struct Simulator::Impl {
   __attribute__((always_inline)) inline void credit_return(int c, int v, int n);
 
   void finish_conn(int32_t id);
+  void discard_arrived(int32_t id, Conn& k, InVC& q, Entry& e);
 
   void truncate_conn(int32_t id);
 
