@@ -439,9 +439,10 @@ TEST(Plugin, DqrPatchesOpenSmsOwnTablesReadFromADump) {
     ASSERT_TRUE(old_sw.has_value());
     for (const EndPort& e : l2.fabric.end_ports())
       for (uint32_t lid = e.base_lid; lid <= e.last_lid(); lid++)
-        if (l2.lfts.get(sw, static_cast<Lid>(lid)) != l0.lfts.get(*old_sw, static_cast<Lid>(lid)))
+        if (l2.lfts.get(sw, static_cast<Lid>(lid)) != l0.lfts.get(*old_sw, static_cast<Lid>(lid))) {
           EXPECT_TRUE(affected.count(static_cast<Lid>(lid))) << l2.fabric.node(sw).id << " LID " << lid
                                                             << " changed, but its route never crossed the dead link";
+        }
   }
   std::printf("DQR changed %d entries of %zu DLIDs; %d entries used the dead link\n", changed, affected.size(), broken);
 }
@@ -616,7 +617,9 @@ TEST(Plugin, OwnHopMatricesEqualOpenSms) {
     // entries to the hops taken (HopMatrixFollowsNonMinimalRoutes): compare with OpenSM's minhop
     // only where nothing was fixed.
     const bool fixed = logs[0].find("non-minimal hop entries set") != std::string::npos;
-    if (c.engine == "ft-minhop") EXPECT_FALSE(fixed) << logs[0];
+    if (c.engine == "ft-minhop") {
+      EXPECT_FALSE(fixed) << logs[0];
+    }
     ASSERT_FALSE(m[0].empty());
     size_t rows = 0;
     for (const auto& [g, r] : m[0]) rows += r.size();

@@ -161,8 +161,9 @@ TEST(BadInput, EngineOptionRangesCheckedWhereParsed) {
   // every numeric option of every engine has a range: an absurd value is refused at parse time
   for (const auto& info : engines())
     for (const auto& spec : info.create()->option_keys())
-      if (spec.find("..") != std::string::npos)
+      if (spec.find("..") != std::string::npos) {
         EXPECT_NE(option_error(info.name, option_key_name(spec) + "=99999999999"), "") << info.name << " " << spec;
+      }
   // the plugin parses its options the same way (ERR FT03 at load time)
   auto po = plugin::PluginOptions::parse("ftree-misroute:max_valleys=0", engines());
   ASSERT_EQ(po.errors.size(), 1u);

@@ -186,7 +186,7 @@ TEST(PortRef, ConsoleSyntaxAndLegacyForm) {
 }
 
 TEST(PortRef, FormatRoundTrips) {
-  for (const std::string n : std::vector<std::string>{"S1_1", "sw \"x\"", "a\\b", std::string("c\x01" "d"), "[x]"}) {
+  for (const std::string& n : std::vector<std::string>{"S1_1", "sw \"x\"", "a\\b", std::string("c\x01" "d"), "[x]"}) {
     const std::string t = format_port_ref(n, 7);
     EXPECT_EQ(parse_port_ref(t), (PortRef{n, 7})) << t;
   }

@@ -96,9 +96,9 @@ Fabric net(const std::string& p) { return read_net_file(p); }
 
 TEST(LftFast, RealToolOutput) {
   int took = 0;
-  for (const std::string& name : {"2sw4hca", "ft4x2", "ring4"}) {
+  for (const std::string name : {"2sw4hca", "ft4x2", "ring4"}) {
     const Fabric f = net(kSrc + "/tests/data/lft/" + name + ".net");
-    for (const std::string& ext : {".opensm-lfts.dump", ".dump_fts", ".ibroute"})
+    for (const std::string ext : {".opensm-lfts.dump", ".dump_fts", ".ibroute"})
       for (bool adopt : {false, true}) {
         const std::string p = kSrc + "/tests/data/lft/" + name + ext;
         Fabric g = f;
@@ -108,7 +108,7 @@ TEST(LftFast, RealToolOutput) {
   }
   {
     const Fabric f = net(kSrc + "/tests/data/lft/ft4x2.net");
-    for (const std::string& ext : {".opensm-lfts.dump", ".dump_fts"})
+    for (const std::string ext : {".opensm-lfts.dump", ".dump_fts"})
       took += expect_equivalent(kSrc + "/tests/data/lft/ft4x2_lmc1" + ext, f, true, "ft4x2_lmc1" + ext);
   }
   EXPECT_GE(took, 6) << "the fast reader declined the real files";

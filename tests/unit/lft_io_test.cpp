@@ -310,7 +310,9 @@ TEST(IbdmchkIo, PathSlAllPairsListsEveryNodeAndLid) {
   auto a = parse_path_sl(ca_text, "a.sl", fab), b = parse_path_sl(sparse, "b.sl", fab);
   for (const EndPort& s : fab.end_ports())
     for (const EndPort& d : fab.end_ports())
-      if (!fab.node(s.node).is_switch() && s.node != d.node) EXPECT_EQ(a(s.base_lid, d.base_lid), b(s.base_lid, d.base_lid));
+      if (!fab.node(s.node).is_switch() && s.node != d.node) {
+        EXPECT_EQ(a(s.base_lid, d.base_lid), b(s.base_lid, d.base_lid));
+      }
 }
 
 TEST(IbdmchkIo, PathSlAndSl2VlRoundTrip) {
