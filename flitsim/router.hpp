@@ -248,6 +248,13 @@ inline bool Simulator::Impl::credits_ok(int oc, int ov, int size) const {
 
 // Every active connection moves at most one flit per cycle. Under wormhole several
 // connections share a port, so a port moves at most one flit per cycle (rotating priority).
+// A packet truncated at its source link: drops the flits not yet sent.
+inline void Simulator::Impl::discard_at_source(int32_t id, Conn& k) {
+  while (k.sent < k.size) k.sent++, flit_gone(k.pkt);
+  last_progress = now;
+  finish_conn(id);
+}
+
 // A connection to nowhere (a dead output): drops every flit of its packet that has arrived.
 inline void Simulator::Impl::discard_arrived(int32_t id, Conn& k, InVC& q, Entry& e) {
   while (e.departed < e.arrived) {
@@ -276,10 +283,8 @@ inline void Simulator::Impl::step_conns() {
     }
     if (now < k.start) continue;
     if (k.in_ch < 0) {  // from the source queue: all flits present
-      if (k.out_ch < 0) {  // truncated at the source link: discard the rest
-        while (k.sent < k.size) k.sent++, flit_gone(k.pkt);
-        last_progress = now;
-        finish_conn(id);
+      if (k.out_ch < 0) {  // truncated at the source link
+        discard_at_source(id, k);
         continue;
       }
       if (!ch[k.out_ch].alive && !k.finish_dead) continue;
@@ -380,10 +385,8 @@ __attribute__((noinline)) inline void Simulator::Impl::step_conns_bs() {  // (ow
     }
     if (now < k.start) continue;
     if (k.in_ch < 0) {  // from the source queue: all flits present
-      if (k.out_ch < 0) {  // truncated at the source link: discard the rest
-        while (k.sent < k.size) k.sent++, flit_gone(k.pkt);
-        last_progress = now;
-        finish_conn(id);
+      if (k.out_ch < 0) {  // truncated at the source link
+        discard_at_source(id, k);
         continue;
       }
       if (!ch[k.out_ch].alive && !k.finish_dead) continue;

@@ -209,6 +209,7 @@ struct Simulator::Impl {
 
   void finish_conn(int32_t id);
   void discard_arrived(int32_t id, Conn& k, InVC& q, Entry& e);
+  void discard_at_source(int32_t id, Conn& k);
 
   void truncate_conn(int32_t id);
 
