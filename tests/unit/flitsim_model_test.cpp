@@ -9,11 +9,14 @@
 #include <fstream>
 #include <map>
 
+#include "test_fabrics.hpp"
 #include "ftroute/flitsim.hpp"
 #include "ftroute/flitsim_testnets.hpp"
 
 using namespace ftroute;
 using namespace ftroute::flitsim;
+
+using ftroute::test_fabrics::make_dumbbell;
 
 namespace {
 
@@ -25,19 +28,6 @@ std::string tmpfile(const std::string& name, const std::string& content) {
 
 Config booksim() { return Config::preset("booksim"); }
 
-// Two switches joined by one link, `c` CAs on each (endpoints 0..c-1 on SA, c..2c-1 on SB).
-Fabric make_dumbbell(int c) {
-  Fabric f;
-  int a = f.add_node(NodeType::Switch, "SA", c + 1), b = f.add_node(NodeType::Switch, "SB", c + 1);
-  f.connect(a, c + 1, b, c + 1);
-  for (int i = 0; i < 2 * c; i++) {
-    int h = f.add_node(NodeType::Ca, "H" + std::to_string(i), 1);
-    f.connect(h, 1, i < c ? a : b, i % c + 1);
-  }
-  f.assign_default_guids();
-  f.assign_lids();
-  return f;
-}
 
 // Latency of each traced packet, keyed by (src, dst).
 std::map<std::pair<int, int>, int64_t> trace_latencies(const Fabric& f, const Routing& r, const Config& c,

@@ -6,11 +6,14 @@
 #include <fstream>
 #include <set>
 
+#include "test_fabrics.hpp"
 #include "ftroute/flitsim.hpp"
 #include "ftroute/flitsim_testnets.hpp"
 
 using namespace ftroute;
 using namespace ftroute::flitsim;
+
+using ftroute::test_fabrics::make_dumbbell;
 
 namespace {
 
@@ -468,22 +471,6 @@ TEST(FlitsimConfig, RejectsBadValues) {
   w.switching = Switching::Wormhole;
   EXPECT_THROW(w.validate(), OptionError);
 }
-
-namespace {
-// Two switches joined by one link (a 2x1 mesh), `c` CAs on each: the bisection is that link.
-Fabric make_dumbbell(int c) {
-  Fabric f;
-  int a = f.add_node(NodeType::Switch, "SA", c + 1), b = f.add_node(NodeType::Switch, "SB", c + 1);
-  f.connect(a, c + 1, b, c + 1);
-  for (int i = 0; i < 2 * c; i++) {
-    int h = f.add_node(NodeType::Ca, "H" + std::to_string(i), 1);
-    f.connect(h, 1, i < c ? a : b, i % c + 1);
-  }
-  f.assign_default_guids();
-  f.assign_lids();
-  return f;
-}
-}  // namespace
 
 TEST(FlitsimThroughput, UniformSaturationMatchesBisectionBound) {
   // Hand bound. Two switches joined by one link (a 2x1 mesh), c = 4 CAs on each, N = 8
