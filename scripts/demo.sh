@@ -68,14 +68,14 @@ if [ $DOBUILD -eq 1 ]; then
   [[ $targets_help == *"... ftroute_plugin"$'\n'* ]] && TARGETS+=(ftroute_plugin)
   [[ $targets_help == *"... ftroute-pathsl"$'\n'* ]] && TARGETS+=(ftroute-pathsl)
   if ! cmake --build "$BUILD" -j2 --target "${TARGETS[@]}" >> "$BUILD/demo-build.log" 2>&1; then
-    grep -E 'error|Error' "$BUILD/demo-build.log" | head -20 >&2
+    grep -E 'error|Error' "$BUILD/demo-build.log" | sed -n 1,20p >&2
     fail "build failed (full log: $BUILD/demo-build.log)"
   fi
   echo "    built: ${TARGETS[*]}"
 fi
 FTROUTE=$BUILD/cli/ftroute
 [ -x "$FTROUTE" ] || fail "$FTROUTE not built"
-PLUGIN_SO=$(find "$BUILD/plugin" -maxdepth 1 -name 'libftroute.so' 2>/dev/null | head -1)
+PLUGIN_SO=$(find "$BUILD/plugin" -maxdepth 1 -name 'libftroute.so' 2>/dev/null | sed -n 1p)
 PATHSL=$BUILD/campaign/ftroute-pathsl
 
 rm -rf "$W"; mkdir -p "$W"; W=$(cd "$W" && pwd)
@@ -132,7 +132,7 @@ sw_links() {
            rp=substr(s, index(s, "\"[")+2); sub(/\].*/, "", rp); if (rn in sw) print cur, lp, rn, rp } }' "$1" "$1"
 }
 if [ -z "$FAULT" ]; then
-  FAULT=$(sw_links "$NET" | head -1 | cut -d' ' -f1,2)
+  FAULT=$(sw_links "$NET" | sed -n 1p | cut -d' ' -f1,2)
   [ -n "$FAULT" ] || fail "no switch-to-switch link in $NET to cut (use --fault 'NODE PORT')"
 fi
 read -r FNODE FPORT <<< "$FAULT"
@@ -246,7 +246,7 @@ diff <(flat "$W/lfts.before.txt") <(flat "$W/lfts.after.txt") > "$W/lfts.diff" |
 CHANGED=$(grep -c '^>' "$W/lfts.diff" || true)
 echo "    $CHANGED LFT entries changed (first ones: old -> new):"
 join <(flat "$W/lfts.before.txt" | awk '{print $1":"$2, $3}' | sort) \
-     <(flat "$W/lfts.after.txt" | awk '{print $1":"$2, $3}' | sort) | awk '$2!=$3' | head -8 |
+     <(flat "$W/lfts.after.txt" | awk '{print $1":"$2, $3}' | sort) | awk '$2!=$3' | sed -n 1,8p |
   awk '{split($1,a,":"); printf "      switch %-10s lid %-5s port %s -> %s\n", a[1], a[2], $2, $3}' || true
 echo "    entries still using the dead link: $DEAD"
 [ "$DEAD" -eq 0 ] || fail "$DEAD LFT entries still use the dead link"

@@ -285,7 +285,7 @@ cmd_console() {
   tail -c +"$((before + 1))" "$W/ibsim.out" | grep -v '^sim> *$' || true
 }
 
-opensm_child() { local p; p=$(cat "$W/opensm.pid"); pgrep -P "$p" | head -1; }
+opensm_child() { local p; p=$(cat "$W/opensm.pid"); pgrep -P "$p" | sed -n 1p; }
 # Peak RSS (VmHWM, kB) of the OpenSM process (the child of its timeout(1)).
 osm_vmhwm() {
   local c; c=$(opensm_child); [ -n "$c" ] || return 1

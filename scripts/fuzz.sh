@@ -91,7 +91,7 @@ for t in netfile lft sl sl2vl engine_options; do
     echo "fuzz.sh: $t: ok, $execs runs in $((SECONDS - t0)) s, $cov, corpus $(ls "$corpus" | wc -l) new files"
   else
     echo "fuzz.sh: $t: FINDING (log: $BUILD/artifacts/$t.log):"
-    grep -E "ERROR|runtime error|SUMMARY|Test unit written|deadly signal" "$BUILD/artifacts/$t.log" | head -12
+    grep -E "ERROR|runtime error|SUMMARY|Test unit written|deadly signal" "$BUILD/artifacts/$t.log" | sed -n 1,12p
     rc=1
   fi
 done

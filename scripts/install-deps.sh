@@ -13,7 +13,7 @@ PKGS=(opensm libopensm-dev libibumad-dev libibverbs-dev ibsim-utils libumad2sim0
       bison flex)   # needed only to build BookSim2 for scripts/validate_booksim.sh
 missing=()
 for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" > /dev/null || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PKGS[@]} packages already installed"

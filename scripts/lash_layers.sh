@@ -30,6 +30,6 @@ for net in "$@"; do
   fi
   # path_sl.before.txt: "<src node GUID> <DLID> <SL>" per CA pair (ibdmchk -c format)
   osm=$(awk '!/^#/ && NF >= 3 { print $NF }' "$d/path_sl.before.txt" | sort -u | wc -l)
-  ft=$("$BUILD/cli/ftroute" route -e ft-lash "$net" -o /dev/null 2>&1 | sed -n 's/.*LFT entries, \([0-9]*\) VL(s).*/\1/p' | head -1)
+  ft=$("$BUILD/cli/ftroute" route -e ft-lash "$net" -o /dev/null 2>&1 | sed -n 's/.*LFT entries, \([0-9]*\) VL(s).*/\1/p' | sed -n 1p)
   printf '%-28s %14s %14s\n' "$name" "$osm layers" "$ft layers"
 done

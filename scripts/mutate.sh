@@ -174,7 +174,7 @@ for i in "${!NAMES[@]}"; do
     missed=$((missed + 1))
   else
     failed=$(grep -cE '^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)' "$log" || true)
-    first=$(grep -E '^\s+[0-9]+ - ' "$log" | head -1 | sed -E 's/^\s+[0-9]+ - //; s/ \(.*//')
+    first=$(grep -E '^\s+[0-9]+ - ' "$log" | sed -n 1p | sed -E 's/^\s+[0-9]+ - //; s/ \(.*//')
     verdict="CAUGHT ($failed failing, e.g. $first)"
     caught=$((caught + 1))
   fi

@@ -73,7 +73,7 @@ echo "ok: OpenSM loaded $(grep LD_LIBRARY_PATH $e | cut -d: -f1 | cut -d= -f2)/l
 if command -v help2man > /dev/null; then
   [ -f "$P/share/man/man1/ftroute.1" ] && [ -f "$P/share/man/man1/ftroute-check.1" ] || fail "man pages missing"
   if command -v man > /dev/null; then
-    MANWIDTH=80 man -l "$P/share/man/man1/ftroute-check.1" 2> man.err | grep -q -- '--pairs' || { cat man.err; fail "ftroute-check(1) does not render"; }
+    MANWIDTH=80 man -l "$P/share/man/man1/ftroute-check.1" 2> man.err | grep -- '--pairs' > /dev/null || { cat man.err; fail "ftroute-check(1) does not render"; }
     echo "ok: man pages ($(ls "$P"/share/man/man1 | wc -l)) render"
   fi
 fi
@@ -81,8 +81,8 @@ comp() {  # comp WORDS... -> completions of the last word
   run bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _ftroute; printf "%s\n" "${COMPREPLY[@]}"' _ \
       "$P/share/bash-completion/completions/ftroute" "$@"
 }
-comp ftroute chec | grep -qx check || fail "completion of 'ftroute chec'"
-comp ftroute check --pai | grep -qx -- --pairs || fail "completion of 'ftroute check --pai'"
+comp ftroute chec | grep -x check > /dev/null || fail "completion of 'ftroute chec'"
+comp ftroute check --pai | grep -x -- --pairs > /dev/null || fail "completion of 'ftroute check --pai'"
 echo "ok: bash completion"
 
 # 5. the Debian package
@@ -101,8 +101,11 @@ CFG
   deb=$(ls "$D"/pkg/ftroute_*.deb)
   dpkg-deb -f "$deb" Depends | tee depends.txt
   for p in opensm libopensm9 ibsim-utils libumad2sim0 infiniband-diags; do grep -qw "$p" depends.txt || fail "Depends lacks $p"; done
-  dpkg-deb -c "$deb" | grep -q "./usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)/libftroute.so" \
-    || fail "plugin not in /usr/lib/<multiarch> in the .deb"
+  # The listing goes to a file first: `dpkg-deb -c | grep -q` under pipefail failed whenever grep
+  # quit before dpkg-deb's tar had written everything (SIGPIPE; scripts/check_pipefail.py).
+  dpkg-deb -c "$deb" > contents.txt
+  multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+  grep -q "./usr/lib/$multiarch/libftroute.so" contents.txt || fail "plugin not in /usr/lib/<multiarch> in the .deb"
   echo "ok: $(basename "$deb")"
 fi
 echo "PASS: installed ftroute runs on its own"

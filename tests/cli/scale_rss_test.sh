@@ -10,7 +10,7 @@ command -v /usr/bin/time > /dev/null || { echo "SKIP: /usr/bin/time (package tim
 "$FT" gen fattree3 --radix 24 -o r24.net > /dev/null
 /usr/bin/time -f "%M" -o route.rss "$FT" route -e ftree-misroute r24.net -o r24.dump 2> route.err
 cat route.err
-entries=$(sed -n 's/.* \([0-9]*\) LFT entries.*/\1/p' route.err | head -1)
+entries=$(sed -n 's/.* \([0-9]*\) LFT entries.*/\1/p' route.err | sed -n 1p)
 [ -n "$entries" ] && [ "$entries" -gt 2000000 ] || { echo "FAIL: no LFT entry count in the route summary"; exit 1; }
 bound=$(( (32 * 1048576 + 8 * entries) / 1024 ))   # KiB
 /usr/bin/time -f "%M" -o check.rss "$FT" check -f r24.net -l r24.dump > check.out

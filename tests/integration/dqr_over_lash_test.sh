@@ -22,7 +22,7 @@ opts="dqr:base=lft-file,base.file=$W/base/lfts.before.txt,base.sl=$W/base/path_s
 opts="$opts,base.sl2vl=$W/base/sl2vl.before.dump,fallback=false"
 demo --engine dqr --qos --plugin-options "$opts" --workdir "$W/dqr" > "$W/dqr.log" 2>&1 || fail "demo with dqr over lash ($W/dqr.log)"
 grep -q 'OpenSM used: dqr, after the fault: dqr' "$W/dqr.log" || fail "dqr did not route both sweeps ($W/dqr.log)"
-log=$(ls "$W"/dqr/opensm-*/osm.log | head -1)
+log=$(ls "$W"/dqr/opensm-*/osm.log | sed -n 1p)
 grep -q "full routing with base engine 'lft-file'" "$log" || fail "first sweep not from the lash tables ($log)"
 grep -q 'dqr: patched the previous routing' "$log" || fail "DQR did not patch lash's tables after the fault ($log)"
 # the tables DQR programmed before the fault are lash's
