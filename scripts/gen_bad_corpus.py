@@ -47,11 +47,31 @@ def read(rel):
         return f.read().decode("latin-1")
 
 
-class Net:
-    """Just enough of a .net file to mutate it: lines, node records, port lines."""
+class Lines:
+    """A text as lines, and copies of it with one line replaced or lines inserted."""
 
     def __init__(self, text):
         self.lines = text.split("\n")
+
+    def text(self, lines=None):
+        return "\n".join(self.lines if lines is None else lines)
+
+    def with_line(self, idx, new):
+        ls = list(self.lines)
+        ls[idx] = new
+        return self.text(ls)
+
+    def insert(self, idx, new):
+        ls = list(self.lines)
+        ls[idx:idx] = new if isinstance(new, list) else [new]
+        return self.text(ls)
+
+
+class Net(Lines):
+    """Just enough of a .net file to mutate it: lines, node records, port lines."""
+
+    def __init__(self, text):
+        super().__init__(text)
         self.nodes = {}   # id -> dict(head=idx, nports, type, ports={p: (idx, remote, rport)})
         self.port_lines = []  # (idx, node, p, remote, rport)
         cur = None
@@ -69,19 +89,6 @@ class Net:
                 continue
             if l.strip() == "":
                 cur = None
-
-    def text(self, lines=None):
-        return "\n".join(self.lines if lines is None else lines)
-
-    def with_line(self, idx, new):
-        ls = list(self.lines)
-        ls[idx] = new
-        return self.text(ls)
-
-    def insert(self, idx, new):
-        ls = list(self.lines)
-        ls[idx:idx] = new if isinstance(new, list) else [new]
-        return self.text(ls)
 
 
 def set_port_line(line, port=None, remote=None, rport=None):
@@ -200,24 +207,11 @@ def net_odd(rel, rng):
     return out
 
 
-class Dump:
+class Dump(Lines):
     def __init__(self, text):
-        self.lines = text.split("\n")
+        super().__init__(text)
         self.heads = [i for i, l in enumerate(self.lines) if l.startswith("Unicast lids")]
         self.entries = [i for i, l in enumerate(self.lines) if ENTRY_RE.match(l)]
-
-    def text(self, ls=None):
-        return "\n".join(self.lines if ls is None else ls)
-
-    def with_line(self, idx, new):
-        ls = list(self.lines)
-        ls[idx] = new
-        return self.text(ls)
-
-    def insert(self, idx, new):
-        ls = list(self.lines)
-        ls[idx:idx] = new if isinstance(new, list) else [new]
-        return self.text(ls)
 
 
 def entry(line, lid=None, port=None):
