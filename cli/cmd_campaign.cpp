@@ -139,8 +139,9 @@ DIR/plots/<fabric>_<metric>.svg and DIR/summary.txt are rewritten at the end.
   --gen SPEC             generated fabric (repeatable), the fabric spec of `ftroute gen --help`:
                          fattree:K,N | fattree2:LEAVES,SPINES,HOSTS | fattree3:RADIX[,PODS] |
                          mesh:4x4[,HOSTS] | torus:4x4x4[,HOSTS] | kns:K,N[,P[,KI]] | ctree:KEY=V,.. |
-                         kautz:D,K[,HOSTS[,R]] | xgft:H,M1..MH,W1..WH[,HOSTS] | dragonfly:A,P,H,G[,HOSTS] |
-                         random:SWITCHES,DEGREE,HOSTS[,SEED] (seed 003 Table III, docs/campaign.md)
+                         kautz:D,K[,HOSTS[,R]] | xgft:H,M1..MH,W1..WH[,HOSTS] | random:SWITCHES,DEGREE,HOSTS[,SEED] |
+                         dragonfly:A,P,H,G[,HOSTS][,arrangement=round-robin|consecutive|palmtree]
+                         (seed 003 Table III, docs/campaign.md)
                          (e.g. ctree:leaves=8,hosts=4/0,links=2); KEY=V items too (torus:4x4,hosts=2)
   --engines A,B,...      ftroute engines (ftree-misroute, ft-minhop, ft-dor, dqr, kns, ftdrb) and/or
                          opensm:<engine> (opensm:minhop, opensm:updn, opensm:ftree, opensm:dfsssp,
