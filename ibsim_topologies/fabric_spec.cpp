@@ -250,7 +250,7 @@ const std::vector<FabricKind>& fabric_kinds() {
        "  --hosts N        hosts per router (default P)\n"
        "  --arrangement NAME  which global port goes to which group (fip_topologies.hpp): round-robin (default;\n"
        "                   each group pair's links dealt over all routers), consecutive (Kim et al.'s absolute\n"
-       "                   arrangement), palmtree (relative); keyword only: dragonfly:10,5,5,4,7,arrangement=palmtree\n"
+       "                   arrangement), palmtree (relative); in a spec as a keyword: dragonfly:10,5,5,4,7,arrangement=palmtree\n"
        "  names: routers D<group>_<i>, hosts H<group>_<i>_<j>",
        {"a", "p", "h", "g", "hosts", "arrangement"}, 5,
        [](SpecArgs& a) {
