@@ -44,6 +44,10 @@ int run_campaign_cmd(cli::Args& a) {
   cfg.sim_load = a.double_or("sim-load", 0.9);
   cfg.sim_measure = a.int_or("sim-cycles", 3000);
   cfg.sim_msg_packets = static_cast<int>(a.int_or("sim-msg-packets", 1));
+  const std::string shift_order = a.value_or("shift-order", "index");
+  if (shift_order != "index" && shift_order != "random")
+    throw cli::UsageError("--shift-order expects index or random, got '" + shift_order + "'");
+  cfg.shift_order_random = shift_order == "random";
   cfg.sim_warmup = cfg.sim_measure / 6;
   cfg.opensm_timeout = static_cast<int>(a.int_or("opensm-timeout", 120));
   cfg.ftsim_script = a.value_or("ftsim", "");
@@ -162,6 +166,9 @@ DIR/plots/<fabric>_<metric>.svg and DIR/summary.txt are rewritten at the end.
   --sim-load X           offered load for the simulation, 0 < X <= 1 (default 0.9; not for shift-exchange)
   --sim-cycles N         measured cycles (default 3000; warm-up N/6)
   --sim-msg-packets N    shift-exchange: packets (16 flits) per message (default 1)
+  --shift-order O        shift-exchange: order of the endpoints the shifts run over: index (default,
+                         flitsim's node order = the generator's) | random (a permutation drawn from
+                         the run's seed; docs/REPRODUCTION.md, Dragonfly)
   --opensm-timeout S     seconds per OpenSM run (default 120)
   --ftsim PATH           scripts/ftsim.sh to use (default: $FTROUTE_FTSIM, else libexec/ftroute/ftsim.sh
                          next to the binary: <prefix>/libexec/ftroute or <build>/libexec/ftroute)
