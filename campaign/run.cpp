@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <random>
 #include <unordered_map>
 
 #include "ftroute/campaign.hpp"
@@ -87,25 +88,6 @@ std::string flitsim_pattern(const std::string& p) {
 
 std::atomic<int> g_trace_counter{0};
 
-// The paper's shift-exchange (B.8, Eq. 7) as a flitsim trace: N endpoints (flitsim order), shifts
-// +1, -1, +2, -2, ... up to +-N/2 (N even: +N/2 once, it equals -N/2; N odd: up to +-(N-1)/2),
-// every source sends `packets` packets per shift, all queued at cycle 0 in shift order (each
-// source works through its shifts as fast as the network lets it; no barrier between shifts).
-std::string shift_exchange_trace(int n, int packets) {
-  std::vector<int> shifts;
-  for (int k = 1; k <= n / 2; ++k) {
-    shifts.push_back(k);
-    if (2 * k != n) shifts.push_back(-k);
-  }
-  std::string out;
-  out.reserve(static_cast<size_t>(n) * shifts.size() * static_cast<size_t>(packets) * 12);
-  for (int s : shifts)
-    for (int i = 0; i < n; ++i)
-      for (int p = 0; p < packets; ++p)
-        out += "0 " + std::to_string(i) + " " + std::to_string(((i + s) % n + n) % n) + "\n";
-  return out;
-}
-
 void simulate(const Config& cfg, const Fabric& f, const Routing& r, RunResult& out) {
   flitsim::Config sc;
   sc.seed = static_cast<uint64_t>(out.key.seed);
@@ -123,7 +105,9 @@ void simulate(const Config& cfg, const Fabric& f, const Routing& r, RunResult& o
     const int n = static_cast<int>(flitsim::endpoints_of(f).size());
     trace = fs::temp_directory_path().string() + "/ftroute-shiftx-" + std::to_string(getpid()) + "-" +
             std::to_string(g_trace_counter++) + ".trace";
-    std::ofstream(trace) << shift_exchange_trace(n, cfg.sim_msg_packets);
+    std::ofstream(trace) << shift_exchange_trace(
+        n, cfg.sim_msg_packets,
+        cfg.shift_order_random ? random_endpoint_order(n, static_cast<uint64_t>(out.key.seed)) : std::vector<int>{});
     t.pattern = "trace";
     t.trace_file = trace;
     t.warmup = 0;
@@ -568,6 +552,32 @@ RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key) {
   }
   out.message = clean(out.message);
   return out;
+}
+
+std::string shift_exchange_trace(int n, int packets, const std::vector<int>& order) {
+  if (!order.empty() && static_cast<int>(order.size()) != n) throw Error("shift_exchange_trace: order has the wrong size");
+  auto at = [&](int k) { return order.empty() ? k : order[static_cast<size_t>(k)]; };
+  std::vector<int> shifts;
+  for (int k = 1; k <= n / 2; ++k) {
+    shifts.push_back(k);
+    if (2 * k != n) shifts.push_back(-k);
+  }
+  std::string out;
+  out.reserve(static_cast<size_t>(n) * shifts.size() * static_cast<size_t>(packets) * 12);
+  for (int s : shifts)
+    for (int i = 0; i < n; ++i)
+      for (int p = 0; p < packets; ++p)
+        out += "0 " + std::to_string(at(i)) + " " + std::to_string(at(((i + s) % n + n) % n)) + "\n";
+  return out;
+}
+
+std::vector<int> random_endpoint_order(int n, uint64_t seed) {
+  std::vector<int> order(static_cast<size_t>(std::max(0, n)));
+  for (int i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
+  std::mt19937_64 g(seed);
+  for (int i = n - 1; i > 0; --i)
+    std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(topo::uniform_index(g, static_cast<uint64_t>(i) + 1))]);
+  return order;
 }
 
 }  // namespace ftroute::campaign

@@ -44,6 +44,10 @@ int run_campaign_cmd(cli::Args& a) {
   cfg.sim_load = a.double_or("sim-load", 0.9);
   cfg.sim_measure = a.int_or("sim-cycles", 3000);
   cfg.sim_msg_packets = static_cast<int>(a.int_or("sim-msg-packets", 1));
+  const std::string shift_order = a.value_or("shift-order", "index");
+  if (shift_order != "index" && shift_order != "random")
+    throw cli::UsageError("--shift-order expects index or random, got '" + shift_order + "'");
+  cfg.shift_order_random = shift_order == "random";
   cfg.sim_warmup = cfg.sim_measure / 6;
   cfg.opensm_timeout = static_cast<int>(a.int_or("opensm-timeout", 120));
   cfg.ftsim_script = a.value_or("ftsim", "");
@@ -139,8 +143,9 @@ DIR/plots/<fabric>_<metric>.svg and DIR/summary.txt are rewritten at the end.
   --gen SPEC             generated fabric (repeatable), the fabric spec of `ftroute gen --help`:
                          fattree:K,N | fattree2:LEAVES,SPINES,HOSTS | fattree3:RADIX[,PODS] |
                          mesh:4x4[,HOSTS] | torus:4x4x4[,HOSTS] | kns:K,N[,P[,KI]] | ctree:KEY=V,.. |
-                         kautz:D,K[,HOSTS[,R]] | xgft:H,M1..MH,W1..WH[,HOSTS] | dragonfly:A,P,H,G[,HOSTS] |
-                         random:SWITCHES,DEGREE,HOSTS[,SEED] (seed 003 Table III, docs/campaign.md)
+                         kautz:D,K[,HOSTS[,R]] | xgft:H,M1..MH,W1..WH[,HOSTS] | random:SWITCHES,DEGREE,HOSTS[,SEED] |
+                         dragonfly:A,P,H,G[,HOSTS][,arrangement=round-robin|consecutive|palmtree]
+                         (seed 003 Table III, docs/campaign.md)
                          (e.g. ctree:leaves=8,hosts=4/0,links=2); KEY=V items too (torus:4x4,hosts=2)
   --engines A,B,...      ftroute engines (ftree-misroute, ft-minhop, ft-dor, dqr, kns, ftdrb) and/or
                          opensm:<engine> (opensm:minhop, opensm:updn, opensm:ftree, opensm:dfsssp,
@@ -161,6 +166,9 @@ DIR/plots/<fabric>_<metric>.svg and DIR/summary.txt are rewritten at the end.
   --sim-load X           offered load for the simulation, 0 < X <= 1 (default 0.9; not for shift-exchange)
   --sim-cycles N         measured cycles (default 3000; warm-up N/6)
   --sim-msg-packets N    shift-exchange: packets (16 flits) per message (default 1)
+  --shift-order O        shift-exchange: order of the endpoints the shifts run over: index (default,
+                         flitsim's node order = the generator's) | random (a permutation drawn from
+                         the run's seed; docs/REPRODUCTION.md, Dragonfly)
   --opensm-timeout S     seconds per OpenSM run (default 120)
   --ftsim PATH           scripts/ftsim.sh to use (default: $FTROUTE_FTSIM, else libexec/ftroute/ftsim.sh
                          next to the binary: <prefix>/libexec/ftroute or <build>/libexec/ftroute)

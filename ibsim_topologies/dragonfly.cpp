@@ -36,8 +36,28 @@ Fabric dragonfly(const Dragonfly& q) {
   for (int grp = 0; grp < q.g; grp++)
     for (int i = 0; i < q.a; i++)
       for (int j = i + 1; j < q.a; j++) f.connect(R(grp, i), H + 1 + (j - 1), R(grp, j), H + 1 + i);
-  // inter-group complete graph of groups, L links per pair, dealt round robin
-  if (q.g > 1) {
+  // inter-group complete graph of groups, L links per pair, in the chosen arrangement
+  if (q.g > 1 && q.arrangement != DragonflyArrangement::RoundRobin) {
+    const int L = q.a * q.h / (q.g - 1);
+    // group x's global port j (router j div h, physical port H + a + j mod h)
+    auto node_of = [&](int x, int j) { return R(x, j / q.h); };
+    auto port_of = [&](int j) { return H + q.a + j % q.h; };
+    for (int x = 0; x < q.g; x++)
+      for (int j = 0; j < L * (q.g - 1); j++) {
+        const int block = j / L, c = j % L;
+        int y, jy;
+        if (q.arrangement == DragonflyArrangement::Consecutive) {
+          y = block < x ? block : block + 1;        // the block-th other group, ascending
+          jy = (x < y ? x : x - 1) * L + c;         // x's rank among y's other groups
+        } else {                                    // palm tree: offsets d = 1..g-1
+          const int d = block + 1;
+          y = (x + d) % q.g;
+          jy = (q.g - d - 1) * L + c;               // offset g - d leads back to x
+        }
+        if (y < x) continue;  // each link once, from its lower group
+        f.connect(node_of(x, j), port_of(j), node_of(y, jy), port_of(jy));
+      }
+  } else if (q.g > 1) {  // round robin
     const int L = q.a * q.h / (q.g - 1);
     std::vector<int> next(static_cast<size_t>(q.g), 0);  // next global slot q of each group
     auto take = [&](int grp, int& node, int& port) {
@@ -56,6 +76,22 @@ Fabric dragonfly(const Dragonfly& q) {
   }
   f.assign_default_guids();
   return f;
+}
+
+DragonflyArrangement parse_dragonfly_arrangement(const std::string& name) {
+  if (name == "round-robin") return DragonflyArrangement::RoundRobin;
+  if (name == "consecutive") return DragonflyArrangement::Consecutive;
+  if (name == "palmtree") return DragonflyArrangement::PalmTree;
+  throw OptionError("dragonfly: unknown arrangement '" + name + "' (round-robin, consecutive or palmtree)");
+}
+
+const char* dragonfly_arrangement_name(DragonflyArrangement a) {
+  switch (a) {
+    case DragonflyArrangement::Consecutive: return "consecutive";
+    case DragonflyArrangement::PalmTree: return "palmtree";
+    case DragonflyArrangement::RoundRobin: break;
+  }
+  return "round-robin";
 }
 
 }  // namespace ftroute::topo

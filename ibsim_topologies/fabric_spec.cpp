@@ -244,12 +244,15 @@ const std::vector<FabricKind>& fabric_kinds() {
          return xgft(p);
        },
        true},
-      {"dragonfly", "A,P,H,G[,HOSTS]",
+      {"dragonfly", "A,P,H,G[,HOSTS][,arrangement=NAME]",
        "Dragonfly(a,p,h,g), 1-D flattened butterfly in and between groups (seed 003: dragonfly:10,5,5,4,7)",
        "  --a A  routers per group   --p P  terminals per router   --h H  global links per router   --g G  groups\n"
        "  --hosts N        hosts per router (default P)\n"
+       "  --arrangement NAME  which global port goes to which group (fip_topologies.hpp): round-robin (default;\n"
+       "                   each group pair's links dealt over all routers), consecutive (Kim et al.'s absolute\n"
+       "                   arrangement), palmtree (relative); in a spec as a keyword: dragonfly:10,5,5,4,7,arrangement=palmtree\n"
        "  names: routers D<group>_<i>, hosts H<group>_<i>_<j>",
-       {"a", "p", "h", "g", "hosts"}, 5,
+       {"a", "p", "h", "g", "hosts", "arrangement"}, 5,
        [](SpecArgs& a) {
          Dragonfly q;
          q.a = a.integer("a", SpecArgs::kRequired, 1, kMaxPorts);
@@ -257,6 +260,14 @@ const std::vector<FabricKind>& fabric_kinds() {
          q.h = a.integer("h", SpecArgs::kRequired, 0, kMaxPorts);
          q.g = a.integer("g", SpecArgs::kRequired, 1, 100000);
          q.hosts_per_switch = a.integer("hosts", q.p, 0, kMaxPorts);
+         if (auto arr = a.get("arrangement")) {
+           try {
+             q.arrangement = parse_dragonfly_arrangement(*arr);
+           } catch (const OptionError&) {
+             a.fail("unknown arrangement '" + *arr + "' (round-robin, consecutive or palmtree)");
+           }
+           a.used += " --arrangement " + *arr;
+         }
          return dragonfly(q);
        }},
       {"random", "SWITCHES,DEGREE[,HOSTS[,GRAPH-SEED]]",

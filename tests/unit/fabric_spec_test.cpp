@@ -75,6 +75,14 @@ TEST(FabricSpec, EveryKindBuildsTheGeneratorsFabric) {
   EXPECT_EQ(net(build_fabric_spec("dragonfly:10,5,5,4,7")), net(dragonfly(d)));
   d.hosts_per_switch = 5;  // default: p
   EXPECT_EQ(net(build_fabric_spec("dragonfly:10,5,5,4")), net(dragonfly(d)));
+  // the global-link arrangement, a keyword after the positional values; round-robin = the default
+  d.hosts_per_switch = 7;
+  EXPECT_EQ(net(build_fabric_spec("dragonfly:10,5,5,4,7,arrangement=round-robin")), net(dragonfly(d)));
+  d.arrangement = DragonflyArrangement::PalmTree;
+  EXPECT_EQ(net(build_fabric_spec("dragonfly:10,5,5,4,7,arrangement=palmtree")), net(dragonfly(d)));
+  EXPECT_NE(net(build_fabric_spec("dragonfly:10,5,5,4,7")), net(dragonfly(d)));
+  d.arrangement = DragonflyArrangement::Consecutive;
+  EXPECT_EQ(net(build_fabric_spec("dragonfly:a=10,p=5,h=5,g=4,hosts=7,arrangement=consecutive")), net(dragonfly(d)));
   RandomTopo r{32, 16, 8, 1};
   EXPECT_EQ(net(build_fabric_spec("random:32,16,8,1")), net(random_topology(r)));
   r.seed = 7;
@@ -155,7 +163,12 @@ TEST(FabricSpec, ErrorsNameTheOffendingToken) {
   EXPECT_NE(error_of("xgft:2,4,4").find("H = 2 needs 5 or 6 numbers, got 3"), std::string::npos) << error_of("xgft:2,4,4");
   EXPECT_NE(error_of("xgft:1,22,x").find("'x' is not a non-negative integer"), std::string::npos);
   EXPECT_EQ(error_of("random:32"), "missing degree (random:SWITCHES,DEGREE[,HOSTS[,GRAPH-SEED]]) in 'random:32'");
-  EXPECT_EQ(error_of("dragonfly:10,5,5,4,7,1"), "unexpected value '1' (dragonfly:A,P,H,G[,HOSTS]) in 'dragonfly:10,5,5,4,7,1'");
+  EXPECT_EQ(error_of("dragonfly:10,5,5,4,7,1"),
+            "unexpected value '1' (dragonfly:A,P,H,G[,HOSTS][,arrangement=NAME]) in 'dragonfly:10,5,5,4,7,1'");
+  EXPECT_EQ(error_of("dragonfly:10,5,5,4,7,arrangement=absolute"),
+            "unknown arrangement 'absolute' (round-robin, consecutive or palmtree) in 'dragonfly:10,5,5,4,7,arrangement=absolute'");
+  EXPECT_EQ(error_of("dragonfly:10,5,5,4,7,arrangement="), "no value for 'arrangement' in 'dragonfly:10,5,5,4,7,arrangement='");
+  EXPECT_EQ(error_of("kautz:2,4,arrangement=palmtree").substr(0, 29), "unknown keyword 'arrangement'");
 }
 
 // ---- the one port syntax (ibsim_topologies/include/ftroute/port_ref.hpp) ----

@@ -199,6 +199,123 @@ TEST(FipTopologies, DragonflyTableIII) {
   EXPECT_EQ(edge_connectivity(dragonfly({4, 1, 2, 5, 1})), 4 + 2 - 1);
 }
 
+namespace {
+
+// group of a Dragonfly router "D<group>_<i>" and its index i
+int df_group(const Fabric& f, int s) { return std::stoi(f.node(s).id.substr(1)); }
+int df_index(const Fabric& f, int s) { return std::stoi(f.node(s).id.substr(f.node(s).id.find('_') + 1)); }
+
+// The structure every arrangement must have: each group a complete graph on its intra ports
+// H+1..H+a-1, exactly L = floor(a h / (g-1)) global links between every pair of groups on the
+// global ports H+a..H+a+h-1, at most h global links per router (exactly h when a h = L (g-1)),
+// L (g-1) per group, connected, edge connectivity min degree.
+void expect_dragonfly_structure(const Dragonfly& q, const std::string& what, int edge_conn = -1) {
+  SCOPED_TRACE(what);
+  Fabric f = dragonfly(q);
+  const int H = q.hosts_per_switch < 0 ? q.p : q.hosts_per_switch;
+  const int L = q.g > 1 ? q.a * q.h / (q.g - 1) : 0;
+  Counts c = count(f);
+  EXPECT_EQ(c.switches, q.a * q.g);
+  EXPECT_EQ(c.switch_links, q.g * q.a * (q.a - 1) / 2 + L * q.g * (q.g - 1) / 2);
+  std::map<std::pair<int, int>, int> between;
+  std::map<int, int> global_of_group;
+  int min_deg = 1 << 30;
+  for (int s : f.switches()) {
+    int global = 0, local = 0;
+    std::set<int> same;
+    for (int p = 1; p <= f.node(s).num_ports; p++) {
+      const Port& x = f.node(s).port(p);
+      if (!x.connected() || !f.node(x.peer_node).is_switch()) continue;
+      if (df_group(f, x.peer_node) == df_group(f, s)) {
+        ++local;
+        same.insert(x.peer_node);
+        EXPECT_TRUE(p > H && p < H + q.a) << f.node(s).id << " port " << p;
+      } else {
+        ++global;
+        EXPECT_TRUE(p >= H + q.a && p < H + q.a + q.h) << f.node(s).id << " port " << p;
+        between[{std::min(df_group(f, s), df_group(f, x.peer_node)), std::max(df_group(f, s), df_group(f, x.peer_node))}]++;
+      }
+    }
+    EXPECT_EQ(local, q.a - 1) << f.node(s).id;
+    EXPECT_EQ(same.size(), static_cast<size_t>(q.a - 1)) << f.node(s).id;
+    EXPECT_LE(global, q.h) << f.node(s).id;
+    if (q.a * q.h == L * (q.g - 1)) {
+      EXPECT_EQ(global, q.h) << f.node(s).id;
+    }
+    global_of_group[df_group(f, s)] += global;
+    min_deg = std::min(min_deg, local + global);
+  }
+  EXPECT_EQ(between.size(), static_cast<size_t>(q.g * (q.g - 1) / 2));
+  for (auto [k, n] : between) EXPECT_EQ(n, 2 * L) << k.first << "-" << k.second;  // counted from both ends
+  for (auto [grp, n] : global_of_group) EXPECT_EQ(n, L * (q.g - 1)) << "group " << grp;
+  EXPECT_TRUE(f.connected());
+  EXPECT_EQ(edge_connectivity(f), edge_conn < 0 ? min_deg : edge_conn);  // -1: the minimum degree
+}
+
+// routers of group x with a global link to group y
+std::set<int> routers_towards(const Fabric& f, int x, int y) {
+  std::set<int> r;
+  for (auto [node, port] : f.switch_links()) {
+    int peer = f.node(node).port(port).peer_node;
+    if (df_group(f, node) == x && df_group(f, peer) == y) r.insert(df_index(f, node));
+    if (df_group(f, peer) == x && df_group(f, node) == y) r.insert(df_index(f, peer));
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST(FipTopologies, DragonflyArrangements) {
+  using A = DragonflyArrangement;
+  for (A arr : {A::RoundRobin, A::Consecutive, A::PalmTree}) {
+    const std::string name = dragonfly_arrangement_name(arr);
+    EXPECT_EQ(parse_dragonfly_arrangement(name), arr);
+    expect_dragonfly_structure({10, 5, 5, 4, 7, arr}, name + " Table III");  // L = 16, 2 ports unused
+    expect_dragonfly_structure({4, 1, 2, 5, 1, arr}, name + " L = 2");      // every port used
+    expect_dragonfly_structure({4, 2, 2, 9, -1, arr}, name + " g = a h + 1");  // Kim et al.'s largest
+    // consecutive with L > h: router 0 of groups 0 and 1 are joined by h = 4 parallel links, so
+    // cutting them off takes only their 2 + 2 intra-group links
+    expect_dragonfly_structure({3, 1, 4, 3, 1, arr}, name + " L = 6 > a", arr == A::Consecutive ? 4 : -1);
+  }
+  EXPECT_THROW(parse_dragonfly_arrangement("absolute"), OptionError);
+  // the three are different fabrics
+  Fabric rr = dragonfly({10, 5, 5, 4, 7, A::RoundRobin}), co = dragonfly({10, 5, 5, 4, 7, A::Consecutive}),
+         pt = dragonfly({10, 5, 5, 4, 7, A::PalmTree});
+  NetWriteOptions wo;
+  EXPECT_NE(write_net(rr, wo), write_net(co, wo));
+  EXPECT_NE(write_net(rr, wo), write_net(pt, wo));
+  EXPECT_NE(write_net(co, wo), write_net(pt, wo));
+  // round robin spreads the 16 links of a group pair over all 10 routers; consecutive and palm
+  // tree put them on ceil(16 / 5) + 1 = 4 neighbouring routers at most
+  for (int x = 0; x < 4; x++)
+    for (int y = 0; y < 4; y++) {
+      if (x == y) continue;
+      EXPECT_EQ(routers_towards(rr, x, y).size(), 10u) << x << "->" << y;
+      for (const Fabric* f : {&co, &pt}) {
+        std::set<int> r = routers_towards(*f, x, y);
+        EXPECT_LE(r.size(), 4u) << x << "->" << y;
+        EXPECT_EQ(*r.rbegin() - *r.begin() + 1, static_cast<int>(r.size())) << "not neighbouring routers";
+      }
+    }
+  // Kim et al.'s definitions on g = a h + 1 (one link per pair): global port j = i h + k of
+  // group x (router i, its k-th global port) goes to group j (j < x) or j + 1 (absolute /
+  // consecutive), to group x + j + 1 mod g (palm tree)
+  const Dragonfly k{4, 2, 2, 9, -1};
+  for (A arr : {A::Consecutive, A::PalmTree}) {
+    Dragonfly q = k;
+    q.arrangement = arr;
+    Fabric f = dragonfly(q);
+    for (int s : f.switches())
+      for (int kk = 0; kk < q.h; kk++) {
+        const Port& x = f.node(s).port(q.p + q.a + kk);
+        ASSERT_TRUE(x.connected()) << f.node(s).id;
+        const int grp = df_group(f, s), j = df_index(f, s) * q.h + kk;
+        const int want = arr == A::Consecutive ? (j < grp ? j : j + 1) : (grp + j + 1) % q.g;
+        EXPECT_EQ(df_group(f, x.peer_node), want) << dragonfly_arrangement_name(arr) << " " << f.node(s).id << " global port " << kk;
+      }
+  }
+}
+
 TEST(FipTopologies, RandomTableIII) {
   Fabric f = random_topology({32, 16, 8, 1});  // random:32,16,8,1
   Counts c = count(f);

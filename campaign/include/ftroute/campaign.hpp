@@ -81,6 +81,7 @@ struct Config {
   // flitsim (empty pattern = no simulation)
   std::string pattern;          // shift-exchange | shift | exchange | uniform | any flitsim pattern
   int sim_msg_packets = 1;      // shift-exchange: packets per message (per source and shift)
+  bool shift_order_random = false;  // shift-exchange: endpoints in a random order drawn from the run's seed
   double sim_load = 0.9;
   int64_t sim_warmup = 500, sim_measure = 3000;
   // OpenSM
@@ -91,6 +92,16 @@ struct Config {
   std::string pathsl_tool;      // default: the built ftroute-pathsl ("" if not built: SL engines unchecked)
   std::string out_dir;
 };
+
+// The paper's shift-exchange (B.8, Eq. 7) as a flitsim trace: N endpoints ordered by `order`
+// (order[k] = flitsim endpoint index of position k; empty = flitsim order), shifts +1, -1, +2, -2,
+// ... up to +-N/2 over the positions (N even: +N/2 once, it equals -N/2; N odd: up to
+// +-(N-1)/2), every source sends `packets` packets per shift, all queued at cycle 0 in shift
+// order. Lines "0 SRC DST".
+std::string shift_exchange_trace(int n, int packets, const std::vector<int>& order = {});
+// A random order of n endpoints for --shift-order random: Fisher-Yates with mt19937_64(seed) and
+// topo::uniform_index(), the same on every platform.
+std::vector<int> random_endpoint_order(int n, uint64_t seed);
 
 struct RunKey {
   std::string fabric, engine, link_failures, switch_failures;

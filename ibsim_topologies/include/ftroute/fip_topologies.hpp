@@ -28,11 +28,22 @@
 //    and its w_l+1 parents on ports (l ? m_l : H) + 1 + b_l+1. Links sum_l (level-l switches x w_l+1).
 //  * Dragonfly(a, p, h, g) with 1-D flattened butterflies: g groups of a routers "D<group>_<i>";
 //    every group is a complete graph (router i port H+1+j for the j-th other router in order),
-//    every pair of groups is joined by L = floor(a h / (g-1)) global links. The global links are
-//    dealt round robin over the pairs (t = 0..L-1, then group pairs in order), and a group's q-th
-//    global link (q = 0..a h - 1, in dealing order) sits on router q mod a, port H+a+(q div a):
-//    the global ports are spread evenly over the routers. Hosts "H<group>_<i>_<j>" on ports 1..H
-//    (H = p unless given). Links g a (a-1) / 2 + L g (g-1) / 2.
+//    every pair of groups is joined by L = floor(a h / (g-1)) global links; router i's k-th global
+//    port (k = 0..h-1) is port H+a+k. Which global port goes to which group is the arrangement
+//    (the paper, following Kim et al. 2008, does not say; Camarero et al. 2014 and Hastings et al.
+//    2015 name the common ones), L (g-1) of the a h global ports of a group are used:
+//     - round-robin (the default): the global links are dealt round robin over the pairs
+//       (t = 0..L-1, then group pairs in order), and a group's q-th global link (q = 0..a h - 1,
+//       in dealing order) sits on router q mod a, port H+a+(q div a): the links of one group pair
+//       are spread over all routers, every router has links to every other group (for g - 1 <= a).
+//     - consecutive (Kim et al.'s "absolute" arrangement): global port j = i h + k of group x
+//       (router i, its k-th global port) goes to the (j div L)-th other group in ascending order,
+//       copy j mod L, paired with the same copy of the peer's block for x: the L links to one
+//       group sit on consecutive ports, i.e. on about L / h neighbouring routers.
+//     - palmtree (the "relative" / palm-tree arrangement): port j of group x goes to group
+//       (x + d) mod g, d = (j div L) + 1, copy c = j mod L, paired with port (g - d - 1) L + c of
+//       that group (offset g - d leads back to x): consecutive blocks as above, but by offset.
+//    Hosts "H<group>_<i>_<j>" on ports 1..H (H = p unless given). Links g a (a-1) / 2 + L g (g-1) / 2.
 //  * Random: a simple connected DEGREE-regular graph on SWITCHES switches "R<i>" (the paper
 //    gives no construction; ours): a circulant start graph (i ~ i+-1..DEGREE/2, plus i ~ i+N/2
 //    for odd DEGREE) is shuffled by 20 x links accepted double-edge swaps (a-b, c-d -> a-d, c-b
@@ -65,14 +76,22 @@ struct Xgft {
 };
 Fabric xgft(const Xgft& p);
 
+enum class DragonflyArrangement { RoundRobin, Consecutive, PalmTree };
+
 struct Dragonfly {
   int a = 4;                 // routers per group
   int p = 2;                 // terminals per router (the default host count)
   int h = 2;                 // global channels per router
   int g = 9;                 // groups
   int hosts_per_switch = -1; // -1: p
+  DragonflyArrangement arrangement = DragonflyArrangement::RoundRobin;  // global links (above)
 };
 Fabric dragonfly(const Dragonfly& q);
+
+// "round-robin", "consecutive", "palmtree" <-> DragonflyArrangement; parse throws OptionError
+// naming the three for anything else.
+DragonflyArrangement parse_dragonfly_arrangement(const std::string& name);
+const char* dragonfly_arrangement_name(DragonflyArrangement a);
 
 struct RandomTopo {
   int switches = 32;
