@@ -198,10 +198,13 @@ struct Reader {
       b.credit_delay = static_cast<int>(as_int(key, v, line, 0, 100000));
     } else if (key == "wait_for_tail_credit") {
       b.wait_for_tail_credit = as_bool(key, v, line);
-    } else if (key == "vc_allocator" || key == "sw_allocator") {
+    } else if (key == "vc_allocator") {
       if (v != "islip" && v != "separable_input_first")
         fail(line, key + " = " + v + " is not modelled by flitsim (supported: islip, separable_input_first)");
-      (key == "vc_allocator" ? b.vc_allocator : b.sw_allocator) = v;
+      b.vc_allocator = v;
+    } else if (key == "sw_allocator") {  // the BookSim model's switch allocation is iSLIP
+      if (v != "islip") fail(line, key + " = " + v + " is not modelled by flitsim (supported: islip)");
+      b.sw_allocator = v;
     } else if (key == "alloc_iters") {
       b.alloc_iters = static_cast<int>(as_int(key, v, line, 1, 64));
     } else if (key == "packet_size") {
@@ -387,7 +390,11 @@ void apply_booksim_config(const BookSimConfig& b, Config& c, TrafficSpec& t, boo
   c.xbar_delay = b.st_prepare_delay + b.st_final_delay;
   c.credit_delay = b.credit_delay;   // cycles after the credit channel, as in BookSim2
   c.wait_tail_credit = b.wait_for_tail_credit;
-  c.allocator = b.sw_allocator == "islip" ? Allocator::ISlip : Allocator::Separable;
+  // VC allocation: islip = BookSim2's iSLIP over input VCs x output VCs (va_per_vc);
+  // separable_input_first = the port-level separable allocator (one VC per input port, then
+  // one input per output port), the closest flitsim has
+  c.va_per_vc = b.vc_allocator == "islip";
+  c.allocator = b.vc_allocator == "islip" ? Allocator::ISlip : Allocator::Separable;
   c.islip_iterations = b.alloc_iters;
   c.seed = static_cast<uint64_t>(b.seed);
   if (random_choices && booksim_lmc(b) > 0) c.lid_policy = LidPolicy::Random;  // booksim_routing's choices

@@ -135,6 +135,11 @@ TEST(BookSimConfig, DefaultsSyntaxAndUnits) {
   EXPECT_TRUE(c.wait_tail_credit);
   EXPECT_EQ(c.xbar_delay, 2);
   EXPECT_EQ(c.vc_alloc_delay, 3);
+  // VC allocator: iSLIP over VCs (BookSim2's default), or the port-level separable allocator
+  EXPECT_TRUE(c.va_per_vc);
+  apply_booksim_config(parse_booksim_config(kMinimal + "vc_allocator = separable_input_first;", "v"), c, t);
+  EXPECT_FALSE(c.va_per_vc);
+  EXPECT_EQ(c.allocator, Allocator::Separable);
   // later assignments win, as in BookSim2
   EXPECT_EQ(parse_booksim_config(kMinimal + "num_vcs = 2; num_vcs = 4;", "x").num_vcs, 4);
   // fixed keys are accepted with the modelled value
@@ -196,6 +201,8 @@ TEST(BookSimConfig, RefusesWhatItDoesNotModelByNameAndLine) {
   expect_error(kMinimal + "topology = dragonfly;", 2, "topology = dragonfly is not supported");
   expect_error(kMinimal + "traffic = randperm;", 2, "traffic = randperm is not supported");
   expect_error(kMinimal + "sw_allocator = wavefront;", 2, "sw_allocator = wavefront is not modelled");
+  expect_error(kMinimal + "\nsw_allocator = separable_input_first;", 3,
+               "sw_allocator = separable_input_first is not modelled by flitsim (supported: islip)");
   expect_error(kMinimal + "injection_rate = {0.1,0.2};", 2, "per-class value lists are not supported");
   expect_error(kMinimal + "seed = time;", 2, "seed = time: expected an integer");
   // values
