@@ -57,6 +57,16 @@ router (defaults: --preset default):
                          delays 1, --credit-delay 0, --self-traffic; options after it override)
   --vc-alloc-delay C --wait-tail-credit   booksim model: VA stage; VC free only when the
                          tail's credit is back (BookSim2 wait_for_tail_credit = 1)
+  --va-grants port|vc    booksim model: the VC allocator grants one VC per output and input
+                         port per cycle (port, default) or matches input VCs to output VCs
+                         (vc: several VCs of a port per cycle, as BookSim2's VC allocator)
+  --booksim-routing random|lft  with --booksim-config: the random per-packet choices of
+                         BookSim2's routing (torus: distance-k/2 ties; fattree nca: up ports)
+                         as LMC LIDs picked at random per packet (random, default), or LFTs
+                         alone (lft: ties go +, up ports D-mod-k)
+  --eject-vcs class|any  booksim model: at the last switch a packet takes a VC of its SL2VL
+                         class (class, default) or any VC of the CA link (any: BookSim2's
+                         dim_order torus at the destination router)
   --self-traffic         uniform may pick the source itself, permutation fixed points send to
                          themselves (BookSim2's traffic; on with --model booksim)
   --vcs N --buffer FLITS --packet FLITS --link-latency C --routing-delay C --alloc-delay C
@@ -164,19 +174,29 @@ int run_sim(cli::Args& a) {
   TrafficSpec t;
   const std::string booksim_path = a.value_or("booksim-config", "");
   std::optional<BookSimConfig> bsc;
+  bool random_choices = true;  // --booksim-config: BookSim2's per-packet random routing choices
+  if (auto br = a.value("booksim-routing")) {
+    if (booksim_path.empty()) throw cli::UsageError("--booksim-routing needs --booksim-config");
+    if (*br == "lft") random_choices = false;
+    else if (*br != "random") throw cli::UsageError("--booksim-routing must be random or lft");
+  }
   if (!booksim_path.empty()) {
     try {
       bsc = read_booksim_config(booksim_path);
     } catch (const ParseError& e) {
       throw cli::UsageError(e.what());
     }
-    apply_booksim_config(*bsc, c, t);
+    try {
+      apply_booksim_config(*bsc, c, t, random_choices);
+    } catch (const OptionError& e) {
+      throw cli::UsageError(booksim_path + ": " + e.what());
+    }
     for (const auto& k : bsc->ignored)
       std::fprintf(stderr, "note: %s:%d: %s only steers BookSim2's run control or output; ignored\n",
                    booksim_path.c_str(), bsc->line_of.at(k), k.c_str());
-    if (bsc->topology == "fattree")
+    if (bsc->topology == "fattree" && !random_choices)
       std::fprintf(stderr, "note: %s: fattree nca picks the up port at random per packet in BookSim2; "
-                   "flitsim routes up by destination (D-mod-k)\n", booksim_path.c_str());
+                   "flitsim routes up by destination (D-mod-k, --booksim-routing lft)\n", booksim_path.c_str());
   }
   const std::string model = a.value_or("model", "");
   if (model == "booksim") c.set_model(RouterModel::BookSim);
@@ -196,6 +216,18 @@ int run_sim(cli::Args& a) {
                           "flow-control packet on the reverse link)");
   c.vc_alloc_delay = static_cast<int>(a.int_in("vc-alloc-delay", c.vc_alloc_delay, 1, 100000));
   if (a.flag("wait-tail-credit")) c.wait_tail_credit = true;
+  if (auto va = a.value("va-grants")) {
+    if (!bs) throw cli::UsageError("--va-grants needs --model booksim");
+    if (*va == "vc") c.va_per_vc = true;
+    else if (*va == "port") c.va_per_vc = false;
+    else throw cli::UsageError("--va-grants must be port or vc");
+  }
+  if (auto ej = a.value("eject-vcs")) {
+    if (!bs) throw cli::UsageError("--eject-vcs needs --model booksim");
+    if (*ej == "any") c.eject_any_vc = true;
+    else if (*ej == "class") c.eject_any_vc = false;
+    else throw cli::UsageError("--eject-vcs must be class or any");
+  }
   if (a.flag("wormhole")) c.switching = Switching::Wormhole;
   if (a.flag("islip")) c.allocator = Allocator::ISlip;
   if (auto al = a.value("allocator")) {
@@ -226,6 +258,11 @@ int run_sim(cli::Args& a) {
   else if (lp == "rr" || lp == "roundrobin") c.lid_policy = LidPolicy::RoundRobin;
   else if (lp == "ftdrb") c.lid_policy = LidPolicy::FtDrb;
   else throw cli::UsageError("--lid-policy must be base, random, hash, rr or ftdrb");
+  if (random_choices && bsc && booksim_lmc(*bsc) > 0) {  // a LID (= a combination of choices) at random per packet
+    if (a.value("lid-policy") && c.lid_policy != LidPolicy::Random)
+      throw cli::UsageError("--booksim-routing random needs --lid-policy random (the default with it)");
+    c.lid_policy = LidPolicy::Random;
+  }
   c.ftdrb_ewma = a.double_in("ftdrb-ewma", c.ftdrb_ewma, 1e-9, 1);
   c.ftdrb_thl = static_cast<int>(a.int_in("ftdrb-thl", c.ftdrb_thl, 0, 1000000000));
   c.ftdrb_tol = static_cast<int>(a.int_in("ftdrb-tol", c.ftdrb_tol, 0, 1000000000));
@@ -286,8 +323,8 @@ int run_sim(cli::Args& a) {
   auto fmt = parse_lft_format(lft_fmt);
   if (!fmt) throw cli::UsageError("--lft-format: unknown format '" + lft_fmt + "'");
   if (bsc) {
-    fabric = booksim_fabric(*bsc);
-    routing = booksim_routing(fabric, *bsc);
+    fabric = booksim_fabric(*bsc, random_choices);
+    routing = booksim_routing(fabric, *bsc, random_choices);
   } else if (!lfts_path.empty()) {
     LoadedRouting lr = load_routing(fabric_path, lfts_path, *fmt, sl_path, sl2vl_path, false,
                                     static_cast<uint8_t>(lmc < 0 ? 0 : lmc));

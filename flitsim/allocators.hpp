@@ -121,6 +121,68 @@ inline void Simulator::Impl::alloc_islip() {
   }
 }
 
+// BookSim model, Config::va_per_vc: VC allocation as BookSim2's VC allocator does it, iSLIP with
+// input VCs as requesters and output VCs as resources (cfg.islip_iterations rounds). Every
+// candidate input VC requests each free VC of its class on its output channel; each output VC
+// grants the requester next at or after its pointer (in_port * V + vc); each input VC accepts,
+// of its grants, the output VC next at or after its pointer (out_port * V + vc); pointers move
+// on accepts of the first round. Several VCs of one output or input port may so be granted in a
+// cycle (the per-port allocators above grant one).
+inline void Simulator::Impl::alloc_va_vc() {
+  const int VV = V, M = kAllocPorts * V;
+  va_req.clear();
+  for (uint32_t i = 0; i < cands.size(); i++) {
+    const Cand& x = cands[i];
+    const InVC& q = ivc[x.r];
+    const int blk = class_vcs(x.oc);
+    const int32_t in_idx = x.in_port * VV + static_cast<int32_t>(x.r % static_cast<uint32_t>(VV));
+    for (int j = 0; j < blk; j++) {
+      const int ov = q.out_vc + j;
+      const int32_t o = x.oc * VV + ov;
+      if (ovc_conn[static_cast<size_t>(o)] == -1) va_req.push_back({i, o, in_idx, x.out_port * VV + ov});
+    }
+  }
+  va_matched.assign(cands.size(), 0);
+  for (int it = 0; it < cfg.islip_iterations && !va_req.empty(); it++) {
+    // grant: per output VC, the requester next at or after the output VC's pointer
+    std::sort(va_req.begin(), va_req.end(), [&](const VaReq& a, const VaReq& b) {
+      if (a.ovc != b.ovc) return a.ovc < b.ovc;
+      const int p = va_g_rr[static_cast<size_t>(a.ovc)];
+      return rr_dist(a.in_idx, p, M) < rr_dist(b.in_idx, p, M);
+    });
+    va_grants.clear();
+    for (size_t i = 0; i < va_req.size(); i++) {
+      const VaReq& x = va_req[i];
+      if (ovc_conn[static_cast<size_t>(x.ovc)] != -1) continue;  // matched in an earlier round
+      if (!va_grants.empty() && va_grants.back().ovc == x.ovc) continue;
+      if (!va_matched[x.cand]) va_grants.push_back(x);
+    }
+    // accept: per input VC, the grant next at or after the input VC's pointer
+    std::sort(va_grants.begin(), va_grants.end(), [&](const VaReq& a, const VaReq& b) {
+      if (a.cand != b.cand) return a.cand < b.cand;
+      const int p = va_a_rr[cands[a.cand].r];
+      return rr_dist(a.out_idx, p, M) < rr_dist(b.out_idx, p, M);
+    });
+    for (size_t i = 0; i < va_grants.size(); i++) {
+      const VaReq& g = va_grants[i];
+      if (i > 0 && va_grants[i - 1].cand == g.cand) continue;
+      const uint32_t r = cands[g.cand].r;
+      va_matched[g.cand] = 1;
+      if (it == 0) {
+        va_g_rr[static_cast<size_t>(g.ovc)] = static_cast<uint16_t>(g.in_idx + 1);
+        va_a_rr[r] = static_cast<uint16_t>(g.out_idx + 1);
+      }
+      grant(static_cast<int>(r / static_cast<uint32_t>(VV)), static_cast<int>(r % static_cast<uint32_t>(VV)),
+            g.ovc % VV);
+    }
+    // the next round only sees unmatched input VCs and free output VCs
+    size_t k = 0;
+    for (const VaReq& x : va_req)
+      if (!va_matched[x.cand] && ovc_conn[static_cast<size_t>(x.ovc)] == -1) va_req[k++] = x;
+    va_req.resize(k);
+  }
+}
+
 inline void Simulator::Impl::allocate_switch(int s) {
   SwitchState& S = sws[s];
   S.dirty = false;
@@ -140,7 +202,8 @@ inline void Simulator::Impl::allocate_switch(int s) {
       cands.push_back({r, ch[c].dst_port, ch[q.out_ch].src_port, q.out_ch, q.dab_full});
     }
   if (cands.empty()) return;
-  (this->*alloc_step)();  // the allocator chosen by allocator_for(cfg.allocator)
+  if (bsm && cfg.va_per_vc) alloc_va_vc();
+  else (this->*alloc_step)();  // the allocator chosen by allocator_for(cfg.allocator)
   // A request that lost arbitration but is still feasible (e.g. its input port picked another
   // VC whose output went elsewhere) is retried next cycle, as a router's allocator runs every
   // cycle. Without this it would wait for an unrelated event to wake the switch.

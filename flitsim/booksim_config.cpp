@@ -198,10 +198,13 @@ struct Reader {
       b.credit_delay = static_cast<int>(as_int(key, v, line, 0, 100000));
     } else if (key == "wait_for_tail_credit") {
       b.wait_for_tail_credit = as_bool(key, v, line);
-    } else if (key == "vc_allocator" || key == "sw_allocator") {
+    } else if (key == "vc_allocator") {
       if (v != "islip" && v != "separable_input_first")
         fail(line, key + " = " + v + " is not modelled by flitsim (supported: islip, separable_input_first)");
-      (key == "vc_allocator" ? b.vc_allocator : b.sw_allocator) = v;
+      b.vc_allocator = v;
+    } else if (key == "sw_allocator") {  // the BookSim model's switch allocation is iSLIP
+      if (v != "islip") fail(line, key + " = " + v + " is not modelled by flitsim (supported: islip)");
+      b.sw_allocator = v;
     } else if (key == "alloc_iters") {
       b.alloc_iters = static_cast<int>(as_int(key, v, line, 1, 64));
     } else if (key == "packet_size") {
@@ -346,19 +349,32 @@ BookSimConfig read_booksim_config(const std::string& path) {
   return parse_booksim_config(text, path);
 }
 
-Fabric booksim_fabric(const BookSimConfig& b) {
-  if (b.topology == "fattree") return make_kary_ntree(b.k, b.n);
-  const bool torus = b.topology == "torus";
-  return b.n == 1 ? make_mesh(b.k, 1, torus) : make_mesh(b.k, b.k, torus);
+int booksim_lmc(const BookSimConfig& b) {
+  if (b.topology == "torus") return b.n;
+  if (b.topology != "fattree" || b.n < 2) return 0;
+  int bits = 0;
+  while ((1 << bits) < b.k) bits++;
+  if ((1 << bits) != b.k || bits * (b.n - 1) > 7)
+    throw OptionError("random up ports on a fattree need k a power of two and log2(k) * (n - 1) <= 7 (LMC); k = " +
+                      std::to_string(b.k) + ", n = " + std::to_string(b.n) + " (use deterministic routing)");
+  return bits * (b.n - 1);
 }
 
-Routing booksim_routing(const Fabric& f, const BookSimConfig& b) {
-  if (b.topology == "fattree") return route_ntree(f, b.k, b.n);
-  const bool torus = b.topology == "torus";
-  return route_dor(f, b.k, b.n == 1 ? 1 : b.k, torus);
+Fabric booksim_fabric(const BookSimConfig& b, bool random_choices) {
+  Fabric f;
+  if (b.topology == "fattree") f = make_kary_ntree(b.k, b.n);
+  else f = b.n == 1 ? make_mesh(b.k, 1, b.topology == "torus") : make_mesh(b.k, b.k, b.topology == "torus");
+  if (random_choices && booksim_lmc(b) > 0) f.assign_lids(static_cast<uint8_t>(booksim_lmc(b)));
+  return f;
 }
 
-void apply_booksim_config(const BookSimConfig& b, Config& c, TrafficSpec& t) {
+Routing booksim_routing(const Fabric& f, const BookSimConfig& b, bool random_choices) {
+  if (b.topology == "fattree") return route_ntree(f, b.k, b.n, random_choices);
+  const bool torus = b.topology == "torus";
+  return route_dor(f, b.k, b.n == 1 ? 1 : b.k, torus, false, torus && random_choices);
+}
+
+void apply_booksim_config(const BookSimConfig& b, Config& c, TrafficSpec& t, bool random_choices) {
   // BookSim2's router (docs/flitsim.md "Router models"): VC allocation per packet, switch
   // allocation per flit, its pipeline, credit timing and self traffic.
   c.set_model(RouterModel::BookSim);
@@ -374,9 +390,14 @@ void apply_booksim_config(const BookSimConfig& b, Config& c, TrafficSpec& t) {
   c.xbar_delay = b.st_prepare_delay + b.st_final_delay;
   c.credit_delay = b.credit_delay;   // cycles after the credit channel, as in BookSim2
   c.wait_tail_credit = b.wait_for_tail_credit;
-  c.allocator = b.sw_allocator == "islip" ? Allocator::ISlip : Allocator::Separable;
+  // VC allocation: islip = BookSim2's iSLIP over input VCs x output VCs (va_per_vc);
+  // separable_input_first = the port-level separable allocator (one VC per input port, then
+  // one input per output port), the closest flitsim has
+  c.va_per_vc = b.vc_allocator == "islip";
+  c.allocator = b.vc_allocator == "islip" ? Allocator::ISlip : Allocator::Separable;
   c.islip_iterations = b.alloc_iters;
   c.seed = static_cast<uint64_t>(b.seed);
+  if (random_choices && booksim_lmc(b) > 0) c.lid_policy = LidPolicy::Random;  // booksim_routing's choices
   t.self_traffic = true;  // uniform includes the source, permutation fixed points send to themselves
 
   static const std::map<std::string, std::string> pattern = {{"uniform", "uniform"},   {"transpose", "transpose"},

@@ -42,6 +42,8 @@ void Config::set_model(RouterModel m) {
   credit_delay = bs ? 0 : d.credit_delay;
   link_latency = bs ? 1 : d.link_latency;
   wait_tail_credit = false;
+  va_per_vc = bs;     // BookSim2's VC allocator: iSLIP over input VCs x output VCs
+  eject_any_vc = bs;  // BookSim2's dim_order torus: every VC at the destination router
 }
 
 void Config::validate() const {

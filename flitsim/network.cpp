@@ -84,6 +84,7 @@ void Simulator::Impl::build() {
     maxd = std::max<int64_t>({maxd, cfg.vc_alloc_delay, cfg.routing_delay + 1});
     sa_vc_rr.assign(ch.size(), 0), sa_in_rr.assign(ch.size(), 0), sa_out_rr.assign(ch.size(), 0);
     va_rr.assign(ch.size(), 0);
+    va_g_rr.assign(ch.size() * static_cast<size_t>(V), 0), va_a_rr.assign(ch.size() * static_cast<size_t>(V), 0);
     sa_out_stamp.assign(ch.size(), -1), sa_in_stamp.assign(ch.size(), -1);
     sa_out_best.assign(ch.size(), 0), sa_out_key.assign(ch.size(), 0);
     sa_in_best.assign(ch.size(), 0), sa_in_key.assign(ch.size(), 0);

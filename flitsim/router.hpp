@@ -57,6 +57,7 @@ inline void Simulator::Impl::route_front(int c, int v) {
   if (!why) {
     oc = sws[s].out_by_port[port];
     ov = vl_at(c, port, p.sl) * vc_blk;  // BookSim model: first VC of the class
+    if (bsm && cfg.eject_any_vc && ch[oc].dst_ep >= 0) ov = 0;  // the class is every VC (class_vcs)
     if (ov >= V) why = "VL out of range";
     else if (!ch[oc].alive && dead_port_policy() == FaultPolicy::Drop)
       why = cfg.fault_policy == FaultPolicy::Escape ? "output link down (no escape LID)" : "output link down";
@@ -121,14 +122,17 @@ inline void Simulator::Impl::start_discard(int c, int v) {
   q.conn = id;
 }
 
-inline void Simulator::Impl::grant(int c, int v) {  // switch input (c, v) front gets its output
+inline void Simulator::Impl::grant(int c, int v, int ov) {  // switch input (c, v) front gets its output
   InVC& q = ivc[static_cast<size_t>(c) * V + v];
   Entry& e = q.front();
   int64_t start = now + cfg.alloc_delay + cfg.xbar_delay;
   if (bsm) {  // VC allocation: any free VC of the class; switch allocation per flit from start
-    int ov = free_vc(q.out_ch, q.out_vc, va_rr[static_cast<size_t>(q.out_ch)]);
-    FLITSIM_CHECK(ov >= 0, "VC grant without a free VC");
-    va_rr[static_cast<size_t>(q.out_ch)] = static_cast<uint16_t>(ov + 1);
+    if (ov < 0) {
+      ov = free_vc(q.out_ch, q.out_vc, va_rr[static_cast<size_t>(q.out_ch)]);
+      FLITSIM_CHECK(ov >= 0, "VC grant without a free VC");
+      va_rr[static_cast<size_t>(q.out_ch)] = static_cast<uint16_t>(ov + 1);
+    }
+    FLITSIM_CHECK(ovc_conn[static_cast<size_t>(q.out_ch) * V + ov] == -1, "VC grant of a VC in use");
     q.out_vc = static_cast<uint8_t>(ov);
     start = now + cfg.vc_alloc_delay;
   }
@@ -338,11 +342,17 @@ inline void Simulator::Impl::send_flit(Conn& k, size_t ci, uint32_t credit_ch, u
 }
 
 // ---------------- RouterModel::BookSim ----------------
-// A free VC (no packet owns it) of output channel oc in the class starting at VC base (vc_blk
-// VCs), searched round robin from `from`; -1 if none.
+// A free VC (no packet owns it) of output channel oc in the class starting at VC base
+// (class_vcs(oc) VCs: vc_blk, or all V on the link to a CA with eject_any_vc), searched round
+// robin from `from`; -1 if none.
+inline int Simulator::Impl::class_vcs(int oc) const {
+  return cfg.eject_any_vc && ch[oc].dst_ep >= 0 ? V : vc_blk;
+}
+
 inline int Simulator::Impl::free_vc(int oc, int base, uint16_t from) const {
-  for (int j = 0; j < vc_blk; j++) {
-    int x = base + (from + j) % vc_blk;
+  const int blk = class_vcs(oc);
+  for (int j = 0; j < blk; j++) {
+    int x = base + (from + j) % blk;
     if (ovc_conn[static_cast<size_t>(oc) * V + x] == -1) return x;
   }
   return -1;

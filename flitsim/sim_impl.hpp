@@ -203,7 +203,7 @@ struct Simulator::Impl {
 
   void start_discard(int c, int v);
 
-  void grant(int c, int v);  // switch input (c, v) front gets its output
+  void grant(int c, int v, int ov = -1);  // switch input (c, v) front gets its output (BookSim: VC ov, -1 = any free)
 
   __attribute__((always_inline)) inline void credit_return(int c, int v, int n);
 
@@ -246,6 +246,19 @@ struct Simulator::Impl {
   void alloc_separable();
 
   void alloc_islip();
+  // BookSim model with Config::va_per_vc: iSLIP over input VCs x output VCs (BookSim2's VC
+  // allocator); va_g_rr: grant pointer per output VC (ch * V + vc, over in_port * V + vc),
+  // va_a_rr: accept pointer per input VC (over out_port * V + vc).
+  void alloc_va_vc();
+  struct VaReq {
+    uint32_t cand;
+    int32_t ovc;      // oc * V + ov
+    int32_t in_idx, out_idx;
+  };
+  std::vector<VaReq> va_req, va_grants;
+  std::vector<uint8_t> va_matched;
+  std::vector<uint16_t> va_g_rr, va_a_rr;
+  int class_vcs(int oc) const;  // BookSim: VCs in a class of output channel oc
 
   void allocate_switch(int s);
 

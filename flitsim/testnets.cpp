@@ -41,12 +41,12 @@ static Lfts compact_lfts(const Fabric& f) {
   return l;
 }
 
-Routing route_dor(const Fabric& f, int kx, int ky, bool torus, bool clockwise_only) {
+Routing route_dor(const Fabric& f, int kx, int ky, bool torus, bool clockwise_only, bool ties_by_lmc) {
   Routing r;
   r.engine = clockwise_only ? "test-ring-cw" : (torus ? "test-dor-torus" : "test-dor-mesh");
   r.lfts = compact_lfts(f);
   // dateline bits per (src, dst) CA LID
-  std::vector<int> lid_x(static_cast<size_t>(f.max_lid()) + 1, -1), lid_y(lid_x.size(), -1);
+  std::vector<int> lid_x(static_cast<size_t>(f.max_lid()) + 1, -1), lid_y(lid_x.size(), -1), lid_off(lid_x.size(), 0);
   for (int y = 0; y < ky; y++)
     for (int x = 0; x < kx; x++) {
       auto s = f.find("S" + xy(x, y));
@@ -54,21 +54,24 @@ Routing route_dor(const Fabric& f, int kx, int ky, bool torus, bool clockwise_on
       if (!s || !h) throw FabricError("route_dor: fabric is not a make_mesh fabric");
       lid_x[f.node(*s).port(0).base_lid] = x, lid_y[f.node(*s).port(0).base_lid] = y;
       const Port& hp = f.node(*h).port(1);
-      for (Lid l = hp.base_lid; l < hp.base_lid + (1 << hp.lmc); l++) lid_x[l] = x, lid_y[l] = y;
+      for (Lid l = hp.base_lid; l < hp.base_lid + (1 << hp.lmc); l++)
+        lid_x[l] = x, lid_y[l] = y, lid_off[l] = ties_by_lmc ? static_cast<int>(l - hp.base_lid) : 0;
     }
-  auto dir = [clockwise_only, torus](int from, int to, int k) {  // +1, -1 or 0
+  // +1, -1 or 0; minus_on_tie: a tie (distance k/2 on a torus) goes -
+  auto dir = [clockwise_only, torus](int from, int to, int k, bool minus_on_tie) {
     if (from == to) return 0;
     if (clockwise_only) return 1;
     if (!torus) return to > from ? 1 : -1;
     int fwd = ((to - from) % k + k) % k;
-    return fwd <= k - fwd ? 1 : -1;
+    if (fwd == k - fwd) return minus_on_tie ? -1 : 1;
+    return fwd < k - fwd ? 1 : -1;
   };
   for (int y = 0; y < ky; y++)
     for (int x = 0; x < kx; x++) {
       int s = *f.find("S" + xy(x, y));
       for (Lid l = 1; l <= f.max_lid(); l++) {
         if (lid_x[l] < 0) continue;
-        int dx = dir(x, lid_x[l], kx), dy = dir(y, lid_y[l], ky);
+        int dx = dir(x, lid_x[l], kx, lid_off[l] & 1), dy = dir(y, lid_y[l], ky, lid_off[l] & 2);
         uint8_t port;
         if (dx > 0) port = 2;
         else if (dx < 0) port = 3;
@@ -80,11 +83,11 @@ Routing route_dor(const Fabric& f, int kx, int ky, bool torus, bool clockwise_on
     }
   if (torus && !clockwise_only) {
     r.num_vls = 2;
-    std::vector<int> lx = lid_x, ly = lid_y;
-    r.path_sl = [lx, ly, kx, ky, dir](Lid s, Lid d) -> uint8_t {
+    std::vector<int> lx = lid_x, ly = lid_y, lo = lid_off;
+    r.path_sl = [lx, ly, lo, kx, ky, dir](Lid s, Lid d) -> uint8_t {
       if (s >= lx.size() || d >= lx.size() || lx[s] < 0 || lx[d] < 0) return 0;
       uint8_t sl = 0;
-      int ddx = dir(lx[s], lx[d], kx), ddy = dir(ly[s], ly[d], ky);
+      int ddx = dir(lx[s], lx[d], kx, lo[d] & 1), ddy = dir(ly[s], ly[d], ky, lo[d] & 2);
       if ((ddx > 0 && lx[d] < lx[s]) || (ddx < 0 && lx[d] > lx[s])) sl |= 1;
       if ((ddy > 0 && ly[d] < ly[s]) || (ddy < 0 && ly[d] > ly[s])) sl |= 2;
       return sl;
@@ -130,19 +133,19 @@ Fabric make_kary_ntree(int k, int n) {
   return f;
 }
 
-Routing route_ntree(const Fabric& f, int k, int n) {
+Routing route_ntree(const Fabric& f, int k, int n, bool ups_by_lmc) {
   Routing r;
   r.engine = "test-ntree-dmodk";
   r.lfts = compact_lfts(f);
   int per = 1;
   for (int i = 0; i < n - 1; i++) per *= k;
   // host index of every CA LID (-1 otherwise)
-  std::vector<int> host(static_cast<size_t>(f.max_lid()) + 1, -1);
+  std::vector<int> host(static_cast<size_t>(f.max_lid()) + 1, -1), off(host.size(), 0);
   for (const EndPort& e : f.end_ports()) {
     const std::string& id = f.node(e.node).id;
     if (f.node(e.node).is_switch() || id.empty() || id[0] != 'H') continue;
     int h = std::stoi(id.substr(1));
-    for (uint32_t l = e.base_lid; l <= e.last_lid(); l++) host[l] = h;
+    for (uint32_t l = e.base_lid; l <= e.last_lid(); l++) host[l] = h, off[l] = static_cast<int>(l - e.base_lid);
   }
   for (int l = 0; l < n; l++) {
     int pw = 1;
@@ -162,7 +165,7 @@ Routing route_ntree(const Fabric& f, int k, int n) {
           if ((leaf / p) % k != (w / p) % k) below = false;
         uint8_t port;
         if (below) port = static_cast<uint8_t>(l == 0 ? h % k + 1 : (leaf / (pw / k)) % k + 1);
-        else port = static_cast<uint8_t>(k + 1 + (h / pw) % k);
+        else port = static_cast<uint8_t>(k + 1 + ((ups_by_lmc ? off[lid] : h) / pw) % k);
         r.lfts.set(s, lid, port);
       }
     }

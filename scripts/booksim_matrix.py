@@ -252,11 +252,16 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--flitsim-args", default="")
     ap.add_argument("--booksim-args", default="")
+    ap.add_argument("--loads", default="", help="comma-separated loads instead of each configuration's sweep")
     ap.add_argument("--timeout", type=int, default=900)
     a = ap.parse_args()
     for d in ("cfg", "svg", "logs"):
         os.makedirs(os.path.join(a.out, d), exist_ok=True)
     mat = [c for c in matrix(a.quick) if re.search(a.only, c["name"])]
+    if a.loads:
+        loads = sorted(float(x) for x in a.loads.split(","))
+        for c in mat:
+            c["loads"] = loads
     if not mat:
         print("booksim_matrix: no configuration matches --only " + a.only, file=sys.stderr)
         return 2

@@ -5,6 +5,7 @@
 #
 #   scripts/validate_booksim.sh --booksim PATH        [--quick] [--only REGEX] [--out DIR] [--ftroute PATH]
 #   scripts/validate_booksim.sh --build-booksim DIR   [...]     (build BookSim2 in DIR first)
+#                               [--loads "L1,L2,.."]     these loads instead of each configuration's sweep
 #                               [--flitsim-args "ARGS"]  extra `ftroute sim` options for every flitsim run
 #                               [--booksim-args "K=V .."] extra BookSim2 assignments for every BookSim2 run
 #                                                        (either: switch one model feature to isolate it)
@@ -27,6 +28,7 @@ booksim=""
 build_dir=""
 quick=""
 only=""
+loads=""
 out=""
 fargs=""
 bargs=""
@@ -36,11 +38,12 @@ while [ $# -gt 0 ]; do
     --build-booksim) build_dir="$2"; shift ;;
     --quick) quick="--quick" ;;
     --only) only="$2"; shift ;;
+    --loads) loads="$2"; shift ;;
     --out) out="$2"; shift ;;
     --ftroute) FT="$2"; shift ;;
     --flitsim-args) fargs="$2"; shift ;;
     --booksim-args) bargs="$2"; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "validate_booksim.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -74,4 +77,4 @@ out=${out:-$here/build/validate-booksim${quick:+-quick}}
 mkdir -p "$out"
 echo "validate_booksim.sh: BookSim2 $booksim, flitsim $FT, output $out"
 exec python3 "$here/scripts/booksim_matrix.py" --booksim "$booksim" --ftroute "$FT" --out "$out" $quick \
-  ${only:+--only "$only"} ${fargs:+--flitsim-args "$fargs"} ${bargs:+--booksim-args "$bargs"}
+  ${only:+--only "$only"} ${loads:+--loads "$loads"} ${fargs:+--flitsim-args "$fargs"} ${bargs:+--booksim-args "$bargs"}

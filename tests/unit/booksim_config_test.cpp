@@ -135,6 +135,11 @@ TEST(BookSimConfig, DefaultsSyntaxAndUnits) {
   EXPECT_TRUE(c.wait_tail_credit);
   EXPECT_EQ(c.xbar_delay, 2);
   EXPECT_EQ(c.vc_alloc_delay, 3);
+  // VC allocator: iSLIP over VCs (BookSim2's default), or the port-level separable allocator
+  EXPECT_TRUE(c.va_per_vc);
+  apply_booksim_config(parse_booksim_config(kMinimal + "vc_allocator = separable_input_first;", "v"), c, t);
+  EXPECT_FALSE(c.va_per_vc);
+  EXPECT_EQ(c.allocator, Allocator::Separable);
   // later assignments win, as in BookSim2
   EXPECT_EQ(parse_booksim_config(kMinimal + "num_vcs = 2; num_vcs = 4;", "x").num_vcs, 4);
   // fixed keys are accepted with the modelled value
@@ -148,6 +153,45 @@ TEST(BookSimConfig, DefaultsSyntaxAndUnits) {
   EXPECT_TRUE(check_routing(f, booksim_routing(f, ft), false).ok());
 }
 
+TEST(BookSimConfig, RandomRoutingChoicesUseLmcLidsPickedAtRandom) {
+  // BookSim2 breaks torus ties (dim_order) and picks fattree up ports (nca) at random per packet;
+  // by default the reader gives the CAs LMC LIDs for those choices and picks a LID at random per
+  // packet; random_choices = false: LMC 0, deterministic LFTs, the base LID.
+  struct Case {
+    std::string text;
+    int lmc;
+  };
+  for (const Case& k : {Case{"topology = torus; k = 8; n = 2; routing_function = dim_order;", 2},
+                        Case{"topology = torus; k = 5; n = 1; routing_function = dim_order;", 1},
+                        Case{"topology = mesh; k = 4; n = 2; routing_function = dim_order;", 0},
+                        Case{"topology = fattree; k = 4; n = 3; routing_function = nca;", 4},
+                        Case{"topology = fattree; k = 8; n = 1; routing_function = nca;", 0}}) {
+    BookSimConfig b = parse_booksim_config(k.text, "x");
+    EXPECT_EQ(booksim_lmc(b), k.lmc) << k.text;
+    for (bool rnd : {true, false}) {
+      Config c;
+      TrafficSpec t;
+      apply_booksim_config(b, c, t, rnd);
+      Fabric f = booksim_fabric(b, rnd);
+      Routing r = booksim_routing(f, b, rnd);
+      const int lmc = rnd ? k.lmc : 0;
+      EXPECT_EQ(c.lid_policy, lmc > 0 ? LidPolicy::Random : LidPolicy::Base) << k.text;
+      const Port& p = f.node(f.cas().front()).port(1);
+      EXPECT_EQ(p.lmc, lmc) << k.text << " random " << rnd;
+      EXPECT_TRUE(check_routing(f, r, false).ok()) << k.text << " random " << rnd;
+    }
+  }
+  // an up-port digit per level needs k a power of two within LMC 7
+  for (const char* bad : {"topology = fattree; k = 6; n = 2; routing_function = nca;",
+                          "topology = fattree; k = 8; n = 4; routing_function = nca;"}) {
+    BookSimConfig b = parse_booksim_config(bad, "x");
+    EXPECT_THROW(booksim_lmc(b), OptionError) << bad;
+    Config c;
+    TrafficSpec t;
+    EXPECT_NO_THROW(apply_booksim_config(b, c, t, false)) << bad;
+  }
+}
+
 TEST(BookSimConfig, RefusesWhatItDoesNotModelByNameAndLine) {
   expect_error(kMinimal + "foo = 1;", 2, "unknown BookSim2 key 'foo'");
   expect_error(kMinimal + "\nbatch_size = 10;", 3, "BookSim2 key 'batch_size' is not supported");
@@ -157,6 +201,8 @@ TEST(BookSimConfig, RefusesWhatItDoesNotModelByNameAndLine) {
   expect_error(kMinimal + "topology = dragonfly;", 2, "topology = dragonfly is not supported");
   expect_error(kMinimal + "traffic = randperm;", 2, "traffic = randperm is not supported");
   expect_error(kMinimal + "sw_allocator = wavefront;", 2, "sw_allocator = wavefront is not modelled");
+  expect_error(kMinimal + "\nsw_allocator = separable_input_first;", 3,
+               "sw_allocator = separable_input_first is not modelled by flitsim (supported: islip)");
   expect_error(kMinimal + "injection_rate = {0.1,0.2};", 2, "per-class value lists are not supported");
   expect_error(kMinimal + "seed = time;", 2, "seed = time: expected an integer");
   // values

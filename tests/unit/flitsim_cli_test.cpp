@@ -181,6 +181,12 @@ TEST_F(FlitsimCli, BookSimConfigRunsAndRefusesWhatItDoesNotModel) {
        bad + ":4: speculative = 1 is not modelled by flitsim (only speculative = 0;)"},
       {"sim --booksim-config " + cfg + " --fabric " + kMesh + " --csv " + csv, "do not combine it with a fabric"},
       {"sim --booksim-config " + scratch("nope.cfg") + " --csv " + csv, "nope.cfg: cannot open"},
+      {"sim --booksim-config " + cfg + " --booksim-routing sideways --csv " + csv,
+       "--booksim-routing must be random or lft"},
+      {"sim --fabric " + kMesh + " --engine ft-dor --booksim-routing lft --csv " + csv,
+       "--booksim-routing needs --booksim-config"},
+      {"sim --booksim-config " + cfg + " --va-grants all --csv " + csv, "--va-grants must be port or vc"},
+      {"sim --fabric " + kMesh + " --engine ft-dor --eject-vcs any --csv " + csv, "--eject-vcs needs --model booksim"},
   };
   for (const auto& [args, msg] : cases) {
     std::remove(csv.c_str());

@@ -59,10 +59,21 @@ BookSimConfig read_booksim_config(const std::string& path);
 // The fabric and routing BookSim2 would simulate: mesh/torus (n = 1 or 2) with dimension-order
 // routing, k-ary n-tree with up/down routing (deterministic D-mod-k up ports; BookSim2's nca picks
 // the up port at random per packet - a model difference, see docs/flitsim.md).
-Fabric booksim_fabric(const BookSimConfig& b);
-Routing booksim_routing(const Fabric& f, const BookSimConfig& b);
+// random_choices: the random choices of BookSim2's routing functions, per packet - dim_order on a
+// torus breaks a distance-k/2 tie at random per dimension, nca on a fattree picks each up port at
+// random. An LFT cannot choose per packet, so the CAs get LMC = booksim_lmc(b) (a LID per
+// combination of choices), route_dor / route_ntree take each choice from the LID offset, and the
+// caller sets LidPolicy::Random (a LID at random per packet). false: LMC 0, torus ties go +,
+// fattree up ports are D-mod-k (one up path per destination).
+Fabric booksim_fabric(const BookSimConfig& b, bool random_choices = true);
+Routing booksim_routing(const Fabric& f, const BookSimConfig& b, bool random_choices = true);
+// LMC that random_choices uses: torus n (one tie bit per dimension), mesh 0, fattree
+// log2(k) * (n - 1) (one base-k digit per up hop; k must be a power of two, LMC <= 7; throws
+// OptionError otherwise).
+int booksim_lmc(const BookSimConfig& b);
 // Fills the simulator and traffic configuration (router, delays, packet size, pattern, load,
-// warm-up and measurement window, seed).
-void apply_booksim_config(const BookSimConfig& b, Config& c, TrafficSpec& t);
+// warm-up and measurement window, seed; with random_choices and booksim_lmc(b) > 0 the LID
+// policy Random that booksim_fabric / booksim_routing's random choices need).
+void apply_booksim_config(const BookSimConfig& b, Config& c, TrafficSpec& t, bool random_choices = true);
 
 }  // namespace ftroute::flitsim

@@ -70,6 +70,14 @@ struct Config {
   int vc_alloc_delay = 1;    // BookSim model: VA stage (VC grant -> first switch allocation)
   bool wait_tail_credit = false;  // BookSim model: an output VC is free again only when the
                                   // tail's credit is back (false: when the tail leaves)
+  // BookSim model, VC allocation (docs/flitsim.md "Remaining differences"; set_model(BookSim)
+  // turns both on, as BookSim2 does): va_per_vc = the allocator matches input VCs to output VCs
+  // (BookSim2's iSLIP over VCs: several VCs of one output or input port may be granted in a
+  // cycle); false = one grant per output port and per input port per cycle. eject_any_vc = at
+  // the last switch a packet may take any VC of the link to its CA (BookSim2's dim_order torus
+  // drops the dateline class there); false = its SL2VL class.
+  bool va_per_vc = false;
+  bool eject_any_vc = false;
   Switching switching = Switching::VirtualCutThrough;
   Allocator allocator = Allocator::Separable;
   int islip_iterations = 2;
@@ -102,7 +110,8 @@ struct Config {
   void validate() const;     // throws OptionError naming the bad field
   // Router model with BookSim2's defaults for what it sets: BookSim = wormhole, iSLIP (1
   // iteration), routing/VC-alloc/switch-alloc(alloc_delay)/crossbar delays 1, credit_delay 0,
-  // link latency 1, wait_tail_credit false. Ib = this struct's defaults for the same fields.
+  // link latency 1, wait_tail_credit false, va_per_vc and eject_any_vc true. Ib = this struct's
+  // defaults for the same fields.
   // VCs, buffer and packet size are left as they are.
   void set_model(RouterModel m);
 };
