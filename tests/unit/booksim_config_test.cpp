@@ -39,7 +39,9 @@ void expect_error(const std::string& text, int line, const std::string& what) {
     EXPECT_EQ(e.file(), "cfg.booksim");
     EXPECT_EQ(e.line(), line) << e.what();
     EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what() << "\n(expected: " << what << ")";
-    if (line > 0) EXPECT_EQ(std::string(e.what()).rfind("cfg.booksim:" + std::to_string(line) + ": ", 0), 0u) << e.what();
+    if (line > 0) {
+      EXPECT_EQ(std::string(e.what()).rfind("cfg.booksim:" + std::to_string(line) + ": ", 0), 0u) << e.what();
+    }
   }
 }
 

@@ -73,7 +73,9 @@ void check_against_booksim2(const std::string& name) {
       std::printf("%s load %.2f: latency flitsim %.1f (saturated, not compared), ", name.c_str(), p.load, res.avg_latency);
     std::printf("accepted flitsim %.4f BookSim2 %.4f (%+.1f %%, tol %.0f %%)\n", res.accepted, p.accepted, 100 * dacc,
                 100 * p.accepted_tol);
-    if (p.latency_tol >= 0) EXPECT_LE(std::fabs(dlat), p.latency_tol) << name << ": latency at load " << p.load;
+    if (p.latency_tol >= 0) {
+      EXPECT_LE(std::fabs(dlat), p.latency_tol) << name << ": latency at load " << p.load;
+    }
     EXPECT_LE(std::fabs(dacc), p.accepted_tol) << name << ": accepted at load " << p.load;
     EXPECT_FALSE(res.deadlock.detected);
   }
