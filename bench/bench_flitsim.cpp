@@ -64,6 +64,7 @@ static void threads_scale(int R, int64_t measure, const std::vector<int>& counts
               "max-drain 2000; load average before: %s; %u hardware threads\n",
               R, R, static_cast<long long>(measure), loadavg().c_str(), std::thread::hardware_concurrency());
   Fabric f = topo::fat_tree3(R);
+  f.assign_lids(0);
   Routing r = make_engine("ftree-misroute")->route(f);
   std::printf("  %zu switches, %zu CAs; fabric + routing: RSS %.0f MB\n", f.switches().size(),
               endpoints_of(f).size(), rss_kb() / 1024.0);
@@ -90,9 +91,11 @@ static void threads_scale(int R, int64_t measure, const std::vector<int>& counts
                 counts.front() == 1 ? "" : "s", wall1 / wall, status_kb("VmHWM:") / 1024.0, res.accepted,
                 res.avg_latency, static_cast<unsigned long long>(res.delivered),
                 T == counts.front() ? "" : same ? " (= first run)" : " (differs from the first run)", loadavg().c_str());
-    if (!sim.thread_cpu_seconds().empty()) {
-      std::printf("              CPU per thread in the cycle loop:");
-      for (double x : sim.thread_cpu_seconds()) std::printf(" %.2f s", x);
+    const std::vector<double>& tc = sim.thread_cpu_seconds();
+    if (!tc.empty()) {
+      const size_t n = tc.size() / 2;
+      std::printf("              CPU per thread in the cycle loop (of it at the barrier):");
+      for (size_t i = 0; i < n; i++) std::printf(" %.2f s (%.2f s)", tc[i], tc[n + i]);
       std::printf("\n");
     }
     std::fflush(stdout);

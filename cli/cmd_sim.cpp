@@ -52,7 +52,7 @@ run:
   --threads N            simulate on N threads (default 1; 0 = hardware threads; at most 64):
                          switches split into N shards in step per cycle (docs/flitsim.md
                          "Threads"); results depend on seed and N only, N = 1 is the reference.
-                         --fail/--recover, --nac and --lid-policy ftdrb need N = 1
+                         --nac and --lid-policy ftdrb need N = 1
 router (defaults: --preset default):
   --preset NAME          default, penaranda-a, penaranda-b, penaranda-c, zarza-nac, booksim
   --model ib|booksim     router model (docs/flitsim.md "Router models"): ib (default,
@@ -261,8 +261,7 @@ int run_sim(cli::Args& a) {
   const std::vector<std::string> fails = a.values("fail"), recovers = a.values("recover"),
                                   reroutes = a.values("reroute");
   if (resolve_threads(c.threads, 1 << 30) > 1) {  // (the library refuses these too; here: exit 2)
-    const char* what = !fails.empty() || !recovers.empty() ? "link faults during the run (--fail/--recover)"
-                       : c.nac                                                ? "NAC"
+    const char* what = c.nac                                                ? "NAC"
                        : c.lid_policy == LidPolicy::FtDrb                     ? "FT-DRB sources (--lid-policy ftdrb)"
                                                                               : nullptr;
     if (what) throw cli::UsageError(std::string("--threads > 1 does not support ") + what + "; use --threads 1");

@@ -54,6 +54,7 @@ inline void Simulator::Impl::truncate_conn(int32_t id) {
   if (!pk(pi).doomed && !pk(pi).finalized) ftdrb_fault(pi, ch[oc].src_node, ch[oc].src_port);
   finalize_drop(pi, "link failed while the packet crossed it");
   min_need = 1;
+  if (par) par_min_need_1();
   // Upstream part: discard the rest of this packet at this input.
   if (ch[oc].out_conn == id) ch[oc].out_conn = -1;
   if (ovc_conn[static_cast<size_t>(oc) * V + ov] == id) ovc_conn[static_cast<size_t>(oc) * V + ov] = -1;
@@ -72,7 +73,9 @@ inline void Simulator::Impl::truncate_conn(int32_t id) {
       p.deliver_size = sent_over;
       break;
     }
-    InVC& q = ivc[static_cast<size_t>(c) * V + v];
+    // (threads: the buffers downstream may be another shard's; this runs while all wait)
+    Impl& D = par ? shard_impl(own_dst[static_cast<size_t>(c)]) : *this;
+    InVC& q = D.ivc[static_cast<size_t>(c) * V + v];
     Entry* e = nullptr;
     if (q.dab_full && q.dab.pkt == pi) e = &q.dab;
     for (uint32_t i = 0; !e && i < q.q.size(); i++)
@@ -88,7 +91,7 @@ inline void Simulator::Impl::truncate_conn(int32_t id) {
     (void)lost;
     bool is_front = q.has_front() && &q.front() == e;
     if (!is_front || q.conn < 0) break;
-    Conn& dk = conns[q.conn];
+    Conn& dk = D.conns[q.conn];
     dk.size = sent_over;
     if (dk.out_ch < 0) break;
     c = dk.out_ch, v = dk.out_vc;
@@ -105,7 +108,20 @@ inline void Simulator::Impl::set_link(int node, int port, bool up) {
     Channel& x = ch[c];
     if (!((x.src_node == node && x.src_port == port) || (x.src_node == peer && x.src_port == pp))) continue;
     if (x.alive == up) continue;
-    x.alive = up;
+    if (par) {  // threads (shard 0, while all wait): every copy learns it, the sender side acts
+      for (int s = 0; s < nsh; s++) shard_impl(s).ch[c].alive = up;
+      shard_impl(own_src[c]).link_changed(c, up);
+    } else {
+      x.alive = up;
+      link_changed(c, up);
+    }
+  }
+}
+
+// Channel c just went down (up = false) or came back: what its sender's side does about it.
+inline void Simulator::Impl::link_changed(size_t c, bool up) {
+  {
+    Channel& x = ch[c];
     if (!up) {  // Drop/Hold: a packet crossing the link is cut in two: it cannot be held
       for (int v = 0; v < V; v++)
         if (ovc_conn[c * V + v] >= 0) {

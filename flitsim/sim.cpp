@@ -10,7 +10,8 @@
 #include "sim_impl.hpp"
 
 #include <atomic>
-#include <barrier>
+#include <condition_variable>
+#include <mutex>
 #include <ctime>
 #include <exception>
 #include <thread>
@@ -110,6 +111,17 @@ void Simulator::Impl::run_loop() {
     if (flushing && empty) break;
     if (now >= hard_end && !trace_mode) break;
     if (trace_mode && now >= win_hi + t.max_drain) break;
+    if (par && link_i < link_evs.size() && link_evs[link_i].cycle <= now) {
+      // Threads: a serial section (every shard has its inbox on its wheel, then waits). Shard 0
+      // applies the link events to every shard: a packet cut on a dying link is shortened in the
+      // buffers downstream, which other shards own.
+      sync();
+      while (link_i < link_evs.size() && link_evs[link_i].cycle <= now) {
+        auto& l = link_evs[link_i++];
+        if (shard == 0) set_link(l.node, l.port, l.up);
+      }
+      sync();
+    }
     while (link_i < link_evs.size() && link_evs[link_i].cycle <= now) {
       auto& l = link_evs[link_i++];
       set_link(l.node, l.port, l.up);
@@ -235,6 +247,51 @@ Result Simulator::Impl::run(const TrafficSpec& t) {
 // Shared state of a threaded run: the barrier, the outboxes (two sets, by cycle parity: a shard
 // fills set now & 1 while the others read set (now - 1) & 1), the counters each shard publishes
 // before the barrier and their reduction, which the barrier's completion step computes once.
+// The per-cycle barrier: the last of the `expected` threads to arrive runs the completion step
+// and releases the others. A waiter spins briefly (a quiet box: the others arrive within
+// microseconds), yields the core up to 100 times (an oversubscribed box: lets the thread it waits
+// for run), then sleeps on a condition variable, so a long wait costs no CPU.
+template <class Completion>
+class CycleBarrier {
+ public:
+  CycleBarrier(int n, Completion c) : expected_(n), done_(c) {}
+  void arrive_and_wait() {
+    std::unique_lock<std::mutex> l(m_);
+    const uint64_t g = gen_.load(std::memory_order_relaxed);
+    if (++count_ == expected_) {
+      release(l);
+      return;
+    }
+    l.unlock();
+    for (int i = 0; i < 300; i++) {  // spin (~20-40 us), then hand the core over a while, then sleep
+      if (gen_.load(std::memory_order_acquire) != g) return;
+      if (i < 200) __builtin_ia32_pause();
+      else std::this_thread::yield();
+    }
+    l.lock();
+    cv_.wait(l, [&] { return gen_.load(std::memory_order_acquire) != g; });
+  }
+  void arrive_and_drop() {  // this thread leaves: it counts for this phase and no later one
+    std::unique_lock<std::mutex> l(m_);
+    --expected_;
+    if (expected_ > 0 && count_ == expected_) release(l);
+  }
+
+ private:
+  void release(std::unique_lock<std::mutex>& l) {
+    done_();
+    count_ = 0;
+    gen_.store(gen_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    l.unlock();
+    cv_.notify_all();
+  }
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::atomic<uint64_t> gen_{0};
+  int expected_, count_ = 0;
+  Completion done_;
+};
+
 struct Simulator::Impl::Par {
   struct Pub {
     uint64_t meas_out = 0, owing = 0, in_network = 0, in_source = 0;
@@ -253,7 +310,7 @@ struct Simulator::Impl::Par {
   std::vector<Pkt*> pk_tab;
   std::atomic<bool> failed{false};
   std::vector<std::exception_ptr> err;
-  std::barrier<Done> bar;
+  CycleBarrier<Done> bar;
   Simulator* owner;
   explicit Par(int n, Simulator* o)
       : T(n), box(static_cast<size_t>(2 * n * n)), pub(static_cast<size_t>(n)), pk_tab(kPkMaxChunks, nullptr),
@@ -288,11 +345,20 @@ struct Simulator::Impl::Par {
 
 struct ShardAbort {};  // another shard failed: leave the loop
 
+Simulator::Impl& Simulator::Impl::shard_impl(int s) { return *par->sh[static_cast<size_t>(s)]; }
+void Simulator::Impl::par_min_need_1() {
+  for (Impl* m : par->sh) m->min_need = 1;
+}
+
 void Simulator::Impl::sync() {
   Par::Pub& p = par->pub[static_cast<size_t>(shard)];
   p.meas_out = measured_outstanding, p.owing = owing, p.in_network = res.in_network, p.in_source = res.in_source;
   p.last_progress = last_progress, p.any_src = any_src;
+  timespec a{}, b{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
   par->bar.arrive_and_wait();
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+  wait_cpu += static_cast<double>(b.tv_sec - a.tv_sec) + 1e-9 * static_cast<double>(b.tv_nsec - a.tv_nsec);
   if (par->failed.load(std::memory_order_relaxed)) throw ShardAbort{};
 }
 uint64_t Simulator::Impl::par_meas_out() const { return par->g.meas_out; }
@@ -377,7 +443,6 @@ Result Simulator::run_threads(const TrafficSpec& traffic, int T) {
   auto refuse = [](const char* what) {
     throw OptionError(std::string("flitsim: --threads > 1 does not support ") + what + "; use --threads 1");
   };
-  if (!z.link_evs.empty()) refuse("link faults during the run");
   if (z.cfg.nac) refuse("NAC");
   if (z.ftdrb) refuse("FT-DRB sources (lid policy ftdrb)");
   auto par = std::make_unique<Impl::Par>(T, this);
@@ -390,8 +455,9 @@ Result Simulator::run_threads(const TrafficSpec& traffic, int T) {
   // shard 0 (impl_) switches to the shared chunk table: nothing was allocated yet
   FLITSIM_CHECK(z.pk_chunks.empty(), "packets before the run");
   z.pk_tab = par->pk_tab.data();
-  // Partition: contiguous ranges of switches balanced by weight (ports + 2 per attached CA,
-  // which also sources and sinks); an endpoint belongs to the shard of the switch it is cabled to.
+  // Partition: contiguous ranges of switches balanced by weight, 4 x (ports + 1) + 3 per attached
+  // CA (a CA's source and sink cost about 3/4 of a switch port: fitted on the radix-36 tree's
+  // per-thread CPU times); an endpoint belongs to the shard of the switch it is cabled to.
   const size_t nsw = z.sws.size(), nep = z.eps.size(), nch = z.ch.size();
   std::vector<int> ep_sw(nep, -1);
   std::vector<int64_t> w(nsw, 0);
@@ -399,10 +465,10 @@ Result Simulator::run_threads(const TrafficSpec& traffic, int T) {
     const EpState& e = z.eps[i];
     if (e.out_ch >= 0 && z.ch[static_cast<size_t>(e.out_ch)].dst_sw >= 0) ep_sw[i] = z.ch[static_cast<size_t>(e.out_ch)].dst_sw;
     else if (e.in_ch >= 0 && z.ch[static_cast<size_t>(e.in_ch)].src_sw >= 0) ep_sw[i] = z.ch[static_cast<size_t>(e.in_ch)].src_sw;
-    if (ep_sw[i] >= 0) w[static_cast<size_t>(ep_sw[i])] += 2;
+    if (ep_sw[i] >= 0) w[static_cast<size_t>(ep_sw[i])] += 3;
   }
   int64_t total = 0;
-  for (size_t s = 0; s < nsw; s++) total += (w[s] += static_cast<int64_t>(z.sws[s].in_chs.size()) + 1);
+  for (size_t s = 0; s < nsw; s++) total += (w[s] += 4 * (static_cast<int64_t>(z.sws[s].in_chs.size()) + 1));
   std::vector<uint16_t> own_sw(nsw), own_ep(nep), own_src(nch), own_dst(nch);
   int64_t acc = 0;
   for (size_t s = 0; s < nsw; s++) {
@@ -421,6 +487,7 @@ Result Simulator::run_threads(const TrafficSpec& traffic, int T) {
     m.par = par.get(), m.shard = s, m.nsh = T, m.next_id = static_cast<uint64_t>(s) + 1;
     m.own_sw = own_sw, m.own_ep = own_ep, m.own_src = own_src, m.own_dst = own_dst;
     if (s > 0) m.routing_evs = z.routing_evs;  // (every shard re-routes its own switches)
+    if (s > 0) m.link_evs = z.link_evs;        // (all stop for them; shard 0 applies them)
     m.my_out = par->out(0, s);
     m.run_setup(traffic);
   }
@@ -451,6 +518,7 @@ Result Simulator::run_threads(const TrafficSpec& traffic, int T) {
   for (auto& e : par->err)
     if (e) std::rethrow_exception(e);
   z.shard_cpu = cpu;
+  for (int s = 0; s < T; s++) z.shard_cpu.push_back(par->sh[static_cast<size_t>(s)]->wait_cpu);
   Impl& a = z;
   for (int s = 0; s < T; s++)
     if (!par->sh[static_cast<size_t>(s)]->trace_mode) par->sh[static_cast<size_t>(s)]->settle_sources();

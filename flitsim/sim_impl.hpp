@@ -86,7 +86,8 @@ struct Simulator::Impl {
   };
   std::vector<HookRec> hook_buf;
   int dl_kind = 0;
-  std::vector<double> shard_cpu;  // threads: CPU seconds of each shard's loop (last run)
+  std::vector<double> shard_cpu;  // threads: CPU seconds of each shard's loop, then of its barrier waits
+  double wait_cpu = 0;
   bool any_src = false;  // threads: this shard has a queued packet behind a live link (stall check)
   uint64_t par_meas_out() const;
   uint64_t par_owing() const;
@@ -330,6 +331,9 @@ struct Simulator::Impl {
 
   // ---------------- faults and re-routing (faults.hpp) ----------------
   void set_link(int node, int port, bool up);
+  void link_changed(size_t c, bool up);
+  Impl& shard_impl(int s);  // threads: shard s (serial sections only)
+  void par_min_need_1();
 
   void ungrant(int32_t id);
 

@@ -136,7 +136,6 @@ TEST_F(FlitsimCli, BadOptionsAndInputsFailClearlyWithoutOutput) {
       {ok + " --threads -1", 2, "--threads -1 out of range (0..64)"},
       {ok + " --threads 65", 2, "--threads 65 out of range (0..64)"},
       {ok + " --threads abc", 2, "--threads"},
-      {ok + " --threads 2 --fail '100:\"S0_0\"[1]'", 2, "--threads > 1 does not support link faults"},
       {ok + " --threads 2 --nac", 2, "--threads > 1 does not support NAC"},
       {ok + " --vcs 4294967297", 2, "--vcs 4294967297 out of range"},  // not truncated to 1 VC
       {ok + " --fail 100:NOPE[1]", 2, "unknown node 'NOPE'"},

@@ -226,8 +226,9 @@ class Simulator {
   std::function<void(uint64_t id, const std::string& reason)> on_drop;
   // Current simulated cycle (for use inside the hooks).
   int64_t cycle() const;
-  // After a run on threads > 1: CPU seconds each thread spent in the cycle loop (its shard's
-  // work plus barrier spinning; the balance of the partition). Empty after a one-thread run.
+  // After a run on threads = T > 1: 2T values, the CPU seconds each thread spent in the cycle
+  // loop, then the part of it spent waiting at the barrier (the difference is its shard's work:
+  // the balance of the partition). Empty after a one-thread run.
   const std::vector<double>& thread_cpu_seconds() const;
 
   Result run(const TrafficSpec& traffic);
