@@ -41,8 +41,13 @@ inline void Simulator::Impl::finalize_drop(uint32_t pi, const char* reason) {
 
 inline void Simulator::Impl::flit_gone(uint32_t pi) {  // one flit of the packet left the network for good
   Pkt& p = pk(pi);
-  FLITSIM_CHECK(p.flits_left > 0, "packet flit count underflow");
-  if (--p.flits_left == 0) {
+  // (threads: after a link failure cut the packet, the part upstream is discarded in one shard
+  // while the part downstream drains in another: both count down; whichever ends it frees the
+  // slot, and slot numbers never change results)
+  const int32_t left = __builtin_expect(par != nullptr, 0) ? __atomic_sub_fetch(&p.flits_left, 1, __ATOMIC_ACQ_REL)
+                                                           : --p.flits_left;
+  FLITSIM_CHECK(left >= 0, "packet flit count underflow");
+  if (left == 0) {
     FLITSIM_CHECK(p.finalized, "packet vanished without being delivered or dropped");
     pkt_free.push_back(pi);
   }

@@ -120,7 +120,7 @@ void Simulator::Impl::run_loop() {
         auto& l = link_evs[link_i++];
         if (shard == 0) set_link(l.node, l.port, l.up);
       }
-      sync();
+      sync(false);  // (shard 0 may have written this shard's counters: read them after the barrier)
     }
     while (link_i < link_evs.size() && link_evs[link_i].cycle <= now) {
       auto& l = link_evs[link_i++];
@@ -350,10 +350,12 @@ void Simulator::Impl::par_min_need_1() {
   for (Impl* m : par->sh) m->min_need = 1;
 }
 
-void Simulator::Impl::sync() {
-  Par::Pub& p = par->pub[static_cast<size_t>(shard)];
-  p.meas_out = measured_outstanding, p.owing = owing, p.in_network = res.in_network, p.in_source = res.in_source;
-  p.last_progress = last_progress, p.any_src = any_src;
+void Simulator::Impl::sync(bool publish) {
+  if (publish) {
+    Par::Pub& p = par->pub[static_cast<size_t>(shard)];
+    p.meas_out = measured_outstanding, p.owing = owing, p.in_network = res.in_network, p.in_source = res.in_source;
+    p.last_progress = last_progress, p.any_src = any_src;
+  }
   timespec a{}, b{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
   par->bar.arrive_and_wait();

@@ -106,7 +106,7 @@ struct Simulator::Impl {
     if (b.n == b.v.size()) grow(b);
     b.v[b.n++] = e;
   }
-  void sync();
+  void sync(bool publish = true);
   void drain_inbox();
   void run_setup(const TrafficSpec& t);
   void run_loop();

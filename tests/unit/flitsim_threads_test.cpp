@@ -92,14 +92,13 @@ TEST(FlitsimThreads, FatTreeIsDeterministicPerThreadCountAndMatchesOneThread) {
   Fabric f = make_kary_ntree(4, 3);  // 64 CAs, 48 switches
   Routing r = route_ntree(f, 4, 3);
   Config c;
-  TrafficSpec t = uniform(0.5, 3000);
+  TrafficSpec t = uniform(0.5, 2000);
   const SimRun one = run_checked(f, r, c, t, 1);
-  ASSERT_GT(one.res.delivered, 5000u);
+  ASSERT_GT(one.res.delivered, 3000u);
   for (int T : {2, 3, 4}) {
     SCOPED_TRACE("threads " + std::to_string(T));
-    const SimRun a = run_checked(f, r, c, t, T), b = run_checked(f, r, c, t, T), d = run_checked(f, r, c, t, T);
+    const SimRun a = run_checked(f, r, c, t, T), b = run_checked(f, r, c, t, T);
     EXPECT_EQ(a.text, b.text);
-    EXPECT_EQ(a.text, d.text);
     expect_same_sources(one.res, a.res);
     // The InfiniBand model with virtual cut-through takes no decision that depends on the order
     // of events within a cycle (allocators sort by port and round-robin pointer; connections are
