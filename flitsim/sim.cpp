@@ -325,6 +325,7 @@ struct Simulator::Impl::Par {
     }
     g = r;
     // the hooks, in shard order (a shard's records in their order), one thread at a time
+    if (failed.load(std::memory_order_relaxed)) return;  // (a shard failed: the run is over)
     try {
       for (Impl* s : sh) {
         for (const HookRec& h : s->hook_buf) {

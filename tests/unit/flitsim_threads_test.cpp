@@ -319,6 +319,24 @@ TEST(FlitsimThreads, NacAndFtDrbAreRefusedWithOneLine) {
   EXPECT_NO_THROW(sim.run(t));
 }
 
+TEST(FlitsimThreads, AnExceptionInAHookEndsTheRunWithoutHanging) {
+  // The hooks run in the barrier's completion step; an exception there stops every shard at its
+  // next barrier and comes out of run() (no thread is left waiting).
+  Fabric f = make_kary_ntree(4, 2);
+  Routing r = route_ntree(f, 4, 2);
+  for (int T : {2, 3}) {
+    Config c;
+    c.threads = T;
+    Simulator sim(f, r, c);
+    int calls = 0;
+    sim.on_deliver = [&](uint64_t, int, int, int64_t) {
+      if (++calls == 10) throw std::runtime_error("hook failed");
+    };
+    EXPECT_THROW(sim.run(uniform(0.3, 2000)), std::runtime_error);
+    EXPECT_EQ(calls, 10);
+  }
+}
+
 TEST(FlitsimThreads, ThreadCountIsValidated) {
   Config c;
   c.threads = -1;
