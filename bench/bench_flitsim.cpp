@@ -19,9 +19,14 @@
 #include <string>
 #include <vector>
 
+#include <chrono>
+#include <thread>
+
 #include "ftroute/booksim_config.hpp"
 #include "ftroute/flitsim.hpp"
 #include "ftroute/flitsim_testnets.hpp"
+#include "ftroute/registry.hpp"
+#include "ftroute/topology.hpp"
 
 using namespace ftroute;
 using namespace ftroute::flitsim;
@@ -32,6 +37,71 @@ static long rss_kb() {
   while (std::getline(in, line))
     if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
   return -1;
+}
+
+static long status_kb(const char* key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(key, 0) == 0) return std::stol(line.substr(std::strlen(key)));
+  return -1;
+}
+
+static std::string loadavg() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+// --only threads: the simulator on 1 and on N threads (issue 15 item 5, docs/flitsim.md
+// "Threads"), on the 3-level fat tree of radix R (`ftroute gen fattree3:R`, ftree-misroute),
+// uniform load 0.4, warmup 200, measure `measure`, max drain 2000, flushed: wall time, CPU time
+// (all threads), the wall-time speed-up against the 1-thread run of the same process, and the
+// peak RSS of each run (VmHWM, reset before each run through /proc/self/clear_refs).
+static void threads_scale(int R, int64_t measure, const std::vector<int>& counts) {
+  std::printf("fat tree radix %d (gen fattree3:%d, ftree-misroute), uniform 0.4, warmup 200, measure %lld, "
+              "max-drain 2000; load average before: %s; %u hardware threads\n",
+              R, R, static_cast<long long>(measure), loadavg().c_str(), std::thread::hardware_concurrency());
+  Fabric f = topo::fat_tree3(R);
+  f.assign_lids(0);
+  Routing r = make_engine("ftree-misroute")->route(f);
+  std::printf("  %zu switches, %zu CAs; fabric + routing: RSS %.0f MB\n", f.switches().size(),
+              endpoints_of(f).size(), rss_kb() / 1024.0);
+  TrafficSpec t;
+  t.load = 0.4, t.warmup = 200, t.measure = measure, t.max_drain = 2000;
+  double wall1 = 0;
+  Result first;
+  for (int T : counts) {
+    { std::ofstream("/proc/self/clear_refs") << "5"; }  // reset VmHWM to the current RSS
+    Config c;
+    c.threads = T;
+    Simulator sim(f, r, c);
+    auto w0 = std::chrono::steady_clock::now();
+    std::clock_t c0 = std::clock();
+    Result res = sim.run(t);
+    double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+    if (T == counts.front()) wall1 = wall, first = res;
+    const bool same = res.delivered == first.delivered && res.avg_latency == first.avg_latency &&
+                      res.flits_moved == first.flits_moved;
+    std::printf("  threads %2d: %lld cycles, wall %7.2f s, CPU %7.2f s (%.2f cores busy), speed-up vs %d thread%s "
+                "%.2fx (wall), peak RSS %.0f MB, accepted %.4f, avg latency %.2f, delivered %llu%s; load average now %s\n",
+                T, static_cast<long long>(res.cycles), wall, cpu, cpu / wall, counts.front(),
+                counts.front() == 1 ? "" : "s", wall1 / wall, status_kb("VmHWM:") / 1024.0, res.accepted,
+                res.avg_latency, static_cast<unsigned long long>(res.delivered),
+                T == counts.front() ? "" : same ? " (= first run)" : " (differs from the first run)", loadavg().c_str());
+    const std::vector<double>& tc = sim.thread_cpu_seconds();
+    if (!tc.empty()) {
+      const size_t n = tc.size() / 2;
+      std::printf("              CPU per thread in the cycle loop (of it at the barrier):");
+      for (size_t i = 0; i < n; i++) std::printf(" %.2f s (%.2f s)", tc[i], tc[n + i]);
+      std::printf("\n");
+    }
+    std::fflush(stdout);
+  }
+  std::printf("  (goal: >= 1.6x wall on 2 threads on radix 36 on an otherwise idle 2-core box; on a loaded box the\n"
+              "   threads wait for each other at every cycle's barrier, so compare CPU time and the load average)\n");
 }
 
 // Best of `reps` runs (CPU time): the 2 cores are shared with other jobs, and the fastest run is
@@ -119,16 +189,33 @@ int main(int argc, char** argv) {
   std::string only;  // --only mesh|torus|tree|big|compat: run one group (profiling)
   std::string booksim;  // --booksim PATH: measure BookSim2 on the same mesh/torus configurations
   int booksim_secs = 30;
+  int radix = 36;                // --only threads: fat tree radix (--radix), measure cycles (--measure)
+  int64_t tmeasure = 1000;
+  std::vector<int> tcounts{1, 2};  // --threads 1,2
   for (int i = 1; i < argc; i++) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else if (std::strcmp(argv[i], "--booksim") == 0 && i + 1 < argc) booksim = argv[++i];
     else if (std::strcmp(argv[i], "--booksim-seconds") == 0 && i + 1 < argc) booksim_secs = std::atoi(argv[++i]);
-    else {
+    else if (std::strcmp(argv[i], "--radix") == 0 && i + 1 < argc) radix = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--measure") == 0 && i + 1 < argc) tmeasure = std::atoll(argv[++i]);
+    else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+      tcounts.clear();
+      for (char* q = argv[++i]; *q;) {
+        tcounts.push_back(static_cast<int>(std::strtol(q, &q, 10)));
+        if (*q == ',') q++;
+        else if (*q) break;
+      }
+    } else {
       std::fprintf(stderr,
-                   "usage: bench_flitsim [--quick] [--only mesh|torus|tree|big|compat] [--booksim PATH [--booksim-seconds N]]\n");
+                   "usage: bench_flitsim [--quick] [--only mesh|torus|tree|big|compat] [--booksim PATH [--booksim-seconds N]]\n"
+                   "       bench_flitsim --only threads [--radix R (36)] [--measure N (1000)] [--threads 1,2]\n");
       return 2;
     }
+  }
+  if (only == "threads") {  // not part of the default run (minutes on radix 36)
+    threads_scale(radix, tmeasure, tcounts);
+    return 0;
   }
   auto want = [&](const char* g) { return only.empty() || only == g; };
   Config c;  // default: VCT, 16-flit packets, 64-flit buffers per VC, 3-cycle router + 1-cycle link

@@ -48,6 +48,11 @@ traffic:
   --hotspots I,J         hot endpoints (default 0); --hotspot-fraction F (default 0.2)
   --trace FILE           lines "cycle src dst [flits]" (endpoint index or node id)
   --warmup N --measure N --max-drain N (cycles; 1000/10000/50000), --no-flush, --seed N
+run:
+  --threads N            simulate on N threads (default 1; 0 = hardware threads; at most 64):
+                         switches split into N shards in step per cycle (docs/flitsim.md
+                         "Threads"); results depend on seed and N only, N = 1 is the reference.
+                         --nac and --lid-policy ftdrb need N = 1
 router (defaults: --preset default):
   --preset NAME          default, penaranda-a, penaranda-b, penaranda-c, zarza-nac, booksim
   --model ib|booksim     router model (docs/flitsim.md "Router models"): ib (default,
@@ -251,6 +256,7 @@ int run_sim(cli::Args& a) {
   c.nac_period = static_cast<int>(a.int_in("nac-period", c.nac_period, 1, 1000000000));
   c.deadlock_timeout = a.int_in("deadlock-timeout", c.deadlock_timeout, 1, 1000000000000L);
   c.seed = static_cast<uint64_t>(a.int_or("seed", static_cast<long>(c.seed)));
+  c.threads = static_cast<int>(a.int_in("threads", c.threads, 0, 64));
   const std::string lp = a.value_or("lid-policy", "base");
   if (lp == "base") c.lid_policy = LidPolicy::Base;
   else if (lp == "random") c.lid_policy = LidPolicy::Random;
@@ -291,6 +297,12 @@ int run_sim(cli::Args& a) {
   t.self_traffic = bs || a.flag("self-traffic");
   const std::vector<std::string> fails = a.values("fail"), recovers = a.values("recover"),
                                   reroutes = a.values("reroute");
+  if (resolve_threads(c.threads, 1 << 30) > 1) {  // (the library refuses these too; here: exit 2)
+    const char* what = c.nac                                                ? "NAC"
+                       : c.lid_policy == LidPolicy::FtDrb                     ? "FT-DRB sources (--lid-policy ftdrb)"
+                                                                              : nullptr;
+    if (what) throw cli::UsageError(std::string("--threads > 1 does not support ") + what + "; use --threads 1");
+  }
   const std::string csv = a.value_or("csv", ""), svg = a.value_or("svg", "");
   std::string title = a.value_or("title", "");
   const bool strict = a.flag("strict");

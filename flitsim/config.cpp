@@ -70,6 +70,7 @@ void Config::validate() const {
   }
   need(routing_delay >= 0 && alloc_delay >= 0 && xbar_delay >= 0, "pipeline delays must be >= 0");
   need(islip_iterations >= 1, "islip_iterations must be >= 1");
+  need(threads >= 0 && threads <= 64, "threads must be 0..64 (0 = hardware threads)");
   need(hop_limit >= 1, "hop_limit must be >= 1");
   need(deadlock_timeout >= 1, "deadlock_timeout must be >= 1");
   need(nac_tf >= 1 && nac_period >= 1, "nac_tf and nac_period must be >= 1");

@@ -4,14 +4,17 @@
 namespace ftroute::flitsim {
 
 void Simulator::Impl::build_deadlock_report() {
-  DeadlockReport& d = res.deadlock;
-  d.detected = true;
-  d.cycle = now;
-  d.last_progress = last_progress;
+  std::vector<int64_t> next(ivc.size(), -1);
+  fill_wait_for(next);
+  report_wait_for(next);
+}
+
+// next[i] = the input VC that input VC i waits for (its front's output is held by that VC's
+// packet, or its own output VC when it streams). Threads: each shard fills the input VCs it owns.
+void Simulator::Impl::fill_wait_for(std::vector<int64_t>& next) {
   size_t n = ivc.size();
-  std::vector<int64_t> next(n, -1);
-  std::vector<std::string> why(n);
   for (size_t i = 0; i < n; i++) {
+    if (par && own_dst[i / V] != shard) continue;
     InVC& q = ivc[i];
     if (!q.has_front()) continue;
     int oc = -1, ov = 0;
@@ -39,6 +42,15 @@ void Simulator::Impl::build_deadlock_report() {
     }
     if (ch[oc].dst_sw >= 0 && ch[oc].alive) next[i] = static_cast<int64_t>(oc) * V + ov;
   }
+}
+
+// The report: a cycle in the wait-for graph `next`, if there is one.
+void Simulator::Impl::report_wait_for(const std::vector<int64_t>& next) {
+  DeadlockReport& d = res.deadlock;
+  d.detected = true;
+  d.cycle = now;
+  d.last_progress = last_progress;
+  size_t n = next.size();
   std::vector<uint8_t> color(n, 0);
   std::vector<size_t> cyc;
   for (size_t s = 0; s < n && cyc.empty(); s++) {

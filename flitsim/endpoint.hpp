@@ -13,12 +13,18 @@ inline uint32_t Simulator::Impl::new_pkt() {
     pkt_free.pop_back();
     return i;
   }
-  pkts.push_back({});
-  return static_cast<uint32_t>(pkts.size() - 1);
+  if (pk_fill == kPkChunk) {  // a new chunk: this shard's k-th is chunk k * nsh + shard
+    size_t idx = pk_chunks.size() * static_cast<size_t>(nsh) + static_cast<size_t>(shard);
+    FLITSIM_CHECK(idx < kPkMaxChunks, "more than 2^31 packet slots");
+    pk_chunks.emplace_back(new Pkt[kPkChunk]);
+    pk_tab[idx] = pk_chunks.back().get();
+    pk_cur = static_cast<uint32_t>(idx), pk_fill = 0;
+  }
+  return (pk_cur << kPkShift) | pk_fill++;
 }
 
 inline void Simulator::Impl::finalize_drop(uint32_t pi, const char* reason) {
-  Pkt& p = pkts[pi];
+  Pkt& p = pk(pi);
   if (p.doomed || p.finalized) return;
   p.doomed = true;
   p.finalized = true;
@@ -27,13 +33,21 @@ inline void Simulator::Impl::finalize_drop(uint32_t pi, const char* reason) {
   if (p.injected) res.in_network--;
   else res.in_source--;
   if (p.measured) res.measured_dropped++, measured_outstanding--;
-  if (owner->on_drop) owner->on_drop(p.id, reason);
+  if (owner->on_drop) {
+    if (par) hook_buf.push_back({p.id, p.src, p.dst, 0, reason});  // called in order at the barrier
+    else owner->on_drop(p.id, reason);
+  }
 }
 
 inline void Simulator::Impl::flit_gone(uint32_t pi) {  // one flit of the packet left the network for good
-  Pkt& p = pkts[pi];
-  FLITSIM_CHECK(p.flits_left > 0, "packet flit count underflow");
-  if (--p.flits_left == 0) {
+  Pkt& p = pk(pi);
+  // (threads: after a link failure cut the packet, the part upstream is discarded in one shard
+  // while the part downstream drains in another: both count down; whichever ends it frees the
+  // slot, and slot numbers never change results)
+  const int32_t left = __builtin_expect(par != nullptr, 0) ? __atomic_sub_fetch(&p.flits_left, 1, __ATOMIC_ACQ_REL)
+                                                           : --p.flits_left;
+  FLITSIM_CHECK(left >= 0, "packet flit count underflow");
+  if (left == 0) {
     FLITSIM_CHECK(p.finalized, "packet vanished without being delivered or dropped");
     pkt_free.push_back(pi);
   }
@@ -42,9 +56,9 @@ inline void Simulator::Impl::flit_gone(uint32_t pi) {  // one flit of the packet
 inline void Simulator::Impl::generate(int src, int dst, int flits, int64_t gen_cycle, bool mark) {
   if (dst < 0 || (dst == src && !tr.self_traffic)) return;
   uint32_t pi = new_pkt();
-  Pkt& p = pkts[pi];
+  Pkt& p = pk(pi);
   p = Pkt{};
-  p.id = next_id++;
+  p.id = next_id, next_id += static_cast<uint64_t>(nsh);  // (shard s: s + 1, s + 1 + nsh, ...)
   p.src = src, p.dst = dst;
   EpState& s = eps[src];
   EpState& d = eps[dst];
@@ -99,7 +113,7 @@ inline void Simulator::Impl::refill(int s) {
 }
 
 inline void Simulator::Impl::deliver(uint32_t pi, int dst_ep) {
-  Pkt& p = pkts[pi];
+  Pkt& p = pk(pi);
   if (p.doomed) return;  // truncated/dropped fragments drain into the sink
   FLITSIM_CHECK(!p.finalized, "packet delivered twice");
   FLITSIM_CHECK(p.dst == dst_ep, "packet delivered to the wrong endpoint");
@@ -119,7 +133,10 @@ inline void Simulator::Impl::deliver(uint32_t pi, int dst_ep) {
     ft_acks.push(FtAck{now + std::max<int64_t>(1, static_cast<int64_t>(p.hops + 1) * per), p.src, p.dst,
                        p.lid_off, p.probe, now - p.inject});
   }
-  if (owner->on_deliver) owner->on_deliver(p.id, p.src, p.dst, latency);
+  if (owner->on_deliver) {
+    if (par) hook_buf.push_back({p.id, p.src, p.dst, latency, nullptr});
+    else owner->on_deliver(p.id, p.src, p.dst, latency);
+  }
 }
 
 inline void Simulator::Impl::allocate_ep(int e) {
@@ -132,13 +149,13 @@ inline void Simulator::Impl::allocate_ep(int e) {
       uint32_t pi = E.queue.front();
       E.queue.pop_front();
       finalize_drop(pi, "source not connected");
-      for (int i = 0; i < pkts[pi].size; i++) flit_gone(pi);
+      for (int i = 0; i < pk(pi).size; i++) flit_gone(pi);
       continue;
     }
     Channel& oc = ch[E.out_ch];
     if (oc.out_conn >= 0) return;
     uint32_t pi = E.queue.front();
-    Pkt& p = pkts[pi];
+    Pkt& p = pk(pi);
     if (ftdrb && !p.lid_chosen) {
       const EpState& d = eps[p.dst];
       auto c = ftdrb->choose(*R, p.src, p.dst, E.node, E.port, d.base, 1u << d.lmc, rng.uniform());

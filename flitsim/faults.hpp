@@ -51,9 +51,10 @@ inline void Simulator::Impl::truncate_conn(int32_t id) {
   uint32_t pi = k.pkt;
   int32_t sent_over = k.sent;
   int32_t oc = k.out_ch, ov = k.out_vc;
-  if (!pkts[pi].doomed && !pkts[pi].finalized) ftdrb_fault(pi, ch[oc].src_node, ch[oc].src_port);
+  if (!pk(pi).doomed && !pk(pi).finalized) ftdrb_fault(pi, ch[oc].src_node, ch[oc].src_port);
   finalize_drop(pi, "link failed while the packet crossed it");
   min_need = 1;
+  if (par) par_min_need_1();
   // Upstream part: discard the rest of this packet at this input.
   if (ch[oc].out_conn == id) ch[oc].out_conn = -1;
   if (ovc_conn[static_cast<size_t>(oc) * V + ov] == id) ovc_conn[static_cast<size_t>(oc) * V + ov] = -1;
@@ -68,11 +69,13 @@ inline void Simulator::Impl::truncate_conn(int32_t id) {
   int c = oc, v = ov;
   while (sent_over > 0) {
     if (ch[c].dst_ep >= 0) {
-      Pkt& p = pkts[pi];
+      Pkt& p = pk(pi);
       p.deliver_size = sent_over;
       break;
     }
-    InVC& q = ivc[static_cast<size_t>(c) * V + v];
+    // (threads: the buffers downstream may be another shard's; this runs while all wait)
+    Impl& D = par ? shard_impl(own_dst[static_cast<size_t>(c)]) : *this;
+    InVC& q = D.ivc[static_cast<size_t>(c) * V + v];
     Entry* e = nullptr;
     if (q.dab_full && q.dab.pkt == pi) e = &q.dab;
     for (uint32_t i = 0; !e && i < q.q.size(); i++)
@@ -80,7 +83,7 @@ inline void Simulator::Impl::truncate_conn(int32_t id) {
     if (!e) {
       // Flits are still on the wire and the head has not arrived yet: remember the cut on the
       // packet so the arrival creates a short entry.
-      pkts[pi].deliver_size = sent_over;
+      pk(pi).deliver_size = sent_over;
       break;
     }
     int32_t lost = e->size - sent_over;
@@ -88,7 +91,7 @@ inline void Simulator::Impl::truncate_conn(int32_t id) {
     (void)lost;
     bool is_front = q.has_front() && &q.front() == e;
     if (!is_front || q.conn < 0) break;
-    Conn& dk = conns[q.conn];
+    Conn& dk = D.conns[q.conn];
     dk.size = sent_over;
     if (dk.out_ch < 0) break;
     c = dk.out_ch, v = dk.out_vc;
@@ -105,7 +108,20 @@ inline void Simulator::Impl::set_link(int node, int port, bool up) {
     Channel& x = ch[c];
     if (!((x.src_node == node && x.src_port == port) || (x.src_node == peer && x.src_port == pp))) continue;
     if (x.alive == up) continue;
-    x.alive = up;
+    if (par) {  // threads (shard 0, while all wait): every copy learns it, the sender side acts
+      for (int s = 0; s < nsh; s++) shard_impl(s).ch[c].alive = up;
+      shard_impl(own_src[c]).link_changed(c, up);
+    } else {
+      x.alive = up;
+      link_changed(c, up);
+    }
+  }
+}
+
+// Channel c just went down (up = false) or came back: what its sender's side does about it.
+inline void Simulator::Impl::link_changed(size_t c, bool up) {
+  {
+    Channel& x = ch[c];
     if (!up) {  // Drop/Hold: a packet crossing the link is cut in two: it cannot be held
       for (int v = 0; v < V; v++)
         if (ovc_conn[c * V + v] >= 0) {
@@ -124,15 +140,15 @@ inline void Simulator::Impl::set_link(int node, int port, bool up) {
         if (ivc[r].state == kWaiting && ivc[r].out_ch == static_cast<int>(c)) waiting.push_back(r);
       for (uint32_t r : waiting) {
         ivc[r].state = kRouting;
-        pkts[ivc[r].front().pkt].hops--;
+        pk(ivc[r].front().pkt).hops--;
         route_front(static_cast<int>(r / V), static_cast<int>(r % V));
       }
     }
     if (!up && cfg.fault_policy == FaultPolicy::Hold && ftdrb && x.src_sw >= 0) {
       for (uint32_t r : sws[x.src_sw].req) {  // held heads: their sources are notified
         InVC& q = ivc[r];
-        if (q.state == kWaiting && q.out_ch == static_cast<int>(c) && !pkts[q.front().pkt].notified) {
-          pkts[q.front().pkt].notified = true;
+        if (q.state == kWaiting && q.out_ch == static_cast<int>(c) && !pk(q.front().pkt).notified) {
+          pk(q.front().pkt).notified = true;
           ftdrb_fault(q.front().pkt, x.src_node, x.src_port);
         }
       }
@@ -142,7 +158,7 @@ inline void Simulator::Impl::set_link(int node, int port, bool up) {
         for (uint32_t r : sws[x.src_sw].req) {
           InVC& q = ivc[r];
           if (q.state == kWaiting && q.out_ch == static_cast<int>(c)) {
-            if (!pkts[q.front().pkt].finalized) ftdrb_fault(q.front().pkt, x.src_node, x.src_port);
+            if (!pk(q.front().pkt).finalized) ftdrb_fault(q.front().pkt, x.src_node, x.src_port);
             finalize_drop(q.front().pkt, "output link down");
             start_discard(static_cast<int>(r / V), static_cast<int>(r % V));
           }
@@ -169,7 +185,7 @@ inline void Simulator::Impl::ungrant(int32_t id) {
     if (!q.in_req) sws[s].req.push_back(static_cast<uint32_t>(k.in_ch) * V + k.in_vc), q.in_req = true;
     mark_sw(s);
   } else {
-    Pkt& p = pkts[k.pkt];
+    Pkt& p = pk(k.pkt);
     eps[k.ep].queue.push_front(k.pkt);
     p.injected = false;
     res.injected--, res.in_network--, res.in_source++;
@@ -191,11 +207,12 @@ inline void Simulator::Impl::reroute_all() {
         continue;
       }
       q.state = kRouting;
-      pkts[q.front().pkt].hops--;
+      pk(q.front().pkt).hops--;
       route_front(static_cast<int>(r / V), static_cast<int>(r % V));
     }
   }
-  for (size_t i = 0; i < sws.size(); i++) mark_sw(static_cast<int>(i));
+  for (size_t i = 0; i < sws.size(); i++)
+    if (!par || own_sw[i] == shard) mark_sw(static_cast<int>(i));  // (threads: its own switches)
 }
 
 }  // namespace ftroute::flitsim

@@ -10,7 +10,7 @@ namespace ftroute::flitsim {
 // after hops x ftdrb_notify_hop_cycles (default link_latency) cycles, at least 1.
 inline void Simulator::Impl::ftdrb_fault(uint32_t pi, int node, int port) {
   if (!ftdrb) return;
-  const Pkt& p = pkts[pi];
+  const Pkt& p = pk(pi);
   if (!p.injected) return;
   int64_t per = cfg.ftdrb_notify_hop_cycles > 0 ? cfg.ftdrb_notify_hop_cycles : cfg.link_latency;
   ft_notes.push(FtNote{now + std::max<int64_t>(1, static_cast<int64_t>(p.hops) * per), p.src, node, port, p.lid_at, p.probe, false});

@@ -23,7 +23,7 @@ inline void Simulator::Impl::route_front(int c, int v) {
   InVC& q = ivc[static_cast<size_t>(c) * V + v];
   if (!q.has_front() || q.state != kRouting) return;
   Entry& e = q.front();
-  Pkt& p = pkts[e.pkt];
+  Pkt& p = pk(e.pkt);
   int s = ch[c].dst_sw;
   const char* why = nullptr;
   if (p.doomed) why = "";
@@ -156,7 +156,10 @@ inline void Simulator::Impl::grant(int c, int v, int ov) {  // switch input (c, 
 
 __attribute__((always_inline)) inline void Simulator::Impl::credit_return(int c, int v, int n) {
   if (ch[c].src_sw < 0 && ch[c].src_ep < 0) return;
-  at(now + (bsm ? bs_cd[static_cast<size_t>(c)] : cfg.credit_delay), Ev{kEvCredit, static_cast<uint8_t>(v), 0, 0, static_cast<uint32_t>(c), static_cast<uint32_t>(n), 0});
+  const int64_t t = now + (bsm ? bs_cd[static_cast<size_t>(c)] : cfg.credit_delay);
+  const Ev ev{kEvCredit, static_cast<uint8_t>(v), 0, 0, static_cast<uint32_t>(c), static_cast<uint32_t>(n), 0};
+  if (__builtin_expect(par != nullptr, 0)) post(t, ev, own_src[static_cast<size_t>(c)]);
+  else at(t, ev);
 }
 
 // A connection finished (all `size` flits sent or discarded).
@@ -196,7 +199,7 @@ inline void Simulator::Impl::finish_conn(int32_t id) {
 __attribute__((always_inline)) inline void Simulator::Impl::on_flit(const Ev& e) {
   int c = static_cast<int>(e.a);
   uint32_t pi = e.b;
-  Pkt& p = pkts[pi];
+  Pkt& p = pk(pi);
   res.flits_moved++;
   if (ch[c].dst_ep >= 0) {  // sink
     credit_return(c, e.vc, 1);
@@ -326,17 +329,32 @@ inline void Simulator::Impl::step_conns() {
   }
 }
 
+// Threads: a flit-and-credit event whose two halves belong to different shards is split.
+inline void Simulator::Impl::post_flit_credit(int64_t t, const Ev& e) {
+  const int a = own_dst[e.a], b = own_src[e.c2];
+  if (a == b) {
+    post(t, e, a);
+    return;
+  }
+  post(t, Ev{kEvFlit, e.vc, 0, 0, e.a, e.b, e.size}, a);
+  post(t, Ev{kEvCredit, e.vc2, 0, 0, e.c2, 1, 0}, b);
+}
+
 // credit_ch >= 0: the flit's event also returns one credit of (credit_ch, credit_vc), which
 // the caller guarantees is due at the same cycle (credit_delay == link_latency).
 inline void Simulator::Impl::send_flit(Conn& k, size_t ci, uint32_t credit_ch, uint8_t credit_vc) {
   credits[ci]--;
   FLITSIM_CHECK(credits[ci] >= 0, "negative credits at " + chan_name(k.out_ch));
   if (credits[ci] < res.min_credits) res.min_credits = credits[ci];
-  if (credit_ch != UINT32_MAX)  // (every channel has a sender: build() skips the others)
-    at(now + cfg.link_latency, Ev{kEvFlitCredit, k.out_vc, credit_vc, 0, static_cast<uint32_t>(k.out_ch), k.pkt,
-                                  k.size, credit_ch});
-  else
-    at(now + cfg.link_latency, Ev{kEvFlit, k.out_vc, 0, 0, static_cast<uint32_t>(k.out_ch), k.pkt, k.size});
+  if (credit_ch != UINT32_MAX) {  // (every channel has a sender: build() skips the others)
+    const Ev ev{kEvFlitCredit, k.out_vc, credit_vc, 0, static_cast<uint32_t>(k.out_ch), k.pkt, k.size, credit_ch};
+    if (__builtin_expect(par != nullptr, 0)) post_flit_credit(now + cfg.link_latency, ev);
+    else at(now + cfg.link_latency, ev);
+  } else {
+    const Ev ev{kEvFlit, k.out_vc, 0, 0, static_cast<uint32_t>(k.out_ch), k.pkt, k.size};
+    if (__builtin_expect(par != nullptr, 0)) post(now + cfg.link_latency, ev, own_dst[static_cast<size_t>(k.out_ch)]);
+    else at(now + cfg.link_latency, ev);
+  }
   k.sent++;
   last_progress = now;
 }
@@ -367,11 +385,15 @@ inline void Simulator::Impl::send_flit_bs(Conn& k, size_t ci, int credit_ch, uin
   if (credits[ci] < res.min_credits) res.min_credits = credits[ci];
   const int64_t fd = bs_fd[static_cast<size_t>(k.out_ch)];
   if (credit_ch >= 0 && bs_cd[static_cast<size_t>(credit_ch)] == fd) {
-    at(now + fd, Ev{kEvFlitCredit, k.out_vc, credit_vc, 0, static_cast<uint32_t>(k.out_ch), k.pkt, k.size,
-                    static_cast<uint32_t>(credit_ch)});
+    const Ev ev{kEvFlitCredit, k.out_vc, credit_vc, 0, static_cast<uint32_t>(k.out_ch), k.pkt, k.size,
+                static_cast<uint32_t>(credit_ch)};
+    if (par) post_flit_credit(now + fd, ev);
+    else at(now + fd, ev);
   } else {
     if (credit_ch >= 0) credit_return(credit_ch, credit_vc, 1);
-    at(now + fd, Ev{kEvFlit, k.out_vc, 0, 0, static_cast<uint32_t>(k.out_ch), k.pkt, k.size});
+    const Ev ev{kEvFlit, k.out_vc, 0, 0, static_cast<uint32_t>(k.out_ch), k.pkt, k.size};
+    if (par) post(now + fd, ev, own_dst[static_cast<size_t>(k.out_ch)]);
+    else at(now + fd, ev);
   }
   k.sent++;
   last_progress = now;

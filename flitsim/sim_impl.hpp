@@ -48,9 +48,74 @@ struct Simulator::Impl {
   std::vector<int32_t> conn_free;
   std::vector<int32_t> active;  // connection ids
 
-  std::vector<Pkt> pkts;
+  // Packet records in fixed chunks of kPkChunk, found through a chunk table, so a record never
+  // moves: with threads (Par) every shard reads the records of packets other shards created.
+  // A shard allocates the chunks k * nsh + shard (k = 0, 1, ...): slot numbers, and so the whole
+  // run, depend only on the seed and the thread count. One thread: slots 0, 1, 2, ... as before.
+  static constexpr uint32_t kPkShift = 12, kPkChunk = 1u << kPkShift;
+  static constexpr size_t kPkMaxChunks = size_t(1) << 19;  // 2^31 packet slots
+  Pkt** pk_tab = nullptr;             // the chunk table (own_pk_tab, or Par's with threads)
+  std::vector<Pkt*> own_pk_tab;
+  std::vector<std::unique_ptr<Pkt[]>> pk_chunks;  // chunks this shard allocated
+  uint32_t pk_cur = 0, pk_fill = kPkChunk;
+  Pkt& pk(uint32_t pi) { return pk_tab[pi >> kPkShift][pi & (kPkChunk - 1)]; }
   std::vector<uint32_t> pkt_free;
   uint64_t next_id = 1;
+
+  // ---------------- threads (sim.cpp; docs/flitsim.md "Threads") ----------------
+  // With Config::threads > 1 the simulator runs nsh shards, one Impl per thread, each owning a
+  // range of switches and the endpoints attached to them (own_sw, own_ep; per channel the
+  // sender side own_src and the receiver side own_dst). Each shard keeps a full copy of the
+  // network arrays but only touches the entries it owns; events for another shard's side of a
+  // channel (a flit arriving, a credit returning) go to my_out[shard] and are put on that shard's
+  // wheel at the start of the next cycle, in the order of sending shard, then send order.
+  struct Par;
+  struct OutEv {
+    int64_t t;
+    Ev e;
+  };
+  Par* par = nullptr;
+  int shard = 0, nsh = 1;
+  std::vector<OutEv>* my_out = nullptr;  // this cycle's outboxes, one per destination shard
+  std::vector<uint16_t> own_src, own_dst, own_sw, own_ep;
+  struct HookRec {  // a delivery (reason == nullptr) or a drop, for the hooks (called in order)
+    uint64_t id;
+    int src, dst;
+    int64_t latency;
+    const char* reason;
+  };
+  std::vector<HookRec> hook_buf;
+  int dl_kind = 0;
+  std::vector<double> shard_cpu;  // threads: CPU seconds of each shard's loop, then of its barrier waits
+  double wait_cpu = 0;
+  bool any_src = false;  // threads: this shard has a queued packet behind a live link (stall check)
+  uint64_t par_meas_out() const;
+  uint64_t par_owing() const;
+  uint64_t par_in_network() const;
+  uint64_t par_in_source() const;
+  int64_t par_last_progress() const;
+  bool par_any_src() const;
+  bool par_empty() const;  // threads: the loop stopped on a deadlock (1) or a stalled source (2)
+  void post(int64_t t, const Ev& e, int to) {
+    if (to == shard) at(t, e);
+    else my_out[to].push_back({t, e});
+  }
+  void post_flit_credit(int64_t t, const Ev& e);
+  void put(int64_t t, const Ev& e) {  // an event from another shard (due now or later)
+    Bucket& b = wheel[static_cast<uint64_t>(t) & wmask];
+    if (b.n == b.v.size()) grow(b);
+    b.v[b.n++] = e;
+  }
+  void sync(bool publish = true);
+  void drain_inbox();
+  void run_setup(const TrafficSpec& t);
+  void run_loop();
+  Result run_finish();
+  void absorb(Impl& o);
+  void fill_wait_for(std::vector<int64_t>& next);
+  void report_wait_for(const std::vector<int64_t>& next);
+  int64_t drain_end = 0, hard_end = 0;
+  bool trace_mode = false;
 
   // Time-wheel bucket: `v` is storage (its size is the capacity), `n` the events in it. Growing
   // is out of line so that at(), called for every flit hop, stays small enough to inline.
@@ -123,9 +188,15 @@ struct Simulator::Impl {
   uint64_t window_flits_ejected = 0, window_flits_generated = 0;
   int64_t win_lo = 0, win_hi = 0;
 
-  Impl(const Fabric& fab, const Routing& r, const Config& c, Simulator* o)
+  Impl(const Fabric& fab, const Routing& r, const Config& c, Simulator* o, Pkt** shared_pk_tab = nullptr)
       : f(fab), R(&r), cfg(c), owner(o), rng(c.seed) {
     cfg.validate();
+    if (shared_pk_tab) {
+      pk_tab = shared_pk_tab;
+    } else {
+      own_pk_tab.assign(kPkMaxChunks, nullptr);
+      pk_tab = own_pk_tab.data();
+    }
     min_need = cfg.packet_flits;
     V = cfg.num_vcs > 0 ? cfg.num_vcs : std::max(1, r.num_vls);
     bsm = cfg.model == RouterModel::BookSim;
@@ -273,6 +344,9 @@ struct Simulator::Impl {
 
   // ---------------- faults and re-routing (faults.hpp) ----------------
   void set_link(int node, int port, bool up);
+  void link_changed(size_t c, bool up);
+  Impl& shard_impl(int s);  // threads: shard s (serial sections only)
+  void par_min_need_1();
 
   void ungrant(int32_t id);
 

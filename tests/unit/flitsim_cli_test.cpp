@@ -133,6 +133,10 @@ TEST_F(FlitsimCli, BadOptionsAndInputsFailClearlyWithoutOutput) {
       {ok + " --load 1.5", 2, "--load 1.5 out of range"},
       {ok + " --pattern zigzag", 1, "unknown traffic pattern 'zigzag'"},
       {ok + " --vcs 99", 2, "--vcs 99 out of range (0..16)"},
+      {ok + " --threads -1", 2, "--threads -1 out of range (0..64)"},
+      {ok + " --threads 65", 2, "--threads 65 out of range (0..64)"},
+      {ok + " --threads abc", 2, "--threads"},
+      {ok + " --threads 2 --nac", 2, "--threads > 1 does not support NAC"},
       {ok + " --vcs 4294967297", 2, "--vcs 4294967297 out of range"},  // not truncated to 1 VC
       {ok + " --fail 100:NOPE[1]", 2, "unknown node 'NOPE'"},
       {ok + " --fail 100:S0_0[3]", 2, "\"S0_0\"[3]"},  // S0_0 has no -x neighbour: port 3 is unlinked

@@ -92,6 +92,11 @@ struct Config {
   int nac_tf = 6;            // cycles per control-packet hop (side band, never blocked)
   int nac_period = 1;        // evaluate the trigger every nac_period cycles (a "routing turn")
   uint64_t seed = 1;
+  // Threads (docs/flitsim.md "Threads"): the switches are split into this many shards, one thread
+  // each, in step with a barrier per cycle. 1 = one thread (the reference results); 0 = the
+  // hardware threads; at most 64 and at most one per switch. The result depends only on the seed
+  // and the thread count. Link faults / re-routing during the run, NAC and FT-DRB sources need 1.
+  int threads = 1;
   // FT-DRB source (lid_policy == FtDrb; docs/ftdrb.md "Simulator side").
   double ftdrb_ewma = 0.25;       // weight of a new latency ACK in the per-MSP EWMA
   int ftdrb_thl = 64;             // Thl, cycles: metapath latency target
@@ -230,13 +235,22 @@ class Simulator {
   std::function<void(uint64_t id, const std::string& reason)> on_drop;
   // Current simulated cycle (for use inside the hooks).
   int64_t cycle() const;
+  // After a run on threads = T > 1: 2T values, the CPU seconds each thread spent in the cycle
+  // loop, then the part of it spent waiting at the barrier (the difference is its shard's work:
+  // the balance of the partition). Empty after a one-thread run.
+  const std::vector<double>& thread_cpu_seconds() const;
 
   Result run(const TrafficSpec& traffic);
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  Result run_threads(const TrafficSpec& traffic, int threads);
 };
+
+// The thread count a run uses: Config::threads (0 = hardware threads), at most 64 and at most
+// one per switch, at least 1.
+int resolve_threads(int threads, int switches);
 
 // Load sweep helper: runs a fresh simulator per load.
 struct SweepPoint {
