@@ -48,18 +48,23 @@ class Router {
     auto& dist = c_.dist;
     std::fill(cls.begin(), cls.end(), -1);
     std::fill(dist.begin(), dist.end(), kInf);
-    const int H = t_.height;
     cls[static_cast<size_t>(target)] = 0;
     dist[static_cast<size_t>(target)] = 0;
     int done = 1;
-    for (int r = t_.rank[static_cast<size_t>(target)] + 1; r <= H; r++)
-      for (int s : t_.by_rank[static_cast<size_t>(r)])
-        for (const auto& e : t_.down[static_cast<size_t>(s)])
-          if (cls[static_cast<size_t>(e.peer)] == 0) {
-            if (cls[static_cast<size_t>(s)] != 0) done++;
-            cls[static_cast<size_t>(s)] = 0;
-            dist[static_cast<size_t>(s)] = std::min(dist[static_cast<size_t>(s)], dist[static_cast<size_t>(e.peer)] + 1);
-          }
+    // Class 0: the switches reached from the target by up-links only (each link of a fat tree
+    // joins adjacent ranks, so this is "has a class-0 child", rank by rank); dist = up hops.
+    bfs_.clear();
+    bfs_.push_back(target);
+    for (size_t h = 0; h < bfs_.size(); h++) {
+      const int s = bfs_[h];
+      for (const auto& e : t_.up[static_cast<size_t>(s)])
+        if (cls[static_cast<size_t>(e.peer)] != 0) {
+          cls[static_cast<size_t>(e.peer)] = 0;
+          dist[static_cast<size_t>(e.peer)] = dist[static_cast<size_t>(s)] + 1;
+          done++;
+          bfs_.push_back(e.peer);
+        }
+    }
     const int S = t_.num_switches();
     done += climb(1);
     for (int k = 2; done < S && k + 1 <= max_class_; k += 2) {
@@ -84,57 +89,39 @@ class Router {
   // parent, d-mod-k over the bundle with the child's digit.
   void plan(int target) {
     const int S = t_.num_switches();
-    plan_.resize(static_cast<size_t>(S));
-    flat_.clear();
-    for (int s = 0; s < S; s++) {
-      Plan& p = plan_[static_cast<size_t>(s)];
-      p = Plan{};
-      if (s == target) continue;
-      cand_.clear();
-      const size_t si = static_cast<size_t>(s);
-      const int k = c_.cls[si];
-      p.rank = static_cast<uint8_t>(t_.rank[si]);
-      if (k < 0) {
-        p.mode = Plan::None;
-        continue;
+    const size_t NS = static_cast<size_t>(S);
+    if (!planned_) {  // first target of this router: every switch, and its candidate slots
+      plan_.assign(NS, Plan{});
+      slot_.assign(NS + 1, 0);
+      for (size_t s = 0; s < NS; s++)
+        slot_[s + 1] = slot_[s] + static_cast<uint32_t>(std::max(t_.up[s].size(), t_.down[s].size()));
+      flat_.assign(slot_[NS], 0);
+      dirty_.assign(NS, 0);
+      for (int s = 0; s < S; s++) plan_switch(s, target);
+      planned_ = true;
+    } else {
+      // A switch's plan depends on its own and its neighbours' class and distance (and on
+      // whether it is the target): re-plan only around what changed since the last target.
+      todo_.clear();
+      auto mark = [&](int s) {
+        if (!dirty_[static_cast<size_t>(s)]) dirty_[static_cast<size_t>(s)] = 1, todo_.push_back(s);
+      };
+      mark(target);
+      mark(last_target_);
+      for (size_t s = 0; s < NS; s++) {
+        if (c_.cls[s] == pcls_[s] && c_.dist[s] == pdist_[s]) continue;
+        mark(static_cast<int>(s));
+        for (const auto& e : t_.up[s]) mark(e.peer);
+        for (const auto& e : t_.down[s]) mark(e.peer);
       }
-      const auto& cls = c_.cls;
-      const auto& dist = c_.dist;
-      if (k % 2 == 1) {
-        for (const auto& e : t_.up[si]) {
-          int c = cls[static_cast<size_t>(e.peer)];
-          if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1))
-            cand_.push_back(e.port);
-        }
-      } else if (k > 0 && dist[si] == 1) {
-        int best = kInf;
-        for (const auto& e : t_.down[si])
-          if (is_exit(k, e.peer)) best = std::min(best, dist[static_cast<size_t>(e.peer)]);
-        for (const auto& e : t_.down[si])
-          if (is_exit(k, e.peer) && dist[static_cast<size_t>(e.peer)] == best) cand_.push_back(e.port);
-      } else {
-        int child = -1;
-        bool one_child = true;
-        for (const auto& e : t_.down[si])
-          if (cls[static_cast<size_t>(e.peer)] == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1) {
-            cand_.push_back(e.port);
-            one_child = one_child && (child < 0 || child == e.peer);
-            child = e.peer;
-          }
-        if (cand_.size() > 1 && one_child) {
-          p.mode = Plan::Mirror;
-          p.child = child;
-          p.rank = static_cast<uint8_t>(t_.rank[static_cast<size_t>(child)]);
-        }
+      for (int s : todo_) {
+        plan_switch(s, target);
+        dirty_[static_cast<size_t>(s)] = 0;
       }
-      if (cand_.empty()) {
-        p.mode = Plan::None;
-        continue;
-      }
-      p.off = static_cast<uint32_t>(flat_.size());
-      p.len = static_cast<uint8_t>(cand_.size());
-      flat_.insert(flat_.end(), cand_.begin(), cand_.end());
     }
+    pcls_ = c_.cls;
+    pdist_ = c_.dist;
+    last_target_ = target;
   }
 
   // Port of switch s (s != target) for the destination whose d-mod-k index per rank is q[rank]
@@ -154,6 +141,56 @@ class Router {
   }
 
  private:
+  void plan_switch(int s, int target) {
+    Plan& p = plan_[static_cast<size_t>(s)];
+    p = Plan{};
+    if (s == target) return;
+    cand_.clear();
+    const size_t si = static_cast<size_t>(s);
+    const int k = c_.cls[si];
+    p.rank = static_cast<uint8_t>(t_.rank[si]);
+    if (k < 0) {
+      p.mode = Plan::None;
+      return;
+    }
+    const auto& cls = c_.cls;
+    const auto& dist = c_.dist;
+    if (k % 2 == 1) {
+      for (const auto& e : t_.up[si]) {
+        int c = cls[static_cast<size_t>(e.peer)];
+        if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1))
+          cand_.push_back(e.port);
+      }
+    } else if (k > 0 && dist[si] == 1) {
+      int best = kInf;
+      for (const auto& e : t_.down[si])
+        if (is_exit(k, e.peer)) best = std::min(best, dist[static_cast<size_t>(e.peer)]);
+      for (const auto& e : t_.down[si])
+        if (is_exit(k, e.peer) && dist[static_cast<size_t>(e.peer)] == best) cand_.push_back(e.port);
+    } else {
+      int child = -1;
+      bool one_child = true;
+      for (const auto& e : t_.down[si])
+        if (cls[static_cast<size_t>(e.peer)] == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1) {
+          cand_.push_back(e.port);
+          one_child = one_child && (child < 0 || child == e.peer);
+          child = e.peer;
+        }
+      if (cand_.size() > 1 && one_child) {
+        p.mode = Plan::Mirror;
+        p.child = child;
+        p.rank = static_cast<uint8_t>(t_.rank[static_cast<size_t>(child)]);
+      }
+    }
+    if (cand_.empty()) {
+      p.mode = Plan::None;
+      return;
+    }
+    p.off = slot_[si];
+    p.len = static_cast<uint8_t>(cand_.size());
+    std::copy(cand_.begin(), cand_.end(), flat_.begin() + p.off);
+  }
+
   bool is_exit(int k, int c) const { return vc_[static_cast<size_t>(c)] && c_.cls[static_cast<size_t>(c)] == k - 1; }
 
   int descend(int k) {
@@ -165,8 +202,10 @@ class Router {
         if (cls[static_cast<size_t>(s)] >= 0) continue;
         int best = kInf;
         for (const auto& e : t_.down[static_cast<size_t>(s)]) {
-          if (is_exit(k, e.peer)) best = std::min(best, 1);
-          else if (cls[static_cast<size_t>(e.peer)] == k) best = std::min(best, dist[static_cast<size_t>(e.peer)] + 1);
+          if (is_exit(k, e.peer)) {
+            best = 1;  // the least possible
+            break;
+          } else if (cls[static_cast<size_t>(e.peer)] == k) best = std::min(best, dist[static_cast<size_t>(e.peer)] + 1);
         }
         if (best < kInf) {
           cls[static_cast<size_t>(s)] = static_cast<int8_t>(k);
@@ -187,8 +226,10 @@ class Router {
         int best = kInf;
         for (const auto& e : t_.up[static_cast<size_t>(s)]) {
           int c = cls[static_cast<size_t>(e.peer)];
-          if (c == k - 1) best = std::min(best, 1);
-          else if (c == k) best = std::min(best, dist[static_cast<size_t>(e.peer)] + 1);
+          if (c == k - 1) {
+            best = 1;  // the least possible
+            break;
+          } else if (c == k) best = std::min(best, dist[static_cast<size_t>(e.peer)] + 1);
         }
         if (best < kInf) {
           cls[static_cast<size_t>(s)] = static_cast<int8_t>(k);
@@ -219,7 +260,14 @@ class Router {
   int max_class_;
   std::vector<uint8_t> cand_;
   std::vector<Plan> plan_;
-  std::vector<uint8_t> flat_;
+  std::vector<uint8_t> flat_;   // candidate ports, slot_[s].. for switch s
+  std::vector<uint32_t> slot_;
+  // incremental plan(): the classes and target it was made for, switches to re-plan
+  bool planned_ = false;
+  int last_target_ = -1;
+  std::vector<int8_t> pcls_;
+  std::vector<int> pdist_, todo_, bfs_;
+  std::vector<uint8_t> dirty_;
   uint64_t magic_[256] = {};
 };
 
@@ -411,7 +459,7 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     routers.reserve(static_cast<size_t>(workers));
     for (int w = 0; w < workers; w++) routers.emplace_back(t, vc);
     std::vector<std::vector<uint64_t>> qbuf(static_cast<size_t>(workers));
-    parallel_for(workers, S, 4, [&](int w, long tl) {
+    parallel_for(workers, S, 16, [&](int w, long tl) {
       const int target = static_cast<int>(tl);
       const auto& dl = dests[static_cast<size_t>(target)];
       if (dl.empty() || target > first_fail.load(std::memory_order_relaxed)) return;
