@@ -309,7 +309,7 @@ class FastWorker {
     rec_.assign(NS, Rec{});
     ftot_.assign(NS, 0);
     inj_done_.assign(nl, 0);
-    used_link.assign(nl, 0);
+    used_out.assign(NS * W, 0);
     own_fast.assign(nl, 0);
     inj_corr.assign(nl, 0);
     edge_bits.assign(sh.nrows * W, 0);
@@ -323,7 +323,7 @@ class FastWorker {
   uint64_t pairs = 0, delivered = 0, dropped = 0, looping = 0, per_kind[6] = {};
   std::vector<uint64_t> hop_histogram, link_load, inj_corr;
   std::vector<uint32_t> deliv_count, own_fast;
-  std::vector<uint8_t> used_link;    // VL0 channel of the link used
+  std::vector<uint64_t> used_out;    // by position, W words: output ports whose VL0 channel is used
   std::vector<uint64_t> edge_bits;   // dependency rows (FastShared::row_base)
   uint32_t fast_dests = 0;
 
@@ -341,9 +341,12 @@ class FastWorker {
     uint8_t out = 0;      // the LFT entry
     uint8_t in_next = 0;  // input port at `next`
     uint8_t linked = 0;   // the entry names a linked port: a channel
+    uint8_t fwd = 0;      // `out` leads to switch `next` (kept for the next destination)
   };
+  static constexpr int8_t kForward = 101;
   void load_block(long b);
-  void resolve(int i0, const uint8_t* col);
+  void hops(const uint8_t* col, int dst_pos);
+  void resolve(int i0);
   // dependency: the link arriving at (u, in) -> (u, out)
   void add_edge(size_t u, int in, int out) {
     const size_t W = static_cast<size_t>(sh_.W);
@@ -366,11 +369,11 @@ class FastWorker {
   const FastShared& sh_;
   std::vector<Rec> rec_;            // by switch position
   uint32_t stamp_ = 0;
-  int dst_node_ = -1;
   long dst_link_ = -1;
   std::vector<uint64_t> ftot_;
   std::vector<uint8_t> inj_done_;  // by link id of the first switch's output
   std::vector<int> resolved_, path_;
+  std::vector<uint64_t> hist_;     // hop histogram of the current destination
   std::vector<std::vector<int>> fbuckets_;
   std::vector<uint32_t> last_row_;  // by position: the dependency row written last
   std::vector<uint64_t> last_mask_; // its bits (W words), a subset of edge_bits' row
@@ -397,9 +400,51 @@ void FastWorker::load_block(long b) {
   }
 }
 
-// One walk from switch position i0 along the destination's column: the same hops as
-// RouteWalker::hop(); then the outcome and hop counts back along the walk.
-void FastWorker::resolve(int i0, const uint8_t* col) {
+// The hop of every switch for the current destination, in switch order (one sequential pass
+// over the column and the port table): the same hops as RouteWalker::hop(). A switch that
+// forwards to another switch gets kind kForward; the others their final outcome and hop count.
+void FastWorker::hops(const uint8_t* col, int dst_pos) {
+  const size_t NS = sh_.swl.size();
+  for (size_t u = 0; u < NS; u++) {
+    Rec& r = rec_[u];
+    const uint8_t p = col[u];
+    if (p == r.out && r.fwd) {  // the same switch-to-switch hop as for the previous destination
+      r.kind = kForward;
+      continue;
+    }
+    r.out = p;
+    r.fwd = 0;
+    r.next = -1;
+    r.linked = 0;
+    r.hops = 0;
+    if (p == kNoPath) {
+      r.kind = static_cast<int8_t>(DropKind::NoRoute);
+    } else if (p == 0) {
+      r.kind = static_cast<int>(u) == dst_pos ? -1 : static_cast<int8_t>(DropKind::NotLocal);
+    } else if (p > sh_.np_pos[u]) {
+      r.kind = static_cast<int8_t>(DropKind::BadPort);
+    } else {
+      const int32_t c = sh_.ptab[sh_.pt_base[u] + p];
+      if (c >= 0) {  // to the next switch
+        r.kind = kForward;
+        r.fwd = 1;
+        r.linked = 1;
+        r.next = c >> 8;
+        r.in_next = static_cast<uint8_t>(c & 255);
+      } else if (c == -1) {
+        r.kind = static_cast<int8_t>(DropKind::DownPort);
+      } else {  // a CA/router: the owner's port, or another one
+        r.linked = 1;
+        r.hops = 1;
+        r.kind = -2L - c == dst_link_ ? -1 : static_cast<int8_t>(DropKind::WrongEndpoint);
+      }
+    }
+  }
+}
+
+// One walk from switch position i0 along the hops (every switch it passes is reached: stamp);
+// then the outcome and hop counts back along the walk.
+void FastWorker::resolve(int i0) {
   path_.clear();
   int u = i0;
   int8_t kind = -1;
@@ -412,40 +457,14 @@ void FastWorker::resolve(int i0, const uint8_t* col) {
       break;
     }
     r.stamp = stamp_;
-    r.kind = kInProgress;
     path_.push_back(u);
-    const uint8_t p = col[u];
-    r.out = p;
-    r.next = -1;
-    r.linked = 0;
-    if (p == kNoPath) {
-      kind = static_cast<int8_t>(DropKind::NoRoute);
+    if (r.kind != kForward) {  // the walk ends here
+      kind = r.kind;
+      h = r.hops;
       break;
     }
-    if (p == 0) {
-      kind = sh_.swl[static_cast<size_t>(u)] == dst_node_ ? -1 : static_cast<int8_t>(DropKind::NotLocal);
-      break;
-    }
-    if (p > sh_.np_pos[static_cast<size_t>(u)]) {
-      kind = static_cast<int8_t>(DropKind::BadPort);
-      break;
-    }
-    const int32_t c = sh_.ptab[sh_.pt_base[static_cast<size_t>(u)] + p];
-    if (c >= 0) {  // to the next switch
-      r.linked = 1;
-      r.next = c >> 8;
-      r.in_next = static_cast<uint8_t>(c & 255);
-      u = c >> 8;
-      continue;
-    }
-    if (c == -1) {
-      kind = static_cast<int8_t>(DropKind::DownPort);
-      break;
-    }
-    r.linked = 1;  // a CA/router: the owner's port, or another one
-    kind = -2L - c == dst_link_ ? -1 : static_cast<int8_t>(DropKind::WrongEndpoint);
-    h = 1;
-    break;
+    r.kind = kInProgress;
+    u = r.next;
   }
   for (size_t k = path_.size(); k-- > 0;) {
     const int i = path_[k];
@@ -466,7 +485,6 @@ bool FastWorker::run(const EndPort& de, Lid d, bool want_unreach, bool want_loop
     stamp_ = 1;
   }
   const Cdg& cdg = sh_.cdg;
-  dst_node_ = de.node;
   dst_link_ = -1;
   int self_sw = -1, self_leaf = -1, self_link = -1;
   uint32_t self_entries = 0;
@@ -487,29 +505,59 @@ bool FastWorker::run(const EndPort& de, Lid d, bool want_unreach, bool want_loop
   };
   auto c_sw = [&](int i) -> uint32_t { return sh_.sw_src[static_cast<size_t>(i)] && i != self_sw ? 1u : 0u; };
   resolved_.clear();
-  uint64_t bad = 0, loops = 0;
+  hops(col, sh_.is_sw[static_cast<size_t>(de.node)] ? sh_.swpos[static_cast<size_t>(de.node)] : -1);
+  // Outcomes and counts of the source switches (committed below, or dropped with the destination).
+  uint64_t bad = 0, loops = 0, npairs = 0, kinds[6] = {};
+  size_t top = 0;  // hist_[0..top) may be non-zero
+  int max_h = 0;
   for (size_t i = 0; i < NS; i++) {
-    const uint64_t c = c_ca(static_cast<int>(i)) + c_sw(static_cast<int>(i));
+    const uint64_t cc = c_ca(static_cast<int>(i)), cs = c_sw(static_cast<int>(i)), c = cc + cs;
     if (c == 0) continue;
-    if (rec_[i].stamp != stamp_) resolve(static_cast<int>(i), col);
-    const int8_t k = rec_[i].kind;
-    if (k >= 0) {
-      if (k == static_cast<int8_t>(DropKind::Loop)) loops += c;
+    if (rec_[i].stamp != stamp_) resolve(static_cast<int>(i));
+    const Rec& r = rec_[i];
+    npairs += c;
+    if (r.kind < 0) {
+      // four interleaved copies (by switch position): consecutive switches with the same hop
+      // count do not wait for each other's add
+      const size_t h = r.hops, x = i & 3;
+      if (4 * (h + 2) > hist_.size()) hist_.resize(4 * (h + 2), 0);
+      hist_[4 * h + x] += cs;
+      hist_[4 * (h + 1) + x] += cc;
+      top = std::max(top, h + 2);
+      max_h = std::max(max_h, static_cast<int>(h) + (cc ? 1 : 0));
+    } else {
+      kinds[static_cast<int>(r.kind)] += c;
+      if (r.kind == static_cast<int8_t>(DropKind::Loop)) loops += c;
       else bad += c;
     }
   }
-  if ((bad && want_unreach) || (loops && want_loop)) return false;
+  if ((bad && want_unreach) || (loops && want_loop)) {
+    std::fill(hist_.begin(), hist_.begin() + static_cast<long>(4 * top), 0);
+    return false;
+  }
+  pairs += npairs;
+  delivered += npairs - bad - loops;
+  dropped += bad;
+  looping += loops;
+  for (int k = 0; k < 6; k++) per_kind[k] += kinds[k];
+  // sized as the per-source walk sizes it: up to the longest delivered route
+  if (npairs > bad + loops && static_cast<size_t>(max_h) + 1 > hop_histogram.size())
+    hop_histogram.resize(static_cast<size_t>(max_h) + 1, 0);
+  for (size_t h = 0; h < top; h++) {
+    const uint64_t n = hist_[4 * h] + hist_[4 * h + 1] + hist_[4 * h + 2] + hist_[4 * h + 3];
+    if (h < hop_histogram.size()) hop_histogram[h] += n;  // beyond: zeros
+    for (size_t x = 0; x < 4; x++) hist_[4 * h + x] = 0;
+  }
   // Commit: channels, dependencies, counts.
   fast_dests++;
   if (self_link >= 0) own_fast[static_cast<size_t>(self_link)]++;
   const size_t W = static_cast<size_t>(sh_.W);
-  int max_h = 0;
   for (int i : resolved_) {
     const size_t u = static_cast<size_t>(i);
     const Rec& r = rec_[u];
     if (!r.linked) continue;
     const size_t ol = static_cast<size_t>(sh_.link_base[u]) + r.out;
-    if (!used_link[ol]) used_link[ol] = 1;
+    used_out[u * W + (r.out >> 6)] |= uint64_t{1} << (r.out & 63);
     if (r.next >= 0) {
       const Rec& rj = rec_[static_cast<size_t>(r.next)];
       if (rj.linked) add_edge(static_cast<size_t>(r.next), r.in_next, rj.out);
@@ -523,25 +571,6 @@ bool FastWorker::run(const EndPort& de, Lid d, bool want_unreach, bool want_loop
       for (size_t k = 0; k < W; k++)
         g[k] |= sp >= 0 && static_cast<size_t>(sp >> 6) == k ? m[k] & ~(uint64_t{1} << (sp & 63)) : m[k];
       if (i != self_leaf) inj_done_[ol] = 1;
-    }
-  }
-  for (int i : resolved_) {
-    const size_t u = static_cast<size_t>(i);
-    const uint64_t cc = c_ca(i), cs = c_sw(i);
-    if (cc + cs == 0) continue;
-    pairs += cc + cs;
-    const Rec& r = rec_[u];
-    if (r.kind < 0) {
-      delivered += cc + cs;
-      const int h = r.hops + (cc ? 1 : 0);
-      if (static_cast<size_t>(h) >= hop_histogram.size()) hop_histogram.resize(static_cast<size_t>(h) + 1, 0);
-      if (cs) hop_histogram[r.hops] += cs;
-      if (cc) hop_histogram[static_cast<size_t>(r.hops) + 1] += cc;
-      max_h = std::max(max_h, h);
-    } else {
-      per_kind[static_cast<int>(r.kind)] += cc + cs;
-      if (r.kind == static_cast<int8_t>(DropKind::Loop)) looping += cc + cs;
-      else dropped += cc + cs;
     }
   }
   if (sh_.collect_loads) {
@@ -1022,8 +1051,10 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
       if (w.hop_histogram.size() > st.hop_histogram.size()) st.hop_histogram.resize(w.hop_histogram.size(), 0);
       for (size_t h = 0; h < w.hop_histogram.size(); h++) st.hop_histogram[h] += w.hop_histogram[h];
       for (size_t l = 0; l < w.link_load.size(); l++) st.link_load[l] += w.link_load[l];
-      for (size_t l = 0; l < w.used_link.size(); l++)
-        if (w.used_link[l]) used_local[l * kNumVlSlots] = 1;
+      for (size_t u = 0; u < sh.swl.size(); u++)
+        for (int o = 0; o <= sh.np_pos[u]; o++)
+          if (w.used_out[u * static_cast<size_t>(sh.W) + static_cast<size_t>(o >> 6)] >> (o & 63) & 1)
+            used_local[static_cast<size_t>(sh.link_base[u] + o) * kNumVlSlots] = 1;
       for (size_t i = 0; i < deliv_count.size(); i++) deliv_count[i] += w.deliv_count[i];
       for (size_t l = 0; l < own_fast.size(); l++) own_fast[l] += w.own_fast[l], inj_corr[l] += w.inj_corr[l];
       for (size_t b = 0; b < bits.size(); b++) bits[b] |= w.edge_bits[b];

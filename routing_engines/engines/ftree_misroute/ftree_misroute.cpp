@@ -386,6 +386,21 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
   // in milliseconds, by the thousand in campaigns, where spawning costs more than it saves
   const bool big = static_cast<double>(S) * static_cast<double>(max_dest_lid) >= 4194304.0;
   const int workers = resolve_threads(threads, threads > 0 || big ? S : 1);
+  // Targets in the order of their lowest destination LID: a worker fills the tables for runs of
+  // neighbouring LIDs, so the cache line of each switch's table it writes stays in the cache for
+  // the next targets (one miss per line, not per target and switch), and two workers rarely
+  // write the same line. The LFTs do not depend on the order.
+  std::vector<int> by_lid(static_cast<size_t>(S));
+  {
+    std::vector<std::pair<uint32_t, int>> key(static_cast<size_t>(S));
+    for (int s = 0; s < S; s++) {
+      uint32_t lo = UINT32_MAX;
+      for (const DestLid& d : dests[static_cast<size_t>(s)]) lo = std::min<uint32_t>(lo, d.lid);
+      key[static_cast<size_t>(s)] = {lo, s};
+    }
+    std::sort(key.begin(), key.end());
+    for (int s = 0; s < S; s++) by_lid[static_cast<size_t>(s)] = key[static_cast<size_t>(s)].second;
+  }
 
   // Valley leaf candidates: reachable downwards from the most switches (ideally every top
   // switch), then the most up-links, then the first in leaf order. An explicit valley_leaf is
@@ -459,8 +474,8 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     routers.reserve(static_cast<size_t>(workers));
     for (int w = 0; w < workers; w++) routers.emplace_back(t, vc);
     std::vector<std::vector<uint64_t>> qbuf(static_cast<size_t>(workers));
-    parallel_for(workers, S, 16, [&](int w, long tl) {
-      const int target = static_cast<int>(tl);
+    parallel_for(workers, S, 64, [&](int w, long tl) {
+      const int target = by_lid[static_cast<size_t>(tl)];
       const auto& dl = dests[static_cast<size_t>(target)];
       if (dl.empty() || target > first_fail.load(std::memory_order_relaxed)) return;
       Router& router = routers[static_cast<size_t>(w)];
