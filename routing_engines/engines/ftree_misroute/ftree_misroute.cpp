@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cstring>
 #include <map>
 #include <utility>
 
@@ -474,40 +475,90 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     routers.reserve(static_cast<size_t>(workers));
     for (int w = 0; w < workers; w++) routers.emplace_back(t, vc);
     std::vector<std::vector<uint64_t>> qbuf(static_cast<size_t>(workers));
-    parallel_for(workers, S, 64, [&](int w, long tl) {
-      const int target = by_lid[static_cast<size_t>(tl)];
-      const auto& dl = dests[static_cast<size_t>(target)];
-      if (dl.empty() || target > first_fail.load(std::memory_order_relaxed)) return;
-      Router& router = routers[static_cast<size_t>(w)];
-      router.compute(target);
-      const auto& cls = router.classes().cls;
-      long ut = 0;
-      for (int s = 0; s < S; s++)
-        if (cls[static_cast<size_t>(s)] < 0) {
-          fail_switch[static_cast<size_t>(target)] = s;
-          int cur = first_fail.load();
-          while (target < cur && !first_fail.compare_exchange_weak(cur, target)) {
+    // Groups of up to 64 targets (in LID order) with at most kGroupLids LIDs: a worker fills a
+    // group's columns into its own buffer (switch-major, one column per LID of the group), then
+    // writes each switch's entries into its table at once: one visit of a switch's table (its
+    // pages) per group instead of per target (the tables are thousands of pages; a write per
+    // target and switch missed the TLB).
+    constexpr size_t kGroupLids = 256;
+    std::vector<std::pair<long, long>> groups;  // [begin, end) in by_lid
+    std::vector<size_t> gcols;                  // columns (LIDs) per group
+    std::vector<size_t> col0(static_cast<size_t>(S), 0);  // a target's first column in its group
+    for (long i = 0; i < S;) {
+      size_t n = dests[static_cast<size_t>(by_lid[static_cast<size_t>(i)])].size();
+      long j = i + 1;
+      for (; j < S && j - i < 64; j++) {
+        const size_t m = dests[static_cast<size_t>(by_lid[static_cast<size_t>(j)])].size();
+        if (m == 0 || n + m > kGroupLids) break;
+        col0[static_cast<size_t>(by_lid[static_cast<size_t>(j)])] = n;
+        n += m;
+      }
+      groups.emplace_back(i, j);
+      gcols.push_back(n);
+      i = j;
+    }
+    std::vector<std::vector<uint8_t>> gbuf(static_cast<size_t>(workers)), gown(static_cast<size_t>(workers));
+    std::vector<std::vector<Lid>> glid(static_cast<size_t>(workers));
+    parallel_for(workers, static_cast<long>(groups.size()), 4, [&](int w, long g) {
+      const size_t width = gcols[static_cast<size_t>(g)];
+      auto& buf = gbuf[static_cast<size_t>(w)];
+      auto& own = gown[static_cast<size_t>(w)];
+      buf.resize(static_cast<size_t>(S) * width);
+      own.assign(width, 0);  // the column is filled (its target did not fail)
+      size_t owned = 0;
+      for (long gi = groups[static_cast<size_t>(g)].first; gi < groups[static_cast<size_t>(g)].second; gi++) {
+        const int target = by_lid[static_cast<size_t>(gi)];
+        const auto& dl = dests[static_cast<size_t>(target)];
+        if (dl.empty() || target > first_fail.load(std::memory_order_relaxed)) continue;
+        Router& router = routers[static_cast<size_t>(w)];
+        router.compute(target);
+        const auto& cls = router.classes().cls;
+        long ut = 0;
+        bool failed = false;
+        for (int s = 0; s < S; s++)
+          if (cls[static_cast<size_t>(s)] < 0) {
+            fail_switch[static_cast<size_t>(target)] = s;
+            int cur = first_fail.load();
+            while (target < cur && !first_fail.compare_exchange_weak(cur, target)) {
+            }
+            failed = true;
+            break;
+          } else if (cls[static_cast<size_t>(s)] >= 2) {
+            ut += static_cast<long>(dl.size());
           }
-          return;
-        } else if (cls[static_cast<size_t>(s)] >= 2) {
-          ut += static_cast<long>(dl.size());
+        if (failed) continue;
+        uturns[static_cast<size_t>(target)] = ut;
+        router.plan(target);
+        // q[j * R + r]: destination j's d-mod-k digit source at rank r
+        const size_t R = static_cast<size_t>(H + 1), nd = dl.size();
+        auto& q = qbuf[static_cast<size_t>(w)];
+        q.resize(nd * R);
+        for (size_t j = 0; j < nd; j++)
+          for (size_t r = 0; r < R; r++)
+            q[j * R + r] = static_cast<uint64_t>(dl[j].index / divisor[r] + dl[j].offset);
+        const size_t c0 = col0[static_cast<size_t>(target)];
+        std::fill(own.begin() + static_cast<long>(c0), own.begin() + static_cast<long>(c0 + nd), 1);
+        owned += nd;
+        for (int s = 0; s < S; s++) {
+          uint8_t* bs = buf.data() + static_cast<size_t>(s) * width + c0;  // column of dl[j]: bs[j]
+          if (s == target) {
+            for (size_t j = 0; j < nd; j++) bs[j] = dl[j].attach_port;
+            continue;
+          }
+          for (size_t j = 0; j < nd; j++) bs[j] = router.planned_port(s, &q[j * R]);
         }
-      uturns[static_cast<size_t>(target)] = ut;
-      router.plan(target);
-      // q[j * R + r]: destination j's d-mod-k digit source at rank r
-      const size_t R = static_cast<size_t>(H + 1), nd = dl.size();
-      auto& q = qbuf[static_cast<size_t>(w)];
-      q.resize(nd * R);
-      for (size_t j = 0; j < nd; j++)
-        for (size_t r = 0; r < R; r++)
-          q[j * R + r] = static_cast<uint64_t>(dl[j].index / divisor[r] + dl[j].offset);
+      }
+      if (owned == 0) return;
+      // the group's LIDs, column by column
+      auto& lids = glid[static_cast<size_t>(w)];
+      lids.clear();
+      for (long gi = groups[static_cast<size_t>(g)].first; gi < groups[static_cast<size_t>(g)].second; gi++)
+        for (const DestLid& d : dests[static_cast<size_t>(by_lid[static_cast<size_t>(gi)])]) lids.push_back(d.lid);
       for (int s = 0; s < S; s++) {
         uint8_t* ts = tab[static_cast<size_t>(s)];
-        if (s == target) {
-          for (const DestLid& d : dl) ts[d.lid] = d.attach_port;
-          continue;
-        }
-        for (size_t j = 0; j < nd; j++) ts[dl[j].lid] = router.planned_port(s, &q[j * R]);
+        const uint8_t* bs = buf.data() + static_cast<size_t>(s) * width;
+        for (size_t x = 0; x < width; x++)
+          if (own[x]) ts[lids[x]] = bs[x];
       }
     });
     long uturn_entries = 0;
