@@ -258,10 +258,17 @@ struct Drop {
 //
 // Destinations run in parallel (CdgBuildOptions::threads), each worker with its own
 // accumulators (sums, bit sets), merged at the end: the result does not depend on the thread
-// count. The walk is the check library's RouteWalker (route_walk.hpp: memoised per LID, LFTs read
-// in blocks of 64 LIDs per switch, one cache line per switch instead of one per entry). A destination with unreachable or looping pairs is deferred to a sequential
-// pass in destination order, which hands it to the per-source walk while examples are still
-// wanted, so the examples name the same pairs in the same order as a sequential build.
+// count. A worker takes the destinations of one block of 64 LIDs at a time and holds that block
+// of every switch's LFT transposed (LID-major: one destination's column is one contiguous row of
+// bytes, a few KB); its hops are the same as RouteWalker's (route_walk.hpp), from a flat port
+// table by switch position. Every array of the walk is indexed by switch position (no
+// fabric-node-indexed lookups). Dependencies go into rows of bits, one row per (switch, output
+// port) with a bit per input port; a per-switch cache of the last row written (and its bits)
+// skips the write when the next destinations leave the switch through the same port from
+// input ports already recorded, which in fat trees is most of the time.
+// A destination with unreachable or looping pairs is deferred to a sequential pass in
+// destination order, which hands it to the per-source walk while examples are still wanted, so
+// the examples name the same pairs in the same order as a sequential build.
 struct FastShared {
   const Fabric& f;
   const Cdg& cdg;
@@ -272,32 +279,43 @@ struct FastShared {
   std::vector<int> nports;          // by node
   std::vector<uint8_t> is_sw;       // by node
   std::vector<int> peer_node, peer_port;  // by link id
-  std::vector<size_t> pair_base;    // by node: (s, out, in) index base (see build_cdg)
   std::vector<uint32_t> ca_cnt;     // CA source entries whose first switch is this one
   std::vector<uint8_t> sw_src;      // the switch is a source itself
   std::vector<std::vector<std::pair<int, int>>> ca_at;  // (injection link, input port), one per link
   std::vector<uint32_t> link_entries;  // CA source entries per injection link
   std::vector<int> link_base, np_pos;  // by switch position: Cdg link id of port 0, ports
-  std::vector<size_t> pair_base_pos;   // by switch position: pair_base of the node
-  size_t npairs = 0;
+  // Port codes by switch position: ptab[pt_base[u] + p] for p = 0..np_pos[u]:
+  // >= 0 (peer switch position << 8 | peer port), -1 no link, <= -2: a CA/router peer whose port
+  // has link id -2 - code.
+  std::vector<int32_t> ptab;
+  std::vector<uint32_t> pt_base;
+  // Dependency rows: row (u, out) = row_base[u] + out, W words each, bit `in` = the link arriving
+  // at (u, in) -> (u, out).
+  std::vector<uint32_t> row_base;
+  size_t nrows = 0;
+  int W = 1;
+  std::vector<uint64_t> camask;     // by position, W words: input ports with CA sources behind
+  std::vector<const uint8_t*> tab;  // LFT by position (nullptr: none)
+  std::vector<size_t> tab_len;
   FastShared(const Fabric& fab, const Cdg& c) : f(fab), cdg(c) {}
 };
 
 class FastWorker {
  public:
-  FastWorker(const FastShared& sh, const Lfts& lfts) : sh_(sh), walker_(sh.f, lfts) {
-    const size_t NS = sh.swl.size(), nl = static_cast<size_t>(sh.nlinks);
+  static constexpr int kBlock = 64;
+  explicit FastWorker(const FastShared& sh) : sh_(sh) {
+    const size_t NS = sh.swl.size(), nl = static_cast<size_t>(sh.nlinks), W = static_cast<size_t>(sh.W);
     deliv_count.assign(NS, 0);
-    fkind_.assign(NS, 0);
-    fhops_.assign(NS, 0);
-    foutch_.assign(NS, -1);
-    fnext_.assign(NS, -1);
+    rec_.assign(NS, Rec{});
     ftot_.assign(NS, 0);
     inj_done_.assign(nl, 0);
-    used_link.assign(nl, 0);
+    used_out.assign(NS * W, 0);
     own_fast.assign(nl, 0);
     inj_corr.assign(nl, 0);
-    edge_bits.assign(sh.npairs / 64 + 1, 0);
+    edge_bits.assign(sh.nrows * W, 0);
+    last_row_.assign(NS, UINT32_MAX);
+    last_mask_.assign(NS * W, 0);
+    blk_.assign(NS * kBlock, kNoPath);
     if (sh.collect_loads) link_load.assign(nl, 0);
   }
 
@@ -305,8 +323,8 @@ class FastWorker {
   uint64_t pairs = 0, delivered = 0, dropped = 0, looping = 0, per_kind[6] = {};
   std::vector<uint64_t> hop_histogram, link_load, inj_corr;
   std::vector<uint32_t> deliv_count, own_fast;
-  std::vector<uint8_t> used_link;    // VL0 channel of the link used
-  std::vector<uint64_t> edge_bits;   // (s, out, in) pair index: dependency peer(s,in) -> (s,out)
+  std::vector<uint64_t> used_out;    // by position, W words: output ports whose VL0 channel is used
+  std::vector<uint64_t> edge_bits;   // dependency rows (FastShared::row_base)
   uint32_t fast_dests = 0;
 
   // Resolves destination LID d (owned by de); commits it and returns true unless it has
@@ -314,69 +332,160 @@ class FastWorker {
   bool run(const EndPort& de, Lid d, bool want_unreach, bool want_loop);
 
  private:
-  // switch at position u: dependency (link arriving at in) -> (out port o)
-  void add_edge(size_t u, int in, int o) {
-    const size_t p = sh_.pair_base_pos[u] + static_cast<size_t>(o) * static_cast<size_t>(sh_.np_pos[u] + 1) +
-                     static_cast<size_t>(in);
-    const uint64_t bit = uint64_t{1} << (p & 63);
-    if (!(edge_bits[p >> 6] & bit)) edge_bits[p >> 6] |= bit;
+  static constexpr int8_t kInProgress = 100;
+  struct Rec {
+    uint32_t stamp = 0;   // == stamp_: resolved for the current destination
+    int32_t next = -1;    // next switch position (Forward)
+    uint16_t hops = 0;
+    int8_t kind = -1;     // -1 delivered, else DropKind; kInProgress while on the current walk
+    uint8_t out = 0;      // the LFT entry
+    uint8_t in_next = 0;  // input port at `next`
+    uint8_t linked = 0;   // the entry names a linked port: a channel
+    uint8_t fwd = 0;      // `out` leads to switch `next` (kept for the next destination)
+  };
+  static constexpr int8_t kForward = 101;
+  void load_block(long b);
+  void hops(const uint8_t* col, int dst_pos);
+  void resolve(int i0);
+  // dependency: the link arriving at (u, in) -> (u, out)
+  void add_edge(size_t u, int in, int out) {
+    const size_t W = static_cast<size_t>(sh_.W);
+    const uint32_t row = sh_.row_base[u] + static_cast<uint32_t>(out);
+    const size_t w = static_cast<size_t>(in) >> 6;
+    const uint64_t bit = uint64_t{1} << (in & 63);
+    uint64_t* lm = &last_mask_[u * W];
+    if (last_row_[u] == row) {
+      if (lm[w] & bit) return;
+      lm[w] |= bit;
+      edge_bits[row * W + w] |= bit;
+      return;
+    }
+    uint64_t* g = &edge_bits[row * W];
+    g[w] |= bit;
+    last_row_[u] = row;
+    for (size_t k = 0; k < W; k++) lm[k] = g[k];
   }
-  void resolve(int i0, const EndPort& de);
 
   const FastShared& sh_;
-  RouteWalker walker_;
-  std::vector<int8_t> fkind_;  // -1 delivered, else DropKind
-  std::vector<uint16_t> fhops_;
-  std::vector<int32_t> foutch_, fnext_;
+  std::vector<Rec> rec_;            // by switch position
+  uint32_t stamp_ = 0;
+  long dst_link_ = -1;
   std::vector<uint64_t> ftot_;
   std::vector<uint8_t> inj_done_;  // by link id of the first switch's output
-  std::vector<int> resolved_;
+  std::vector<int> resolved_, path_;
+  std::vector<uint64_t> hist_;     // hop histogram of the current destination
   std::vector<std::vector<int>> fbuckets_;
+  std::vector<uint32_t> last_row_;  // by position: the dependency row written last
+  std::vector<uint64_t> last_mask_; // its bits (W words), a subset of edge_bits' row
+  std::vector<uint8_t> blk_;        // LFT block, LID-major: (lid % kBlock) * NS + position
+  long blk_id_ = -1;
 };
 
-// One walk of the check library's RouteWalker from switch position i0; records each switch's
-// output channel and next switch, then its outcome and hop count back along the walk.
-void FastWorker::resolve(int i0, const EndPort& de) {
-  const Cdg& cdg = sh_.cdg;
-  const RouteWalker::Walk w = walker_.walk(sh_.swl[static_cast<size_t>(i0)], [&](int s, const RouteHop& hp) {
-    const size_t u = static_cast<size_t>(walker_.pos(s));
-    fnext_[u] = hp.kind == RouteHop::Forward ? walker_.pos(hp.next) : -1;
-    // a channel whenever the entry names a linked port (to a switch, the owner or another CA)
-    const bool linked = hp.kind == RouteHop::Forward || (hp.kind == RouteHop::Delivered && hp.port != 0) ||
-                        (hp.kind == RouteHop::Dropped && hp.drop == DropKind::WrongEndpoint);
-    foutch_[u] = linked ? static_cast<int32_t>(static_cast<Cdg::Id>(sh_.link_base[u] + hp.port) * kNumVlSlots) : -1;
-  });
+void FastWorker::load_block(long b) {
+  blk_id_ = b;
+  const size_t NS = sh_.swl.size(), lo = static_cast<size_t>(b) * kBlock;
+  uint8_t tile[kBlock][kBlock];
+  for (size_t u0 = 0; u0 < NS; u0 += kBlock) {
+    const size_t nu = std::min<size_t>(kBlock, NS - u0);
+    for (size_t x = 0; x < nu; x++) {
+      const size_t len = sh_.tab_len[u0 + x];
+      const size_t n = len > lo ? std::min<size_t>(kBlock, len - lo) : 0;
+      if (n) std::memcpy(tile[x], sh_.tab[u0 + x] + lo, n);
+      if (n < kBlock) std::memset(tile[x] + n, kNoPath, kBlock - n);
+    }
+    for (size_t k = 0; k < kBlock; k++) {
+      uint8_t* dst = &blk_[k * NS + u0];
+      for (size_t x = 0; x < nu; x++) dst[x] = tile[x][k];
+    }
+  }
+}
+
+// The hop of every switch for the current destination, in switch order (one sequential pass
+// over the column and the port table): the same hops as RouteWalker::hop(). A switch that
+// forwards to another switch gets kind kForward; the others their final outcome and hop count.
+void FastWorker::hops(const uint8_t* col, int dst_pos) {
+  const size_t NS = sh_.swl.size();
+  for (size_t u = 0; u < NS; u++) {
+    Rec& r = rec_[u];
+    const uint8_t p = col[u];
+    if (p == r.out && r.fwd) {  // the same switch-to-switch hop as for the previous destination
+      r.kind = kForward;
+      continue;
+    }
+    r.out = p;
+    r.fwd = 0;
+    r.next = -1;
+    r.linked = 0;
+    r.hops = 0;
+    if (p == kNoPath) {
+      r.kind = static_cast<int8_t>(DropKind::NoRoute);
+    } else if (p == 0) {
+      r.kind = static_cast<int>(u) == dst_pos ? -1 : static_cast<int8_t>(DropKind::NotLocal);
+    } else if (p > sh_.np_pos[u]) {
+      r.kind = static_cast<int8_t>(DropKind::BadPort);
+    } else {
+      const int32_t c = sh_.ptab[sh_.pt_base[u] + p];
+      if (c >= 0) {  // to the next switch
+        r.kind = kForward;
+        r.fwd = 1;
+        r.linked = 1;
+        r.next = c >> 8;
+        r.in_next = static_cast<uint8_t>(c & 255);
+      } else if (c == -1) {
+        r.kind = static_cast<int8_t>(DropKind::DownPort);
+      } else {  // a CA/router: the owner's port, or another one
+        r.linked = 1;
+        r.hops = 1;
+        r.kind = -2L - c == dst_link_ ? -1 : static_cast<int8_t>(DropKind::WrongEndpoint);
+      }
+    }
+  }
+}
+
+// One walk from switch position i0 along the hops (every switch it passes is reached: stamp);
+// then the outcome and hop counts back along the walk.
+void FastWorker::resolve(int i0) {
+  path_.clear();
+  int u = i0;
   int8_t kind = -1;
   int h = 0;
-  switch (w.end) {
-    case RouteWalker::End::Delivered: h = w.hop.port == 0 ? 0 : 1; break;
-    case RouteWalker::End::Dropped:
-      kind = static_cast<int8_t>(w.hop.drop);
-      h = w.hop.drop == DropKind::WrongEndpoint ? 1 : 0;
-      break;
-    case RouteWalker::End::Joined: {
-      const size_t j = static_cast<size_t>(walker_.pos(w.sw));
-      kind = fkind_[j];
-      h = fhops_[j] + 1;
+  for (;;) {
+    Rec& r = rec_[static_cast<size_t>(u)];
+    if (r.stamp == stamp_) {
+      if (r.kind == kInProgress) kind = static_cast<int8_t>(DropKind::Loop), h = 0;  // back on this walk
+      else kind = r.kind, h = r.hops + 1;                                            // joined an earlier walk
       break;
     }
-    case RouteWalker::End::Loop: kind = static_cast<int8_t>(DropKind::Loop); break;
+    r.stamp = stamp_;
+    path_.push_back(u);
+    if (r.kind != kForward) {  // the walk ends here
+      kind = r.kind;
+      h = r.hops;
+      break;
+    }
+    r.kind = kInProgress;
+    u = r.next;
   }
-  (void)de;
-  (void)cdg;
-  const auto& path = walker_.path();
-  for (size_t k = path.size(); k-- > 0;) {
-    const int i = walker_.pos(path[k]);
-    fkind_[static_cast<size_t>(i)] = kind;
-    fhops_[static_cast<size_t>(i)] = static_cast<uint16_t>(h);
+  for (size_t k = path_.size(); k-- > 0;) {
+    const int i = path_[k];
+    Rec& r = rec_[static_cast<size_t>(i)];
+    r.kind = kind;
+    r.hops = static_cast<uint16_t>(h);
     resolved_.push_back(i);
     h++;
   }
 }
 
 bool FastWorker::run(const EndPort& de, Lid d, bool want_unreach, bool want_loop) {
-  walker_.begin(d, de.node, de.port);
+  if (static_cast<long>(d / kBlock) != blk_id_) load_block(d / kBlock);
+  const size_t NS = sh_.swl.size();
+  const uint8_t* col = &blk_[static_cast<size_t>(d % kBlock) * NS];
+  if (++stamp_ == 0) {  // wrap-around: restart the stamps
+    for (Rec& r : rec_) r.stamp = 0;
+    stamp_ = 1;
+  }
   const Cdg& cdg = sh_.cdg;
+  dst_link_ = -1;
   int self_sw = -1, self_leaf = -1, self_link = -1;
   uint32_t self_entries = 0;
   if (sh_.is_sw[static_cast<size_t>(de.node)]) {
@@ -384,6 +493,7 @@ bool FastWorker::run(const EndPort& de, Lid d, bool want_unreach, bool want_loop
     if (sh_.sw_src[static_cast<size_t>(i)]) self_sw = i;
   } else if (de.port >= 1 && de.port <= sh_.nports[static_cast<size_t>(de.node)]) {
     const int l = cdg.link_id(de.node, de.port);
+    dst_link_ = l;
     if (sh_.link_entries[static_cast<size_t>(l)] > 0) {
       self_link = l;
       self_entries = sh_.link_entries[static_cast<size_t>(l)];
@@ -395,57 +505,72 @@ bool FastWorker::run(const EndPort& de, Lid d, bool want_unreach, bool want_loop
   };
   auto c_sw = [&](int i) -> uint32_t { return sh_.sw_src[static_cast<size_t>(i)] && i != self_sw ? 1u : 0u; };
   resolved_.clear();
-  uint64_t bad = 0, loops = 0;
-  const size_t NS = sh_.swl.size();
+  hops(col, sh_.is_sw[static_cast<size_t>(de.node)] ? sh_.swpos[static_cast<size_t>(de.node)] : -1);
+  // Outcomes and counts of the source switches (committed below, or dropped with the destination).
+  uint64_t bad = 0, loops = 0, npairs = 0, kinds[6] = {};
+  size_t top = 0;  // hist_[0..top) may be non-zero
+  int max_h = 0;
   for (size_t i = 0; i < NS; i++) {
-    if (c_ca(static_cast<int>(i)) + c_sw(static_cast<int>(i)) == 0) continue;
-    if (!walker_.known(sh_.swl[i])) resolve(static_cast<int>(i), de);
-    if (fkind_[i] >= 0) {
-      const uint64_t c = c_ca(static_cast<int>(i)) + c_sw(static_cast<int>(i));
-      if (fkind_[i] == static_cast<int8_t>(DropKind::Loop)) loops += c;
+    const uint64_t cc = c_ca(static_cast<int>(i)), cs = c_sw(static_cast<int>(i)), c = cc + cs;
+    if (c == 0) continue;
+    if (rec_[i].stamp != stamp_) resolve(static_cast<int>(i));
+    const Rec& r = rec_[i];
+    npairs += c;
+    if (r.kind < 0) {
+      // four interleaved copies (by switch position): consecutive switches with the same hop
+      // count do not wait for each other's add
+      const size_t h = r.hops, x = i & 3;
+      if (4 * (h + 2) > hist_.size()) hist_.resize(4 * (h + 2), 0);
+      hist_[4 * h + x] += cs;
+      hist_[4 * (h + 1) + x] += cc;
+      top = std::max(top, h + 2);
+      max_h = std::max(max_h, static_cast<int>(h) + (cc ? 1 : 0));
+    } else {
+      kinds[static_cast<int>(r.kind)] += c;
+      if (r.kind == static_cast<int8_t>(DropKind::Loop)) loops += c;
       else bad += c;
     }
   }
-  if ((bad && want_unreach) || (loops && want_loop)) return false;
+  if ((bad && want_unreach) || (loops && want_loop)) {
+    std::fill(hist_.begin(), hist_.begin() + static_cast<long>(4 * top), 0);
+    return false;
+  }
+  pairs += npairs;
+  delivered += npairs - bad - loops;
+  dropped += bad;
+  looping += loops;
+  for (int k = 0; k < 6; k++) per_kind[k] += kinds[k];
+  // sized as the per-source walk sizes it: up to the longest delivered route
+  if (npairs > bad + loops && static_cast<size_t>(max_h) + 1 > hop_histogram.size())
+    hop_histogram.resize(static_cast<size_t>(max_h) + 1, 0);
+  for (size_t h = 0; h < top; h++) {
+    const uint64_t n = hist_[4 * h] + hist_[4 * h + 1] + hist_[4 * h + 2] + hist_[4 * h + 3];
+    if (h < hop_histogram.size()) hop_histogram[h] += n;  // beyond: zeros
+    for (size_t x = 0; x < 4; x++) hist_[4 * h + x] = 0;
+  }
   // Commit: channels, dependencies, counts.
   fast_dests++;
   if (self_link >= 0) own_fast[static_cast<size_t>(self_link)]++;
-  int max_h = 0;
+  const size_t W = static_cast<size_t>(sh_.W);
   for (int i : resolved_) {
     const size_t u = static_cast<size_t>(i);
-    const int32_t oc = foutch_[u];
-    if (oc < 0) continue;
-    if (!used_link[static_cast<size_t>(oc / kNumVlSlots)]) used_link[static_cast<size_t>(oc / kNumVlSlots)] = 1;
-    const int j = fnext_[u];
-    if (j >= 0 && foutch_[static_cast<size_t>(j)] >= 0) {
-      const int link = oc / kNumVlSlots;
-      add_edge(static_cast<size_t>(j), sh_.peer_port[static_cast<size_t>(link)],
-               foutch_[static_cast<size_t>(j)] / kNumVlSlots - sh_.link_base[static_cast<size_t>(j)]);
+    const Rec& r = rec_[u];
+    if (!r.linked) continue;
+    const size_t ol = static_cast<size_t>(sh_.link_base[u]) + r.out;
+    used_out[u * W + (r.out >> 6)] |= uint64_t{1} << (r.out & 63);
+    if (r.next >= 0) {
+      const Rec& rj = rec_[static_cast<size_t>(r.next)];
+      if (rj.linked) add_edge(static_cast<size_t>(r.next), r.in_next, rj.out);
     }
     // Injection dependencies of the CA sources behind this switch (once per output port).
-    if (c_ca(i) > 0 && !inj_done_[static_cast<size_t>(oc / kNumVlSlots)]) {
-      const int o = oc / kNumVlSlots - sh_.link_base[u];
-      for (const auto& [inj, inport] : sh_.ca_at[u])
-        if (inj != self_link) add_edge(u, inport, o);
-      if (i != self_leaf) inj_done_[static_cast<size_t>(oc / kNumVlSlots)] = 1;
-    }
-  }
-  for (int i : resolved_) {
-    const size_t u = static_cast<size_t>(i);
-    const uint64_t cc = c_ca(i), cs = c_sw(i);
-    if (cc + cs == 0) continue;
-    pairs += cc + cs;
-    if (fkind_[u] < 0) {
-      delivered += cc + cs;
-      const int h = fhops_[u] + (cc ? 1 : 0);
-      if (static_cast<size_t>(h) >= hop_histogram.size()) hop_histogram.resize(static_cast<size_t>(h) + 1, 0);
-      if (cs) hop_histogram[fhops_[u]] += cs;
-      if (cc) hop_histogram[static_cast<size_t>(fhops_[u]) + 1] += cc;
-      max_h = std::max(max_h, h);
-    } else {
-      per_kind[static_cast<int>(fkind_[u])] += cc + cs;
-      if (fkind_[u] == static_cast<int8_t>(DropKind::Loop)) looping += cc + cs;
-      else dropped += cc + cs;
+    if (c_ca(i) > 0 && !inj_done_[ol]) {
+      uint64_t* g = &edge_bits[(sh_.row_base[u] + r.out) * W];
+      const uint64_t* m = &sh_.camask[u * W];
+      // the destination's own port is no source for it: its bit stays out for this one
+      const int sp = i == self_leaf ? sh_.peer_port[static_cast<size_t>(self_link)] : -1;
+      for (size_t k = 0; k < W; k++)
+        g[k] |= sp >= 0 && static_cast<size_t>(sp >> 6) == k ? m[k] & ~(uint64_t{1} << (sp & 63)) : m[k];
+      if (i != self_leaf) inj_done_[ol] = 1;
     }
   }
   if (sh_.collect_loads) {
@@ -453,22 +578,23 @@ bool FastWorker::run(const EndPort& de, Lid d, bool want_unreach, bool want_loop
     for (auto& b : fbuckets_) b.clear();
     for (int i : resolved_) {
       const size_t u = static_cast<size_t>(i);
-      if (fkind_[u] >= 0) continue;
+      if (rec_[u].kind >= 0) continue;
       ftot_[u] = c_ca(i) + c_sw(i);
       if (sh_.ca_cnt[u]) deliv_count[u]++;
-      fbuckets_[std::min<size_t>(fhops_[u], fbuckets_.size() - 1)].push_back(i);
+      fbuckets_[std::min<size_t>(rec_[u].hops, fbuckets_.size() - 1)].push_back(i);
     }
     // deliv_count counts this destination for every CA source behind a delivering switch; the
     // destination's own port is no source for it
-    if (self_link >= 0 && walker_.known(sh_.swl[static_cast<size_t>(self_leaf)]) && fkind_[static_cast<size_t>(self_leaf)] < 0)
+    if (self_link >= 0 && rec_[static_cast<size_t>(self_leaf)].stamp == stamp_ && rec_[static_cast<size_t>(self_leaf)].kind < 0)
       inj_corr[static_cast<size_t>(self_link)] += self_entries;
     for (size_t h = fbuckets_.size(); h-- > 0;)
       for (int i : fbuckets_[h]) {
         const size_t u = static_cast<size_t>(i);
         const uint64_t c = ftot_[u];
         if (c == 0) continue;
-        if (foutch_[u] >= 0) link_load[static_cast<size_t>(foutch_[u]) / kNumVlSlots] += c;
-        if (fnext_[u] >= 0) ftot_[static_cast<size_t>(fnext_[u])] += c;
+        const Rec& r = rec_[u];
+        if (r.linked) link_load[static_cast<size_t>(sh_.link_base[u]) + r.out] += c;
+        if (r.next >= 0) ftot_[static_cast<size_t>(r.next)] += c;
         ftot_[u] = 0;
       }
   }
@@ -600,14 +726,34 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
     sh.is_sw = is_sw;
     sh.peer_node = peer_node;
     sh.peer_port = peer_port;
-    sh.pair_base = pair_base;
-    sh.npairs = npairs;
+    int maxnp = 0;
     for (size_t i = 0; i < NS; i++) {
       const int node = sh.swl[i];
+      const int np = nports[static_cast<size_t>(node)];
+      maxnp = std::max(maxnp, np);
       sh.link_base.push_back(cdg.link_id(node, 0));
-      sh.np_pos.push_back(nports[static_cast<size_t>(node)]);
-      sh.pair_base_pos.push_back(pair_base[static_cast<size_t>(node)]);
+      sh.np_pos.push_back(np);
+      sh.pt_base.push_back(static_cast<uint32_t>(sh.ptab.size()));
+      sh.row_base.push_back(static_cast<uint32_t>(sh.nrows));
+      sh.nrows += static_cast<size_t>(np) + 1;
+      for (int p = 0; p <= np; p++) {
+        const int l = cdg.link_id(node, p), pn = p ? peer_node[static_cast<size_t>(l)] : -1;
+        int32_t code = -1;
+        if (pn >= 0 && is_sw[static_cast<size_t>(pn)])
+          code = static_cast<int32_t>((sh.swpos[static_cast<size_t>(pn)] << 8) | peer_port[static_cast<size_t>(l)]);
+        else if (pn >= 0)
+          code = -2 - cdg.link_id(pn, peer_port[static_cast<size_t>(l)]);
+        sh.ptab.push_back(code);
+      }
+      if (node < r.lfts.num_nodes()) {
+        sh.tab.push_back(r.lfts.table(node).data());
+        sh.tab_len.push_back(r.lfts.table(node).size());
+      } else {
+        sh.tab.push_back(nullptr);
+        sh.tab_len.push_back(0);
+      }
     }
+    sh.W = (maxnp + 1 + 63) / 64;
     sh.ca_cnt.assign(NS, 0);
     sh.sw_src.assign(NS, 0);
     sh.ca_at.resize(NS);
@@ -621,6 +767,10 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
         sh.sw_src[i] = 1;
       }
     }
+    sh.camask.assign(NS * static_cast<size_t>(sh.W), 0);
+    for (size_t i = 0; i < NS; i++)
+      for (const auto& [inj, inport] : sh.ca_at[i])
+        sh.camask[i * static_cast<size_t>(sh.W) + static_cast<size_t>(inport >> 6)] |= uint64_t{1} << (inport & 63);
   }
   // Destinations in order.
   struct Dest {
@@ -644,11 +794,22 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
     const bool big = static_cast<double>(n) * static_cast<double>(sh.swl.size()) >= 4194304.0;
     const int workers = resolve_threads(opt.threads, opt.threads > 0 ? n : big ? n : 1);
     fw.reserve(static_cast<size_t>(workers));
-    for (int w = 0; w < workers; w++) fw.emplace_back(sh, r.lfts);
-    const long chunk = std::clamp<long>(static_cast<long>(dlist.size()) / (4L * workers), 1, 64);
-    parallel_for(workers, static_cast<long>(dlist.size()), chunk, [&](int w, long k) {
-      const Dest& x = dlist[static_cast<size_t>(k)];
-      if (fw[static_cast<size_t>(w)].run(*x.de, x.d, true, true)) deferred[static_cast<size_t>(k)] = 0;
+    for (int w = 0; w < workers; w++) fw.emplace_back(sh);
+    // by LFT block (64 LIDs): a worker transposes a block once for all its destinations
+    std::vector<uint32_t> order(dlist.size());
+    for (size_t k = 0; k < order.size(); k++) order[k] = static_cast<uint32_t>(k);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return dlist[a].d / FastWorker::kBlock < dlist[b].d / FastWorker::kBlock;
+    });
+    std::vector<size_t> group{0};
+    for (size_t k = 1; k < order.size(); k++)
+      if (dlist[order[k]].d / FastWorker::kBlock != dlist[order[k - 1]].d / FastWorker::kBlock) group.push_back(k);
+    group.push_back(order.size());
+    parallel_for(workers, static_cast<long>(group.size()) - 1, 1, [&](int w, long g) {
+      for (size_t k = group[static_cast<size_t>(g)]; k < group[static_cast<size_t>(g) + 1]; k++) {
+        const Dest& x = dlist[order[k]];
+        if (fw[static_cast<size_t>(w)].run(*x.de, x.d, true, true)) deferred[order[k]] = 0;
+      }
     });
   }
 
@@ -880,7 +1041,7 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
   for (const FastWorker& w : fw) fast_dests += w.fast_dests;
   if (fast_ok && fast_dests > 0) {
     std::vector<uint32_t> deliv_count(sh.swl.size(), 0), own_fast(static_cast<size_t>(nlinks), 0);
-    std::vector<uint64_t> inj_corr(static_cast<size_t>(nlinks), 0), bits(npairs / 64 + 1, 0);
+    std::vector<uint64_t> inj_corr(static_cast<size_t>(nlinks), 0), bits(fw[0].edge_bits.size(), 0);
     for (const FastWorker& w : fw) {
       st.pairs += w.pairs;
       st.delivered += w.delivered;
@@ -890,24 +1051,26 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
       if (w.hop_histogram.size() > st.hop_histogram.size()) st.hop_histogram.resize(w.hop_histogram.size(), 0);
       for (size_t h = 0; h < w.hop_histogram.size(); h++) st.hop_histogram[h] += w.hop_histogram[h];
       for (size_t l = 0; l < w.link_load.size(); l++) st.link_load[l] += w.link_load[l];
-      for (size_t l = 0; l < w.used_link.size(); l++)
-        if (w.used_link[l]) used_local[l * kNumVlSlots] = 1;
+      for (size_t u = 0; u < sh.swl.size(); u++)
+        for (int o = 0; o <= sh.np_pos[u]; o++)
+          if (w.used_out[u * static_cast<size_t>(sh.W) + static_cast<size_t>(o >> 6)] >> (o & 63) & 1)
+            used_local[static_cast<size_t>(sh.link_base[u] + o) * kNumVlSlots] = 1;
       for (size_t i = 0; i < deliv_count.size(); i++) deliv_count[i] += w.deliv_count[i];
       for (size_t l = 0; l < own_fast.size(); l++) own_fast[l] += w.own_fast[l], inj_corr[l] += w.inj_corr[l];
       for (size_t b = 0; b < bits.size(); b++) bits[b] |= w.edge_bits[b];
     }
-    // Dependencies on VL0: bit (s, out, in) = the link arriving at (s, in) -> (s, out).
-    for (int i = 0; i < nnodes; i++) {
-      if (!is_sw[static_cast<size_t>(i)]) continue;
-      const int np = nports[static_cast<size_t>(i)];
+    // Dependencies on VL0: row (u, out), bit in = the link arriving at (u, in) -> (u, out).
+    const size_t W = static_cast<size_t>(sh.W);
+    for (size_t u = 0; u < sh.swl.size(); u++) {
+      const int i = sh.swl[u], np = sh.np_pos[u];
       for (int o = 0; o <= np; o++)
-        for (int in = 0; in <= np; in++) {
-          const size_t p = pair_index(i, in, o);
-          if (!(bits[p >> 6] >> (p & 63) & 1)) continue;
-          const int l = cdg.link_id(i, in);
-          const Cdg::Id cin = static_cast<Cdg::Id>(cdg.link_id(peer_node[static_cast<size_t>(l)], peer_port[static_cast<size_t>(l)])) * kNumVlSlots;
-          cdg.add_dependency(cin, static_cast<Cdg::Id>(cdg.link_id(i, o)) * kNumVlSlots);
-        }
+        for (size_t k = 0; k < W; k++)
+          for (uint64_t m = bits[(sh.row_base[u] + static_cast<size_t>(o)) * W + k]; m; m &= m - 1) {
+            const int in = static_cast<int>(k * 64) + __builtin_ctzll(m);
+            const int l = cdg.link_id(i, in);
+            const Cdg::Id cin = static_cast<Cdg::Id>(cdg.link_id(peer_node[static_cast<size_t>(l)], peer_port[static_cast<size_t>(l)])) * kNumVlSlots;
+            cdg.add_dependency(cin, static_cast<Cdg::Id>(cdg.link_id(i, o)) * kNumVlSlots);
+          }
     }
     for (size_t i = 0; i < sh.swl.size(); i++)
       for (const auto& [inj, inport] : sh.ca_at[i]) {

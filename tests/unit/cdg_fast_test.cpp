@@ -50,11 +50,12 @@ void expect_same(const Fabric& f, const Routing& r, const CdgBuildOptions& o0, c
 }
 
 // Random connected switch graph with CAs (some dual-port), BFS LFTs with random damage.
-std::pair<Fabric, Routing> random_routing(uint64_t seed) {
+// np = ports per switch (> 63: the switch-level pass's dependency rows take several words).
+std::pair<Fabric, Routing> random_routing(uint64_t seed, int np = 6) {
   std::mt19937_64 rng(seed);
   auto rnd = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
   Fabric f;
-  const int ns = 3 + rnd(8), np = 6;
+  const int ns = 3 + rnd(8);
   for (int i = 0; i < ns; i++) f.add_node(NodeType::Switch, "S" + std::to_string(i), np);
   auto free_port = [&](int n) {
     for (int p = np; p >= 1; p--)
@@ -129,6 +130,21 @@ TEST(CdgFast, MatchesPerSourceWalkOnRandomRoutings) {
       o.max_examples = combo & 8 ? 0 : 3;  // 0: never falls back to the per-source walk
       o.collect_loads = seed % 5 != 0;
       expect_same(f, r, o, "seed " + std::to_string(seed) + " combo " + std::to_string(combo));
+    }
+  }
+}
+
+// Switches with more than 63 ports: the dependency rows of the switch-level pass span several
+// 64-bit words (input ports 64..), and switch-switch links land on high port numbers.
+TEST(CdgFast, MatchesPerSourceWalkWithWideSwitches) {
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    auto [f, r] = random_routing(seed, 64 + static_cast<int>(seed % 3) * 40);
+    for (int combo = 0; combo < 4; combo++) {
+      CdgBuildOptions o;
+      o.switch_sources = combo & 1;
+      o.max_examples = combo & 2 ? 0 : 3;
+      o.collect_loads = seed % 2 == 0;
+      expect_same(f, r, o, "wide seed " + std::to_string(seed) + " combo " + std::to_string(combo));
     }
   }
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cstring>
 #include <map>
 #include <utility>
 
@@ -48,18 +49,23 @@ class Router {
     auto& dist = c_.dist;
     std::fill(cls.begin(), cls.end(), -1);
     std::fill(dist.begin(), dist.end(), kInf);
-    const int H = t_.height;
     cls[static_cast<size_t>(target)] = 0;
     dist[static_cast<size_t>(target)] = 0;
     int done = 1;
-    for (int r = t_.rank[static_cast<size_t>(target)] + 1; r <= H; r++)
-      for (int s : t_.by_rank[static_cast<size_t>(r)])
-        for (const auto& e : t_.down[static_cast<size_t>(s)])
-          if (cls[static_cast<size_t>(e.peer)] == 0) {
-            if (cls[static_cast<size_t>(s)] != 0) done++;
-            cls[static_cast<size_t>(s)] = 0;
-            dist[static_cast<size_t>(s)] = std::min(dist[static_cast<size_t>(s)], dist[static_cast<size_t>(e.peer)] + 1);
-          }
+    // Class 0: the switches reached from the target by up-links only (each link of a fat tree
+    // joins adjacent ranks, so this is "has a class-0 child", rank by rank); dist = up hops.
+    bfs_.clear();
+    bfs_.push_back(target);
+    for (size_t h = 0; h < bfs_.size(); h++) {
+      const int s = bfs_[h];
+      for (const auto& e : t_.up[static_cast<size_t>(s)])
+        if (cls[static_cast<size_t>(e.peer)] != 0) {
+          cls[static_cast<size_t>(e.peer)] = 0;
+          dist[static_cast<size_t>(e.peer)] = dist[static_cast<size_t>(s)] + 1;
+          done++;
+          bfs_.push_back(e.peer);
+        }
+    }
     const int S = t_.num_switches();
     done += climb(1);
     for (int k = 2; done < S && k + 1 <= max_class_; k += 2) {
@@ -84,57 +90,39 @@ class Router {
   // parent, d-mod-k over the bundle with the child's digit.
   void plan(int target) {
     const int S = t_.num_switches();
-    plan_.resize(static_cast<size_t>(S));
-    flat_.clear();
-    for (int s = 0; s < S; s++) {
-      Plan& p = plan_[static_cast<size_t>(s)];
-      p = Plan{};
-      if (s == target) continue;
-      cand_.clear();
-      const size_t si = static_cast<size_t>(s);
-      const int k = c_.cls[si];
-      p.rank = static_cast<uint8_t>(t_.rank[si]);
-      if (k < 0) {
-        p.mode = Plan::None;
-        continue;
+    const size_t NS = static_cast<size_t>(S);
+    if (!planned_) {  // first target of this router: every switch, and its candidate slots
+      plan_.assign(NS, Plan{});
+      slot_.assign(NS + 1, 0);
+      for (size_t s = 0; s < NS; s++)
+        slot_[s + 1] = slot_[s] + static_cast<uint32_t>(std::max(t_.up[s].size(), t_.down[s].size()));
+      flat_.assign(slot_[NS], 0);
+      dirty_.assign(NS, 0);
+      for (int s = 0; s < S; s++) plan_switch(s, target);
+      planned_ = true;
+    } else {
+      // A switch's plan depends on its own and its neighbours' class and distance (and on
+      // whether it is the target): re-plan only around what changed since the last target.
+      todo_.clear();
+      auto mark = [&](int s) {
+        if (!dirty_[static_cast<size_t>(s)]) dirty_[static_cast<size_t>(s)] = 1, todo_.push_back(s);
+      };
+      mark(target);
+      mark(last_target_);
+      for (size_t s = 0; s < NS; s++) {
+        if (c_.cls[s] == pcls_[s] && c_.dist[s] == pdist_[s]) continue;
+        mark(static_cast<int>(s));
+        for (const auto& e : t_.up[s]) mark(e.peer);
+        for (const auto& e : t_.down[s]) mark(e.peer);
       }
-      const auto& cls = c_.cls;
-      const auto& dist = c_.dist;
-      if (k % 2 == 1) {
-        for (const auto& e : t_.up[si]) {
-          int c = cls[static_cast<size_t>(e.peer)];
-          if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1))
-            cand_.push_back(e.port);
-        }
-      } else if (k > 0 && dist[si] == 1) {
-        int best = kInf;
-        for (const auto& e : t_.down[si])
-          if (is_exit(k, e.peer)) best = std::min(best, dist[static_cast<size_t>(e.peer)]);
-        for (const auto& e : t_.down[si])
-          if (is_exit(k, e.peer) && dist[static_cast<size_t>(e.peer)] == best) cand_.push_back(e.port);
-      } else {
-        int child = -1;
-        bool one_child = true;
-        for (const auto& e : t_.down[si])
-          if (cls[static_cast<size_t>(e.peer)] == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1) {
-            cand_.push_back(e.port);
-            one_child = one_child && (child < 0 || child == e.peer);
-            child = e.peer;
-          }
-        if (cand_.size() > 1 && one_child) {
-          p.mode = Plan::Mirror;
-          p.child = child;
-          p.rank = static_cast<uint8_t>(t_.rank[static_cast<size_t>(child)]);
-        }
+      for (int s : todo_) {
+        plan_switch(s, target);
+        dirty_[static_cast<size_t>(s)] = 0;
       }
-      if (cand_.empty()) {
-        p.mode = Plan::None;
-        continue;
-      }
-      p.off = static_cast<uint32_t>(flat_.size());
-      p.len = static_cast<uint8_t>(cand_.size());
-      flat_.insert(flat_.end(), cand_.begin(), cand_.end());
     }
+    pcls_ = c_.cls;
+    pdist_ = c_.dist;
+    last_target_ = target;
   }
 
   // Port of switch s (s != target) for the destination whose d-mod-k index per rank is q[rank]
@@ -154,6 +142,56 @@ class Router {
   }
 
  private:
+  void plan_switch(int s, int target) {
+    Plan& p = plan_[static_cast<size_t>(s)];
+    p = Plan{};
+    if (s == target) return;
+    cand_.clear();
+    const size_t si = static_cast<size_t>(s);
+    const int k = c_.cls[si];
+    p.rank = static_cast<uint8_t>(t_.rank[si]);
+    if (k < 0) {
+      p.mode = Plan::None;
+      return;
+    }
+    const auto& cls = c_.cls;
+    const auto& dist = c_.dist;
+    if (k % 2 == 1) {
+      for (const auto& e : t_.up[si]) {
+        int c = cls[static_cast<size_t>(e.peer)];
+        if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1))
+          cand_.push_back(e.port);
+      }
+    } else if (k > 0 && dist[si] == 1) {
+      int best = kInf;
+      for (const auto& e : t_.down[si])
+        if (is_exit(k, e.peer)) best = std::min(best, dist[static_cast<size_t>(e.peer)]);
+      for (const auto& e : t_.down[si])
+        if (is_exit(k, e.peer) && dist[static_cast<size_t>(e.peer)] == best) cand_.push_back(e.port);
+    } else {
+      int child = -1;
+      bool one_child = true;
+      for (const auto& e : t_.down[si])
+        if (cls[static_cast<size_t>(e.peer)] == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1) {
+          cand_.push_back(e.port);
+          one_child = one_child && (child < 0 || child == e.peer);
+          child = e.peer;
+        }
+      if (cand_.size() > 1 && one_child) {
+        p.mode = Plan::Mirror;
+        p.child = child;
+        p.rank = static_cast<uint8_t>(t_.rank[static_cast<size_t>(child)]);
+      }
+    }
+    if (cand_.empty()) {
+      p.mode = Plan::None;
+      return;
+    }
+    p.off = slot_[si];
+    p.len = static_cast<uint8_t>(cand_.size());
+    std::copy(cand_.begin(), cand_.end(), flat_.begin() + p.off);
+  }
+
   bool is_exit(int k, int c) const { return vc_[static_cast<size_t>(c)] && c_.cls[static_cast<size_t>(c)] == k - 1; }
 
   int descend(int k) {
@@ -165,8 +203,10 @@ class Router {
         if (cls[static_cast<size_t>(s)] >= 0) continue;
         int best = kInf;
         for (const auto& e : t_.down[static_cast<size_t>(s)]) {
-          if (is_exit(k, e.peer)) best = std::min(best, 1);
-          else if (cls[static_cast<size_t>(e.peer)] == k) best = std::min(best, dist[static_cast<size_t>(e.peer)] + 1);
+          if (is_exit(k, e.peer)) {
+            best = 1;  // the least possible
+            break;
+          } else if (cls[static_cast<size_t>(e.peer)] == k) best = std::min(best, dist[static_cast<size_t>(e.peer)] + 1);
         }
         if (best < kInf) {
           cls[static_cast<size_t>(s)] = static_cast<int8_t>(k);
@@ -187,8 +227,10 @@ class Router {
         int best = kInf;
         for (const auto& e : t_.up[static_cast<size_t>(s)]) {
           int c = cls[static_cast<size_t>(e.peer)];
-          if (c == k - 1) best = std::min(best, 1);
-          else if (c == k) best = std::min(best, dist[static_cast<size_t>(e.peer)] + 1);
+          if (c == k - 1) {
+            best = 1;  // the least possible
+            break;
+          } else if (c == k) best = std::min(best, dist[static_cast<size_t>(e.peer)] + 1);
         }
         if (best < kInf) {
           cls[static_cast<size_t>(s)] = static_cast<int8_t>(k);
@@ -219,7 +261,14 @@ class Router {
   int max_class_;
   std::vector<uint8_t> cand_;
   std::vector<Plan> plan_;
-  std::vector<uint8_t> flat_;
+  std::vector<uint8_t> flat_;   // candidate ports, slot_[s].. for switch s
+  std::vector<uint32_t> slot_;
+  // incremental plan(): the classes and target it was made for, switches to re-plan
+  bool planned_ = false;
+  int last_target_ = -1;
+  std::vector<int8_t> pcls_;
+  std::vector<int> pdist_, todo_, bfs_;
+  std::vector<uint8_t> dirty_;
   uint64_t magic_[256] = {};
 };
 
@@ -338,6 +387,21 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
   // in milliseconds, by the thousand in campaigns, where spawning costs more than it saves
   const bool big = static_cast<double>(S) * static_cast<double>(max_dest_lid) >= 4194304.0;
   const int workers = resolve_threads(threads, threads > 0 || big ? S : 1);
+  // Targets in the order of their lowest destination LID: a worker fills the tables for runs of
+  // neighbouring LIDs, so the cache line of each switch's table it writes stays in the cache for
+  // the next targets (one miss per line, not per target and switch), and two workers rarely
+  // write the same line. The LFTs do not depend on the order.
+  std::vector<int> by_lid(static_cast<size_t>(S));
+  {
+    std::vector<std::pair<uint32_t, int>> key(static_cast<size_t>(S));
+    for (int s = 0; s < S; s++) {
+      uint32_t lo = UINT32_MAX;
+      for (const DestLid& d : dests[static_cast<size_t>(s)]) lo = std::min<uint32_t>(lo, d.lid);
+      key[static_cast<size_t>(s)] = {lo, s};
+    }
+    std::sort(key.begin(), key.end());
+    for (int s = 0; s < S; s++) by_lid[static_cast<size_t>(s)] = key[static_cast<size_t>(s)].second;
+  }
 
   // Valley leaf candidates: reachable downwards from the most switches (ideally every top
   // switch), then the most up-links, then the first in leaf order. An explicit valley_leaf is
@@ -411,40 +475,90 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     routers.reserve(static_cast<size_t>(workers));
     for (int w = 0; w < workers; w++) routers.emplace_back(t, vc);
     std::vector<std::vector<uint64_t>> qbuf(static_cast<size_t>(workers));
-    parallel_for(workers, S, 4, [&](int w, long tl) {
-      const int target = static_cast<int>(tl);
-      const auto& dl = dests[static_cast<size_t>(target)];
-      if (dl.empty() || target > first_fail.load(std::memory_order_relaxed)) return;
-      Router& router = routers[static_cast<size_t>(w)];
-      router.compute(target);
-      const auto& cls = router.classes().cls;
-      long ut = 0;
-      for (int s = 0; s < S; s++)
-        if (cls[static_cast<size_t>(s)] < 0) {
-          fail_switch[static_cast<size_t>(target)] = s;
-          int cur = first_fail.load();
-          while (target < cur && !first_fail.compare_exchange_weak(cur, target)) {
+    // Groups of up to 64 targets (in LID order) with at most kGroupLids LIDs: a worker fills a
+    // group's columns into its own buffer (switch-major, one column per LID of the group), then
+    // writes each switch's entries into its table at once: one visit of a switch's table (its
+    // pages) per group instead of per target (the tables are thousands of pages; a write per
+    // target and switch missed the TLB).
+    constexpr size_t kGroupLids = 256;
+    std::vector<std::pair<long, long>> groups;  // [begin, end) in by_lid
+    std::vector<size_t> gcols;                  // columns (LIDs) per group
+    std::vector<size_t> col0(static_cast<size_t>(S), 0);  // a target's first column in its group
+    for (long i = 0; i < S;) {
+      size_t n = dests[static_cast<size_t>(by_lid[static_cast<size_t>(i)])].size();
+      long j = i + 1;
+      for (; j < S && j - i < 64; j++) {
+        const size_t m = dests[static_cast<size_t>(by_lid[static_cast<size_t>(j)])].size();
+        if (m == 0 || n + m > kGroupLids) break;
+        col0[static_cast<size_t>(by_lid[static_cast<size_t>(j)])] = n;
+        n += m;
+      }
+      groups.emplace_back(i, j);
+      gcols.push_back(n);
+      i = j;
+    }
+    std::vector<std::vector<uint8_t>> gbuf(static_cast<size_t>(workers)), gown(static_cast<size_t>(workers));
+    std::vector<std::vector<Lid>> glid(static_cast<size_t>(workers));
+    parallel_for(workers, static_cast<long>(groups.size()), 4, [&](int w, long g) {
+      const size_t width = gcols[static_cast<size_t>(g)];
+      auto& buf = gbuf[static_cast<size_t>(w)];
+      auto& own = gown[static_cast<size_t>(w)];
+      buf.resize(static_cast<size_t>(S) * width);
+      own.assign(width, 0);  // the column is filled (its target did not fail)
+      size_t owned = 0;
+      for (long gi = groups[static_cast<size_t>(g)].first; gi < groups[static_cast<size_t>(g)].second; gi++) {
+        const int target = by_lid[static_cast<size_t>(gi)];
+        const auto& dl = dests[static_cast<size_t>(target)];
+        if (dl.empty() || target > first_fail.load(std::memory_order_relaxed)) continue;
+        Router& router = routers[static_cast<size_t>(w)];
+        router.compute(target);
+        const auto& cls = router.classes().cls;
+        long ut = 0;
+        bool failed = false;
+        for (int s = 0; s < S; s++)
+          if (cls[static_cast<size_t>(s)] < 0) {
+            fail_switch[static_cast<size_t>(target)] = s;
+            int cur = first_fail.load();
+            while (target < cur && !first_fail.compare_exchange_weak(cur, target)) {
+            }
+            failed = true;
+            break;
+          } else if (cls[static_cast<size_t>(s)] >= 2) {
+            ut += static_cast<long>(dl.size());
           }
-          return;
-        } else if (cls[static_cast<size_t>(s)] >= 2) {
-          ut += static_cast<long>(dl.size());
+        if (failed) continue;
+        uturns[static_cast<size_t>(target)] = ut;
+        router.plan(target);
+        // q[j * R + r]: destination j's d-mod-k digit source at rank r
+        const size_t R = static_cast<size_t>(H + 1), nd = dl.size();
+        auto& q = qbuf[static_cast<size_t>(w)];
+        q.resize(nd * R);
+        for (size_t j = 0; j < nd; j++)
+          for (size_t r = 0; r < R; r++)
+            q[j * R + r] = static_cast<uint64_t>(dl[j].index / divisor[r] + dl[j].offset);
+        const size_t c0 = col0[static_cast<size_t>(target)];
+        std::fill(own.begin() + static_cast<long>(c0), own.begin() + static_cast<long>(c0 + nd), 1);
+        owned += nd;
+        for (int s = 0; s < S; s++) {
+          uint8_t* bs = buf.data() + static_cast<size_t>(s) * width + c0;  // column of dl[j]: bs[j]
+          if (s == target) {
+            for (size_t j = 0; j < nd; j++) bs[j] = dl[j].attach_port;
+            continue;
+          }
+          for (size_t j = 0; j < nd; j++) bs[j] = router.planned_port(s, &q[j * R]);
         }
-      uturns[static_cast<size_t>(target)] = ut;
-      router.plan(target);
-      // q[j * R + r]: destination j's d-mod-k digit source at rank r
-      const size_t R = static_cast<size_t>(H + 1), nd = dl.size();
-      auto& q = qbuf[static_cast<size_t>(w)];
-      q.resize(nd * R);
-      for (size_t j = 0; j < nd; j++)
-        for (size_t r = 0; r < R; r++)
-          q[j * R + r] = static_cast<uint64_t>(dl[j].index / divisor[r] + dl[j].offset);
+      }
+      if (owned == 0) return;
+      // the group's LIDs, column by column
+      auto& lids = glid[static_cast<size_t>(w)];
+      lids.clear();
+      for (long gi = groups[static_cast<size_t>(g)].first; gi < groups[static_cast<size_t>(g)].second; gi++)
+        for (const DestLid& d : dests[static_cast<size_t>(by_lid[static_cast<size_t>(gi)])]) lids.push_back(d.lid);
       for (int s = 0; s < S; s++) {
         uint8_t* ts = tab[static_cast<size_t>(s)];
-        if (s == target) {
-          for (const DestLid& d : dl) ts[d.lid] = d.attach_port;
-          continue;
-        }
-        for (size_t j = 0; j < nd; j++) ts[dl[j].lid] = router.planned_port(s, &q[j * R]);
+        const uint8_t* bs = buf.data() + static_cast<size_t>(s) * width;
+        for (size_t x = 0; x < width; x++)
+          if (own[x]) ts[lids[x]] = bs[x];
       }
     });
     long uturn_entries = 0;
