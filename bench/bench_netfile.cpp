@@ -4,7 +4,8 @@
 // from a file in the page cache (read once before timing): wall and CPU seconds, best of REPS,
 // MB/s = file bytes / wall seconds, and both Fabrics compared (fabric_diff).
 //
-// Usage: bench_netfile [RADIX ...] (default 36 52) [--reps N (default 3)] [--dir DIR]
+// Usage: bench_netfile [RADIX ...] (default 36 52) [--reps N (default 3)] [--dir DIR] [--parse-only]
+// Figures and the command of the last run: docs/scale.md section 6a.
 #include <unistd.h>
 
 #include <cstdio>

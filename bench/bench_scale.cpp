@@ -8,6 +8,8 @@
 //   check       `ftroute check` of that file (child process): wall, peak RSS; parse = the fast
 //               reader in-process (wall and CPU MB/s)
 //   validate    validate() in-process (reachability, loops, CDG, EFI)
+// --minhop: only ft-minhop in-process instead (default threads, threads=1, and up to
+//   --baseline-radix the previous LID-major code, FTROUTE_SLOW_MINHOP=1; same LFTs required).
 // Baselines, measured in the same run for trees up to --baseline-radix (default 36; the old code
 // needs ~270 bytes per LFT entry, 23 GB at radix 48): the old string writer
 // (FTROUTE_SLOW_LFT_WRITER=1), the full LFT reader (FTROUTE_SLOW_LFT_READER=1), and the per-source
@@ -15,7 +17,7 @@
 // Peak RSS of the commands from GNU time (%M; package `time`). Files go to --dir (default /tmp/bench_scale) and
 // are deleted after each tree (a radix-56 dump is 12.6 GB) unless --keep.
 //
-// Usage: bench_scale [--ftroute PATH] [--dir DIR] [--keep] [--baseline-radix R] [--engine-only] [RADIX ...]
+// Usage: bench_scale [--ftroute PATH] [--dir DIR] [--keep] [--baseline-radix R] [--engine-only] [--minhop] [RADIX ...]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -98,7 +100,7 @@ double mb(uint64_t bytes) { return static_cast<double>(bytes) / 1e6; }
 
 int main(int argc, char** argv) {
   std::string ftroute = self_dir() + "/../cli/ftroute", dir = "/tmp/bench_scale";
-  bool keep = false, engine_only = false;
+  bool keep = false, engine_only = false, minhop = false;
   int baseline_radix = 36;
   std::vector<int> radices;
   for (int i = 1; i < argc; i++) {
@@ -107,9 +109,10 @@ int main(int argc, char** argv) {
     else if (a == "--dir" && i + 1 < argc) dir = argv[++i];
     else if (a == "--keep") keep = true;
     else if (a == "--engine-only") engine_only = true;
+    else if (a == "--minhop") minhop = true;
     else if (a == "--baseline-radix" && i + 1 < argc) baseline_radix = std::atoi(argv[++i]);
     else if (a == "-h" || a == "--help") {
-      std::printf("usage: bench_scale [--ftroute PATH] [--dir DIR] [--keep] [--baseline-radix R] [--engine-only] [RADIX ...]\n");
+      std::printf("usage: bench_scale [--ftroute PATH] [--dir DIR] [--keep] [--baseline-radix R] [--engine-only] [--minhop] [RADIX ...]\n");
       return 0;
     } else radices.push_back(std::atoi(a.c_str()));
   }
@@ -137,6 +140,36 @@ int main(int argc, char** argv) {
       const double dc = cpu_now() - c;
       const uint64_t n = std::filesystem::file_size(tag + ".net");
       std::printf("net file  %.1f MB read in %.2f s CPU (%.0f MB/s), %d nodes\n", mb(n), dc, mb(n) / dc, g.size());
+    }
+    if (minhop) {
+      // ft-minhop: default threads, one thread, and the previous code (same run, same LFTs)
+      auto mh = make_engine("ft-minhop");
+      auto timed = [&](const EngineOptions& o, bool slow, Routing& out) {
+        if (slow) setenv("FTROUTE_SLOW_MINHOP", "1", 1);
+        const double c = cpu_now();
+        const auto t = Clock::now();
+        out = mh->route(f, o);
+        const double w = secs(t, Clock::now()), dc = cpu_now() - c;
+        unsetenv("FTROUTE_SLOW_MINHOP");
+        return std::pair<double, double>(w, dc);
+      };
+      Routing rd, r1, rs;
+      EngineOptions one;
+      one.set("threads", "1");
+      const auto [dw, dc] = timed({}, false, rd);
+      const auto [ow, oc] = timed(one, false, r1);
+      std::printf("ft-minhop default threads %.2f s wall, %.2f s CPU; threads=1 %.2f s wall, %.2f s CPU (wall %.2fx)%s\n",
+                  dw, dc, ow, oc, ow > 0 ? dw / ow : 0.0, rd.lfts == r1.lfts ? ", same LFTs" : ", LFTS DIFFER");
+      if (R <= baseline_radix) {
+        const auto [sw, sc] = timed({}, true, rs);
+        std::printf("ft-minhop previous code (FTROUTE_SLOW_MINHOP=1) %.2f s wall, %.2f s CPU: threads=1 / previous CPU "
+                    "%.3fx, default wall / previous %.3fx%s\n",
+                    sw, sc, sc > 0 ? oc / sc : 0.0, sw > 0 ? dw / sw : 0.0,
+                    rs.lfts == rd.lfts ? ", same LFTs" : ", LFTS DIFFER");
+      }
+      std::fflush(stdout);
+      std::filesystem::remove(tag + ".net");
+      continue;
     }
     // engine
     auto engine = make_engine("ftree-misroute");

@@ -43,6 +43,7 @@ const OptionDoc kDocs[] = {
     {"ft-minhop", "balance", "true", "balance routes over equal-cost ports by route counters (false: lowest port)"},
     {"ft-minhop", "lmc_spread", "true", "the LIDs of one LMC range leave by different ports / neighbour switches"},
     {"ft-minhop", "count_switch_lids", "true", "switch LIDs count in the balance"},
+    {"ft-minhop", "threads", "0 (auto)", "worker threads over switches (0: one per core from 4M LFT entries on, else 1; same LFTs for every count)"},
     {"lft-file", "file", "(required)", "LFT dump: opensm-lfts.dump or dump_fts"},
     {"lft-file", "sl", "none (SL 0)", "path-SL file (ibdmchk -c format)"},
     {"lft-file", "sl2vl", "none (identity)", "SL2VL file (ibdmchk -d or opensm-sl2vl.dump)"},

@@ -1,6 +1,7 @@
 #include "ftroute/fabric.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 
 #include "ftroute/error.hpp"
@@ -21,11 +22,12 @@ int Fabric::add_node(NodeType type, std::string id, int num_ports, uint64_t guid
   if (num_ports < 1 || num_ports > kMaxPorts)
     throw FabricError("node \"" + id + "\": " + std::to_string(num_ports) +
                       " ports (must be 1.." + std::to_string(kMaxPorts) + ")");
-  if (by_id_.count(id)) throw FabricError("duplicate node id \"" + id + "\"");
+  const IdKey key = id_key(id);
+  if (find_id(id, key) >= 0) throw FabricError("duplicate node id \"" + id + "\"");
   Node n;
   n.type = type;
-  n.id = id;
   n.desc = id;
+  n.id = std::move(id);
   n.guid = guid;
   n.num_ports = num_ports;
   n.ports.resize(static_cast<size_t>(num_ports) + 1);
@@ -33,9 +35,71 @@ int Fabric::add_node(NodeType type, std::string id, int num_ports, uint64_t guid
     for (auto& p : n.ports) p.guid = guid;
   int idx = static_cast<int>(nodes_.size());
   nodes_.push_back(std::move(n));
-  by_id_.emplace(nodes_.back().id, idx);
+  if ((id_keys_.size() + 1) * 2 > id_slots_.size()) grow_ids(id_keys_.size() + 1);
+  id_keys_.push_back(key);
+  for (size_t i = key.hash & (id_slots_.size() - 1);; i = (i + 1) & (id_slots_.size() - 1))
+    if (id_slots_[i] < 0) {
+      id_slots_[i] = idx;
+      break;
+    }
   if (type == NodeType::Switch) switches_.push_back(idx);
   return idx;
+}
+
+void Fabric::reserve(size_t n) {
+  nodes_.reserve(n);
+  id_keys_.reserve(n);
+  grow_ids(n);
+}
+
+void Fabric::grow_ids(size_t n) {
+  size_t want = 1024;
+  while (want < 2 * n + 2) want *= 2;
+  if (want <= id_slots_.size()) return;
+  id_slots_.assign(want, -1);
+  const size_t mask = want - 1;
+  for (size_t node = 0; node < id_keys_.size(); node++)
+    for (size_t i = id_keys_[node].hash & mask;; i = (i + 1) & mask)
+      if (id_slots_[i] < 0) {
+        id_slots_[i] = static_cast<int32_t>(node);
+        break;
+      }
+}
+
+Fabric::IdKey Fabric::id_key(std::string_view id) {
+  IdKey k;
+  const char* p = id.data();
+  const size_t n = id.size();
+  if (n >= 16) {
+    std::memcpy(&k.a, p, 8);
+    std::memcpy(&k.b, p + 8, 8);
+  } else if (n >= 8) {
+    std::memcpy(&k.a, p, 8);
+    for (size_t i = 8; i < n; i++) k.b |= static_cast<uint64_t>(static_cast<unsigned char>(p[i])) << (8 * (i - 8));
+  } else {
+    for (size_t i = 0; i < n; i++) k.a |= static_cast<uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  }
+  k.len = static_cast<uint32_t>(id.size());
+  uint64_t h = (k.a * 0x9E3779B97F4A7C15ull) ^ ((k.b + k.len) * 0xC2B2AE3D27D4EB4Full);
+  for (size_t i = 16; i < id.size(); i++) h = (h ^ static_cast<unsigned char>(id[i])) * 1099511628211ull;
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 32;
+  k.hash = static_cast<uint32_t>(h);
+  return k;
+}
+
+int Fabric::find_id(std::string_view id, const IdKey& k) const {
+  if (id_slots_.empty()) return -1;
+  const size_t mask = id_slots_.size() - 1;
+  for (size_t i = k.hash & mask;; i = (i + 1) & mask) {
+    const int32_t n = id_slots_[i];
+    if (n < 0) return -1;
+    const IdKey& o = id_keys_[static_cast<size_t>(n)];
+    if (o.hash == k.hash && o.a == k.a && o.b == k.b && o.len == k.len &&
+        (k.len <= 16 || std::string_view(nodes_[static_cast<size_t>(n)].id).substr(16) == id.substr(16)))
+      return n;
+  }
 }
 
 std::string Fabric::port_name(int node, int port) const {
@@ -182,9 +246,9 @@ void Fabric::assign_default_guids() {
 }
 
 std::optional<int> Fabric::find(std::string_view id) const {
-  auto it = by_id_.find(std::string(id));
-  if (it == by_id_.end()) return std::nullopt;
-  return it->second;
+  const int i = find_id(id, id_key(id));
+  if (i < 0) return std::nullopt;
+  return i;
 }
 
 std::optional<int> Fabric::find_guid(uint64_t g) const {

@@ -101,6 +101,26 @@ std::string read_input_file(const std::string& path, const InputLimits& lim) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ParseError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
   std::string text;
+  if (S_ISREG(st.st_mode) && lim.caller_checks_text) {
+    // straight into the string, no scan and no copy (a file that grew since stat is read on,
+    // within max_bytes)
+    size_t want = static_cast<size_t>(st.st_size) + 1;  // +1: see EOF in the first read
+    for (;;) {
+      const size_t old = text.size();
+      text.resize(old + want);
+      in.read(text.data() + old, static_cast<std::streamsize>(want));
+      const size_t got = static_cast<size_t>(in.gcount());
+      text.resize(old + got);
+      if (text.size() > lim.max_bytes)
+        throw ParseError(path, 0, "file too large: more than " + std::to_string(lim.max_bytes) +
+                                      " bytes (env FTROUTE_MAX_INPUT_BYTES)");
+      if (got < want) break;
+      want = 1 << 20;
+    }
+    if (in.bad()) throw ParseError(path, 0, "read error");
+    if (text.empty() && !lim.allow_empty) throw ParseError(path, 0, "empty file");
+    return text;
+  }
   if (S_ISREG(st.st_mode)) text.reserve(static_cast<size_t>(st.st_size));
   Scan scan{path, lim.max_line, 1};
   std::vector<char> buf(1 << 20);

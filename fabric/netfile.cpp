@@ -638,7 +638,9 @@ Fabric parse_net(std::string_view text, const std::string& filename, const NetRe
 Fabric read_net_file(const std::string& path) { return read_net_file(path, NetReadOptions{}); }
 
 Fabric read_net_file(const std::string& path, const NetReadOptions& opt) {
-  std::string text = read_input_file(path, net_input_limits());
+  InputLimits lim = net_input_limits();
+  lim.caller_checks_text = true;  // parse_net: the fast reader takes only clean text, the full parser checks it
+  std::string text = read_input_file(path, lim);
   return parse_net(text, path, opt);
 }
 

@@ -82,10 +82,16 @@ void skip_blanks(std::string_view s, size_t& pos) {
 // "..." at pos: the content (no '"' inside by construction; '#' and '@' decline for ids).
 std::string_view quoted(std::string_view s, size_t& pos, bool id) {
   if (pos >= s.size() || s[pos] != '"') throw Decline{};
-  const size_t close = s.find('"', pos + 1);
-  if (close == std::string_view::npos) throw Decline{};
+  const char* d = s.data();
+  size_t close = pos + 1;
+  bool bad = false;
+  while (close < s.size() && d[close] != '"') {
+    bad |= d[close] == '#' || d[close] == '@';
+    ++close;
+  }
+  if (close == s.size()) throw Decline{};
   std::string_view v = s.substr(pos + 1, close - pos - 1);
-  if (id && (v.empty() || v.size() > kIdMax || v.find_first_of("#@") != std::string_view::npos)) throw Decline{};
+  if (id && (v.empty() || v.size() > kIdMax || bad)) throw Decline{};
   pos = close + 1;
   return v;
 }
@@ -98,57 +104,99 @@ int lanes_of_mask(unsigned mask) {  // as netfile.cpp
   return 4;
 }
 
-// Node id -> node index: open addressing over string_views into the text (the Fabric's own
-// std::string-keyed map costs a cache miss and a string per lookup; there is one per port line).
+// Node id -> node index for the port lines' remote ids (one lookup per port line). The probe
+// table holds (hash, node); the first 16 bytes of every id sit in a dense array in node order
+// (16 bytes a node: it stays in cache, where the Nodes' own strings are 100+ bytes apart), so
+// an id of up to 16 characters is matched without touching the Fabric or the text.
 class IdTable {
  public:
-  void insert(std::string_view id, int node) {
-    if ((used_ + 1) * 2 > slots_.size()) grow();
-    put(id, node);
+  void reserve(size_t nodes) {
+    size_t want = 1024;
+    while (want < 2 * nodes + 2) want *= 2;
+    if (want > slots_.size()) rehash(want);
+    keys_.reserve(nodes);
+    full_.reserve(nodes);
+  }
+  // Returns false if the id is already there.
+  bool insert(std::string_view id, int node) {
+    if ((keys_.size() + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 1024 : slots_.size() * 2);
+    const Key k = key(id);
+    const uint32_t h = hash(k, id);
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.node < 0) {
+        s = {h, node};
+        if (static_cast<size_t>(node) != keys_.size()) throw Decline{};  // nodes in order
+        keys_.push_back(k);
+        full_.push_back(id);
+        return true;
+      }
+      if (s.hash == h && same(static_cast<size_t>(s.node), k, id)) return false;
+    }
   }
   int find(std::string_view id) const {
-    if (slots_.empty()) return -1;
-    for (size_t i = hash(id) & mask_;; i = (i + 1) & mask_) {
+    const Key k = key(id);
+    const uint32_t h = hash(k, id);
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.node < 0) return -1;
-      if (s.id == id) return s.node;
+      if (s.hash == h && same(static_cast<size_t>(s.node), k, id)) return s.node;
     }
   }
 
  private:
-  struct Slot {
-    std::string_view id;
-    int node = -1;
+  struct Key {
+    uint64_t a = 0, b = 0;  // the first 16 bytes, zero padded
+    uint32_t len = 0;
   };
-  static size_t hash(std::string_view s) {
-    uint64_t h = 1469598103934665603ull;  // FNV-1a
-    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    return static_cast<size_t>(h ^ (h >> 29));
+  struct Slot {
+    uint32_t hash = 0;
+    int32_t node = -1;
+  };
+  static Key key(std::string_view id) {
+    Key k;
+    char buf[16] = {};
+    std::memcpy(buf, id.data(), std::min<size_t>(id.size(), 16));
+    std::memcpy(&k.a, buf, 8);
+    std::memcpy(&k.b, buf + 8, 8);
+    k.len = static_cast<uint32_t>(id.size());
+    return k;
   }
-  void put(std::string_view id, int node) {
-    for (size_t i = hash(id) & mask_;; i = (i + 1) & mask_)
-      if (slots_[i].node < 0) {
-        slots_[i] = {id, node};
-        ++used_;
-        return;
-      }
+  static uint32_t hash(const Key& k, std::string_view id) {
+    uint64_t h = (k.a * 0x9E3779B97F4A7C15ull) ^ (k.b + k.len) * 0xC2B2AE3D27D4EB4Full;
+    for (size_t i = 16; i < id.size(); i++) h = (h ^ static_cast<unsigned char>(id[i])) * 1099511628211ull;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return static_cast<uint32_t>(h ^ (h >> 32));
   }
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
-    mask_ = slots_.size() - 1;
-    used_ = 0;
-    for (const Slot& s : old)
-      if (s.node >= 0) put(s.id, s.node);
+  bool same(size_t node, const Key& k, std::string_view id) const {
+    const Key& o = keys_[node];
+    if (o.a != k.a || o.b != k.b || o.len != k.len) return false;
+    return k.len <= 16 || full_[node].substr(16) == id.substr(16);
+  }
+  void rehash(size_t n) {
+    slots_.assign(n, Slot{});
+    mask_ = n - 1;
+    for (size_t node = 0; node < keys_.size(); node++) {
+      const uint32_t h = hash(keys_[node], full_[node]);
+      for (size_t i = h & mask_;; i = (i + 1) & mask_)
+        if (slots_[i].node < 0) {
+          slots_[i] = {h, static_cast<int32_t>(node)};
+          break;
+        }
+    }
   }
   std::vector<Slot> slots_;
-  size_t mask_ = 0, used_ = 0;
+  std::vector<Key> keys_;                // by node index
+  std::vector<std::string_view> full_;   // by node index, into the text
+  size_t mask_ = 0;
 };
 
-struct Decl {
-  int node, port;
-  std::string_view remote;
-  int rport;
+struct Decl {  // one port line, 12 bytes (a .net file has one per ~22 bytes)
+  int32_t node;
+  uint32_t remote;      // offset of the remote id in the text
+  uint8_t port, rport;  // 1..kMaxPorts
+  uint16_t remote_len;  // <= kIdMax
 };
 struct LidDecl {
   int node, port;
@@ -172,21 +220,42 @@ class FastParser {
   void parse(std::string_view text) {
     size_t pos = 0;
     const size_t n = text.size();
-    decls_.reserve(n / 24);  // write_net port lines are ~20-30 bytes
+    if (n >= (1ull << 32)) throw Decline{};  // offsets are 32-bit (a 4 GB .net file: the full parser)
+    text_ = text.data();
+    decls_.reserve(n / 16);  // write_net port lines are ~20-30 bytes
     // lines
     while (pos < n) {
       // one pass: the line end, and only printable ASCII and tabs before it
       size_t nl = pos;
       const char* d = text.data();
-      while (nl < n) {
-        const auto u = static_cast<unsigned char>(d[nl]);
-        if (u >= 0x20 && u < 0x7f) {
-          ++nl;
-          continue;
+      // 8 bytes at a time while none is a control character, DEL or non-ASCII (SWAR: a byte
+      // below 0x20 or equal to 0x7f borrows into its top bit; non-ASCII has it set already)
+      constexpr uint64_t k01 = 0x0101010101010101ull, k80 = 0x8080808080808080ull;
+      for (;;) {
+        while (nl + 8 <= n) {
+          uint64_t w;
+          std::memcpy(&w, d + nl, 8);
+          const uint64_t lo = (w - 0x20 * k01) & ~w;  // bytes < 0x20 (for ASCII bytes)
+          const uint64_t x7f = w ^ (0x7f * k01);
+          const uint64_t del = (x7f - k01) & ~x7f;     // bytes == 0x7f
+          if ((lo | del | w) & k80) break;
+          nl += 8;
         }
-        if (u == '\n') break;
-        if (u != '\t') throw Decline{};
-        ++nl;
+        // byte by byte up to the next tab (then 8 at a time again) or the line end
+        bool tab = false;
+        while (nl < n) {
+          const auto u = static_cast<unsigned char>(d[nl]);
+          if (u >= 0x20 && u < 0x7f) {
+            ++nl;
+            continue;
+          }
+          if (u == '\n') break;
+          if (u != '\t') throw Decline{};
+          ++nl;
+          tab = true;
+          break;
+        }
+        if (!tab) break;
       }
       if (nl - pos > kLineMax) throw Decline{};
       std::string_view l = text.substr(pos, nl - pos);
@@ -269,7 +338,8 @@ class FastParser {
     const uint64_t guid = next_[t];
     guids_.push_back(guid);  // duplicates: checked at the end
     const int node = f_.add_node(t == kSw ? NodeType::Switch : NodeType::Ca, std::string(id), static_cast<int>(np), guid);
-    ids_.insert(id, node);  // add_node threw on a duplicate id
+    nports_of_.push_back(static_cast<int>(np));
+    ports_of_.push_back(f_.node(node).ports.data());  // stays put when nodes_ grows (the vector moves)
     Node& nd = f_.node(node);
     if (!desc.empty()) nd.desc = std::string(desc);
     for (int q = 0; q <= nd.num_ports; q++) {
@@ -285,7 +355,7 @@ class FastParser {
     nports_ = static_cast<int>(np);
     count_ = 0;
     in_record_ = true;
-    seen_.assign(static_cast<size_t>(np) + 1, 0);
+    std::memset(seen_, 0, sizeof seen_);
   }
 
   void port_line(std::string_view l) {
@@ -293,8 +363,8 @@ class FastParser {
     const uint64_t port = dec(l, p);
     if (p >= l.size() || l[p] != ']') throw Decline{};
     ++p;
-    if (port < 1 || port > static_cast<uint64_t>(nports_) || seen_[port]) throw Decline{};
-    seen_[port] = 1;
+    if (port < 1 || port > static_cast<uint64_t>(nports_) || (seen_[port / 64] >> (port % 64) & 1)) throw Decline{};
+    seen_[port / 64] |= 1ull << (port % 64);
     if (p >= l.size() || !blank(l[p])) throw Decline{};
     skip_blanks(l, p);
     std::string_view remote = quoted(l, p, true);
@@ -334,32 +404,42 @@ class FastParser {
         throw Decline{};
       }
     }
-    decls_.push_back({node_, static_cast<int>(port), remote, static_cast<int>(rp)});
+    decls_.push_back({node_, static_cast<uint32_t>(remote.data() - text_), static_cast<uint8_t>(port),
+                      static_cast<uint8_t>(rp), static_cast<uint16_t>(remote.size())});
   }
 
   void finish() {
     std::sort(guids_.begin(), guids_.end());
     if (std::adjacent_find(guids_.begin(), guids_.end()) != guids_.end()) throw Decline{};
-    // (node, port) -> decl, as a flat per-node offset table
-    std::vector<size_t> base(static_cast<size_t>(f_.size()) + 1, 0);
-    for (int i = 0; i < f_.size(); i++) base[static_cast<size_t>(i) + 1] = base[static_cast<size_t>(i)] + static_cast<size_t>(f_.node(i).num_ports) + 1;
-    std::vector<int32_t> at(base.back(), -1);
-    for (size_t k = 0; k < decls_.size(); k++)
-      at[base[static_cast<size_t>(decls_[k].node)] + static_cast<size_t>(decls_[k].port)] = static_cast<int32_t>(k);
+    // Links. A port is declared at most once (seen_), so a pair of declarations that do not
+    // point back at each other leaves a port linked twice, which declines (as Fabric::connect
+    // would refuse it); a pair that agrees is linked by the first and is a no-op for the second.
+    // Port numbers are in range: the own port by the header, the remote's checked here.
+    // Two passes: resolve every remote id, then link, prefetching the remote port a few
+    // declarations ahead (the remote ports are the random accesses; own ports are in order).
+    std::vector<int32_t> rnode(decls_.size());
     for (size_t k = 0; k < decls_.size(); k++) {
       const Decl& d = decls_[k];
-      const int rn_idx = ids_.find(d.remote);
-      if (rn_idx < 0) throw Decline{};
-      const std::optional<int> r = rn_idx;
-      const Node& rn = f_.node(*r);
-      if (d.rport > rn.num_ports) throw Decline{};
-      if (*r == d.node && d.rport == d.port) throw Decline{};
-      const int32_t o = at[base[static_cast<size_t>(*r)] + static_cast<size_t>(d.rport)];
-      if (o >= 0) {
-        const Decl& od = decls_[static_cast<size_t>(o)];
-        if (od.remote != f_.node(d.node).id || od.rport != d.port) throw Decline{};
-      }
-      f_.connect(d.node, d.port, *r, d.rport);  // FabricError: declines
+      const std::optional<int> r = f_.find(std::string_view(text_ + d.remote, d.remote_len));
+      if (!r) throw Decline{};
+      if (d.rport > nports_of_[static_cast<size_t>(*r)]) throw Decline{};
+      rnode[k] = *r;
+    }
+    constexpr size_t kAhead = 8;
+    for (size_t k = 0; k < decls_.size(); k++) {
+      if (k + kAhead < decls_.size())
+        __builtin_prefetch(ports_of_[static_cast<size_t>(rnode[k + kAhead])] + decls_[k + kAhead].rport, 1);
+      const Decl& d = decls_[k];
+      const int b = rnode[k], pb = d.rport, a = d.node, pa = d.port;
+      if (b == a && pb == pa) throw Decline{};
+      Port& x = ports_of_[static_cast<size_t>(a)][pa];
+      Port& y = ports_of_[static_cast<size_t>(b)][pb];
+      if (x.peer_node == b && x.peer_port == pb && y.peer_node == a && y.peer_port == pa) continue;
+      if (x.connected() || y.connected()) throw Decline{};
+      x.peer_node = b;
+      x.peer_port = static_cast<uint8_t>(pb);
+      y.peer_node = a;
+      y.peer_port = static_cast<uint8_t>(pa);
     }
     // LIDs: the full parser's checks, any failure declines
     std::vector<const LidDecl*> order;
@@ -382,7 +462,8 @@ class FastParser {
       const LidDecl& l = lids_.back();
       f_.set_lid(l.node, l.port, static_cast<Lid>(l.lid), static_cast<uint8_t>(l.lmc));
     }
-    f_.validate();
+    // Fabric::validate() would find nothing: links are symmetric by construction above, port
+    // numbers in range, LID ranges checked against each other and the unicast limit here.
   }
 
   Fabric f_;
@@ -393,8 +474,10 @@ class FastParser {
   std::vector<Decl> decls_;
   std::vector<LidDecl> lids_;
   std::vector<uint64_t> guids_;
-  IdTable ids_;
-  std::vector<uint8_t> seen_;
+  std::vector<int> nports_of_;  // by node index
+  std::vector<Port*> ports_of_;  // by node index: the Node's port array
+  uint64_t seen_[4] = {};  // port lines seen in this record (ports 1..254)
+  const char* text_ = nullptr;
   int node_ = -1, nports_ = 0, count_ = 0;
   TypeIdx type_ = kCa;
   bool in_record_ = false;

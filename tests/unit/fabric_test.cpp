@@ -136,3 +136,27 @@ TEST(Fabric, LidSpaceExhaustedNamesCountAndLimit) {
   }
   EXPECT_EQ(f.max_lid(), before) << "a refused assignment changed the LIDs";
 }
+
+// The id index (open addressing, the first 16 bytes inline): every length, shared prefixes,
+// duplicates refused, lookups of absent ids, and a copy keeps working.
+TEST(Fabric, IdIndexFindsEveryIdAndRefusesDuplicates) {
+  Fabric f;
+  std::vector<std::string> ids;
+  for (int len = 1; len <= 40; len++)
+    for (char c : {'a', 'b'}) ids.push_back(std::string(static_cast<size_t>(len), 'x') + c);
+  for (int i = 0; i < 3000; i++) ids.push_back("node_with_a_long_common_prefix_" + std::to_string(i));
+  for (const auto& id : ids) f.add_node(NodeType::Ca, id, 1);
+  for (size_t i = 0; i < ids.size(); i++) ASSERT_EQ(f.find(ids[i]), static_cast<int>(i)) << ids[i];
+  EXPECT_THROW(f.add_node(NodeType::Ca, ids[5], 1), FabricError);
+  EXPECT_THROW(f.add_node(NodeType::Switch, ids.back(), 4), FabricError);
+  EXPECT_FALSE(f.find("").has_value());
+  EXPECT_FALSE(f.find("xa_").has_value());
+  EXPECT_FALSE(f.find("node_with_a_long_common_prefix_3000").has_value());
+  EXPECT_FALSE(f.find(std::string(41, 'x') + 'c').has_value());
+  const Fabric g = f;
+  EXPECT_EQ(g.find(ids[1234]), 1234);
+  Fabric h;
+  h.reserve(10);
+  EXPECT_EQ(h.add_node(NodeType::Switch, "s", 2), 0);
+  EXPECT_EQ(h.find("s"), 0);
+}

@@ -145,3 +145,32 @@ TEST(LftPin, SameLftsForEveryThreadCount) {
     }
   }
 }
+
+// ft-minhop (routed switch by switch since issue 15, switches in parallel): the pinned LFTs for
+// every thread count, and the previous LID-major code (FTROUTE_SLOW_MINHOP=1) agrees with the new
+// one for every option combination (balance, lmc_spread, count_switch_lids), LMC 0-2 included.
+TEST(LftPin, FtMinhopSameForEveryThreadCountAndOption) {
+  const auto cs = cases();
+  for (const auto& c : cs) {
+    uint64_t pinned = 0;
+    for (const auto& e : kExpected)
+      if (c.name == e.name) pinned = e.ft_minhop;
+    for (const char* th : {"1", "2", "3", "8", "0"}) {
+      EngineOptions o;
+      o.set("threads", th);
+      EXPECT_EQ(route_hash("ft-minhop", c.fabric, o), pinned) << c.name << " threads=" << th;
+    }
+    for (int bits = 0; bits < 8; bits++) {
+      EngineOptions o;
+      o.set("balance", bits & 1 ? "false" : "true");
+      o.set("lmc_spread", bits & 2 ? "false" : "true");
+      o.set("count_switch_lids", bits & 4 ? "false" : "true");
+      setenv("FTROUTE_SLOW_MINHOP", "1", 1);
+      const uint64_t old = route_hash("ft-minhop", c.fabric, o);
+      unsetenv("FTROUTE_SLOW_MINHOP");
+      if (bits == 0) EXPECT_EQ(old, pinned) << c.name << " previous code";
+      o.set("threads", "2");
+      EXPECT_EQ(route_hash("ft-minhop", c.fabric, o), old) << c.name << " options " << bits;
+    }
+  }
+}

@@ -73,6 +73,9 @@ class Fabric {
  public:
   // ---- construction (throws FabricError with node/port names on misuse) ----
   int add_node(NodeType type, std::string id, int num_ports, uint64_t guid = 0);
+  // Room for this many nodes (nodes and the id index), so a reader that counted its records
+  // first adds them without reallocating. Changes nothing else.
+  void reserve(size_t nodes);
   // Links port pa of node a with port pb of node b (both directions). Throws if either port is
   // out of range or already linked to a different peer. Linking the same pair twice is a no-op.
   void connect(int a, int pa, int b, int pb);
@@ -125,7 +128,20 @@ class Fabric {
   void reindex_lids();
   std::vector<Node> nodes_;
   std::vector<int> switches_;
-  std::unordered_map<std::string, int> by_id_;
+  // Node id -> node index: open addressing over node indices; the first 16 bytes of every id,
+  // its length and hash sit in a dense array by node (24 bytes a node, so a lookup of an id of up
+  // to 16 characters touches two small arrays, not the 100+-byte Nodes; longer ids compare the
+  // rest against the Node's own string). No second std::string per node, no allocation per
+  // insert. Node ids are not changed after add_node.
+  struct IdKey {
+    uint64_t a = 0, b = 0;  // the first 16 bytes, zero padded
+    uint32_t len = 0, hash = 0;
+  };
+  static IdKey id_key(std::string_view id);
+  int find_id(std::string_view id, const IdKey& k) const;  // node index or -1
+  void grow_ids(size_t nodes);                            // room for this many ids
+  std::vector<IdKey> id_keys_;     // by node index
+  std::vector<int32_t> id_slots_;  // node index or -1; size 0 or a power of two, at most half full
   std::vector<int32_t> lid_owner_;   // LID -> index into lid_ports_, -1 = free
   std::vector<EndPort> lid_ports_;
   Lid max_lid_ = 0;

@@ -15,6 +15,12 @@ struct InputLimits {
   uint64_t max_bytes = 16ull << 30;  // whole file; env FTROUTE_MAX_INPUT_BYTES lowers/raises it
   size_t max_line = 65536;           // one line, '\n' excluded
   bool allow_empty = false;          // a 0-byte file (also /dev/null) is an error unless set
+  // Regular files only: skip the binary-data / line-length scan, read straight into the string
+  // (the size is bounded by stat and max_bytes). For a caller that checks the text itself
+  // before using it: read_net_file (its fast reader accepts only printable text with short
+  // lines and otherwise hands the text to the full parser, which calls check_input_text).
+  // Pipes and devices are still scanned as they are read.
+  bool caller_checks_text = false;
 };
 
 // Per-format defaults (see docs/ARCHITECTURE.md, "Bad input").

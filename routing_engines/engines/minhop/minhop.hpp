@@ -20,6 +20,14 @@
 //   balance=true|false     balance by per-port counters (false: always the lowest min-hop port)
 //   lmc_spread=true|false  spread the LIDs of one LMC range over different ports (default true)
 //   count_switch_lids=true|false  let switch LIDs count in the port counters (default true)
+//   threads=N              switches routed in parallel (0 = default: one per core from 4M LFT
+//                          entries on, else 1); the LFTs are the same for every N
+//
+// Implementation (docs/scale.md section 11): a switch's choices depend only on its own
+// counters, so each switch is routed on its own over all LIDs in order, switches in parallel;
+// its min-hop ports towards each destination switch are computed once from an all-pairs hop
+// matrix (2 bytes per switch pair) and shared by every LID attached there.
+// FTROUTE_SLOW_MINHOP=1 runs the previous LID-major code (the benchmark's baseline).
 #pragma once
 
 #include "ftroute/engine.hpp"
@@ -31,7 +39,7 @@ class MinHopEngine : public Engine {
   static constexpr const char* kName = "ft-minhop";
   std::string name() const override { return kName; }
   std::vector<std::string> option_keys() const override {
-    return {"balance=bool", "lmc_spread=bool", "count_switch_lids=bool"};
+    return {"balance=bool", "lmc_spread=bool", "count_switch_lids=bool", "threads=0..64"};
   }
   using Engine::route;
   Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
