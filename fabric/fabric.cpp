@@ -170,7 +170,7 @@ void Fabric::assign_lids(uint8_t lmc, bool switches_first, bool lmc_esp0) {
       need = (need + block - 1) / block * block + block;
     };
     auto sw = [&] {
-      for (int s : switches_) count(lmc_esp0 ? lmc : 0), sw_lids++;
+      for (size_t i = 0; i < switches_.size(); i++) count(lmc_esp0 ? lmc : 0), sw_lids++;
     };
     auto ca = [&] {
       for (auto& n : nodes_) {

@@ -905,7 +905,9 @@ TEST(DqrReconf, TurnLocalRerouteVariants) {
       std::string ctx = std::string(v) + " fault " + f.port_name(s, p);
       bool noted = false;
       for (const auto& note : res.notes) noted = noted || note.find("turn local reroute") != std::string::npos;
-      if (std::string(v) == "tlr") EXPECT_TRUE(noted) << ctx;
+      if (std::string(v) == "tlr") {
+        EXPECT_TRUE(noted) << ctx;
+      }
       if (!res.ok) continue;
       ok++;
       expect_valid(g, dqr_routing(r, res), &list, ctx);

@@ -92,7 +92,9 @@ TEST(FtLash, ToriAndMeshesAreRoutedDeadlockFreeOnShortestPaths) {
     expect_lash(f, r, ctx);
     std::printf("%s: %d layers\n", ctx.c_str(), r.num_vls);
     EXPECT_LE(r.num_vls, 8) << ctx;
-    if (c.torus) EXPECT_GE(r.num_vls, 2) << ctx << ": a torus ring needs two layers with shortest paths";
+    if (c.torus) {
+      EXPECT_GE(r.num_vls, 2) << ctx << ": a torus ring needs two layers with shortest paths";
+    }
   }
 }
 

@@ -168,7 +168,9 @@ TEST(LftPin, FtMinhopSameForEveryThreadCountAndOption) {
       setenv("FTROUTE_SLOW_MINHOP", "1", 1);
       const uint64_t old = route_hash("ft-minhop", c.fabric, o);
       unsetenv("FTROUTE_SLOW_MINHOP");
-      if (bits == 0) EXPECT_EQ(old, pinned) << c.name << " previous code";
+      if (bits == 0) {
+        EXPECT_EQ(old, pinned) << c.name << " previous code";
+      }
       o.set("threads", "2");
       EXPECT_EQ(route_hash("ft-minhop", c.fabric, o), old) << c.name << " options " << bits;
     }

@@ -590,7 +590,9 @@ TEST(FtreeShapes, AllSingleAndDoubleLinkFaultsOnSmallInstances) {
     EXPECT_EQ(one.first_problem, "");
     EXPECT_EQ(two.first_problem, "");
     EXPECT_EQ(one.tolerated + one.disconnected, one.sets);
-    if (m > 2) EXPECT_EQ(two.tolerated + two.disconnected, two.sets);
+    if (m > 2) {
+      EXPECT_EQ(two.tolerated + two.disconnected, two.sets);
+    }
   }
 }
 
@@ -615,7 +617,9 @@ TEST(FtreeShapes, RandomLargerFaultSets) {
       std::printf("  %-16s m=%d %zu faults: %ld/%ld tolerated, %ld cut, %ld refused\n", s.name, m, k, sw.tolerated,
                   sw.sets, sw.disconnected, sw.refused);
       EXPECT_EQ(sw.first_problem, "") << s.name;
-      if (static_cast<int>(k) < m) EXPECT_EQ(sw.tolerated + sw.disconnected, sw.sets) << s.name;
+      if (static_cast<int>(k) < m) {
+        EXPECT_EQ(sw.tolerated + sw.disconnected, sw.sets) << s.name;
+      }
     }
   }
 }
