@@ -5,7 +5,7 @@
 namespace ftroute {
 
 RouteWalker::RouteWalker(const Fabric& f, const Lfts& lfts)
-    : f_(f), lfts_(lfts), known_(static_cast<size_t>(f.size()), 0), onpath_(static_cast<size_t>(f.size()), 0) {
+    : lfts_(lfts), known_(static_cast<size_t>(f.size()), 0), onpath_(static_cast<size_t>(f.size()), 0) {
   info_.assign(static_cast<size_t>(f.size()), NodeInfo{});
   for (int s : f.switches()) {
     const Node& nd = f.node(s);

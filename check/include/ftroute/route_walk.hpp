@@ -118,7 +118,6 @@ class RouteWalker {
  private:
   void load_block(long b);
 
-  const Fabric& f_;
   const Lfts& lfts_;
   Lid lid_ = 0;
   int dst_node_ = -1, dst_port_ = 0;
