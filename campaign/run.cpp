@@ -370,6 +370,7 @@ std::string torus2qos_conf(const Fabric& f, const std::string& gen_spec) {
   if (!sa.get("dims")) return "";
   const std::vector<int> dims = topo::parse_dims(*sa.get("dims"));
   const int hosts = sa.integer("hosts", 1, 0, kMaxPorts);
+  const int L = sa.integer("links", 1, 1, kMaxPorts);  // parallel cables per neighbour pair
   const bool torus = kind == "torus";
   const int nd = static_cast<int>(dims.size());
   if (nd < 1 || nd > 3) return "";
@@ -377,9 +378,10 @@ std::string torus2qos_conf(const Fabric& f, const std::string& gen_spec) {
   for (int d : dims) nsw *= d;
   const char axis[] = {'x', 'y', 'z'};
   // Seed: the first switch (topo::grid order, first dimension fastest) that survived the faults
-  // with all its seed links up: +d (port hosts+1+2d) in every dimension, and -d (port hosts+2+2d)
-  // too on a torus (torus-2QoS needs both directions for radix-4 rings). On a mesh the switch must
-  // not sit at the upper end of any dimension.
+  // with all its seed links up: +d (ports hosts+1+2dL .. hosts+L+2dL, any live cable of the
+  // bundle; L = links) in every dimension, and -d (ports hosts+L+1+2dL ..) too on a torus
+  // (torus-2QoS needs both directions for radix-4 rings). On a mesh the switch must not sit at
+  // the upper end of any dimension.
   for (int i = 0; i < nsw; ++i) {
     std::vector<int> c(static_cast<size_t>(nd));
     std::string name = "S";
@@ -391,17 +393,22 @@ std::string torus2qos_conf(const Fabric& f, const std::string& gen_spec) {
     auto sw = f.find(name);
     if (!sw || !f.node(*sw).is_switch()) continue;
     const Node& n = f.node(*sw);
-    auto peer = [&](int port) -> const Node* {
+    auto peer1 = [&](int port) -> const Node* {
       if (port >= static_cast<int>(n.ports.size()) || !n.ports[static_cast<size_t>(port)].connected()) return nullptr;
       const Node& q = f.node(n.ports[static_cast<size_t>(port)].peer_node);
       return q.is_switch() ? &q : nullptr;
+    };
+    auto peer = [&](int first) -> const Node* {  // the first live cable of the bundle at first..first+L-1
+      for (int j = 0; j < L; ++j)
+        if (const Node* q = peer1(first + j)) return q;
+      return nullptr;
     };
     std::ostringstream o;
     bool ok = true;
     for (int d = 0; d < nd && ok; ++d) {
       if (!torus && c[static_cast<size_t>(d)] + 1 >= dims[static_cast<size_t>(d)]) ok = false;
-      const Node* plus = peer(hosts + 1 + 2 * d);
-      const Node* minus = torus ? peer(hosts + 2 + 2 * d) : nullptr;
+      const Node* plus = peer(hosts + 1 + 2 * d * L);
+      const Node* minus = torus ? peer(hosts + 1 + 2 * d * L + L) : nullptr;
       if (!plus || (torus && !minus)) ok = false;
       if (!ok) break;
       char b[128];

@@ -80,6 +80,8 @@ Fabric build_grid(SpecArgs& a, bool torus) {
   g.torus = torus;
   a.used += " --dims " + *dims;
   g.hosts_per_switch = a.integer("hosts", 1, 0, kMaxPorts);
+  g.links = a.integer("links", 1, 1, kMaxPorts);
+  if (g.links == 1) a.used = a.used.substr(0, a.used.rfind(" --links"));  // default: as before
   g.radix = optional_radix(a);
   return grid(g);
 }
@@ -148,18 +150,22 @@ const std::vector<FabricKind>& fabric_kinds() {
          int p = a.integer("pods", r, 1, kMaxPorts);
          return fat_tree3(r, p);
        }},
-      {"mesh", "AxB[xC..][,HOSTS[,RADIX]]", "n-dimensional mesh",
+      {"mesh", "AxB[xC..][,HOSTS[,RADIX]][,links=L]", "n-dimensional mesh",
        "  --dims AxB[xC..]  switches per dimension, each >= 2 (e.g. 4x4, 4x4x4)\n"
        "  --hosts N         hosts per switch (default 1)\n"
-       "  --radix R         switch radix (default hosts + 2 x dimensions)\n"
+       "  --radix R         switch radix (default hosts + 2 x dimensions x links)\n"
+       "  --links L         parallel cables between neighbour switches, on consecutive ports (default 1);\n"
+       "                    in a spec as a keyword: mesh:4x4,1,links=2\n"
        "  names: switches S<x>_<y>[_<z>], hosts H<x>_<y>[_<z>]_<j>",
-       {"dims", "hosts", "radix"}, 3, [](SpecArgs& a) { return build_grid(a, false); }},
-      {"torus", "AxB[xC..][,HOSTS[,RADIX]]", "n-dimensional torus (a 1-D torus is a ring)",
+       {"dims", "hosts", "radix", "links"}, 3, [](SpecArgs& a) { return build_grid(a, false); }},
+      {"torus", "AxB[xC..][,HOSTS[,RADIX]][,links=L]", "n-dimensional torus (a 1-D torus is a ring)",
        "  --dims AxB[xC..]  switches per dimension, each >= 2 (e.g. 8, 4x4, 4x4x4)\n"
        "  --hosts N         hosts per switch (default 1)\n"
-       "  --radix R         switch radix (default hosts + 2 x dimensions)\n"
+       "  --radix R         switch radix (default hosts + 2 x dimensions x links)\n"
+       "  --links L         parallel cables between neighbour switches, on consecutive ports (default 1;\n"
+       "                    seed 003's grids: torus:5x5,11,links=6, torus:3x3x3,10,links=4)\n"
        "  names: switches S<x>_<y>[_<z>], hosts H<x>_<y>[_<z>]_<j>",
-       {"dims", "hosts", "radix"}, 3, [](SpecArgs& a) { return build_grid(a, true); }},
+       {"dims", "hosts", "radix", "links"}, 3, [](SpecArgs& a) { return build_grid(a, true); }},
       {"kns", "K,N[,P[,KI[,LMC]]]",
        "KNS k-ary n-direct s-indirect hybrid (Penaranda, seed 002): k^n router switches + subnets",
        "  --k K    routers per dimension, K >= 2\n"

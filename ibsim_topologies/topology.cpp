@@ -197,11 +197,18 @@ Fabric grid(const Grid& g) {
   need(g.hosts_per_switch >= 0, std::string(what) + ": hosts per switch must be >= 0");
   check_generated_size(what, nsw, nsw * static_cast<uint64_t>(g.hosts_per_switch));
   const int nd = static_cast<int>(g.dims.size());
-  const int need_ports = g.hosts_per_switch + 2 * nd;
-  const int radix = g.radix ? g.radix : need_ports;
+  need(g.links >= 1, std::string(what) + ": links (parallel cables per neighbour pair) must be >= 1 (got " +
+                         std::to_string(g.links) + ")");
+  const int L = g.links;
+  const long need_ports = static_cast<long>(g.hosts_per_switch) + 2L * nd * L;
+  need(need_ports <= kMaxPorts, std::string(what) + ": " + std::to_string(need_ports) + " ports per switch needed (hosts " +
+                                    std::to_string(g.hosts_per_switch) + " + 2 x " + std::to_string(nd) + " dimensions x " +
+                                    std::to_string(L) + " links), more than the maximum radix " + std::to_string(kMaxPorts));
+  const int radix = g.radix ? g.radix : static_cast<int>(need_ports);
   need(radix >= need_ports && radix <= kMaxPorts,
        std::string(what) + ": radix " + std::to_string(radix) + " too small (needs " + std::to_string(need_ports) +
-           " = hosts + 2 x dimensions, at most " + std::to_string(kMaxPorts) + ")");
+           (L == 1 ? " = hosts + 2 x dimensions" : " = hosts + 2 x dimensions x links") + ", at most " +
+           std::to_string(kMaxPorts) + ")");
   auto coords = [&](uint64_t idx) {
     std::vector<int> c(static_cast<size_t>(nd));
     for (int d = 0; d < nd; d++) {  // first dimension varies fastest
@@ -236,7 +243,8 @@ Fabric grid(const Grid& g) {
       if (c[static_cast<size_t>(d)] + 1 < size) n[static_cast<size_t>(d)]++;
       else if (g.torus) n[static_cast<size_t>(d)] = 0;
       else continue;
-      f.connect(sw[i], g.hosts_per_switch + 1 + 2 * d, sw[index(n)], g.hosts_per_switch + 2 + 2 * d);
+      const int base = g.hosts_per_switch + 1 + 2 * d * L;  // +d cables base..base+L-1, -d ones above
+      for (int j = 0; j < L; j++) f.connect(sw[i], base + j, sw[index(n)], base + L + j);
     }
   }
   f.assign_default_guids();

@@ -353,6 +353,27 @@ TEST(Campaign, Torus2QosConfForGeneratedGrids) {
   c = campaign::torus2qos_conf(t, "torus:4x4");
   EXPECT_NE(c.find("seed switch S2_0"), std::string::npos) << c;
   EXPECT_EQ(campaign::torus2qos_conf(t, "fattree:4,2"), "");
+  // links=L: the seed's +d/-d bundles sit on ports hosts+1+2dL.. / hosts+L+1+2dL.. (topology.hpp)
+  Fabric r = campaign::build_fabric(campaign::parse_fabric_source("torus:5x5,11,links=6", false));
+  c = campaign::torus2qos_conf(r, "torus:5x5,11,links=6");
+  EXPECT_NE(c.find("\ntorus 5 5 1\n"), std::string::npos) << c;
+  EXPECT_NE(c.find("seed switch S0_0"), std::string::npos) << c;
+  auto guid = [&](const char* name) {
+    char b[32];
+    std::snprintf(b, sizeof b, "0x%016llx", static_cast<unsigned long long>(r.node(*r.find(name)).guid));
+    return std::string(b);
+  };
+  const std::string g00 = guid("S0_0");
+  EXPECT_NE(c.find("xp_link " + g00 + " " + guid("S1_0")), std::string::npos) << c;
+  EXPECT_NE(c.find("xm_link " + g00 + " " + guid("S4_0")), std::string::npos) << c;
+  EXPECT_NE(c.find("yp_link " + g00 + " " + guid("S0_1")), std::string::npos) << c;
+  EXPECT_NE(c.find("ym_link " + g00 + " " + guid("S0_4")), std::string::npos) << c;
+  // one failed cable of a bundle keeps the seed; the whole +x bundle failed moves it on
+  auto r00 = *r.find("S0_0");
+  r.disconnect(r00, 12);  // the first +x cable (port 11 + 1)
+  EXPECT_NE(campaign::torus2qos_conf(r, "torus:5x5,11,links=6").find("seed switch S0_0"), std::string::npos);
+  for (int p = 13; p <= 17; p++) r.disconnect(r00, p);
+  EXPECT_NE(campaign::torus2qos_conf(r, "torus:5x5,11,links=6").find("seed switch S2_0"), std::string::npos);
 }
 
 // OpenSM's SL-based engines on a 4x4 torus: the per-path SLs come from the SA (ftroute-pathsl),

@@ -545,3 +545,40 @@ TEST(Dor, DqrBaseOnATorusIsFtDor) {
   EXPECT_TRUE(rep.cdg_acyclic) << rep.cycle_text;
   EXPECT_EQ(rep.cdg_vl_changes, 0u);
 }
+
+// Parallel links (torus:..,links=L, mesh:..,links=L): the grid is recognised from the distinct
+// switch neighbours, and ft-dor routes every hop over the lowest-numbered live cable of the
+// bundle (it does not spread over the parallel cables); the routing stays complete and
+// deadlock-free, also when that cable fails.
+TEST(Dor, ParallelLinksUseTheLowestLiveCableOfEachBundle) {
+  for (bool tor : {false, true}) {
+    topo::Grid gs;
+    gs.dims = {4, 4};
+    gs.torus = tor;
+    gs.links = 3;
+    Fabric f = topo::grid(gs);
+    const int a = *f.find("S1_1");
+    if (tor) f.disconnect(a, 2);  // the first +x cable S1_1 -> S2_1: the second one takes over
+    f.assign_lids();
+    std::string why;
+    auto g = recognise_grid(f, &why);
+    ASSERT_TRUE(g) << why;
+    EXPECT_EQ(g->torus, tor);
+    Routing r = DorEngine().route(f);
+    ValidateOptions vo;
+    vo.switch_sources = true;
+    ValidationReport rep = validate(f, r, vo);
+    EXPECT_TRUE(rep.deadlock_checked && rep.cdg_acyclic) << rep.cycle_text;
+    EXPECT_EQ(rep.delivered, rep.pairs);
+    for (int s : f.switches())
+      for (int t : f.switches()) {
+        if (s == t) continue;
+        const int p = r.lfts.get(s, f.node(t).port(0).base_lid);
+        ASSERT_GT(p, 1);
+        const Port& pt = f.node(s).port(p);
+        ASSERT_TRUE(pt.connected());
+        for (int q = 1; q < p; q++) EXPECT_NE(f.node(s).port(q).peer_node, pt.peer_node) << f.port_name(s, p);
+      }
+    EXPECT_EQ(r.lfts.get(a, f.node(*f.find("S2_1")).port(0).base_lid), tor ? 3 : 2);
+  }
+}

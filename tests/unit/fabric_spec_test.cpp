@@ -138,7 +138,7 @@ TEST(FabricSpec, SplitSpecList) {
 TEST(FabricSpec, ErrorsNameTheOffendingToken) {
   EXPECT_EQ(error_of("fattree:4,3"), "");
   EXPECT_EQ(error_of("nope:1"), "unknown fabric kind 'nope' in 'nope:1' (fattree, fattree2, fattree3, mesh, torus, kns, ctree, kautz, xgft, dragonfly, random)");
-  EXPECT_EQ(error_of("mesh:4x4,host=2"), "unknown keyword 'host' (mesh takes dims, hosts, radix) in 'mesh:4x4,host=2'");
+  EXPECT_EQ(error_of("mesh:4x4,host=2"), "unknown keyword 'host' (mesh takes dims, hosts, radix, links) in 'mesh:4x4,host=2'");
   EXPECT_EQ(error_of("fattree:4"), "missing n (fattree:K,N) in 'fattree:4'");
   EXPECT_EQ(error_of("fattree:4,x"), "bad number 'x' for n in 'fattree:4,x'");
   EXPECT_EQ(error_of("fattree:4,3x"), "bad number '3x' for n in 'fattree:4,3x'");
@@ -240,4 +240,135 @@ TEST(PortRef, GenRemoveLinkTakesBothForms) {
   } catch (const FabricError& e) {
     EXPECT_NE(std::string(e.what()).find("no closing '\"'"), std::string::npos) << e.what();
   }
+}
+
+// ---- mesh/torus links=L: parallel cables per neighbour pair (seed 003's grids fill the radix) ----
+
+namespace {
+
+// Cables between switches a and b (each counted once).
+int cables(const Fabric& f, const std::string& a, const std::string& b) {
+  const int x = *f.find(a), y = *f.find(b);
+  int n = 0;
+  for (int p = 1; p <= f.node(x).num_ports; p++)
+    if (f.node(x).port(p).peer_node == y) n++;
+  return n;
+}
+
+// The error text of `spec`, from the parser (SpecError) or the generator (OptionError); "" if it builds.
+std::string grid_error_of(const std::string& spec) {
+  try {
+    build_fabric_spec(spec);
+  } catch (const OptionError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+int switch_cables(const Fabric& f) {
+  int n = 0;
+  for (int s : f.switches())
+    for (int p = 1; p <= f.node(s).num_ports; p++) {
+      const Port& pt = f.node(s).port(p);
+      if (pt.connected() && f.node(pt.peer_node).is_switch()) n++;
+    }
+  return n / 2;
+}
+
+}  // namespace
+
+TEST(FabricSpec, GridLinksDefaultIsTodaysFabric) {
+  Grid g;
+  g.dims = {5, 5};
+  g.torus = true;
+  g.hosts_per_switch = 11;
+  const std::string today = net(grid(g));
+  EXPECT_EQ(net(build_fabric_spec("torus:5x5,11")), today);
+  EXPECT_EQ(net(build_fabric_spec("torus:5x5,11,links=1")), today);
+  EXPECT_EQ(net(build_fabric_spec("torus:5x5,hosts=11,links=1")), today);
+  // the used-options text (campaign/gen reports) does not change for the default either
+  SpecArgs a = parse_fabric_spec("torus:5x5,11"), b = parse_fabric_spec("torus:5x5,11,links=1");
+  build_fabric(a);
+  build_fabric(b);
+  EXPECT_EQ(a.used, b.used);
+  SpecArgs c = parse_fabric_spec("torus:5x5,11,links=6");
+  build_fabric(c);
+  EXPECT_NE(c.used.find("--links 6"), std::string::npos) << c.used;
+}
+
+TEST(FabricSpec, GridLinksCablesEveryNeighbourPairLTimes) {
+  // the paper's 2-D torus (seed 003 Table III): 25 switches x 11 HCAs, 300 switch links, radix 35
+  Fabric t = build_fabric_spec("torus:5x5,11,links=6");
+  EXPECT_EQ(t.switches().size(), 25u);
+  EXPECT_EQ(switch_cables(t), 300);
+  EXPECT_EQ(t.node(*t.find("S0_0")).num_ports, 35);
+  EXPECT_EQ(cables(t, "S0_0", "S1_0"), 6);
+  EXPECT_EQ(cables(t, "S0_0", "S4_0"), 6);  // wrap-around
+  EXPECT_EQ(cables(t, "S0_0", "S0_4"), 6);
+  EXPECT_EQ(cables(t, "S0_0", "S1_1"), 0);
+  EXPECT_EQ(cables(t, "S0_0", "S2_0"), 0);
+  Fabric t3 = build_fabric_spec("torus:3x3x3,10,links=4");  // 3-D: 27 x 10 HCAs, 324 links, radix 34
+  EXPECT_EQ(switch_cables(t3), 27 * 3 * 4);
+  EXPECT_EQ(t3.node(*t3.find("S0_0_0")).num_ports, 34);
+  EXPECT_EQ(cables(t3, "S1_1_1", "S1_1_2"), 4);
+  Fabric m = build_fabric_spec("mesh:3x4,2,links=3");
+  EXPECT_EQ(switch_cables(m), 3 * (2 * 4 + 3 * 3));
+  EXPECT_EQ(cables(m, "S0_0", "S1_0"), 3);
+  EXPECT_EQ(cables(m, "S0_0", "S2_0"), 0);  // no wrap-around in a mesh
+  EXPECT_EQ(cables(m, "S1_2", "S1_3"), 3);
+}
+
+TEST(FabricSpec, GridLinksPortNumbering) {
+  // hosts 1..H, then per dimension d: +d cables on H+1+2dL.., -d cables on H+L+1+2dL..
+  Fabric f = build_fabric_spec("torus:4x4,1,links=2");
+  const Node& s = f.node(*f.find("S0_0"));
+  auto peer = [&](int p) { return f.node(s.port(p).peer_node).id + "[" + std::to_string(s.port(p).peer_port) + "]"; };
+  EXPECT_EQ(s.num_ports, 9);
+  EXPECT_EQ(peer(1), "H0_0_0[1]");
+  EXPECT_EQ(peer(2), "S1_0[4]");  // +x
+  EXPECT_EQ(peer(3), "S1_0[5]");
+  EXPECT_EQ(peer(4), "S3_0[2]");  // -x (wrap)
+  EXPECT_EQ(peer(5), "S3_0[3]");
+  EXPECT_EQ(peer(6), "S0_1[8]");  // +y
+  EXPECT_EQ(peer(7), "S0_1[9]");
+  EXPECT_EQ(peer(8), "S0_3[6]");  // -y (wrap)
+  EXPECT_EQ(peer(9), "S0_3[7]");
+  // a given radix leaves the ports above the grid ones free
+  Fabric r = build_fabric_spec("mesh:2x2,1,12,links=2");
+  const Node& c = r.node(*r.find("S0_0"));
+  EXPECT_EQ(c.num_ports, 12);
+  for (int p = 4; p <= 12; p++) {
+    if (p != 6 && p != 7) {
+      EXPECT_FALSE(c.port(p).connected()) << p;  // corner: no -x (4,5) / -y (8,9)
+    }
+  }
+  EXPECT_EQ(r.node(c.port(2).peer_node).id, "S1_0");
+  EXPECT_EQ(r.node(c.port(6).peer_node).id, "S0_1");
+}
+
+TEST(FabricSpec, GridLinksRingOfTwo) {
+  // as with one link today: a 2-ring's pair is cabled as +d and again as the wrap-around, so a
+  // torus 2-ring gets 2 L cables, a mesh 2-ring L
+  EXPECT_EQ(cables(build_fabric_spec("torus:2x3"), "S0_0", "S1_0"), 2);
+  EXPECT_EQ(cables(build_fabric_spec("torus:2x3,1,links=3"), "S0_0", "S1_0"), 6);
+  EXPECT_EQ(cables(build_fabric_spec("torus:2x3,1,links=3"), "S0_0", "S0_1"), 3);
+  EXPECT_EQ(cables(build_fabric_spec("mesh:2x3,1,links=3"), "S0_0", "S1_0"), 3);
+  EXPECT_EQ(cables(build_fabric_spec("torus:2,1,links=2"), "S0", "S1"), 4);  // a 1-D 2-ring
+  // a ring of 1 is refused as before
+  EXPECT_NE(grid_error_of("torus:1x4,links=2").find("size >= 2"), std::string::npos) << grid_error_of("torus:1x4,links=2");
+}
+
+TEST(FabricSpec, GridLinksBadValues) {
+  EXPECT_EQ(grid_error_of("torus:5x5,11,links=0"), "links must be in 1..254 (got 0) in 'torus:5x5,11,links=0'");
+  EXPECT_EQ(grid_error_of("torus:5x5,11,links=-2"), "links must be in 1..254 (got -2) in 'torus:5x5,11,links=-2'");
+  EXPECT_EQ(grid_error_of("torus:5x5,11,links=x"), "bad number 'x' for links in 'torus:5x5,11,links=x'");
+  EXPECT_EQ(grid_error_of("mesh:4x4,links="), "no value for 'links' in 'mesh:4x4,links='");
+  EXPECT_EQ(grid_error_of("torus:5x5,11,links=6,links=2"), "'links' given twice in 'torus:5x5,11,links=6,links=2'");
+  // the port check: HOSTS + 2 x dims x links <= RADIX (given or the maximum)
+  EXPECT_NE(grid_error_of("torus:5x5,11,34,links=6").find("radix 34 too small (needs 35 = hosts + 2 x dimensions x links"),
+            std::string::npos)
+      << grid_error_of("torus:5x5,11,34,links=6");
+  EXPECT_EQ(grid_error_of("torus:5x5,11,35,links=6"), "");
+  EXPECT_NE(grid_error_of("torus:4x4x4,1,links=50").find("301 ports per switch needed"), std::string::npos)
+      << grid_error_of("torus:4x4x4,1,links=50");
 }

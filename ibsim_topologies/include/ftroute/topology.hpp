@@ -63,7 +63,13 @@ struct Grid {
   std::vector<int> dims;     // e.g. {4, 4} or {4, 4, 4}; every size >= 2
   bool torus = false;
   int hosts_per_switch = 1;
-  int radix = 0;             // 0: hosts_per_switch + 2 * dims.size()
+  int radix = 0;             // 0: hosts_per_switch + 2 * links * dims.size()
+  // Parallel cables between every pair of neighbour switches (seed 003's grids fill the radix:
+  // torus:5x5,11,links=6). Ports: hosts 1..H, then per dimension d the +d cables on
+  // H+1+2dL .. H+L+2dL and the -d cables on H+L+1+2dL .. H+2L+2dL (L = links); links = 1 is
+  // the classic one-cable layout (+d on H+1+2d, -d on H+2+2d). A ring of 2 switches gets
+  // its pair cabled twice (once as +d, once as the wrap-around), 2L cables, as with L = 1.
+  int links = 1;
 };
 Fabric grid(const Grid& g);
 // "4x4x4" -> {4, 4, 4}; throws OptionError on malformed text.
