@@ -18,16 +18,15 @@
 
 #include "ftroute/error.hpp"
 #include "ftroute/input_file.hpp"
+#include "netfile_common.hpp"
 
 namespace ftroute {
 namespace {
 
-constexpr size_t kMaxIdLen = 64;     // ibsim NODEIDLEN - 1
-constexpr size_t kMaxLineLen = 254;  // ibsim reads at most 255 bytes per line, '\n' included
 constexpr size_t kMaxReadLine = 4096;  // lines kept in memory at all (check_len reports > kMaxLineLen)
 constexpr int kMaxIncludeDepth = 8;  // ibsim MAX_INCLUDE is 9 levels including the top file
 
-enum TypeIdx { kCa = 0, kSw = 1, kRt = 2 };
+using namespace netfile_detail;
 
 NodeType type_of(TypeIdx t) { return t == kSw ? NodeType::Switch : t == kCa ? NodeType::Ca : NodeType::Router; }
 TypeIdx idx_of(NodeType t) { return t == NodeType::Switch ? kSw : t == NodeType::Ca ? kCa : kRt; }
@@ -45,15 +44,6 @@ std::string hex(uint64_t v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
   return buf;
-}
-
-// Width in lanes -> ibsim enabled-width mask bit, and the mask -> widest width in it.
-int lanes_of_mask(unsigned mask) {
-  if (mask & 8) return 12;
-  if (mask & 4) return 8;
-  if (mask & 2) return 4;
-  if (mask & 16) return 2;
-  return 1;
 }
 
 struct Decl {  // one port line
@@ -381,12 +371,7 @@ class Parser {
     guids_[guid] = n;
     Node& nd = f_.node(n);
     nd.desc = desc;
-    for (int p = 0; p <= nd.num_ports; p++) {
-      Port& pt = nd.port(p);
-      pt.width = def_width_;
-      pt.speed = def_speed_;
-      pt.guid = t == kSw ? guid : (p ? guid + static_cast<uint64_t>(p) : 0);
-    }
+    init_node_ports(nd, t == kSw, guid, def_width_, def_speed_);
     next_[t] += t == kSw ? 1 : nports + 1;
 
     if (t == kSw && !rest.empty()) {  // switch LID/LMC on the header line (ibnetdiscover)

@@ -28,16 +28,14 @@
 
 #include "ftroute/error.hpp"
 #include "ftroute/netfile.hpp"
+#include "netfile_common.hpp"
 
 namespace ftroute {
 namespace {
 
-constexpr size_t kIdMax = 64;     // as netfile.cpp (ibsim NODEIDLEN - 1)
-constexpr size_t kLineMax = 254;  // as netfile.cpp (ibsim reads 255 bytes per line)
+using namespace netfile_detail;
 
 struct Decline {};  // internal: leave the text to the full parser
-
-enum TypeIdx { kCa = 0, kSw = 1, kRt = 2 };
 
 bool blank(char c) { return c == ' ' || c == '\t'; }
 bool digit(char c) { return c >= '0' && c <= '9'; }
@@ -91,17 +89,9 @@ std::string_view quoted(std::string_view s, size_t& pos, bool id) {
   }
   if (close == s.size()) throw Decline{};
   std::string_view v = s.substr(pos + 1, close - pos - 1);
-  if (id && (v.empty() || v.size() > kIdMax || bad)) throw Decline{};
+  if (id && (v.empty() || v.size() > kMaxIdLen || bad)) throw Decline{};
   pos = close + 1;
   return v;
-}
-
-int lanes_of_mask(unsigned mask) {  // as netfile.cpp
-  for (int w : {12, 8, 4, 2, 1}) {
-    const unsigned bit = w == 1 ? 1u : w == 4 ? 2u : w == 8 ? 4u : w == 12 ? 8u : 16u;
-    if (mask & bit) return w;
-  }
-  return 4;
 }
 
 // Node id -> node index for the port lines' remote ids (one lookup per port line). The probe
@@ -196,7 +186,7 @@ struct Decl {  // one port line, 12 bytes (a .net file has one per ~22 bytes)
   int32_t node;
   uint32_t remote;      // offset of the remote id in the text
   uint8_t port, rport;  // 1..kMaxPorts
-  uint16_t remote_len;  // <= kIdMax
+  uint16_t remote_len;  // <= kMaxIdLen
 };
 struct LidDecl {
   int node, port;
@@ -257,7 +247,7 @@ class FastParser {
         }
         if (!tab) break;
       }
-      if (nl - pos > kLineMax) throw Decline{};
+      if (nl - pos > kMaxLineLen) throw Decline{};
       std::string_view l = text.substr(pos, nl - pos);
       pos = nl + 1;
       if (l.empty() || l[0] == '#') {
@@ -342,12 +332,7 @@ class FastParser {
     ports_of_.push_back(f_.node(node).ports.data());  // stays put when nodes_ grows (the vector moves)
     Node& nd = f_.node(node);
     if (!desc.empty()) nd.desc = std::string(desc);
-    for (int q = 0; q <= nd.num_ports; q++) {
-      Port& pt = nd.port(q);
-      pt.width = def_width_;
-      pt.speed = def_speed_;
-      pt.guid = t == kSw ? guid : (q ? guid + static_cast<uint64_t>(q) : 0);
-    }
+    init_node_ports(nd, t == kSw, guid, def_width_, def_speed_);
     next_[t] += t == kSw ? 1 : np + 1;
     if (has_lid && lid) lids_.push_back({node, 0, lid, lmc});
     node_ = node;
