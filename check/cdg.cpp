@@ -53,14 +53,40 @@ void Cdg::add_dependency(Id from, Id to) {
   mark_used(from);
   mark_used(to);
   edge_list_.push_back((static_cast<uint64_t>(from) << 32) | to);
-  dirty_ = true;
+}
+
+void Cdg::add_dependencies(std::vector<uint32_t> off, std::vector<Id> adj) {
+  const size_t n = static_cast<size_t>(num_ids());
+  if (off.size() != n + 1 || off[0] != 0 || off[n] != adj.size())
+    throw Error("Cdg::add_dependencies: the offsets do not fit the channels or the successor list");
+  for (size_t c = 0; c < n; c++) {
+    if (off[c] > off[c + 1]) throw Error("Cdg::add_dependencies: decreasing offsets");
+    if (off[c] == off[c + 1]) continue;
+    used_[c] = 1;
+    for (uint32_t k = off[c]; k < off[c + 1]; k++) {
+      if (adj[k] >= n) throw Error("Cdg: channel id " + std::to_string(adj[k]) + " out of range");
+      if (k > off[c] && adj[k] <= adj[k - 1]) throw Error("Cdg::add_dependencies: a successor list is not increasing");
+      used_[adj[k]] = 1;
+    }
+  }
+  if (edge_list_.empty() && (off_.size() != n + 1 || adj_.empty())) {
+    off_ = std::move(off);
+    adj_ = std::move(adj);
+    return;
+  }
+  for (size_t c = 0; c < n; c++)
+    for (uint32_t k = off[c]; k < off[c + 1]; k++) edge_list_.push_back((static_cast<uint64_t>(c) << 32) | adj[k]);
 }
 
 void Cdg::finalize() const {
-  if (!dirty_ && off_.size() == static_cast<size_t>(num_ids()) + 1) return;
+  const size_t n = static_cast<size_t>(num_ids());
+  if (edge_list_.empty() && off_.size() == n + 1) return;
+  // The adjacency built so far joins the edges added since.
+  if (off_.size() == n + 1)
+    for (size_t c = 0; c < n; c++)
+      for (uint32_t k = off_[c]; k < off_[c + 1]; k++) edge_list_.push_back((static_cast<uint64_t>(c) << 32) | adj_[k]);
   // Counting sort by source channel into the CSR, then sort + dedupe each (short) successor
   // list: O(edges + channels), no sort of the whole edge list.
-  const size_t n = static_cast<size_t>(num_ids());
   off_.assign(n + 1, 0);
   for (uint64_t e : edge_list_) off_[(e >> 32) + 1]++;
   for (size_t i = 1; i <= n; i++) off_[i] += off_[i - 1];
@@ -82,15 +108,13 @@ void Cdg::finalize() const {
   }
   adj_.resize(w);
   adj_.shrink_to_fit();
-  edge_list_.resize(w);
-  for (size_t c = 0; c < n; c++)
-    for (uint32_t k = off_[c]; k < off_[c + 1]; k++) edge_list_[k] = (static_cast<uint64_t>(c) << 32) | adj_[k];
-  dirty_ = false;
+  edge_list_.clear();
+  edge_list_.shrink_to_fit();
 }
 
 size_t Cdg::num_edges() const {
   finalize();
-  return edge_list_.size();
+  return adj_.size();
 }
 
 std::vector<Cdg::Id> Cdg::used_channels(int vl) const {
@@ -125,18 +149,18 @@ std::pair<const Cdg::Id*, const Cdg::Id*> Cdg::successors(Id c) const {
 std::vector<std::pair<Cdg::Id, Cdg::Id>> Cdg::edges(int vl) const {
   finalize();
   std::vector<std::pair<Id, Id>> r;
-  for (uint64_t e : edge_list_) {
-    Id a = static_cast<Id>(e >> 32), b = static_cast<Id>(e & 0xffffffffu);
-    if (vl < 0 || (vl_of(a) == vl && vl_of(b) == vl)) r.emplace_back(a, b);
-  }
+  for (Id a = 0; a + 1 < off_.size(); a++)
+    for (uint32_t k = off_[a]; k < off_[a + 1]; k++)
+      if (vl < 0 || (vl_of(a) == vl && vl_of(adj_[k]) == vl)) r.emplace_back(a, adj_[k]);
   return r;
 }
 
 size_t Cdg::num_vl_changing_edges() const {
   finalize();
   size_t n = 0;
-  for (uint64_t e : edge_list_)
-    if (vl_of(static_cast<Id>(e >> 32)) != vl_of(static_cast<Id>(e & 0xffffffffu))) n++;
+  for (Id a = 0; a + 1 < off_.size(); a++)
+    for (uint32_t k = off_[a]; k < off_[a + 1]; k++)
+      if (vl_of(a) != vl_of(adj_[k])) n++;
   return n;
 }
 
@@ -283,6 +307,9 @@ struct FastShared {
   std::vector<uint8_t> sw_src;      // the switch is a source itself
   std::vector<std::vector<std::pair<int, int>>> ca_at;  // (injection link, input port), one per link
   std::vector<uint32_t> link_entries;  // CA source entries per injection link
+  uint64_t total_sources = 0;       // sum of ca_cnt and sw_src
+  bool all_sources = false;         // every switch is a source (ca_cnt or sw_src)
+  bool lean = false;                // run_lean() applies (no hop histogram, no loads)
   std::vector<int> link_base, np_pos;  // by switch position: Cdg link id of port 0, ports
   // Port codes by switch position: ptab[pt_base[u] + p] for p = 0..np_pos[u]:
   // >= 0 (peer switch position << 8 | peer port), -1 no link, <= -2: a CA/router peer whose port
@@ -316,6 +343,7 @@ class FastWorker {
     last_row_.assign(NS, UINT32_MAX);
     last_mask_.assign(NS * W, 0);
     blk_.assign(NS * kBlock, kNoPath);
+    if (sh.lean) code_.assign(NS, 0), vis_.assign(NS, 0), stk_.assign(NS + 1, 0);
     if (sh.collect_loads) link_load.assign(nl, 0);
   }
 
@@ -330,6 +358,11 @@ class FastWorker {
   // Resolves destination LID d (owned by de); commits it and returns true unless it has
   // unreachable pairs and want_unreach, or looping pairs and want_loop (then nothing changed).
   bool run(const EndPort& de, Lid d, bool want_unreach, bool want_loop);
+  // The same for a destination whose pairs all arrive, without the hop histogram and the
+  // loads (FastShared::lean): three sequential passes over the switches (hops, in-tree check,
+  // commit). Returns false, with nothing changed, for anything else (unreachable or looping
+  // pairs, a switch that is no source): run() then takes the destination.
+  bool run_lean(const EndPort& de, Lid d);
 
  private:
   static constexpr int8_t kInProgress = 100;
@@ -346,6 +379,19 @@ class FastWorker {
   static constexpr int8_t kForward = 101;
   void load_block(long b);
   void hops(const uint8_t* col, int dst_pos);
+  // Injection dependencies of the CA sources behind switch u leaving through out (once per
+  // output port; for the destination's own leaf without its port, and not remembered).
+  void inject(size_t u, uint8_t out, int self_leaf, int self_link) {
+    const size_t W = static_cast<size_t>(sh_.W);
+    const size_t ol = static_cast<size_t>(sh_.link_base[u]) + out;
+    if (inj_done_[ol]) return;
+    uint64_t* g = &edge_bits[(sh_.row_base[u] + out) * W];
+    const uint64_t* m = &sh_.camask[u * W];
+    const int sp = static_cast<int>(u) == self_leaf ? sh_.peer_port[static_cast<size_t>(self_link)] : -1;
+    for (size_t k = 0; k < W; k++)
+      g[k] |= sp >= 0 && static_cast<size_t>(sp >> 6) == k ? m[k] & ~(uint64_t{1} << (sp & 63)) : m[k];
+    if (static_cast<int>(u) != self_leaf) inj_done_[ol] = 1;
+  }
   void resolve(int i0);
   // dependency: the link arriving at (u, in) -> (u, out)
   void add_edge(size_t u, int in, int out) {
@@ -378,6 +424,9 @@ class FastWorker {
   std::vector<uint32_t> last_row_;  // by position: the dependency row written last
   std::vector<uint64_t> last_mask_; // its bits (W words), a subset of edge_bits' row
   std::vector<uint8_t> blk_;        // LFT block, LID-major: (lid % kBlock) * NS + position
+  std::vector<int32_t> code_;       // run_lean: the port code of each switch's entry (ptab)
+  std::vector<uint8_t> vis_;        // run_lean: 0 unseen, 1 on the current walk, 2 arrives
+  std::vector<uint32_t> stk_;       // run_lean: the current walk
   long blk_id_ = -1;
 };
 
@@ -556,22 +605,14 @@ bool FastWorker::run(const EndPort& de, Lid d, bool want_unreach, bool want_loop
     const size_t u = static_cast<size_t>(i);
     const Rec& r = rec_[u];
     if (!r.linked) continue;
-    const size_t ol = static_cast<size_t>(sh_.link_base[u]) + r.out;
     used_out[u * W + (r.out >> 6)] |= uint64_t{1} << (r.out & 63);
     if (r.next >= 0) {
       const Rec& rj = rec_[static_cast<size_t>(r.next)];
       if (rj.linked) add_edge(static_cast<size_t>(r.next), r.in_next, rj.out);
     }
-    // Injection dependencies of the CA sources behind this switch (once per output port).
-    if (c_ca(i) > 0 && !inj_done_[ol]) {
-      uint64_t* g = &edge_bits[(sh_.row_base[u] + r.out) * W];
-      const uint64_t* m = &sh_.camask[u * W];
-      // the destination's own port is no source for it: its bit stays out for this one
-      const int sp = i == self_leaf ? sh_.peer_port[static_cast<size_t>(self_link)] : -1;
-      for (size_t k = 0; k < W; k++)
-        g[k] |= sp >= 0 && static_cast<size_t>(sp >> 6) == k ? m[k] & ~(uint64_t{1} << (sp & 63)) : m[k];
-      if (i != self_leaf) inj_done_[ol] = 1;
-    }
+    // Injection dependencies of the CA sources behind this switch (once per output port); the
+    // destination's own port is no source for it: its bit stays out for this one.
+    if (c_ca(i) > 0) inject(u, r.out, self_leaf, self_link);
   }
   if (sh_.collect_loads) {
     if (fbuckets_.size() < static_cast<size_t>(max_h) + 2) fbuckets_.resize(static_cast<size_t>(max_h) + 2);
@@ -598,6 +639,86 @@ bool FastWorker::run(const EndPort& de, Lid d, bool want_unreach, bool want_loop
         ftot_[u] = 0;
       }
   }
+  return true;
+}
+
+bool FastWorker::run_lean(const EndPort& de, Lid d) {
+  if (static_cast<long>(d / kBlock) != blk_id_) load_block(d / kBlock);
+  const size_t NS = sh_.swl.size();
+  const uint8_t* col = &blk_[static_cast<size_t>(d % kBlock) * NS];
+  int dst_pos = -1, self_leaf = -1, self_link = -1;
+  long dlink = -1;
+  uint32_t self_entries = 0;
+  uint64_t self_sources = 0;  // sources that are the destination itself
+  if (sh_.is_sw[static_cast<size_t>(de.node)]) {
+    dst_pos = sh_.swpos[static_cast<size_t>(de.node)];
+    self_sources = sh_.sw_src[static_cast<size_t>(dst_pos)];
+  } else if (de.port >= 1 && de.port <= sh_.nports[static_cast<size_t>(de.node)]) {
+    dlink = sh_.cdg.link_id(de.node, de.port);
+    if (sh_.link_entries[static_cast<size_t>(dlink)] > 0) {
+      self_link = static_cast<int>(dlink);
+      self_entries = sh_.link_entries[static_cast<size_t>(dlink)];
+      self_sources = self_entries;
+      self_leaf = sh_.swpos[static_cast<size_t>(sh_.peer_node[static_cast<size_t>(dlink)])];
+      // the leaf must stay a source without the destination's own port
+      if (!sh_.sw_src[static_cast<size_t>(self_leaf)] && sh_.ca_cnt[static_cast<size_t>(self_leaf)] == self_entries)
+        return false;
+    }
+  } else {
+    return false;
+  }
+  // Pass 1, the hops: code_ = the port code of the entry (>= 0 to a switch, <= -2 to the
+  // destination's own CA port), -1 for entry 0 at the destination switch; anything else is a
+  // drop (RouteWalker::hop()'s outcomes), and run() names it.
+  bool ok = true;
+  for (size_t u = 0; u < NS; u++) {
+    const uint8_t p = col[u];
+    int32_t c = -1;
+    if (p == 0) {
+      ok &= static_cast<int>(u) == dst_pos;  // else NotLocal
+    } else if (p > sh_.np_pos[u]) {
+      ok = false;  // BadPort, or NoRoute (kNoPath is above every port number)
+    } else {
+      c = sh_.ptab[sh_.pt_base[u] + p];
+      ok &= c >= 0 || (c <= -2 && -2L - c == dlink);  // else DownPort or WrongEndpoint
+    }
+    code_[u] = c;
+  }
+  if (!ok) return false;
+  // Pass 2, the in-tree: every switch arrives (a walk ends at a delivering entry or at a switch
+  // already known to arrive); a walk that meets itself is a loop.
+  std::memset(vis_.data(), 0, NS);
+  uint32_t* stk = stk_.data();
+  for (size_t u = 0; u < NS; u++) {
+    if (vis_[u]) continue;
+    size_t n = 0, x = u;
+    for (int32_t c; vis_[x] == 0 && (c = code_[x]) >= 0; x = static_cast<size_t>(c >> 8)) {
+      vis_[x] = 1;
+      stk[n++] = static_cast<uint32_t>(x);
+    }
+    if (vis_[x] == 1) return false;  // Loop
+    vis_[x] = 2;
+    while (n) vis_[stk[--n]] = 2;
+  }
+  // Pass 3, commit: every switch is a source, so every hop is on a route: its channel, the
+  // dependency into the next switch's channel, the injection dependencies.
+  const size_t W = static_cast<size_t>(sh_.W);
+  for (size_t u = 0; u < NS; u++) {
+    const int32_t c = code_[u];
+    if (c == -1) continue;  // delivered here: no channel
+    const uint8_t p = col[u];
+    used_out[u * W + (p >> 6)] |= uint64_t{1} << (p & 63);
+    if (c >= 0) {
+      const size_t v = static_cast<size_t>(c >> 8);
+      if (code_[v] != -1) add_edge(v, c & 255, col[v]);
+    }
+    if (sh_.ca_cnt[u] - (static_cast<int>(u) == self_leaf ? self_entries : 0u) > 0) inject(u, p, self_leaf, self_link);
+  }
+  const uint64_t n = sh_.total_sources - self_sources;
+  pairs += n;
+  delivered += n;
+  fast_dests++;
+  if (self_link >= 0) own_fast[static_cast<size_t>(self_link)]++;
   return true;
 }
 
@@ -767,6 +888,12 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
         sh.sw_src[i] = 1;
       }
     }
+    sh.all_sources = true;
+    for (size_t i = 0; i < NS; i++) {
+      sh.total_sources += sh.ca_cnt[i] + sh.sw_src[i];
+      if (sh.ca_cnt[i] == 0 && !sh.sw_src[i]) sh.all_sources = false;
+    }
+    sh.lean = sh.all_sources && !opt.collect_loads && !opt.hop_histogram;
     sh.camask.assign(NS * static_cast<size_t>(sh.W), 0);
     for (size_t i = 0; i < NS; i++)
       for (const auto& [inj, inport] : sh.ca_at[i])
@@ -808,7 +935,8 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
     parallel_for(workers, static_cast<long>(group.size()) - 1, 1, [&](int w, long g) {
       for (size_t k = group[static_cast<size_t>(g)]; k < group[static_cast<size_t>(g) + 1]; k++) {
         const Dest& x = dlist[order[k]];
-        if (fw[static_cast<size_t>(w)].run(*x.de, x.d, true, true)) deferred[order[k]] = 0;
+        FastWorker& wk = fw[static_cast<size_t>(w)];
+        if ((sh.lean && wk.run_lean(*x.de, x.d)) || wk.run(*x.de, x.d, true, true)) deferred[order[k]] = 0;
       }
     });
   }
@@ -1060,18 +1188,42 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
       for (size_t b = 0; b < bits.size(); b++) bits[b] |= w.edge_bits[b];
     }
     // Dependencies on VL0: row (u, out), bit in = the link arriving at (u, in) -> (u, out).
+    // Transposed (row (u, in), bit out: the successors of the channel arriving at (u, in), in
+    // increasing order), they are the CDG's adjacency lists, handed over without a sort.
     const size_t W = static_cast<size_t>(sh.W);
-    for (size_t u = 0; u < sh.swl.size(); u++) {
-      const int i = sh.swl[u], np = sh.np_pos[u];
-      for (int o = 0; o <= np; o++)
+    std::vector<uint64_t> tr(bits.size(), 0);
+    for (size_t u = 0; u < sh.swl.size(); u++)
+      for (int o = 0; o <= sh.np_pos[u]; o++)
         for (size_t k = 0; k < W; k++)
           for (uint64_t m = bits[(sh.row_base[u] + static_cast<size_t>(o)) * W + k]; m; m &= m - 1) {
-            const int in = static_cast<int>(k * 64) + __builtin_ctzll(m);
-            const int l = cdg.link_id(i, in);
-            const Cdg::Id cin = static_cast<Cdg::Id>(cdg.link_id(peer_node[static_cast<size_t>(l)], peer_port[static_cast<size_t>(l)])) * kNumVlSlots;
-            cdg.add_dependency(cin, static_cast<Cdg::Id>(cdg.link_id(i, o)) * kNumVlSlots);
+            const size_t in = k * 64 + static_cast<size_t>(__builtin_ctzll(m));
+            tr[(sh.row_base[u] + in) * W + static_cast<size_t>(o >> 6)] |= uint64_t{1} << (o & 63);
           }
-    }
+    auto arriving = [&](size_t u, int in) {  // the VL0 channel arriving at (u, in)
+      const size_t l = static_cast<size_t>(sh.link_base[u] + in);
+      return static_cast<size_t>(cdg.link_id(peer_node[l], peer_port[l])) * kNumVlSlots;
+    };
+    std::vector<uint32_t> off(static_cast<size_t>(cdg.num_ids()) + 1, 0);
+    for (size_t u = 0; u < sh.swl.size(); u++)
+      for (int in = 1; in <= sh.np_pos[u]; in++) {
+        uint32_t cnt = 0;
+        for (size_t k = 0; k < W; k++) cnt += static_cast<uint32_t>(__builtin_popcountll(tr[(sh.row_base[u] + static_cast<size_t>(in)) * W + k]));
+        if (cnt) off[arriving(u, in) + 1] = cnt;
+      }
+    for (size_t c = 1; c < off.size(); c++) off[c] += off[c - 1];
+    std::vector<Cdg::Id> adj(off.back());
+    for (size_t u = 0; u < sh.swl.size(); u++)
+      for (int in = 1; in <= sh.np_pos[u]; in++) {
+        const uint64_t* t = &tr[(sh.row_base[u] + static_cast<size_t>(in)) * W];
+        size_t pos = 0;
+        bool first = true;
+        for (size_t k = 0; k < W; k++)
+          for (uint64_t m = t[k]; m; m &= m - 1) {
+            if (first) pos = off[arriving(u, in)], first = false;
+            adj[pos++] = static_cast<Cdg::Id>(sh.link_base[u] + static_cast<int>(k * 64) + __builtin_ctzll(m)) * kNumVlSlots;
+          }
+      }
+    cdg.add_dependencies(std::move(off), std::move(adj));
     for (size_t i = 0; i < sh.swl.size(); i++)
       for (const auto& [inj, inport] : sh.ca_at[i]) {
         const size_t l = static_cast<size_t>(inj);
@@ -1079,6 +1231,7 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
         if (opt.collect_loads) st.link_load[l] += static_cast<uint64_t>(deliv_count[i]) * sh.link_entries[l] - inj_corr[l];
       }
   }
+  if (!opt.hop_histogram) st.hop_histogram.clear();
   for (size_t c = 0; c < used_local.size(); c++)
     if (used_local[c]) {
       cdg.mark_used(static_cast<Cdg::Id>(c));

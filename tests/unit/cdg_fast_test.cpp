@@ -46,6 +46,28 @@ void expect_same(const Fabric& f, const Routing& r, const CdgBuildOptions& o0, c
   EXPECT_EQ(a.cdg.used_channels(), b.cdg.used_channels());
   EXPECT_EQ(a.cdg.edges(), b.cdg.edges());
   EXPECT_EQ(a.cdg.find_cycle().has_value(), b.cdg.find_cycle().has_value());
+  // The lean pass (no hop histogram, no loads: what the engines' self-checks ask for; it serves
+  // the destinations whose pairs all arrive when every switch is a source, run() the others):
+  // everything else the same.
+  CdgBuildOptions ol = o;
+  ol.hop_histogram = false;
+  ol.collect_loads = false;
+  const CdgBuild c = build_cdg(f, r, ol);
+  SCOPED_TRACE("lean");
+  EXPECT_EQ(c.stats.pairs, b.stats.pairs);
+  EXPECT_EQ(c.stats.delivered, b.stats.delivered);
+  EXPECT_EQ(c.stats.dropped, b.stats.dropped);
+  EXPECT_EQ(c.stats.looping, b.stats.looping);
+  for (int k = 0; k < 6; k++) EXPECT_EQ(c.stats.per_kind[k], b.stats.per_kind[k]) << "kind " << k;
+  EXPECT_TRUE(c.stats.hop_histogram.empty());
+  EXPECT_TRUE(c.stats.link_load.empty());
+  EXPECT_EQ(c.stats.unreachable_examples, b.stats.unreachable_examples);
+  EXPECT_EQ(c.stats.loop_examples, b.stats.loop_examples);
+  EXPECT_EQ(c.stats.vl_mask, b.stats.vl_mask);
+  EXPECT_EQ(c.stats.destinations, b.stats.destinations);
+  EXPECT_EQ(c.cdg.used_channels(), b.cdg.used_channels());
+  EXPECT_EQ(c.cdg.edges(), b.cdg.edges());
+  EXPECT_EQ(c.cdg.find_cycle().has_value(), b.cdg.find_cycle().has_value());
   }
 }
 

@@ -74,6 +74,11 @@ class Cdg {
   void mark_used(Id c);
   void add_dependency(Id from, Id to);
   void add_dependency(const Channel& from, const Channel& to) { add_dependency(id(from), id(to)); }
+  // Many dependencies at once, as a CSR by source channel: channel c -> adj[off[c]..off[c+1]),
+  // each list strictly increasing; off has num_ids() + 1 entries. Same result as
+  // add_dependency() for every edge (channels marked used); a CDG without edges so far takes
+  // the arrays over as its adjacency, without sorting.
+  void add_dependencies(std::vector<uint32_t> off, std::vector<Id> adj);
   // Merges duplicate edges and builds the adjacency (done lazily by the queries below as well).
   void finalize() const;
 
@@ -105,10 +110,9 @@ class Cdg {
   std::vector<int> port_base_;   // node -> first link id
   std::vector<int> link_node_, link_port_;
   std::vector<uint8_t> used_;    // by channel id
-  mutable std::vector<uint64_t> edge_list_;  // (from << 32) | to, sorted+unique after finalize
-  mutable bool dirty_ = false;
-  mutable std::vector<uint32_t> off_;   // CSR offsets by channel id (size num_ids()+1)
-  mutable std::vector<Id> adj_;
+  mutable std::vector<uint64_t> edge_list_;  // (from << 32) | to, added since the last finalize
+  mutable std::vector<uint32_t> off_;   // CSR offsets by channel id (size num_ids()+1 once built)
+  mutable std::vector<Id> adj_;         // successors, sorted and unique per channel
 };
 
 struct CdgBuildOptions {
@@ -118,6 +122,11 @@ struct CdgBuildOptions {
                                  // only matters when path_sl depends on the source LID)
   bool switch_destinations = true;  // switch LIDs as destinations (CA LIDs, incl. LMC, always)
   bool collect_loads = true;     // routes per link (edge forwarding index)
+  // The hop histogram of the delivered pairs. Without it and without collect_loads (what the
+  // engines' self-checks need: the verdict and the CDG), the switch-level pass takes a leaner
+  // path for every destination whose pairs all arrive and whose switches are all sources; the
+  // CDG, the used channels and every count are the same, hop_histogram is left empty.
+  bool hop_histogram = true;
   int max_examples = 5;          // named examples of unreachable pairs / loops kept
   // Walk every source separately even where the switch-level pass applies (identity SL2VL, no
   // path SLs): the reference the tests compare the fast pass with. Same result, slower.
@@ -148,7 +157,7 @@ struct RouteWalkStats {
   std::vector<std::string> unreachable_examples;
   // "\"S1\"[2] -> \"S2\"[3] -> \"S1\" (DLID 12)"
   std::vector<std::string> loop_examples;
-  std::vector<uint64_t> hop_histogram;  // delivered pairs by number of links traversed
+  std::vector<uint64_t> hop_histogram;  // delivered pairs by number of links traversed (empty without CdgBuildOptions::hop_histogram)
   // Routes (delivered pairs) per link id (Cdg::link_id); empty if !collect_loads.
   std::vector<uint64_t> link_load;
   uint16_t vl_mask = 0;      // VLs carrying traffic

@@ -415,22 +415,27 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     valleys.push_back(t.sw_index[static_cast<size_t>(*n)]);
   } else {
     std::vector<std::pair<long, int>> scored;
-    std::vector<char> anc(static_cast<size_t>(S));
+    std::vector<int> seen(static_cast<size_t>(S), -1), frontier, next_frontier;
     std::vector<int> cands = t.leaves;  // rank-0 switches, empty leaves included, in sub-tree order
     std::sort(cands.begin(), cands.end(), by_subtree);
     for (size_t i = 0; i < cands.size(); i++) {
       int l = cands[i];
-      std::fill(anc.begin(), anc.end(), 0);
-      anc[static_cast<size_t>(l)] = 1;
+      // the switches that reach l downwards: its ancestors, by a BFS over up-links (R3: every
+      // switch link joins ranks r and r+1, so up- and down-links are the same links)
       long count = 0;
-      for (int r = 1; r <= H; r++)
-        for (int s : t.by_rank[static_cast<size_t>(r)])
-          for (const auto& e : t.down[static_cast<size_t>(s)])
-            if (anc[static_cast<size_t>(e.peer)]) {
-              anc[static_cast<size_t>(s)] = 1;
+      seen[static_cast<size_t>(l)] = static_cast<int>(i);
+      frontier.assign(1, l);
+      while (!frontier.empty()) {
+        next_frontier.clear();
+        for (int s : frontier)
+          for (const auto& e : t.up[static_cast<size_t>(s)])
+            if (seen[static_cast<size_t>(e.peer)] != static_cast<int>(i)) {
+              seen[static_cast<size_t>(e.peer)] = static_cast<int>(i);
               count++;
-              break;
+              next_frontier.push_back(e.peer);
             }
+        frontier.swap(next_frontier);
+      }
       scored.push_back({-(count * 1024 + static_cast<long>(t.up[static_cast<size_t>(l)].size())), static_cast<int>(i)});
     }
     std::stable_sort(scored.begin(), scored.end());
@@ -591,6 +596,7 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     co.switch_sources = true;
     co.switch_destinations = true;
     co.collect_loads = false;
+    co.hop_histogram = false;
     co.threads = workers;
     CdgBuild b = build_cdg(fabric, out, co);
     if (b.stats.dropped != 0 || b.stats.looping != 0) {
