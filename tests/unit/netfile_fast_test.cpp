@@ -6,13 +6,19 @@
 // either the fast reader declines or both readers accept the same Fabric.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ftroute/error.hpp"
+#include "ftroute/input_file.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/topology.hpp"
 
@@ -317,4 +323,99 @@ TEST(NetFast, ReadNetFileErrorsUnchanged) {
   { std::ofstream(path, std::ios::binary) << good; }
   EXPECT_EQ(strict_diff(read_net_file(path), *full(good, path)), "");
   std::filesystem::remove(path);
+}
+
+// read_net_file reads a regular file with read(2) into an uninitialised buffer
+// (read_input_text); everything else goes through read_input_file as before. Against the old
+// composition (read_input_file into a string, then parse_net) on the same path: the same Fabric
+// or the same error text, file:line, for good files, a file without a trailing newline, an
+// empty file, NUL bytes, a long line, CRLF, a directory, a missing file, a FIFO, a size limit.
+TEST(NetFast, ReadNetFileNewReadPathMatchesTheOldOne) {
+  const std::string dir = testing::TempDir() + "/netfast_readpath_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  auto old_read = [](const std::string& path, std::string* err) -> std::optional<Fabric> {
+    try {
+      InputLimits lim = net_input_limits();
+      lim.caller_checks_text = true;
+      const std::string text = read_input_file(path, lim);
+      return parse_net(text, path);
+    } catch (const Error& e) {
+      *err = e.what();
+      return std::nullopt;
+    }
+  };
+  auto new_read = [](const std::string& path, std::string* err) -> std::optional<Fabric> {
+    try {
+      return read_net_file(path);
+    } catch (const Error& e) {
+      *err = e.what();
+      return std::nullopt;
+    }
+  };
+  auto same = [&](const std::string& path, const std::string& want) {
+    std::string eo, en;
+    const std::optional<Fabric> o = old_read(path, &eo), n = new_read(path, &en);
+    EXPECT_EQ(o.has_value(), n.has_value()) << path << ": " << eo << " / " << en;
+    EXPECT_EQ(en, eo) << path;
+    if (o && n) {
+      EXPECT_EQ(strict_diff(*o, *n), "") << path;
+    }
+    if (!want.empty()) {
+      EXPECT_NE(en.find(want), std::string::npos) << path << ": " << en;
+    }
+    return n;
+  };
+  Fabric g = topo::fat_tree3(8);
+  g.assign_lids();
+  const std::string good = write_net(g);
+  std::string nul = good;
+  nul[good.size() / 2] = '\0';
+  struct Case {
+    std::string name, text, want;
+  };
+  const std::vector<Case> cases = {
+      {"good.net", good, ""},
+      {"no_newline.net", good.substr(0, good.size() - 1), ""},
+      {"kary.net", write_net(topo::kary_ntree(3, 3)), ""},
+      {"empty.net", "", "empty file"},
+      {"blank.net", "\n\n", ""},
+      {"nul.net", nul, "binary data (byte 0x00"},
+      {"long.net", good + std::string(5000, 'x') + "\n", "line longer than 4096 characters"},
+      {"crlf.net", "Switch 2 \"S\"\r\n[1] \"H\"[1]\r\n\r\nHca 1 \"H\"\r\n[1] \"S\"[1]\r\n", ""},
+      {"bad_line.net", good + "garbage\n", ":" + std::to_string(std::count(good.begin(), good.end(), '\n') + 1) + ":"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = dir + "/" + c.name;
+    { std::ofstream(path, std::ios::binary) << c.text; }
+    const std::optional<Fabric> f = same(path, c.want);
+    if (c.name == "good.net") {
+      ASSERT_TRUE(f.has_value());
+      EXPECT_EQ(strict_diff(*f, *full(good, path)), "");
+      EXPECT_EQ(fabric_diff(*f, g), "");
+    }
+  }
+  same(dir, "is a directory, not a file");
+  same(dir + "/missing.net", "cannot open file: No such file or directory");
+  {
+    setenv("FTROUTE_MAX_INPUT_BYTES", "1000", 1);
+    same(dir + "/good.net", "file too large: " + std::to_string(good.size()) + " bytes, limit 1000");
+    unsetenv("FTROUTE_MAX_INPUT_BYTES");
+  }
+  // a FIFO (not a regular file: read and scanned as before), once for each reader
+  const std::string fifo = dir + "/pipe.net";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& text : {good, nul}) {
+    std::string errs[2];
+    std::optional<Fabric> got[2];
+    for (int which = 0; which < 2; which++) {
+      std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << text; });
+      got[which] = which == 0 ? old_read(fifo, &errs[0]) : new_read(fifo, &errs[1]);
+      writer.join();
+    }
+    EXPECT_EQ(errs[1], errs[0]);
+    ASSERT_EQ(got[0].has_value(), got[1].has_value());
+    if (got[1]) EXPECT_EQ(fabric_diff(*got[1], g), "");
+    else EXPECT_NE(errs[1].find("binary data (byte 0x00"), std::string::npos) << errs[1];
+  }
+  std::filesystem::remove_all(dir);
 }
