@@ -26,6 +26,10 @@
 #include <unordered_map>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "ftroute/error.hpp"
 #include "ftroute/netfile.hpp"
 #include "netfile_common.hpp"
@@ -42,7 +46,7 @@ bool digit(char c) { return c >= '0' && c <= '9'; }
 bool alnum_(char c) { return digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '_'; }
 
 // Decimal number without a leading zero ("0" alone is fine), at most 9 digits.
-uint64_t dec(std::string_view s, size_t& pos) {
+[[gnu::always_inline]] inline uint64_t dec(std::string_view s, size_t& pos) {
   const size_t start = pos;
   uint64_t v = 0;
   while (pos < s.size() && digit(s[pos])) {
@@ -78,16 +82,36 @@ void skip_blanks(std::string_view s, size_t& pos) {
 }
 
 // "..." at pos: the content (no '"' inside by construction; '#' and '@' decline for ids).
-std::string_view quoted(std::string_view s, size_t& pos, bool id) {
+// `end` is the end of the whole text: up to 16 bytes before it are read at once (also past
+// the line end; a '"' found there is no closing quote, as before).
+[[gnu::always_inline]] inline std::string_view quoted(std::string_view s, size_t& pos, bool id, const char* end) {
   if (pos >= s.size() || s[pos] != '"') throw Decline{};
   const char* d = s.data();
   size_t close = pos + 1;
-  bool bad = false;
-  while (close < s.size() && d[close] != '"') {
-    bad |= d[close] == '#' || d[close] == '@';
-    ++close;
+  bool bad = false, found = false;
+#if defined(__SSE2__)
+  if (d + close + 16 <= end) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + close));
+    const unsigned q = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))));
+    if (q) {
+      const unsigned at = static_cast<unsigned>(_mm_movemask_epi8(
+          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('#')), _mm_cmpeq_epi8(v, _mm_set1_epi8('@')))));
+      bad = (at & ((q & (0u - q)) - 1)) != 0;  // a '#' or '@' before the first '"'
+      close += static_cast<size_t>(__builtin_ctz(q));
+      if (close >= s.size()) throw Decline{};
+      found = true;
+    }
   }
-  if (close == s.size()) throw Decline{};
+#else
+  (void)end;
+#endif
+  if (!found) {
+    while (close < s.size() && d[close] != '"') {
+      bad |= d[close] == '#' || d[close] == '@';
+      ++close;
+    }
+    if (close == s.size()) throw Decline{};
+  }
   std::string_view v = s.substr(pos + 1, close - pos - 1);
   if (id && (v.empty() || v.size() > kMaxIdLen || bad)) throw Decline{};
   pos = close + 1;
@@ -124,12 +148,46 @@ class FastParser {
     const size_t n = text.size();
     if (n >= (1ull << 32)) throw Decline{};  // offsets are 32-bit (a 4 GB .net file: the full parser)
     text_ = text.data();
+    end_ = text.data() + n;
     decls_.reserve(n / 16);  // write_net port lines are ~20-30 bytes
+    // Nodes: a write_net fat tree has ~130 bytes of text per node (a CA record ~60, a switch
+    // ~25 a port). Room for one per 96 bytes, so most files add their nodes without moving the
+    // vector (a move copies every Node); untouched capacity costs no memory.
+    f_.reserve(n / 96 + 16);
     // lines
     while (pos < n) {
       // one pass: the line end, and only printable ASCII and tabs before it
       size_t nl = pos;
       const char* d = text.data();
+#if defined(__SSE2__)
+      // 16 bytes at a time: a mask of the bytes that are control characters but tabs, DEL or
+      // non-ASCII (negative as signed bytes, so below 0x20 too); the first one must be the '\n'
+      const __m128i k20 = _mm_set1_epi8(0x20), k7f = _mm_set1_epi8(0x7f), ktab = _mm_set1_epi8('\t');
+      for (;;) {
+        if (nl + 16 > n) {  // the last bytes of the text: one by one
+          while (nl < n) {
+            const auto u = static_cast<unsigned char>(d[nl]);
+            if ((u >= 0x20 && u < 0x7f) || u == '\t') {
+              ++nl;
+              continue;
+            }
+            if (u == '\n') break;
+            throw Decline{};
+          }
+          break;
+        }
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + nl));
+        const __m128i odd = _mm_andnot_si128(_mm_cmpeq_epi8(v, ktab), _mm_or_si128(_mm_cmplt_epi8(v, k20), _mm_cmpeq_epi8(v, k7f)));
+        const unsigned m = static_cast<unsigned>(_mm_movemask_epi8(odd));
+        if (m == 0) {
+          nl += 16;
+          continue;
+        }
+        nl += static_cast<size_t>(__builtin_ctz(m));
+        if (d[nl] != '\n') throw Decline{};
+        break;
+      }
+#else
       // 8 bytes at a time while none is a control character, DEL or non-ASCII (SWAR: a byte
       // below 0x20 or equal to 0x7f borrows into its top bit; non-ASCII has it set already)
       constexpr uint64_t k01 = 0x0101010101010101ull, k80 = 0x8080808080808080ull;
@@ -159,6 +217,7 @@ class FastParser {
         }
         if (!tab) break;
       }
+#endif
       if (nl - pos > kMaxLineLen) throw Decline{};
       std::string_view l = text.substr(pos, nl - pos);
       pos = nl + 1;
@@ -216,7 +275,7 @@ class FastParser {
     if (np < 1 || np > static_cast<uint64_t>(kMaxPorts)) throw Decline{};
     if (p >= l.size() || !blank(l[p])) throw Decline{};
     ++p;
-    std::string_view id = quoted(l, p, true);
+    std::string_view id = quoted(l, p, true, end_);
     std::string_view desc;
     bool has_lid = false;
     uint64_t lid = 0, lmc = 0;
@@ -225,7 +284,7 @@ class FastParser {
       if (p >= l.size() || l[p] != '#') throw Decline{};
       ++p;
       skip_blanks(l, p);
-      desc = quoted(l, p, false);
+      desc = quoted(l, p, false, end_);
       if (p < l.size()) {
         if (t != kSw || l.substr(p, 5) != " lid ") throw Decline{};
         p += 5;
@@ -264,7 +323,7 @@ class FastParser {
     seen_[port / 64] |= 1ull << (port % 64);
     if (p >= l.size() || !blank(l[p])) throw Decline{};
     skip_blanks(l, p);
-    std::string_view remote = quoted(l, p, true);
+    std::string_view remote = quoted(l, p, true, end_);
     if (p >= l.size() || l[p] != '[') throw Decline{};
     ++p;
     const uint64_t rp = dec(l, p);
@@ -396,6 +455,7 @@ class FastParser {
   std::vector<Port*> ports_of_;  // by node index: the Node's port array
   uint64_t seen_[4] = {};  // port lines seen in this record (ports 1..254)
   const char* text_ = nullptr;
+  const char* end_ = nullptr;  // text_ + its size
   int node_ = -1, nports_ = 0, count_ = 0;
   TypeIdx type_ = kCa;
   bool in_record_ = false;

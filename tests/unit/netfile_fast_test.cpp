@@ -419,3 +419,65 @@ TEST(NetFast, ReadNetFileNewReadPathMatchesTheOldOne) {
   }
   std::filesystem::remove_all(dir);
 }
+
+// The line scanner and the quoted-string reader look at 16 bytes at a time (SSE2), also past a
+// line's end: a byte that is not printable ASCII, a tab or '\n' declines wherever it sits (in
+// the first or last 16 bytes of the text, right before or after a line end); an id whose closing
+// quote is missing declines even when a later line has a '"' within 16 bytes; '#'/'@' in an id
+// declines before and after its 16th byte; and every such text gives the full parser's verdict.
+TEST(NetFast, SixteenByteScansAtEveryOffset) {
+  // comment lines and a description: there only the scanner sees a bad byte
+  const std::string good = "# a comment line, long enough for two blocks\n#\n# x\nSwitch\t3 \"S1\" # \"the spine switch\"\n[1]\t\"H1\"[1]\n[2]\t\"a_long_host_name_over_16\"[1]\n\nHca\t1 \"H1\"\n"
+                           "[1]\t\"S1\"[1]\n\nHca\t1 \"a_long_host_name_over_16\"\n[1]\t\"S1\"[2]\n";
+  ASSERT_TRUE(check(good, "good.net"));
+  int tried = 0;
+  for (const char bad : {'\0', '\x01', '\v', '\r', '\x1f', '\x7f', '\x80', '\xff'})
+    for (size_t at = 0; at <= good.size(); at++) {
+      for (const bool replace : {false, true}) {
+        std::string t = good;
+        if (replace && at < t.size()) t[at] = bad;
+        else t.insert(at, 1, bad);
+        EXPECT_FALSE(fast_parse_net(t).has_value()) << "byte " << int(static_cast<unsigned char>(bad)) << " at " << at;
+        check(t, "bad_byte.net");
+        ++tried;
+      }
+    }
+  EXPECT_GT(tried, 1000);
+  // drop each quote in turn: the fast reader declines (a '"' later in the text is not the close)
+  for (size_t at = 0; at < good.size(); at++) {
+    if (good[at] != '"') continue;
+    std::string t = good;
+    t.erase(at, 1);
+    EXPECT_FALSE(fast_parse_net(t).has_value()) << "quote at " << at;
+    check(t, "quote.net");
+  }
+  // '#' or '@' at each position of an id (short, and long past 16 bytes), the id changed
+  // everywhere it appears (so the links still resolve)
+  int reserved = 0;
+  for (const std::string id : {"S1", "H1", "a_long_host_name_over_16"})
+    for (const char c : {'#', '@'})
+      for (size_t i = 0; i < id.size(); i++) {
+        std::string changed = id;
+        changed[i] = c;
+        std::string t = good;
+        for (size_t at = t.find('"' + id + '"'); at != std::string::npos; at = t.find('"' + id + '"', at + 1))
+          t.replace(at + 1, id.size(), changed);
+        EXPECT_FALSE(fast_parse_net(t).has_value()) << changed;
+        check(t, "reserved.net");
+        EXPECT_FALSE(full(t, "reserved.net").has_value()) << changed;  // "reserved by ibsim", "port aliases"
+        ++reserved;
+      }
+  EXPECT_EQ(reserved, 2 * (2 + 2 + 24));
+  // the same text padded so that its end falls at every offset of a 16-byte block
+  for (int pad = 0; pad < 40; pad++) {
+    const std::string t = std::string(static_cast<size_t>(pad), '\n') + good;
+    EXPECT_TRUE(check(t, "padded.net")) << pad;
+    const std::string u = good + std::string(static_cast<size_t>(pad), '\n');
+    EXPECT_TRUE(check(u, "padded_end.net")) << pad;
+    if (pad > 0) {
+      std::string v = u;
+      v[v.size() - 1 - static_cast<size_t>(pad / 2)] = '\x01';
+      EXPECT_FALSE(fast_parse_net(v).has_value()) << pad;
+    }
+  }
+}
