@@ -49,7 +49,8 @@ int Fabric::add_node(NodeType type, std::string id, int num_ports, uint64_t guid
 void Fabric::reserve(size_t n) {
   nodes_.reserve(n);
   id_keys_.reserve(n);
-  grow_ids(n);
+  // not the id table: it grows with the ids, at most half full, so a generous estimate of n does
+  // not make it (and every lookup's cache misses) larger than the ids need
 }
 
 void Fabric::grow_ids(size_t n) {

@@ -73,8 +73,9 @@ class Fabric {
  public:
   // ---- construction (throws FabricError with node/port names on misuse) ----
   int add_node(NodeType type, std::string id, int num_ports, uint64_t guid = 0);
-  // Room for this many nodes (nodes and the id index), so a reader that counted its records
-  // first adds them without reallocating. Changes nothing else.
+  // Room for this many nodes (the node array and the ids' keys), so a reader that counted or
+  // estimated its records adds them without moving the nodes. The id hash table still grows
+  // with the ids (kept small for lookups). Changes nothing else.
   void reserve(size_t nodes);
   // Links port pa of node a with port pb of node b (both directions). Throws if either port is
   // out of range or already linked to a different peer. Linking the same pair twice is a no-op.
