@@ -90,7 +90,7 @@ void skip_blanks(std::string_view s, size_t& pos) {
   size_t close = pos + 1;
   bool bad = false, found = false;
 #if defined(__SSE2__)
-  if (d + close + 16 <= end) {
+  if (static_cast<size_t>(end - (d + close)) >= 16) {  // d + close <= end: close <= s.size()
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + close));
     const unsigned q = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))));
     if (q) {
