@@ -49,7 +49,8 @@ int Fabric::add_node(NodeType type, std::string id, int num_ports, uint64_t guid
 void Fabric::reserve(size_t n) {
   nodes_.reserve(n);
   id_keys_.reserve(n);
-  grow_ids(n);
+  // not the id table: it grows with the ids, at most half full, so a generous estimate of n does
+  // not make it (and every lookup's cache misses) larger than the ids need
 }
 
 void Fabric::grow_ids(size_t n) {
@@ -301,8 +302,14 @@ void Fabric::reindex_lids() {
       max_lid_ = std::max<Lid>(max_lid_, e.last_lid());
     }
   }
-  std::sort(lid_ports_.begin(), lid_ports_.end(),
-            [](const EndPort& a, const EndPort& b) { return a.base_lid < b.base_lid; });
+  // already in LID order (LIDs given in node order, as assign_lids and .net files do): no sort
+  // (strictly increasing only: equal LIDs keep the order std::sort gives them)
+  bool strictly_sorted = true;
+  for (size_t k = 1; k < lid_ports_.size() && strictly_sorted; k++)
+    strictly_sorted = lid_ports_[k - 1].base_lid < lid_ports_[k].base_lid;
+  if (!strictly_sorted)
+    std::sort(lid_ports_.begin(), lid_ports_.end(),
+              [](const EndPort& a, const EndPort& b) { return a.base_lid < b.base_lid; });
   lid_owner_.assign(static_cast<size_t>(max_lid_) + 1, -1);
   for (size_t k = 0; k < lid_ports_.size(); k++)
     for (uint32_t l = lid_ports_[k].base_lid; l <= lid_ports_[k].last_lid(); l++)

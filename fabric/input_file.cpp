@@ -1,7 +1,10 @@
 #include "ftroute/input_file.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -138,6 +141,52 @@ std::string read_input_file(const std::string& path, const InputLimits& lim) {
   if (in.bad()) throw ParseError(path, 0, "read error");
   if (text.empty() && !lim.allow_empty) throw ParseError(path, 0, "empty file");
   return text;
+}
+
+InputText read_input_text(const std::string& path, const InputLimits& lim) {
+  InputText t;
+  last_file() = path;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw ParseError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode) || !lim.caller_checks_text) {
+    t.str_ = read_input_file(path, lim);  // its own stat: the same checks, in the same order
+    return t;
+  }
+  // read_input_file's checks for a regular file, in its order
+  if (static_cast<uint64_t>(st.st_size) > lim.max_bytes)
+    throw ParseError(path, 0, "file too large: " + std::to_string(st.st_size) + " bytes, limit " +
+                                  std::to_string(lim.max_bytes) + " (env FTROUTE_MAX_INPUT_BYTES)");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw ParseError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  // +1: see EOF in the first read; a file that grew since stat is read on (within max_bytes)
+  size_t cap = static_cast<size_t>(st.st_size) + 1, size = 0;
+  t.buf_.reset(new char[cap]);  // default-initialised: no zero fill
+  for (;;) {
+    if (size == cap) {
+      const size_t ncap = cap + std::max<size_t>(cap / 2, 1 << 20);
+      std::unique_ptr<char[]> nb(new char[ncap]);
+      std::memcpy(nb.get(), t.buf_.get(), size);
+      t.buf_ = std::move(nb);
+      cap = ncap;
+    }
+    const ssize_t got = ::read(fd, t.buf_.get() + size, cap - size);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw ParseError(path, 0, "read error");
+    }
+    if (got == 0) break;
+    size += static_cast<size_t>(got);
+    if (size > lim.max_bytes)
+      throw ParseError(path, 0, "file too large: more than " + std::to_string(lim.max_bytes) +
+                                    " bytes (env FTROUTE_MAX_INPUT_BYTES)");
+  }
+  if (size == 0 && !lim.allow_empty) throw ParseError(path, 0, "empty file");
+  t.size_ = size;
+  return t;
 }
 
 bool has_control_chars(std::string_view s) {

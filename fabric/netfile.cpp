@@ -625,8 +625,8 @@ Fabric read_net_file(const std::string& path) { return read_net_file(path, NetRe
 Fabric read_net_file(const std::string& path, const NetReadOptions& opt) {
   InputLimits lim = net_input_limits();
   lim.caller_checks_text = true;  // parse_net: the fast reader takes only clean text, the full parser checks it
-  std::string text = read_input_file(path, lim);
-  return parse_net(text, path, opt);
+  const InputText text = read_input_text(path, lim);  // a regular file: read(2) into an uninitialised buffer
+  return parse_net(text.view(), path, opt);
 }
 
 // ------------------------------------------------------------------------------------------

@@ -26,6 +26,10 @@
 #include <unordered_map>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "ftroute/error.hpp"
 #include "ftroute/netfile.hpp"
 #include "netfile_common.hpp"
@@ -42,7 +46,7 @@ bool digit(char c) { return c >= '0' && c <= '9'; }
 bool alnum_(char c) { return digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '_'; }
 
 // Decimal number without a leading zero ("0" alone is fine), at most 9 digits.
-uint64_t dec(std::string_view s, size_t& pos) {
+[[gnu::always_inline]] inline uint64_t dec(std::string_view s, size_t& pos) {
   const size_t start = pos;
   uint64_t v = 0;
   while (pos < s.size() && digit(s[pos])) {
@@ -78,109 +82,41 @@ void skip_blanks(std::string_view s, size_t& pos) {
 }
 
 // "..." at pos: the content (no '"' inside by construction; '#' and '@' decline for ids).
-std::string_view quoted(std::string_view s, size_t& pos, bool id) {
+// `end` is the end of the whole text: up to 16 bytes before it are read at once (also past
+// the line end; a '"' found there is no closing quote, as before).
+[[gnu::always_inline]] inline std::string_view quoted(std::string_view s, size_t& pos, bool id, const char* end) {
   if (pos >= s.size() || s[pos] != '"') throw Decline{};
   const char* d = s.data();
   size_t close = pos + 1;
-  bool bad = false;
-  while (close < s.size() && d[close] != '"') {
-    bad |= d[close] == '#' || d[close] == '@';
-    ++close;
+  bool bad = false, found = false;
+#if defined(__SSE2__)
+  if (static_cast<size_t>(end - (d + close)) >= 16) {  // d + close <= end: close <= s.size()
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + close));
+    const unsigned q = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))));
+    if (q) {
+      const unsigned at = static_cast<unsigned>(_mm_movemask_epi8(
+          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('#')), _mm_cmpeq_epi8(v, _mm_set1_epi8('@')))));
+      bad = (at & ((q & (0u - q)) - 1)) != 0;  // a '#' or '@' before the first '"'
+      close += static_cast<size_t>(__builtin_ctz(q));
+      if (close >= s.size()) throw Decline{};
+      found = true;
+    }
   }
-  if (close == s.size()) throw Decline{};
+#else
+  (void)end;
+#endif
+  if (!found) {
+    while (close < s.size() && d[close] != '"') {
+      bad |= d[close] == '#' || d[close] == '@';
+      ++close;
+    }
+    if (close == s.size()) throw Decline{};
+  }
   std::string_view v = s.substr(pos + 1, close - pos - 1);
   if (id && (v.empty() || v.size() > kMaxIdLen || bad)) throw Decline{};
   pos = close + 1;
   return v;
 }
-
-// Node id -> node index for the port lines' remote ids (one lookup per port line). The probe
-// table holds (hash, node); the first 16 bytes of every id sit in a dense array in node order
-// (16 bytes a node: it stays in cache, where the Nodes' own strings are 100+ bytes apart), so
-// an id of up to 16 characters is matched without touching the Fabric or the text.
-class IdTable {
- public:
-  void reserve(size_t nodes) {
-    size_t want = 1024;
-    while (want < 2 * nodes + 2) want *= 2;
-    if (want > slots_.size()) rehash(want);
-    keys_.reserve(nodes);
-    full_.reserve(nodes);
-  }
-  // Returns false if the id is already there.
-  bool insert(std::string_view id, int node) {
-    if ((keys_.size() + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 1024 : slots_.size() * 2);
-    const Key k = key(id);
-    const uint32_t h = hash(k, id);
-    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
-      Slot& s = slots_[i];
-      if (s.node < 0) {
-        s = {h, node};
-        if (static_cast<size_t>(node) != keys_.size()) throw Decline{};  // nodes in order
-        keys_.push_back(k);
-        full_.push_back(id);
-        return true;
-      }
-      if (s.hash == h && same(static_cast<size_t>(s.node), k, id)) return false;
-    }
-  }
-  int find(std::string_view id) const {
-    const Key k = key(id);
-    const uint32_t h = hash(k, id);
-    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
-      const Slot& s = slots_[i];
-      if (s.node < 0) return -1;
-      if (s.hash == h && same(static_cast<size_t>(s.node), k, id)) return s.node;
-    }
-  }
-
- private:
-  struct Key {
-    uint64_t a = 0, b = 0;  // the first 16 bytes, zero padded
-    uint32_t len = 0;
-  };
-  struct Slot {
-    uint32_t hash = 0;
-    int32_t node = -1;
-  };
-  static Key key(std::string_view id) {
-    Key k;
-    char buf[16] = {};
-    std::memcpy(buf, id.data(), std::min<size_t>(id.size(), 16));
-    std::memcpy(&k.a, buf, 8);
-    std::memcpy(&k.b, buf + 8, 8);
-    k.len = static_cast<uint32_t>(id.size());
-    return k;
-  }
-  static uint32_t hash(const Key& k, std::string_view id) {
-    uint64_t h = (k.a * 0x9E3779B97F4A7C15ull) ^ (k.b + k.len) * 0xC2B2AE3D27D4EB4Full;
-    for (size_t i = 16; i < id.size(); i++) h = (h ^ static_cast<unsigned char>(id[i])) * 1099511628211ull;
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9ull;
-    return static_cast<uint32_t>(h ^ (h >> 32));
-  }
-  bool same(size_t node, const Key& k, std::string_view id) const {
-    const Key& o = keys_[node];
-    if (o.a != k.a || o.b != k.b || o.len != k.len) return false;
-    return k.len <= 16 || full_[node].substr(16) == id.substr(16);
-  }
-  void rehash(size_t n) {
-    slots_.assign(n, Slot{});
-    mask_ = n - 1;
-    for (size_t node = 0; node < keys_.size(); node++) {
-      const uint32_t h = hash(keys_[node], full_[node]);
-      for (size_t i = h & mask_;; i = (i + 1) & mask_)
-        if (slots_[i].node < 0) {
-          slots_[i] = {h, static_cast<int32_t>(node)};
-          break;
-        }
-    }
-  }
-  std::vector<Slot> slots_;
-  std::vector<Key> keys_;                // by node index
-  std::vector<std::string_view> full_;   // by node index, into the text
-  size_t mask_ = 0;
-};
 
 struct Decl {  // one port line, 12 bytes (a .net file has one per ~22 bytes)
   int32_t node;
@@ -212,12 +148,46 @@ class FastParser {
     const size_t n = text.size();
     if (n >= (1ull << 32)) throw Decline{};  // offsets are 32-bit (a 4 GB .net file: the full parser)
     text_ = text.data();
+    end_ = text.data() + n;
     decls_.reserve(n / 16);  // write_net port lines are ~20-30 bytes
+    // Nodes: a write_net fat tree has ~130 bytes of text per node (a CA record ~60, a switch
+    // ~25 a port). Room for one per 96 bytes, so most files add their nodes without moving the
+    // vector (a move copies every Node); untouched capacity costs no memory.
+    f_.reserve(n / 96 + 16);
     // lines
     while (pos < n) {
       // one pass: the line end, and only printable ASCII and tabs before it
       size_t nl = pos;
       const char* d = text.data();
+#if defined(__SSE2__)
+      // 16 bytes at a time: a mask of the bytes that are control characters but tabs, DEL or
+      // non-ASCII (negative as signed bytes, so below 0x20 too); the first one must be the '\n'
+      const __m128i k20 = _mm_set1_epi8(0x20), k7f = _mm_set1_epi8(0x7f), ktab = _mm_set1_epi8('\t');
+      for (;;) {
+        if (nl + 16 > n) {  // the last bytes of the text: one by one
+          while (nl < n) {
+            const auto u = static_cast<unsigned char>(d[nl]);
+            if ((u >= 0x20 && u < 0x7f) || u == '\t') {
+              ++nl;
+              continue;
+            }
+            if (u == '\n') break;
+            throw Decline{};
+          }
+          break;
+        }
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + nl));
+        const __m128i odd = _mm_andnot_si128(_mm_cmpeq_epi8(v, ktab), _mm_or_si128(_mm_cmplt_epi8(v, k20), _mm_cmpeq_epi8(v, k7f)));
+        const unsigned m = static_cast<unsigned>(_mm_movemask_epi8(odd));
+        if (m == 0) {
+          nl += 16;
+          continue;
+        }
+        nl += static_cast<size_t>(__builtin_ctz(m));
+        if (d[nl] != '\n') throw Decline{};
+        break;
+      }
+#else
       // 8 bytes at a time while none is a control character, DEL or non-ASCII (SWAR: a byte
       // below 0x20 or equal to 0x7f borrows into its top bit; non-ASCII has it set already)
       constexpr uint64_t k01 = 0x0101010101010101ull, k80 = 0x8080808080808080ull;
@@ -247,6 +217,7 @@ class FastParser {
         }
         if (!tab) break;
       }
+#endif
       if (nl - pos > kMaxLineLen) throw Decline{};
       std::string_view l = text.substr(pos, nl - pos);
       pos = nl + 1;
@@ -304,7 +275,7 @@ class FastParser {
     if (np < 1 || np > static_cast<uint64_t>(kMaxPorts)) throw Decline{};
     if (p >= l.size() || !blank(l[p])) throw Decline{};
     ++p;
-    std::string_view id = quoted(l, p, true);
+    std::string_view id = quoted(l, p, true, end_);
     std::string_view desc;
     bool has_lid = false;
     uint64_t lid = 0, lmc = 0;
@@ -313,7 +284,7 @@ class FastParser {
       if (p >= l.size() || l[p] != '#') throw Decline{};
       ++p;
       skip_blanks(l, p);
-      desc = quoted(l, p, false);
+      desc = quoted(l, p, false, end_);
       if (p < l.size()) {
         if (t != kSw || l.substr(p, 5) != " lid ") throw Decline{};
         p += 5;
@@ -326,7 +297,7 @@ class FastParser {
       }
     }
     const uint64_t guid = next_[t];
-    guids_.push_back(guid);  // duplicates: checked at the end
+    guids_[t].push_back(guid);  // duplicates: checked at the end
     const int node = f_.add_node(t == kSw ? NodeType::Switch : NodeType::Ca, std::string(id), static_cast<int>(np), guid);
     nports_of_.push_back(static_cast<int>(np));
     ports_of_.push_back(f_.node(node).ports.data());  // stays put when nodes_ grows (the vector moves)
@@ -352,13 +323,13 @@ class FastParser {
     seen_[port / 64] |= 1ull << (port % 64);
     if (p >= l.size() || !blank(l[p])) throw Decline{};
     skip_blanks(l, p);
-    std::string_view remote = quoted(l, p, true);
+    std::string_view remote = quoted(l, p, true, end_);
     if (p >= l.size() || l[p] != '[') throw Decline{};
     ++p;
     const uint64_t rp = dec(l, p);
     if (p >= l.size() || l[p] != ']' || rp < 1 || rp > static_cast<uint64_t>(kMaxPorts)) throw Decline{};
     ++p;
-    Port& pt = f_.node(node_).port(static_cast<int>(port));
+    Port& pt = ports_of_[static_cast<size_t>(node_)][port];  // port in 1..nports_ (checked above)
     for (;;) {
       if (p == l.size()) break;
       if (!blank(l[p])) throw Decline{};
@@ -393,9 +364,29 @@ class FastParser {
                       static_cast<uint8_t>(rp), static_cast<uint16_t>(remote.size())});
   }
 
+  // No node GUID twice. Each type's GUIDs usually come in increasing order (ibsim's counters
+  // step up) in ranges apart from the other types': then no sort is needed.
+  void check_guids_unique() {
+    uint64_t lo[3], hi[3];
+    bool easy = true;
+    for (int t = 0; t < 3; t++) {
+      const std::vector<uint64_t>& g = guids_[t];
+      for (size_t i = 1; i < g.size() && easy; i++) easy = g[i - 1] < g[i];
+      lo[t] = g.empty() ? 0 : g.front();
+      hi[t] = g.empty() ? 0 : g.back();
+    }
+    for (int a = 0; a < 3 && easy; a++)
+      for (int b = a + 1; b < 3 && easy; b++)
+        easy = guids_[a].empty() || guids_[b].empty() || hi[a] < lo[b] || hi[b] < lo[a];
+    if (easy) return;
+    std::vector<uint64_t> all;
+    for (const auto& g : guids_) all.insert(all.end(), g.begin(), g.end());
+    std::sort(all.begin(), all.end());
+    if (std::adjacent_find(all.begin(), all.end()) != all.end()) throw Decline{};
+  }
+
   void finish() {
-    std::sort(guids_.begin(), guids_.end());
-    if (std::adjacent_find(guids_.begin(), guids_.end()) != guids_.end()) throw Decline{};
+    check_guids_unique();
     // Links. A port is declared at most once (seen_), so a pair of declarations that do not
     // point back at each other leaves a port linked twice, which declines (as Fabric::connect
     // would refuse it); a pair that agrees is linked by the first and is a no-op for the second.
@@ -403,12 +394,12 @@ class FastParser {
     // Two passes: resolve every remote id, then link, prefetching the remote port a few
     // declarations ahead (the remote ports are the random accesses; own ports are in order).
     std::vector<int32_t> rnode(decls_.size());
+    f_.find_many(
+        decls_.size(), [&](size_t k) { return std::string_view(text_ + decls_[k].remote, decls_[k].remote_len); },
+        rnode.data());
     for (size_t k = 0; k < decls_.size(); k++) {
-      const Decl& d = decls_[k];
-      const std::optional<int> r = f_.find(std::string_view(text_ + d.remote, d.remote_len));
-      if (!r) throw Decline{};
-      if (d.rport > nports_of_[static_cast<size_t>(*r)]) throw Decline{};
-      rnode[k] = *r;
+      const int32_t r = rnode[k];
+      if (r < 0 || decls_[k].rport > nports_of_[static_cast<size_t>(r)]) throw Decline{};
     }
     constexpr size_t kAhead = 8;
     for (size_t k = 0; k < decls_.size(); k++) {
@@ -432,7 +423,8 @@ class FastParser {
       if (l.lmc > 7 || l.lid + (1ull << l.lmc) - 1 > kMaxUnicastLid) throw Decline{};
       order.push_back(&l);
     }
-    std::sort(order.begin(), order.end(), [](const LidDecl* a, const LidDecl* b) { return a->lid < b->lid; });
+    auto by_lid = [](const LidDecl* a, const LidDecl* b) { return a->lid < b->lid; };
+    if (!std::is_sorted(order.begin(), order.end(), by_lid)) std::sort(order.begin(), order.end(), by_lid);
     const LidDecl* widest = nullptr;
     for (const LidDecl* l : order) {
       if (widest && l->lid <= widest->lid + (1ull << widest->lmc) - 1) throw Decline{};
@@ -458,11 +450,12 @@ class FastParser {
   uint8_t def_speed_ = 0;
   std::vector<Decl> decls_;
   std::vector<LidDecl> lids_;
-  std::vector<uint64_t> guids_;
+  std::vector<uint64_t> guids_[3];  // node GUIDs by type, in node order
   std::vector<int> nports_of_;  // by node index
   std::vector<Port*> ports_of_;  // by node index: the Node's port array
   uint64_t seen_[4] = {};  // port lines seen in this record (ports 1..254)
   const char* text_ = nullptr;
+  const char* end_ = nullptr;  // text_ + its size
   int node_ = -1, nports_ = 0, count_ = 0;
   TypeIdx type_ = kCa;
   bool in_record_ = false;

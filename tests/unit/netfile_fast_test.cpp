@@ -6,13 +6,19 @@
 // either the fast reader declines or both readers accept the same Fabric.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ftroute/error.hpp"
+#include "ftroute/input_file.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/topology.hpp"
 
@@ -317,4 +323,161 @@ TEST(NetFast, ReadNetFileErrorsUnchanged) {
   { std::ofstream(path, std::ios::binary) << good; }
   EXPECT_EQ(strict_diff(read_net_file(path), *full(good, path)), "");
   std::filesystem::remove(path);
+}
+
+// read_net_file reads a regular file with read(2) into an uninitialised buffer
+// (read_input_text); everything else goes through read_input_file as before. Against the old
+// composition (read_input_file into a string, then parse_net) on the same path: the same Fabric
+// or the same error text, file:line, for good files, a file without a trailing newline, an
+// empty file, NUL bytes, a long line, CRLF, a directory, a missing file, a FIFO, a size limit.
+TEST(NetFast, ReadNetFileNewReadPathMatchesTheOldOne) {
+  const std::string dir = testing::TempDir() + "/netfast_readpath_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  auto old_read = [](const std::string& path, std::string* err) -> std::optional<Fabric> {
+    try {
+      InputLimits lim = net_input_limits();
+      lim.caller_checks_text = true;
+      const std::string text = read_input_file(path, lim);
+      return parse_net(text, path);
+    } catch (const Error& e) {
+      *err = e.what();
+      return std::nullopt;
+    }
+  };
+  auto new_read = [](const std::string& path, std::string* err) -> std::optional<Fabric> {
+    try {
+      return read_net_file(path);
+    } catch (const Error& e) {
+      *err = e.what();
+      return std::nullopt;
+    }
+  };
+  auto same = [&](const std::string& path, const std::string& want) {
+    std::string eo, en;
+    const std::optional<Fabric> o = old_read(path, &eo), n = new_read(path, &en);
+    EXPECT_EQ(o.has_value(), n.has_value()) << path << ": " << eo << " / " << en;
+    EXPECT_EQ(en, eo) << path;
+    if (o && n) {
+      EXPECT_EQ(strict_diff(*o, *n), "") << path;
+    }
+    if (!want.empty()) {
+      EXPECT_NE(en.find(want), std::string::npos) << path << ": " << en;
+    }
+    return n;
+  };
+  Fabric g = topo::fat_tree3(8);
+  g.assign_lids();
+  const std::string good = write_net(g);
+  std::string nul = good;
+  nul[good.size() / 2] = '\0';
+  struct Case {
+    std::string name, text, want;
+  };
+  const std::vector<Case> cases = {
+      {"good.net", good, ""},
+      {"no_newline.net", good.substr(0, good.size() - 1), ""},
+      {"kary.net", write_net(topo::kary_ntree(3, 3)), ""},
+      {"empty.net", "", "empty file"},
+      {"blank.net", "\n\n", ""},
+      {"nul.net", nul, "binary data (byte 0x00"},
+      {"long.net", good + std::string(5000, 'x') + "\n", "line longer than 4096 characters"},
+      {"crlf.net", "Switch 2 \"S\"\r\n[1] \"H\"[1]\r\n\r\nHca 1 \"H\"\r\n[1] \"S\"[1]\r\n", ""},
+      {"bad_line.net", good + "garbage\n", ":" + std::to_string(std::count(good.begin(), good.end(), '\n') + 1) + ":"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = dir + "/" + c.name;
+    { std::ofstream(path, std::ios::binary) << c.text; }
+    const std::optional<Fabric> f = same(path, c.want);
+    if (c.name == "good.net") {
+      ASSERT_TRUE(f.has_value());
+      EXPECT_EQ(strict_diff(*f, *full(good, path)), "");
+      EXPECT_EQ(fabric_diff(*f, g), "");
+    }
+  }
+  same(dir, "is a directory, not a file");
+  same(dir + "/missing.net", "cannot open file: No such file or directory");
+  {
+    setenv("FTROUTE_MAX_INPUT_BYTES", "1000", 1);
+    same(dir + "/good.net", "file too large: " + std::to_string(good.size()) + " bytes, limit 1000");
+    unsetenv("FTROUTE_MAX_INPUT_BYTES");
+  }
+  // a FIFO (not a regular file: read and scanned as before), once for each reader
+  const std::string fifo = dir + "/pipe.net";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& text : {good, nul}) {
+    std::string errs[2];
+    std::optional<Fabric> got[2];
+    for (int which = 0; which < 2; which++) {
+      std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << text; });
+      got[which] = which == 0 ? old_read(fifo, &errs[0]) : new_read(fifo, &errs[1]);
+      writer.join();
+    }
+    EXPECT_EQ(errs[1], errs[0]);
+    ASSERT_EQ(got[0].has_value(), got[1].has_value());
+    if (got[1]) EXPECT_EQ(fabric_diff(*got[1], g), "");
+    else EXPECT_NE(errs[1].find("binary data (byte 0x00"), std::string::npos) << errs[1];
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// The line scanner and the quoted-string reader look at 16 bytes at a time (SSE2), also past a
+// line's end: a byte that is not printable ASCII, a tab or '\n' declines wherever it sits (in
+// the first or last 16 bytes of the text, right before or after a line end); an id whose closing
+// quote is missing declines even when a later line has a '"' within 16 bytes; '#'/'@' in an id
+// declines before and after its 16th byte; and every such text gives the full parser's verdict.
+TEST(NetFast, SixteenByteScansAtEveryOffset) {
+  // comment lines and a description: there only the scanner sees a bad byte
+  const std::string good = "# a comment line, long enough for two blocks\n#\n# x\nSwitch\t3 \"S1\" # \"the spine switch\"\n[1]\t\"H1\"[1]\n[2]\t\"a_long_host_name_over_16\"[1]\n\nHca\t1 \"H1\"\n"
+                           "[1]\t\"S1\"[1]\n\nHca\t1 \"a_long_host_name_over_16\"\n[1]\t\"S1\"[2]\n";
+  ASSERT_TRUE(check(good, "good.net"));
+  int tried = 0;
+  for (const char bad : {'\0', '\x01', '\v', '\r', '\x1f', '\x7f', '\x80', '\xff'})
+    for (size_t at = 0; at <= good.size(); at++) {
+      for (const bool replace : {false, true}) {
+        std::string t = good;
+        if (replace && at < t.size()) t[at] = bad;
+        else t.insert(at, 1, bad);
+        EXPECT_FALSE(fast_parse_net(t).has_value()) << "byte " << int(static_cast<unsigned char>(bad)) << " at " << at;
+        check(t, "bad_byte.net");
+        ++tried;
+      }
+    }
+  EXPECT_GT(tried, 1000);
+  // drop each quote in turn: the fast reader declines (a '"' later in the text is not the close)
+  for (size_t at = 0; at < good.size(); at++) {
+    if (good[at] != '"') continue;
+    std::string t = good;
+    t.erase(at, 1);
+    EXPECT_FALSE(fast_parse_net(t).has_value()) << "quote at " << at;
+    check(t, "quote.net");
+  }
+  // '#' or '@' at each position of an id (short, and long past 16 bytes), the id changed
+  // everywhere it appears (so the links still resolve)
+  int reserved = 0;
+  for (const std::string id : {"S1", "H1", "a_long_host_name_over_16"})
+    for (const char c : {'#', '@'})
+      for (size_t i = 0; i < id.size(); i++) {
+        std::string changed = id;
+        changed[i] = c;
+        std::string t = good;
+        for (size_t at = t.find('"' + id + '"'); at != std::string::npos; at = t.find('"' + id + '"', at + 1))
+          t.replace(at + 1, id.size(), changed);
+        EXPECT_FALSE(fast_parse_net(t).has_value()) << changed;
+        check(t, "reserved.net");
+        EXPECT_FALSE(full(t, "reserved.net").has_value()) << changed;  // "reserved by ibsim", "port aliases"
+        ++reserved;
+      }
+  EXPECT_EQ(reserved, 2 * (2 + 2 + 24));
+  // the same text padded so that its end falls at every offset of a 16-byte block
+  for (int pad = 0; pad < 40; pad++) {
+    const std::string t = std::string(static_cast<size_t>(pad), '\n') + good;
+    EXPECT_TRUE(check(t, "padded.net")) << pad;
+    const std::string u = good + std::string(static_cast<size_t>(pad), '\n');
+    EXPECT_TRUE(check(u, "padded_end.net")) << pad;
+    if (pad > 0) {
+      std::string v = u;
+      v[v.size() - 1 - static_cast<size_t>(pad / 2)] = '\x01';
+      EXPECT_FALSE(fast_parse_net(v).has_value()) << pad;
+    }
+  }
 }

@@ -73,8 +73,9 @@ class Fabric {
  public:
   // ---- construction (throws FabricError with node/port names on misuse) ----
   int add_node(NodeType type, std::string id, int num_ports, uint64_t guid = 0);
-  // Room for this many nodes (nodes and the id index), so a reader that counted its records
-  // first adds them without reallocating. Changes nothing else.
+  // Room for this many nodes (the node array and the ids' keys), so a reader that counted or
+  // estimated its records adds them without moving the nodes. The id hash table still grows
+  // with the ids (kept small for lookups). Changes nothing else.
   void reserve(size_t nodes);
   // Links port pa of node a with port pb of node b (both directions). Throws if either port is
   // out of range or already linked to a different peer. Linking the same pair twice is a no-op.
@@ -99,6 +100,10 @@ class Fabric {
   Node& node(int i) { return nodes_.at(static_cast<size_t>(i)); }
   const std::vector<Node>& nodes() const { return nodes_; }
   std::optional<int> find(std::string_view id) const;          // by node id
+  // find() of n ids at once, id_at(k) giving the k-th: out[k] = its node index or -1. The table
+  // lookups of the next ids are prefetched while one is compared (readers resolving many ids).
+  template <class IdAt>
+  void find_many(size_t n, IdAt&& id_at, int32_t* out) const;
   std::optional<int> find_guid(uint64_t node_guid) const;       // by node GUID
   const std::vector<int>& switches() const { return switches_; } // node indices, in order added
   std::vector<int> cas() const;                                  // CA and router nodes
@@ -146,5 +151,32 @@ class Fabric {
   std::vector<EndPort> lid_ports_;
   Lid max_lid_ = 0;
 };
+
+template <class IdAt>
+void Fabric::find_many(size_t n, IdAt&& id_at, int32_t* out) const {
+  if (id_slots_.empty()) {
+    for (size_t k = 0; k < n; k++) out[k] = -1;
+    return;
+  }
+  // three stages, kLag ids apart: hash the id and prefetch its first slot; read that slot and
+  // prefetch the node's key; compare (find_id, its cache lines now at hand)
+  constexpr size_t kLag = 8, kRing = 4 * kLag;  // kRing > 2 * kLag: a key lives 2 * kLag steps
+  IdKey ring[kRing];
+  const size_t mask = id_slots_.size() - 1;
+  for (size_t k = 0; k < n + 2 * kLag; k++) {
+    if (k >= 2 * kLag) {
+      const size_t j = k - 2 * kLag;
+      out[j] = find_id(id_at(j), ring[j % kRing]);
+    }
+    if (k >= kLag && k - kLag < n) {
+      const int32_t s = id_slots_[ring[(k - kLag) % kRing].hash & mask];
+      if (s >= 0) __builtin_prefetch(&id_keys_[static_cast<size_t>(s)]);
+    }
+    if (k < n) {
+      ring[k % kRing] = id_key(id_at(k));
+      __builtin_prefetch(&id_slots_[ring[k % kRing].hash & mask]);
+    }
+  }
+}
 
 }  // namespace ftroute

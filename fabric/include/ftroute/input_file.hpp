@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,26 @@ InputLimits table_input_limits();  // LFT dumps, path-SL, SL2VL, subnet.lst: 16 
 // check_input_text; file:line of the first bad byte), an empty file. Stops reading at the
 // first violation, so /dev/zero and /dev/urandom fail at once.
 std::string read_input_file(const std::string& path, const InputLimits& lim);
+
+// The text read_input_text() returns: for a regular file read with caller_checks_text, an
+// uninitialised heap buffer the file is read into (no zero fill, no second copy); otherwise the
+// std::string of read_input_file().
+class InputText {
+ public:
+  std::string_view view() const { return buf_ ? std::string_view(buf_.get(), size_) : std::string_view(str_); }
+
+ private:
+  friend InputText read_input_text(const std::string& path, const InputLimits& lim);
+  std::unique_ptr<char[]> buf_;
+  size_t size_ = 0;
+  std::string str_;
+};
+
+// As read_input_file(), with the same checks, errors and order of checks (the file read on
+// past the size stat gave while it grows, within max_bytes; an empty file refused), but a
+// regular file read with lim.caller_checks_text goes with read(2) into an uninitialised buffer.
+// Used by read_net_file (docs/scale.md section 12).
+InputText read_input_text(const std::string& path, const InputLimits& lim);
 
 // Throws ParseError(file, line) if `text` holds binary data (a NUL byte or another control
 // character than tab, LF, CR, VT, FF; DEL) or a line longer than max_line. first_line is the
