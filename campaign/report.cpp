@@ -533,7 +533,13 @@ void write_reports(const std::vector<RunResult>& rows, const std::string& out_di
       if (!any) continue;
       write_atomic(out_dir + "/plots/" + file_safe(f) + "_" + m.name + ".svg", plot_svg(rows, f, m));
     }
-  write_atomic(out_dir + "/summary.txt", summary_table(rows));
+  // header: the settings the rows were simulated with (campaign.conf)
+  Settings st;
+  std::string head = read_campaign_settings(out_dir, &st)
+                         ? "# settings: " + settings_summary(st) + "\n"
+                         : "# settings: not recorded (no campaign.conf: a directory from before ftroute recorded them; "
+                           "shift-exchange in index order)\n";
+  write_atomic(out_dir + "/summary.txt", head + summary_table(rows));
 }
 
 std::vector<RunResult> run_campaign(const Config& cfg, const std::function<void(const Progress&)>& progress) {
@@ -547,8 +553,33 @@ std::vector<RunResult> run_campaign(const Config& cfg, const std::function<void(
     if (intact.count(f.name)) throw OptionError("campaign: fabric '" + f.name + "' given twice");
     intact.emplace(f.name, build_fabric(f));
   }
-  fs::create_directories(cfg.out_dir);
+  // The settings outside the run key (campaign.conf): a directory that already holds rows keeps
+  // its own; a different request is refused before anything is written.
   const std::string csv = cfg.out_dir + "/results.csv";
+  const Settings want = campaign_settings(cfg);
+  bool has_rows = false;
+  if (fs::exists(csv)) {
+    std::ifstream in(csv, std::ios::binary);
+    std::string line;
+    int lines = 0;
+    while (lines < 2 && std::getline(in, line))
+      if (!line.empty() && line != "\r") ++lines;
+    has_rows = lines >= 2;  // header + at least one run
+  }
+  if (has_rows) {
+    Settings rec;
+    const bool have = read_campaign_settings(cfg.out_dir, &rec);
+    SettingMismatch m;
+    if (compare_campaign_settings(have ? &rec : nullptr, want, &m))
+      throw OptionError(
+          cfg.out_dir + " holds results with " + m.key + " " + m.recorded +
+          (m.assumed ? " (no campaign.conf: a directory from before the setting was recorded)"
+                     : " (" + campaign_settings_path(cfg.out_dir) + ")") +
+          ", this run asks for " + m.key + " " + m.requested + " (" + setting_option(m.key) +
+          "): refusing to mix them; use the recorded setting or another --out directory");
+  }
+  fs::create_directories(cfg.out_dir);
+  if (!has_rows) write_atomic(campaign_settings_path(cfg.out_dir), campaign_settings_text(want));
   if (fs::exists(csv)) {
     // A run killed in the middle of appending leaves a last line without '\n': drop it (that run
     // is simply done again) instead of refusing to resume.

@@ -115,11 +115,37 @@ int run_merge_cmd(cli::Args& a) {
   if (pos.empty()) throw cli::UsageError("give the campaign directories (or results.csv files) to merge");
   cli::check_output_dir(out);
   std::vector<std::vector<campaign::RunResult>> parts = campaign::read_result_parts(pos);
+  // The parts must have run with the same settings (campaign.conf; a part without one is from
+  // before they were recorded: shift-exchange in index order, the rest unknown).
+  campaign::Settings ref;
+  std::string ref_from;
+  for (const auto& p : pos) {
+    campaign::Settings s;
+    if (campaign::read_campaign_settings(p, &s) && ref_from.empty()) ref = s, ref_from = p;
+  }
+  for (const auto& p : pos) {
+    campaign::Settings s;
+    const bool have = campaign::read_campaign_settings(p, &s);
+    if (p == ref_from) continue;
+    campaign::SettingMismatch m;
+    // compared both ways: a key missing on one side is not compared (shift_order: index)
+    bool differ = !ref_from.empty() && campaign::compare_campaign_settings(have ? &s : nullptr, ref, &m);
+    if (differ) {
+      std::swap(m.recorded, m.requested);
+    } else if (have && campaign::compare_campaign_settings(ref_from.empty() ? nullptr : &ref, s, &m)) {
+      differ = true;
+    }
+    if (differ)
+      throw Error("cannot merge " + (ref_from.empty() ? std::string("a directory without campaign.conf") : ref_from) +
+                  " (" + m.key + " " + m.recorded + ") with " + p + " (" + m.key + " " + m.requested + ", " +
+                  campaign::setting_option(m.key) + "): their results would mix");
+  }
   int dup = 0;
   auto rows = campaign::merge(parts, &dup);
   std::filesystem::create_directories(out);
   std::string text = campaign::csv_header() + "\n";
   for (const auto& r : rows) text += campaign::csv_row(r) + "\n";
+  if (!ref_from.empty()) cli::write_file_atomic(out + "/campaign.conf", campaign::campaign_settings_text(ref));
   cli::write_file_atomic(out + "/results.csv", text);
   campaign::write_reports(rows, out);
   std::fprintf(stderr, "%zu rows (%d duplicate keys dropped) -> %s/results.csv, plots, summary.txt\n", rows.size(), dup,
@@ -137,7 +163,9 @@ seeded random faults (never disconnecting the fabric unless --allow-disconnect),
 (unreachable pairs, loops, CDG cycle over (link, VL), VLs, edge forwarding index, hops), time the
 routing, and optionally simulate throughput with flitsim. One CSV row per run is appended to
 DIR/results.csv as soon as it finishes; runs already there are skipped (resume after Ctrl-C).
-DIR/plots/<fabric>_<metric>.svg and DIR/summary.txt are rewritten at the end.
+DIR/plots/<fabric>_<metric>.svg and DIR/summary.txt are rewritten at the end. DIR/campaign.conf
+records the settings outside the run key (--pattern, --shift-order, --sim-*, --allow-disconnect,
+--host-links); resuming or extending DIR with other values is refused (exit 1, nothing written).
 
   --fabric FILE          .net / opensm-subnet.lst fabric (repeatable; also as positional)
   --gen SPEC             generated fabric (repeatable), the fabric spec of `ftroute gen --help`:
@@ -168,7 +196,8 @@ DIR/plots/<fabric>_<metric>.svg and DIR/summary.txt are rewritten at the end.
   --sim-msg-packets N    shift-exchange: packets (16 flits) per message (default 1)
   --shift-order O        shift-exchange: order of the endpoints the shifts run over: index (default,
                          flitsim's node order = the generator's) | random (a permutation drawn from
-                         the run's seed; docs/REPRODUCTION.md, Dragonfly)
+                         the run's seed; docs/REPRODUCTION.md, Dragonfly); recorded in
+                         DIR/campaign.conf (a directory without it counts as index)
   --opensm-timeout S     seconds per OpenSM run (default 120)
   --ftsim PATH           scripts/ftsim.sh to use (default: $FTROUTE_FTSIM, else libexec/ftroute/ftsim.sh
                          next to the binary: <prefix>/libexec/ftroute or <build>/libexec/ftroute)
@@ -187,5 +216,6 @@ static ::ftroute::cli::Registrar ftroute_subcommand_campaign_merge("campaign-mer
 
 Concatenates the results of several campaign directories (e.g. the shards of a job array), drops
 duplicate keys (fabric, engine, link failures, switch failures, seed; the first one wins), and
-writes OUT/results.csv, OUT/plots/*.svg and OUT/summary.txt.)",
+writes OUT/results.csv, OUT/campaign.conf, OUT/plots/*.svg and OUT/summary.txt. Parts run with
+different settings (their campaign.conf: --shift-order, --pattern, ...) are refused.)",
                    run_merge_cmd);

@@ -1,5 +1,6 @@
 // ftroute campaign-table: the engine comparison of docs/ftree-misroute.md (issue 4) as a markdown
 // table, from one or more campaign directories (results.csv). The work is in campaign/compare.cpp.
+#include <algorithm>
 #include <cstdio>
 
 #include "cli.hpp"
@@ -25,9 +26,26 @@ int run_campaign_table(cli::Args& a) {
   std::vector<std::vector<campaign::RunResult>> parts = campaign::read_result_parts(pos);
   auto rows = campaign::merge(parts);
   if (rows.empty()) throw Error("no campaign results in the given files");
+  // Each input's recorded settings (campaign.conf), grouped: "settings: ... (DIR, DIR)".
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  nlohmann::json jset = nlohmann::json::array();
+  for (const auto& p : pos) {
+    campaign::Settings st;
+    const bool have = campaign::read_campaign_settings(p, &st);
+    std::string text = have ? campaign::settings_summary(st)
+                            : "not recorded (no campaign.conf: from before ftroute recorded its settings; "
+                              "shift-exchange in index order)";
+    nlohmann::json o = nlohmann::json::object();
+    for (const auto& [k, v] : st) o[k] = v;
+    jset.push_back({{"input", p}, {"recorded", have}, {"settings", o}});
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == text; });
+    if (it == groups.end()) groups.push_back({text, {p}});
+    else it->second.push_back(p);
+  }
   if (json) {
     nlohmann::json j = cli::json_doc("campaign-table");
     j["inputs"] = pos;
+    j["settings"] = jset;
     nlohmann::json jr = nlohmann::json::array();
     for (const auto& c : campaign::comparison_rows(rows, order))
       jr.push_back({{"fabric", c.fabric},
@@ -52,6 +70,14 @@ int run_campaign_table(cli::Args& a) {
     std::fputs(cli::dump_json(j).c_str(), stdout);
     return 0;
   }
+  for (const auto& [text, inputs] : groups) {
+    std::string names;
+    for (const auto& p : inputs) names += (names.empty() ? "" : ", ") + p;
+    std::printf("Campaign settings (%s): %s\n", names.c_str(), text.c_str());
+  }
+  if (groups.size() > 1)
+    std::printf("(the inputs ran with different settings: a fabric and engine found in more than one of them mixes those settings)\n");
+  std::printf("\n");
   if (regression)
     std::fputs(campaign::regression_table(rows, order, link_gbytes).c_str(), stdout);
   else

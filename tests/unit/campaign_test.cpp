@@ -216,6 +216,149 @@ TEST(Campaign, ShiftExchangeRandomOrderRunsToCompletion) {
   EXPECT_GT(std::abs(plain.sim_accepted - r.sim_accepted), 0.05);
 }
 
+// Every file under dir (relative path -> bytes), to show a refused run wrote nothing.
+std::map<std::string, std::string> dir_bytes(const std::string& dir) {
+  std::map<std::string, std::string> m;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    m[fs::relative(e.path(), dir).string()] = std::string((std::istreambuf_iterator<char>(in)), {});
+  }
+  return m;
+}
+
+// The settings outside the run key are recorded in DIR/campaign.conf (--shift-order among them),
+// and "-" where they do not apply to the pattern.
+TEST(Campaign, SettingsRecordShiftOrderAndRoundTrip) {
+  auto c = small_config("unused");
+  c.pattern = "shift-exchange";
+  c.shift_order_random = true;
+  auto s = campaign::campaign_settings(c);
+  std::map<std::string, std::string> m(s.begin(), s.end());
+  EXPECT_EQ(m["pattern"], "shift-exchange");
+  EXPECT_EQ(m["shift_order"], "random");
+  EXPECT_EQ(m["sim_msg_packets"], "1");
+  EXPECT_EQ(m["sim_load"], "-");  // not for shift-exchange
+  EXPECT_EQ(campaign::parse_campaign_settings(campaign::campaign_settings_text(s), "c.conf"), s);
+  c.pattern = "uniform";
+  m.clear();
+  for (const auto& [k, v] : campaign::campaign_settings(c)) m[k] = v;
+  EXPECT_EQ(m["shift_order"], "-");  // the order does not apply to uniform traffic
+  EXPECT_EQ(m["sim_load"], "0.9");
+  EXPECT_EQ(campaign::setting_option("shift_order"), "--shift-order");
+  // damaged files name file:line
+  try {
+    campaign::parse_campaign_settings("pattern uniform\nshift_order\n", "d/campaign.conf");
+    FAIL() << "line without a value accepted";
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("d/campaign.conf:2"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(campaign::parse_campaign_settings("colour blue\n", "x"), ParseError);
+  EXPECT_THROW(campaign::parse_campaign_settings("pattern a\npattern b\n", "x"), ParseError);
+}
+
+TEST(Campaign, SettingsCompareMissingShiftOrderMeansIndex) {
+  auto c = small_config("unused");
+  c.pattern = "shift-exchange";
+  auto index = campaign::campaign_settings(c);
+  c.shift_order_random = true;
+  auto random = campaign::campaign_settings(c);
+  campaign::SettingMismatch m;
+  EXPECT_FALSE(campaign::compare_campaign_settings(&index, index, &m));
+  ASSERT_TRUE(campaign::compare_campaign_settings(&index, random, &m));
+  EXPECT_EQ(m.key, "shift_order");
+  EXPECT_EQ(m.recorded, "index");
+  EXPECT_EQ(m.requested, "random");
+  EXPECT_FALSE(m.assumed);
+  // no record (old directory): index order assumed, the rest not compared
+  EXPECT_FALSE(campaign::compare_campaign_settings(nullptr, index, &m));
+  ASSERT_TRUE(campaign::compare_campaign_settings(nullptr, random, &m));
+  EXPECT_TRUE(m.assumed);
+  EXPECT_EQ(m.recorded, "index");
+  // a record without the key: the same
+  campaign::Settings old = {{"pattern", "shift-exchange"}};
+  ASSERT_TRUE(campaign::compare_campaign_settings(&old, random, &m));
+  EXPECT_EQ(m.key, "shift_order");
+  // another pattern is reported as the pattern, not as the order
+  c.pattern = "uniform";
+  ASSERT_TRUE(campaign::compare_campaign_settings(&index, campaign::campaign_settings(c), &m));
+  EXPECT_EQ(m.key, "pattern");
+}
+
+// A campaign records its settings; resuming it with the other --shift-order is refused before
+// anything is written (the directory stays byte-identical); with the same order it resumes.
+TEST(Campaign, ResumeWithOtherShiftOrderIsRefused) {
+  std::string d = tmpdir("shiftorder");
+  auto c = small_config(d);
+  c.engines = {"ft-minhop"};
+  c.link_failures = {"0"};
+  c.seeds = 1;
+  c.pattern = "shift-exchange";
+  ASSERT_EQ(campaign::run_campaign(c).size(), 1u);
+  campaign::Settings rec;
+  ASSERT_TRUE(campaign::read_campaign_settings(d, &rec));
+  EXPECT_EQ(rec, campaign::campaign_settings(c));
+  std::ifstream sum(d + "/summary.txt");
+  std::string head;
+  std::getline(sum, head);
+  EXPECT_NE(head.find("shift order index"), std::string::npos) << head;
+
+  const auto before = dir_bytes(d);
+  auto other = c;
+  other.shift_order_random = true;
+  other.seeds = 2;
+  try {
+    campaign::run_campaign(other);
+    FAIL() << "resume with another shift order accepted";
+  } catch (const OptionError& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find(d), std::string::npos) << w;
+    EXPECT_NE(w.find("shift_order index"), std::string::npos) << w;
+    EXPECT_NE(w.find("shift_order random"), std::string::npos) << w;
+    EXPECT_NE(w.find("--shift-order"), std::string::npos) << w;
+    EXPECT_EQ(w.find('\n'), std::string::npos) << w;
+  }
+  EXPECT_EQ(dir_bytes(d), before) << "a refused run changed the directory";
+  // the same order extends it
+  c.seeds = 2;
+  EXPECT_EQ(campaign::run_campaign(c).size(), 2u);
+  fs::remove_all(d);
+}
+
+// A directory written before the settings were recorded (no campaign.conf) resumes as index
+// order, is refused with random, and is not given a campaign.conf it never had.
+TEST(Campaign, OldDirectoryWithoutSettingsResumesAsIndex) {
+  std::string d = tmpdir("oldsettings");
+  auto c = small_config(d);
+  c.engines = {"ft-minhop"};
+  c.link_failures = {"0"};
+  c.seeds = 1;
+  c.pattern = "shift-exchange";
+  ASSERT_EQ(campaign::run_campaign(c).size(), 1u);
+  fs::remove(d + "/campaign.conf");
+  const auto before = dir_bytes(d);
+  auto rnd = c;
+  rnd.shift_order_random = true;
+  rnd.seeds = 2;
+  try {
+    campaign::run_campaign(rnd);
+    FAIL() << "old directory resumed with --shift-order random";
+  } catch (const OptionError& e) {
+    EXPECT_NE(std::string(e.what()).find("no campaign.conf"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(dir_bytes(d), before);
+  c.seeds = 2;
+  auto rows = campaign::run_campaign(c);
+  EXPECT_EQ(rows.size(), 2u);
+  for (const auto& r : rows) EXPECT_EQ(r.status, "ok") << r.message;
+  EXPECT_FALSE(fs::exists(d + "/campaign.conf"));
+  std::ifstream sum(d + "/summary.txt");
+  std::string head;
+  std::getline(sum, head);
+  EXPECT_NE(head.find("not recorded"), std::string::npos) << head;
+  fs::remove_all(d);
+}
+
 TEST(Campaign, SummaryShowsMedianAndWorstChangeVsFaultFree) {
   std::vector<campaign::RunResult> rows;
   auto add = [&](const std::string& lf, int seed, double thr) {

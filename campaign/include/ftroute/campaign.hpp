@@ -151,6 +151,41 @@ std::vector<std::vector<RunResult>> read_result_parts(const std::vector<std::str
 // Merges rows; later duplicates of a key are dropped (counted in *duplicates).
 std::vector<RunResult> merge(const std::vector<std::vector<RunResult>>& parts, int* duplicates = nullptr);
 
+// ---- recorded settings (DIR/campaign.conf) ----
+// The options that change a run's result but are not part of its key (fabric, engine, failures,
+// seed): a resumed or extended campaign in the same directory must use the same ones, or its new
+// rows would mix silently with the old. Keys in this order (the values of settings that do not
+// apply to the pattern are "-", so they never cause a mismatch):
+//   pattern           --pattern (none = no simulation)
+//   shift_order       --shift-order index|random (shift-exchange only)
+//   sim_msg_packets   --sim-msg-packets (shift-exchange only)
+//   sim_load          --sim-load (simulated patterns other than shift-exchange)
+//   sim_cycles        --sim-cycles (idem)
+//   allow_disconnect  --allow-disconnect (0/1)
+//   host_links        --host-links (0/1)
+// File format: "# comment" lines and "key value" lines (campaign_settings_text).
+using Settings = std::vector<std::pair<std::string, std::string>>;
+Settings campaign_settings(const Config& cfg);
+std::string campaign_settings_text(const Settings& s);
+// Throws ParseError "<file>:<line>: ..." on a bad line, an unknown or repeated key.
+Settings parse_campaign_settings(const std::string& text, const std::string& filename);
+// DIR/campaign.conf (or the campaign.conf beside a results.csv path); false if there is none
+// (a directory written before ftroute recorded its settings).
+bool read_campaign_settings(const std::string& dir_or_csv, Settings* out);
+std::string campaign_settings_path(const std::string& dir_or_csv);
+// The command-line option of a key ("--shift-order") and one line "pattern shift-exchange, shift
+// order index, ..." of the settings that apply (no "-" values).
+std::string setting_option(const std::string& key);
+std::string settings_summary(const Settings& s);
+struct SettingMismatch {
+  std::string key, recorded, requested;
+  bool assumed = false;  // recorded value is the default of a directory without that key
+};
+// First setting whose values differ. A key missing from `recorded` (or no record at all:
+// recorded == nullptr) is not compared, except shift_order, which then means "index" (campaigns
+// before --shift-order was recorded ran in index order unless told otherwise).
+bool compare_campaign_settings(const Settings* recorded, const Settings& requested, SettingMismatch* m);
+
 // ---- plots ----
 struct Metric {
   std::string name, label;

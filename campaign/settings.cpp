@@ -1,0 +1,134 @@
+// The campaign's recorded settings (DIR/campaign.conf): see ftroute/campaign.hpp.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "ftroute/campaign.hpp"
+#include "ftroute/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace ftroute::campaign {
+namespace {
+
+const char* const kKeys[] = {"pattern", "sim_msg_packets", "shift_order", "sim_load", "sim_cycles", "allow_disconnect", "host_links"};
+
+std::string g(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.10g", v);
+  return b;
+}
+
+const std::string* find(const Settings& s, const std::string& key) {
+  for (const auto& [k, v] : s)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+}  // namespace
+
+Settings campaign_settings(const Config& cfg) {
+  const bool sim = !cfg.pattern.empty();
+  const bool shiftx = cfg.pattern == "shift-exchange";
+  return {{"pattern", sim ? cfg.pattern : "none"},
+          {"shift_order", shiftx ? (cfg.shift_order_random ? "random" : "index") : "-"},
+          {"sim_msg_packets", shiftx ? std::to_string(cfg.sim_msg_packets) : "-"},
+          {"sim_load", sim && !shiftx ? g(cfg.sim_load) : "-"},
+          {"sim_cycles", sim && !shiftx ? std::to_string(cfg.sim_measure) : "-"},
+          {"allow_disconnect", cfg.keep_connected ? "0" : "1"},
+          {"host_links", cfg.host_links ? "1" : "0"}};
+}
+
+std::string campaign_settings_text(const Settings& s) {
+  std::string t =
+      "# ftroute campaign settings of this directory (docs/campaign.md); a resumed or extended campaign\n"
+      "# must use the same ones. \"-\" = does not apply to the pattern.\n";
+  for (const auto& [k, v] : s) t += k + " " + v + "\n";
+  return t;
+}
+
+Settings parse_campaign_settings(const std::string& text, const std::string& filename) {
+  Settings s;
+  std::istringstream in(text);
+  std::string line;
+  int ln = 0;
+  std::set<std::string> seen;
+  while (std::getline(in, line)) {
+    ++ln;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    std::string k, v, extra;
+    if (!(ls >> k >> v) || (ls >> extra)) throw ParseError(filename, ln, "expected 'key value', got '" + line + "'");
+    bool known = false;
+    for (const char* key : kKeys) known = known || k == key;
+    if (!known) throw ParseError(filename, ln, "unknown setting '" + k + "'");
+    if (!seen.insert(k).second) throw ParseError(filename, ln, "setting '" + k + "' given twice");
+    s.emplace_back(k, v);
+  }
+  return s;
+}
+
+std::string campaign_settings_path(const std::string& dir_or_csv) {
+  std::error_code ec;  // a directory (existing or not) unless the path names a file
+  if (!fs::is_regular_file(dir_or_csv, ec)) return (fs::path(dir_or_csv) / "campaign.conf").string();
+  fs::path parent = fs::path(dir_or_csv).parent_path();
+  return (parent.empty() ? fs::path("campaign.conf") : parent / "campaign.conf").string();
+}
+
+bool read_campaign_settings(const std::string& dir_or_csv, Settings* out) {
+  const std::string path = campaign_settings_path(dir_or_csv);
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot read");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  *out = parse_campaign_settings(ss.str(), path);
+  return true;
+}
+
+std::string setting_option(const std::string& key) {
+  std::string o = "--" + key;
+  for (char& c : o)
+    if (c == '_') c = '-';
+  return o;
+}
+
+std::string settings_summary(const Settings& s) {
+  std::string out;
+  for (const auto& [k, v] : s) {
+    if (v == "-") continue;
+    std::string name = k;
+    for (char& c : name)
+      if (c == '_') c = ' ';
+    out += (out.empty() ? "" : ", ") + name + " " + v;
+  }
+  return out;
+}
+
+bool compare_campaign_settings(const Settings* recorded, const Settings& requested, SettingMismatch* m) {
+  for (const auto& [k, v] : requested) {
+    const std::string* r = recorded ? find(*recorded, k) : nullptr;
+    std::string rv;
+    bool assumed = false;
+    if (r) {
+      rv = *r;
+    } else if (k == "shift_order" && v != "-") {
+      rv = "index";  // a directory from before the order was recorded
+      assumed = true;
+    } else {
+      continue;
+    }
+    // "-" on one side only: the pattern differs too, and that key comes first
+    if (rv != v) {
+      *m = {k, rv, v, assumed};
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace ftroute::campaign
