@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <unistd.h>
 
 #include "test_fabrics.hpp"
 #include "ftroute/flitsim.hpp"
@@ -20,8 +21,9 @@ using ftroute::test_fabrics::make_dumbbell;
 
 namespace {
 
+// one file per process: ctest runs every test case as its own process, in parallel under -j
 std::string tmpfile(const std::string& name, const std::string& content) {
-  std::string p = std::string(FTROUTE_BINARY_DIR) + "/flitsim_model_test_" + name;
+  std::string p = std::string(FTROUTE_BINARY_DIR) + "/flitsim_model_test_" + std::to_string(getpid()) + "_" + name;
   std::ofstream(p) << content;
   return p;
 }
