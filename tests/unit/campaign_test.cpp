@@ -285,15 +285,21 @@ TEST(Campaign, SettingsCompareMissingShiftOrderMeansIndex) {
   EXPECT_EQ(m.key, "pattern");
 }
 
-// A campaign records its settings; resuming it with the other --shift-order is refused before
-// anything is written (the directory stays byte-identical); with the same order it resumes.
-TEST(Campaign, ResumeWithOtherShiftOrderIsRefused) {
-  std::string d = tmpdir("shiftorder");
+// One ft-minhop run of the shift-exchange without failures, in a fresh directory.
+campaign::Config shift_exchange_config(const std::string& d) {
   auto c = small_config(d);
   c.engines = {"ft-minhop"};
   c.link_failures = {"0"};
   c.seeds = 1;
   c.pattern = "shift-exchange";
+  return c;
+}
+
+// A campaign records its settings; resuming it with the other --shift-order is refused before
+// anything is written (the directory stays byte-identical); with the same order it resumes.
+TEST(Campaign, ResumeWithOtherShiftOrderIsRefused) {
+  std::string d = tmpdir("shiftorder");
+  auto c = shift_exchange_config(d);
   ASSERT_EQ(campaign::run_campaign(c).size(), 1u);
   campaign::Settings rec;
   ASSERT_TRUE(campaign::read_campaign_settings(d, &rec));
@@ -329,11 +335,7 @@ TEST(Campaign, ResumeWithOtherShiftOrderIsRefused) {
 // order, is refused with random, and is not given a campaign.conf it never had.
 TEST(Campaign, OldDirectoryWithoutSettingsResumesAsIndex) {
   std::string d = tmpdir("oldsettings");
-  auto c = small_config(d);
-  c.engines = {"ft-minhop"};
-  c.link_failures = {"0"};
-  c.seeds = 1;
-  c.pattern = "shift-exchange";
+  auto c = shift_exchange_config(d);
   ASSERT_EQ(campaign::run_campaign(c).size(), 1u);
   fs::remove(d + "/campaign.conf");
   const auto before = dir_bytes(d);

@@ -18,6 +18,22 @@ using namespace ftroute;
 
 namespace {
 
+// Counts, examples, channels, edges and the cycle verdict (what every variant of the pass keeps).
+void expect_same_verdict(const CdgBuild& a, const CdgBuild& b) {
+  EXPECT_EQ(a.stats.pairs, b.stats.pairs);
+  EXPECT_EQ(a.stats.delivered, b.stats.delivered);
+  EXPECT_EQ(a.stats.dropped, b.stats.dropped);
+  EXPECT_EQ(a.stats.looping, b.stats.looping);
+  for (int k = 0; k < 6; k++) EXPECT_EQ(a.stats.per_kind[k], b.stats.per_kind[k]) << "kind " << k;
+  EXPECT_EQ(a.stats.unreachable_examples, b.stats.unreachable_examples);
+  EXPECT_EQ(a.stats.loop_examples, b.stats.loop_examples);
+  EXPECT_EQ(a.stats.vl_mask, b.stats.vl_mask);
+  EXPECT_EQ(a.stats.destinations, b.stats.destinations);
+  EXPECT_EQ(a.cdg.used_channels(), b.cdg.used_channels());
+  EXPECT_EQ(a.cdg.edges(), b.cdg.edges());
+  EXPECT_EQ(a.cdg.find_cycle().has_value(), b.cdg.find_cycle().has_value());
+}
+
 void expect_same(const Fabric& f, const Routing& r, const CdgBuildOptions& o0, const std::string& what) {
   CdgBuildOptions slow = o0;
   slow.force_per_source = true;
@@ -28,24 +44,13 @@ void expect_same(const Fabric& f, const Routing& r, const CdgBuildOptions& o0, c
   o.threads = threads;
   const CdgBuild a = build_cdg(f, r, o);
   SCOPED_TRACE(what + " threads=" + std::to_string(threads));
-  EXPECT_EQ(a.stats.pairs, b.stats.pairs);
-  EXPECT_EQ(a.stats.delivered, b.stats.delivered);
-  EXPECT_EQ(a.stats.dropped, b.stats.dropped);
-  EXPECT_EQ(a.stats.looping, b.stats.looping);
-  for (int k = 0; k < 6; k++) EXPECT_EQ(a.stats.per_kind[k], b.stats.per_kind[k]) << "kind " << k;
+  expect_same_verdict(a, b);
   auto ha = a.stats.hop_histogram, hb = b.stats.hop_histogram;
   while (!ha.empty() && ha.back() == 0) ha.pop_back();
   while (!hb.empty() && hb.back() == 0) hb.pop_back();
   EXPECT_EQ(ha, hb);
   EXPECT_EQ(a.stats.link_load, b.stats.link_load);
-  EXPECT_EQ(a.stats.unreachable_examples, b.stats.unreachable_examples);
-  EXPECT_EQ(a.stats.loop_examples, b.stats.loop_examples);
-  EXPECT_EQ(a.stats.vl_mask, b.stats.vl_mask);
   EXPECT_EQ(a.stats.sources, b.stats.sources);
-  EXPECT_EQ(a.stats.destinations, b.stats.destinations);
-  EXPECT_EQ(a.cdg.used_channels(), b.cdg.used_channels());
-  EXPECT_EQ(a.cdg.edges(), b.cdg.edges());
-  EXPECT_EQ(a.cdg.find_cycle().has_value(), b.cdg.find_cycle().has_value());
   // The lean pass (no hop histogram, no loads: what the engines' self-checks ask for; it serves
   // the destinations whose pairs all arrive when every switch is a source, run() the others):
   // everything else the same.
@@ -54,20 +59,9 @@ void expect_same(const Fabric& f, const Routing& r, const CdgBuildOptions& o0, c
   ol.collect_loads = false;
   const CdgBuild c = build_cdg(f, r, ol);
   SCOPED_TRACE("lean");
-  EXPECT_EQ(c.stats.pairs, b.stats.pairs);
-  EXPECT_EQ(c.stats.delivered, b.stats.delivered);
-  EXPECT_EQ(c.stats.dropped, b.stats.dropped);
-  EXPECT_EQ(c.stats.looping, b.stats.looping);
-  for (int k = 0; k < 6; k++) EXPECT_EQ(c.stats.per_kind[k], b.stats.per_kind[k]) << "kind " << k;
+  expect_same_verdict(c, b);
   EXPECT_TRUE(c.stats.hop_histogram.empty());
   EXPECT_TRUE(c.stats.link_load.empty());
-  EXPECT_EQ(c.stats.unreachable_examples, b.stats.unreachable_examples);
-  EXPECT_EQ(c.stats.loop_examples, b.stats.loop_examples);
-  EXPECT_EQ(c.stats.vl_mask, b.stats.vl_mask);
-  EXPECT_EQ(c.stats.destinations, b.stats.destinations);
-  EXPECT_EQ(c.cdg.used_channels(), b.cdg.used_channels());
-  EXPECT_EQ(c.cdg.edges(), b.cdg.edges());
-  EXPECT_EQ(c.cdg.find_cycle().has_value(), b.cdg.find_cycle().has_value());
   }
 }
 
