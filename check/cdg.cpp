@@ -74,7 +74,11 @@ void Cdg::add_dependencies(std::vector<uint32_t> off, std::vector<Id> adj) {
     adj_ = std::move(adj);
     return;
   }
-  for (size_t c = 0; c < n; c++)
+  append_csr(off, adj);
+}
+
+void Cdg::append_csr(const std::vector<uint32_t>& off, const std::vector<Id>& adj) const {
+  for (size_t c = 0; c + 1 < off.size(); c++)
     for (uint32_t k = off[c]; k < off[c + 1]; k++) edge_list_.push_back((static_cast<uint64_t>(c) << 32) | adj[k]);
 }
 
@@ -82,9 +86,7 @@ void Cdg::finalize() const {
   const size_t n = static_cast<size_t>(num_ids());
   if (edge_list_.empty() && off_.size() == n + 1) return;
   // The adjacency built so far joins the edges added since.
-  if (off_.size() == n + 1)
-    for (size_t c = 0; c < n; c++)
-      for (uint32_t k = off_[c]; k < off_[c + 1]; k++) edge_list_.push_back((static_cast<uint64_t>(c) << 32) | adj_[k]);
+  if (off_.size() == n + 1) append_csr(off_, adj_);
   // Counting sort by source channel into the CSR, then sort + dedupe each (short) successor
   // list: O(edges + channels), no sort of the whole edge list.
   off_.assign(n + 1, 0);
@@ -308,7 +310,6 @@ struct FastShared {
   std::vector<std::vector<std::pair<int, int>>> ca_at;  // (injection link, input port), one per link
   std::vector<uint32_t> link_entries;  // CA source entries per injection link
   uint64_t total_sources = 0;       // sum of ca_cnt and sw_src
-  bool all_sources = false;         // every switch is a source (ca_cnt or sw_src)
   bool lean = false;                // run_lean() applies (no hop histogram, no loads)
   std::vector<int> link_base, np_pos;  // by switch position: Cdg link id of port 0, ports
   // Port codes by switch position: ptab[pt_base[u] + p] for p = 0..np_pos[u]:
@@ -888,12 +889,12 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
         sh.sw_src[i] = 1;
       }
     }
-    sh.all_sources = true;
+    bool all_sources = true;  // every switch is a source
     for (size_t i = 0; i < NS; i++) {
       sh.total_sources += sh.ca_cnt[i] + sh.sw_src[i];
-      if (sh.ca_cnt[i] == 0 && !sh.sw_src[i]) sh.all_sources = false;
+      if (sh.ca_cnt[i] == 0 && !sh.sw_src[i]) all_sources = false;
     }
-    sh.lean = sh.all_sources && !opt.collect_loads && !opt.hop_histogram;
+    sh.lean = all_sources && !opt.collect_loads && !opt.hop_histogram;
     sh.camask.assign(NS * static_cast<size_t>(sh.W), 0);
     for (size_t i = 0; i < NS; i++)
       for (const auto& [inj, inport] : sh.ca_at[i])
@@ -1215,13 +1216,11 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
     for (size_t u = 0; u < sh.swl.size(); u++)
       for (int in = 1; in <= sh.np_pos[u]; in++) {
         const uint64_t* t = &tr[(sh.row_base[u] + static_cast<size_t>(in)) * W];
-        size_t pos = 0;
-        bool first = true;
+        if (std::all_of(t, t + W, [](uint64_t x) { return x == 0; })) continue;  // also: no link at (u, in)
+        size_t pos = off[arriving(u, in)];
         for (size_t k = 0; k < W; k++)
-          for (uint64_t m = t[k]; m; m &= m - 1) {
-            if (first) pos = off[arriving(u, in)], first = false;
+          for (uint64_t m = t[k]; m; m &= m - 1)
             adj[pos++] = static_cast<Cdg::Id>(sh.link_base[u] + static_cast<int>(k * 64) + __builtin_ctzll(m)) * kNumVlSlots;
-          }
       }
     cdg.add_dependencies(std::move(off), std::move(adj));
     for (size_t i = 0; i < sh.swl.size(); i++)

@@ -3,6 +3,7 @@
 // and the one port syntax ("NODE"[PORT], port_ref.hpp).
 #include <gtest/gtest.h>
 
+#include "test_fabrics.hpp"
 #include "ftroute/cluster_tree.hpp"
 #include "ftroute/fabric_spec.hpp"
 #include "ftroute/fip_topologies.hpp"
@@ -13,6 +14,8 @@
 
 using namespace ftroute;
 using namespace ftroute::topo;
+
+using ftroute::test_fabrics::switch_links;
 
 namespace {
 
@@ -265,15 +268,6 @@ std::string grid_error_of(const std::string& spec) {
   return "";
 }
 
-int switch_cables(const Fabric& f) {
-  int n = 0;
-  for (int s : f.switches())
-    for (int p = 1; p <= f.node(s).num_ports; p++) {
-      const Port& pt = f.node(s).port(p);
-      if (pt.connected() && f.node(pt.peer_node).is_switch()) n++;
-    }
-  return n / 2;
-}
 
 }  // namespace
 
@@ -300,7 +294,7 @@ TEST(FabricSpec, GridLinksCablesEveryNeighbourPairLTimes) {
   // the paper's 2-D torus (seed 003 Table III): 25 switches x 11 HCAs, 300 switch links, radix 35
   Fabric t = build_fabric_spec("torus:5x5,11,links=6");
   EXPECT_EQ(t.switches().size(), 25u);
-  EXPECT_EQ(switch_cables(t), 300);
+  EXPECT_EQ(switch_links(t), 300);
   EXPECT_EQ(t.node(*t.find("S0_0")).num_ports, 35);
   EXPECT_EQ(cables(t, "S0_0", "S1_0"), 6);
   EXPECT_EQ(cables(t, "S0_0", "S4_0"), 6);  // wrap-around
@@ -308,11 +302,11 @@ TEST(FabricSpec, GridLinksCablesEveryNeighbourPairLTimes) {
   EXPECT_EQ(cables(t, "S0_0", "S1_1"), 0);
   EXPECT_EQ(cables(t, "S0_0", "S2_0"), 0);
   Fabric t3 = build_fabric_spec("torus:3x3x3,10,links=4");  // 3-D: 27 x 10 HCAs, 324 links, radix 34
-  EXPECT_EQ(switch_cables(t3), 27 * 3 * 4);
+  EXPECT_EQ(switch_links(t3), 27 * 3 * 4);
   EXPECT_EQ(t3.node(*t3.find("S0_0_0")).num_ports, 34);
   EXPECT_EQ(cables(t3, "S1_1_1", "S1_1_2"), 4);
   Fabric m = build_fabric_spec("mesh:3x4,2,links=3");
-  EXPECT_EQ(switch_cables(m), 3 * (2 * 4 + 3 * 3));
+  EXPECT_EQ(switch_links(m), 3 * (2 * 4 + 3 * 3));
   EXPECT_EQ(cables(m, "S0_0", "S1_0"), 3);
   EXPECT_EQ(cables(m, "S0_0", "S2_0"), 0);  // no wrap-around in a mesh
   EXPECT_EQ(cables(m, "S1_2", "S1_3"), 3);

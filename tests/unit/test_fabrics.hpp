@@ -22,4 +22,15 @@ inline Fabric make_dumbbell(int c) {
   return f;
 }
 
+// Switch-to-switch cables (each link counted once).
+inline int switch_links(const Fabric& f) {
+  int n = 0;
+  for (int s : f.switches())
+    for (int p = 1; p <= f.node(s).num_ports; p++) {
+      const Port& x = f.node(s).port(p);
+      if (x.connected() && f.node(x.peer_node).is_switch()) n++;
+    }
+  return n / 2;
+}
+
 }  // namespace ftroute::test_fabrics

@@ -10,12 +10,15 @@
 #include <set>
 #include <sstream>
 
+#include "test_fabrics.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/topology.hpp"
 
 using namespace ftroute;
 using namespace ftroute::topo;
+
+using ftroute::test_fabrics::switch_links;
 
 namespace {
 
@@ -25,15 +28,6 @@ uint64_t ipow(uint64_t b, int e) {
   return r;
 }
 
-int sw_links(const Fabric& f) {
-  int n = 0;
-  for (int s : f.switches())
-    for (int p = 1; p <= f.node(s).num_ports; p++) {
-      const Port& x = f.node(s).port(p);
-      if (x.connected() && f.node(x.peer_node).is_switch()) n++;
-    }
-  return n / 2;
-}
 
 // stage and digit label of a k-ary n-tree switch "S<l>_<digits>" (k <= 10)
 std::pair<int, std::string> label(const std::string& id) {
@@ -58,7 +52,7 @@ TEST(Topology, KaryNtreeCounts) {
     EXPECT_EQ(f.switches().size(), n * ipow(k, n - 1));
     EXPECT_EQ(f.cas().size(), hosts);
     EXPECT_EQ(static_cast<uint64_t>(f.num_links()), hosts + (n - 1) * hosts);
-    EXPECT_EQ(static_cast<uint64_t>(sw_links(f)), (n - 1) * hosts);
+    EXPECT_EQ(static_cast<uint64_t>(switch_links(f)), (n - 1) * hosts);
     EXPECT_TRUE(f.connected());
     EXPECT_NO_THROW(f.validate());
     for (int s : f.switches()) EXPECT_EQ(f.node(s).num_ports, 2 * k);
@@ -66,7 +60,7 @@ TEST(Topology, KaryNtreeCounts) {
   // the 4-ary 3-tree of the fat-tree papers: 48 switches, 64 hosts, 128 switch links
   Fabric f = kary_ntree(4, 3);
   EXPECT_EQ(f.switches().size(), 48u);
-  EXPECT_EQ(sw_links(f), 128);
+  EXPECT_EQ(switch_links(f), 128);
   EXPECT_THROW(kary_ntree(1, 3), OptionError);
   EXPECT_THROW(kary_ntree(4, 0), OptionError);
 }
@@ -135,7 +129,7 @@ TEST(Topology, TwoLevelFatTree) {
   Fabric f = fat_tree648();
   EXPECT_EQ(f.switches().size(), 54u);
   EXPECT_EQ(f.cas().size(), 648u);
-  EXPECT_EQ(sw_links(f), 36 * 18);
+  EXPECT_EQ(switch_links(f), 36 * 18);
   for (int s : f.switches()) {  // every port of every 36-port switch is used
     EXPECT_EQ(f.node(s).num_ports, 36);
     for (int p = 1; p <= 36; p++) EXPECT_TRUE(f.node(s).port(p).connected()) << f.port_name(s, p);
@@ -164,20 +158,20 @@ TEST(Topology, MeshAndTorus) {
   Fabric m = grid({{4, 4}, false, 1, 0});
   EXPECT_EQ(m.switches().size(), 16u);
   EXPECT_EQ(m.cas().size(), 16u);
-  EXPECT_EQ(sw_links(m), 2 * 4 * 3);
+  EXPECT_EQ(switch_links(m), 2 * 4 * 3);
   Fabric t = grid({{4, 4}, true, 2, 0});
   EXPECT_EQ(t.cas().size(), 32u);
-  EXPECT_EQ(sw_links(t), 2 * 16);
+  EXPECT_EQ(switch_links(t), 2 * 16);
   for (int s : t.switches())
     for (int p = 1; p <= t.node(s).num_ports; p++) EXPECT_TRUE(t.node(s).port(p).connected());
   Fabric t3 = grid({{4, 4, 4}, true, 1, 0});
   EXPECT_EQ(t3.switches().size(), 64u);
-  EXPECT_EQ(sw_links(t3), 3 * 64);
+  EXPECT_EQ(switch_links(t3), 3 * 64);
   Fabric m3 = grid({{2, 3, 4}, false, 0, 10});
-  EXPECT_EQ(sw_links(m3), 1 * 3 * 4 + 2 * 2 * 4 + 3 * 2 * 3);  // (size_d - 1) * product of the others
+  EXPECT_EQ(switch_links(m3), 1 * 3 * 4 + 2 * 2 * 4 + 3 * 2 * 3);  // (size_d - 1) * product of the others
   EXPECT_EQ(m3.node(0).num_ports, 10);
   Fabric ring = grid({{8}, true, 1, 0});
-  EXPECT_EQ(sw_links(ring), 8);
+  EXPECT_EQ(switch_links(ring), 8);
   // +1 neighbour along dimension 0 on port hosts+1, arriving on its port hosts+2
   const Port& x = ring.node(*ring.find("S7")).port(2);
   EXPECT_EQ(ring.node(x.peer_node).id, "S0");
@@ -227,13 +221,13 @@ TEST(Topology, RandomLinksAreSwitchLinksUnlessAsked) {
   s.random_links = 40;
   s.seed = 5;
   inject_faults(f, s);
-  EXPECT_EQ(sw_links(f), 128 - 40);
+  EXPECT_EQ(switch_links(f), 128 - 40);
   EXPECT_EQ(f.num_links(), 192 - 40);  // every host link still there
   Fabric g = grid({{4, 4}, false, 4, 0});
   s.random_links = 60;
   s.host_links = true;
   inject_faults(g, s);
-  EXPECT_LT(g.num_links() - sw_links(g), 64);  // some host links went
+  EXPECT_LT(g.num_links() - switch_links(g), 64);  // some host links went
 }
 
 TEST(Topology, KeepConnectedIsHonoured) {
@@ -245,7 +239,7 @@ TEST(Topology, KeepConnectedIsHonoured) {
     s.keep_connected = true;
     inject_faults(f, s);
     EXPECT_TRUE(f.connected()) << "seed " << seed;
-    EXPECT_EQ(sw_links(f), 16);
+    EXPECT_EQ(switch_links(f), 16);
   }
   // without keep_connected the same faults disconnect the mesh for some seed
   bool some_disconnected = false;
@@ -264,7 +258,7 @@ TEST(Topology, KeepConnectedIsHonoured) {
   two.random_links = 2;
   two.keep_connected = true;
   EXPECT_THROW(inject_faults(ring, two), FabricError);
-  EXPECT_EQ(sw_links(ring), 8);  // untouched after the failure
+  EXPECT_EQ(switch_links(ring), 8);  // untouched after the failure
   // switch failures with keep_connected: spines only can go in a two-level tree
   Fabric ft = fat_tree2({4, 3, 2, 1, 0});
   FaultSpec sw;
@@ -283,7 +277,7 @@ TEST(Topology, NamedLinkRemoval) {
   FaultReport r = inject_faults(f, s);
   ASSERT_EQ(r.links.size(), 2u);
   EXPECT_EQ(r.links[0], "\"L0\"[19] - \"S0\"[1]");
-  EXPECT_EQ(sw_links(f), 36 * 18 - 2);
+  EXPECT_EQ(switch_links(f), 36 * 18 - 2);
   EXPECT_FALSE(f.node(*f.find("L4")).port(22).connected());  // S3[5] is leaf 4's 4th up-link
   for (const char* bad : {"\"L0\"[19]", "\"Q\"[1]", "\"L0\"[40]", "L0", "\"L0\"[x]"}) {
     Fabric g = f;
@@ -318,10 +312,10 @@ TEST(Topology, ShippedNetsAreUpToDate) {
     EXPECT_TRUE(files.count(need)) << need;
   // the faulty variants really are faulty
   Fabric f3 = read_net_file(dir + "4ary3tree_f3.net");
-  EXPECT_EQ(sw_links(f3), 125);
-  EXPECT_EQ(sw_links(read_net_file(dir + "ft648_f1.net")), 36 * 18 - 1);
-  EXPECT_EQ(sw_links(read_net_file(dir + "mesh4x4_f1.net")), 23);
-  EXPECT_EQ(sw_links(read_net_file(dir + "torus4x4_f1.net")), 31);
+  EXPECT_EQ(switch_links(f3), 125);
+  EXPECT_EQ(switch_links(read_net_file(dir + "ft648_f1.net")), 36 * 18 - 1);
+  EXPECT_EQ(switch_links(read_net_file(dir + "mesh4x4_f1.net")), 23);
+  EXPECT_EQ(switch_links(read_net_file(dir + "torus4x4_f1.net")), 31);
 }
 
 TEST(Topology, GeneratorGuidsAreIbsimDefaults) {

@@ -106,6 +106,9 @@ class Cdg {
   std::optional<std::vector<Id>> topological_order(int vl = -1, bool include_unused = false) const;
 
  private:
+  // Appends a CSR's edges to edge_list_ (to be merged by finalize()).
+  void append_csr(const std::vector<uint32_t>& off, const std::vector<Id>& adj) const;
+
   const Fabric* fabric_ = nullptr;
   std::vector<int> port_base_;   // node -> first link id
   std::vector<int> link_node_, link_port_;
