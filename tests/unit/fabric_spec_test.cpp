@@ -21,11 +21,13 @@ namespace {
 
 std::string net(const Fabric& f) { return write_net(f, {}); }
 
-// The SpecError text of `spec` ("" if it parses and builds).
+// The error text of `spec` ("" if it parses and builds): a SpecError from the parser, or with
+// E = OptionError also the generator's errors.
+template <class E = SpecError>
 std::string error_of(const std::string& spec) {
   try {
     build_fabric_spec(spec);
-  } catch (const SpecError& e) {
+  } catch (const E& e) {
     return e.what();
   }
   return "";
@@ -258,16 +260,6 @@ int cables(const Fabric& f, const std::string& a, const std::string& b) {
   return n;
 }
 
-// The error text of `spec`, from the parser (SpecError) or the generator (OptionError); "" if it builds.
-std::string grid_error_of(const std::string& spec) {
-  try {
-    build_fabric_spec(spec);
-  } catch (const OptionError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 
 }  // namespace
 
@@ -349,20 +341,20 @@ TEST(FabricSpec, GridLinksRingOfTwo) {
   EXPECT_EQ(cables(build_fabric_spec("mesh:2x3,1,links=3"), "S0_0", "S1_0"), 3);
   EXPECT_EQ(cables(build_fabric_spec("torus:2,1,links=2"), "S0", "S1"), 4);  // a 1-D 2-ring
   // a ring of 1 is refused as before
-  EXPECT_NE(grid_error_of("torus:1x4,links=2").find("size >= 2"), std::string::npos) << grid_error_of("torus:1x4,links=2");
+  EXPECT_NE(error_of<OptionError>("torus:1x4,links=2").find("size >= 2"), std::string::npos) << error_of<OptionError>("torus:1x4,links=2");
 }
 
 TEST(FabricSpec, GridLinksBadValues) {
-  EXPECT_EQ(grid_error_of("torus:5x5,11,links=0"), "links must be in 1..254 (got 0) in 'torus:5x5,11,links=0'");
-  EXPECT_EQ(grid_error_of("torus:5x5,11,links=-2"), "links must be in 1..254 (got -2) in 'torus:5x5,11,links=-2'");
-  EXPECT_EQ(grid_error_of("torus:5x5,11,links=x"), "bad number 'x' for links in 'torus:5x5,11,links=x'");
-  EXPECT_EQ(grid_error_of("mesh:4x4,links="), "no value for 'links' in 'mesh:4x4,links='");
-  EXPECT_EQ(grid_error_of("torus:5x5,11,links=6,links=2"), "'links' given twice in 'torus:5x5,11,links=6,links=2'");
+  EXPECT_EQ(error_of<OptionError>("torus:5x5,11,links=0"), "links must be in 1..254 (got 0) in 'torus:5x5,11,links=0'");
+  EXPECT_EQ(error_of<OptionError>("torus:5x5,11,links=-2"), "links must be in 1..254 (got -2) in 'torus:5x5,11,links=-2'");
+  EXPECT_EQ(error_of<OptionError>("torus:5x5,11,links=x"), "bad number 'x' for links in 'torus:5x5,11,links=x'");
+  EXPECT_EQ(error_of<OptionError>("mesh:4x4,links="), "no value for 'links' in 'mesh:4x4,links='");
+  EXPECT_EQ(error_of<OptionError>("torus:5x5,11,links=6,links=2"), "'links' given twice in 'torus:5x5,11,links=6,links=2'");
   // the port check: HOSTS + 2 x dims x links <= RADIX (given or the maximum)
-  EXPECT_NE(grid_error_of("torus:5x5,11,34,links=6").find("radix 34 too small (needs 35 = hosts + 2 x dimensions x links"),
+  EXPECT_NE(error_of<OptionError>("torus:5x5,11,34,links=6").find("radix 34 too small (needs 35 = hosts + 2 x dimensions x links"),
             std::string::npos)
-      << grid_error_of("torus:5x5,11,34,links=6");
-  EXPECT_EQ(grid_error_of("torus:5x5,11,35,links=6"), "");
-  EXPECT_NE(grid_error_of("torus:4x4x4,1,links=50").find("301 ports per switch needed"), std::string::npos)
-      << grid_error_of("torus:4x4x4,1,links=50");
+      << error_of<OptionError>("torus:5x5,11,34,links=6");
+  EXPECT_EQ(error_of<OptionError>("torus:5x5,11,35,links=6"), "");
+  EXPECT_NE(error_of<OptionError>("torus:4x4x4,1,links=50").find("301 ports per switch needed"), std::string::npos)
+      << error_of<OptionError>("torus:4x4x4,1,links=50");
 }
