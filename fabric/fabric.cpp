@@ -392,4 +392,26 @@ bool Fabric::connected() const {
   return count == nodes_.size();
 }
 
+bool is_internal_switch_port(const Fabric& f, int sw, int port) {
+  const Node& s = f.node(sw);
+  if (!s.is_switch() || port != s.num_ports) return false;
+  // ASIC radices 36 (SwitchX/Switch-IB), 40 (Quantum), 64 (Quantum-2), 144 (Quantum-3), + 1
+  return port == 37 || port == 41 || port == 65 || port == 145;
+}
+
+bool is_aggregation_node(const Fabric& f, int node) {
+  const Node& n = f.node(node);
+  if (n.type != NodeType::Ca) return false;
+  if (n.desc.find("Aggregation Node") != std::string::npos) return true;
+  int links = 0, sw = -1, sw_port = 0;
+  for (int p = 1; p <= n.num_ports; p++) {
+    const Port& pt = n.port(p);
+    if (!pt.connected()) continue;
+    links++;
+    sw = pt.peer_node;
+    sw_port = pt.peer_port;
+  }
+  return links == 1 && is_internal_switch_port(f, sw, sw_port);
+}
+
 }  // namespace ftroute

@@ -152,6 +152,16 @@ class Fabric {
   Lid max_lid_ = 0;
 };
 
+// Endpoints that are not compute nodes (issue 27). A SHARP aggregation node (AN) is a one-port
+// CA that a switch carries on its internal port: the port after its external ones (37 on a
+// 36-port SwitchIB, 41 on a 40-port Quantum, 65 on a 64-port Quantum-2), or a CA whose
+// NodeDescription says "Aggregation Node" (how ibnetdiscover shows it, whichever port). ANs are
+// routed like every LID, but they do not make their switch a leaf of a fat tree.
+bool is_aggregation_node(const Fabric& f, int node);
+// True when port `port` of switch `sw` is the internal port past the external ones of a
+// standard switch ASIC (its number is the switch's last and one of 37, 41, 65, 145).
+bool is_internal_switch_port(const Fabric& f, int sw, int port);
+
 template <class IdAt>
 void Fabric::find_many(size_t n, IdAt&& id_at, int32_t* out) const {
   if (id_slots_.empty()) {

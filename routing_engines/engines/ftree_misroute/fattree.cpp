@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "ftroute/error.hpp"
+#include "ftroute/input_file.hpp"
 
 namespace ftroute {
 
@@ -67,9 +68,15 @@ std::vector<uint64_t> read_guid_file(const std::string& path) {
   return out;
 }
 
-FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const RankHints& hints) {
+FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const RankHints& hints, FatTree* partial) {
   FatTree t;
-  auto fail = [&](const std::string& why) -> void { throw EngineError(engine, why); };
+  auto fail = [&](const std::string& why) -> void {
+    if (partial) {
+      *partial = t;
+      partial->shape = "not recognised: " + why;
+    }
+    throw EngineError(engine, why);
+  };
   t.sw_index.assign(static_cast<size_t>(f.size()), -1);
   // Switches in GUID (then id) order, so the routing does not depend on the order in which the
   // fabric was discovered: OpenSM's tables (plugin) and ibnetdiscover/.net files (offline) give
@@ -97,6 +104,8 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
           fail("port " + f.port_name(t.sw_node[static_cast<size_t>(s)], p) + " loops back to its own switch");
         adj[static_cast<size_t>(s)].push_back(
             {static_cast<uint8_t>(p), t.sw_index[static_cast<size_t>(pt.peer_node)], pt.peer_port});
+      } else if (is_aggregation_node(f, pt.peer_node)) {
+        t.num_aggregation_nodes++;  // routed like the switch's own LID, never makes a leaf
       } else {
         t.hosts_per_switch[static_cast<size_t>(s)]++;
         t.num_hosts++;
@@ -110,7 +119,7 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
     const Node& nd = f.node(t.sw_node[static_cast<size_t>(s)]);
     for (int p = 1; p <= nd.num_ports; p++) {
       const Port& pt = nd.port(p);
-      if (!pt.connected() || f.node(pt.peer_node).is_switch()) continue;
+      if (!pt.connected() || f.node(pt.peer_node).is_switch() || is_aggregation_node(f, pt.peer_node)) continue;
       const Node& ca = f.node(pt.peer_node);
       const uint64_t pg = ca.port(pt.peer_port).guid;
       const bool io = io_guids.count(ca.guid) || (pg && io_guids.count(pg));
@@ -170,7 +179,8 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
   // Dead ends: a switch without CAs whose links all go to one other switch (after taking the
   // dead ends off, repeatedly), e.g. a core left with one link, or an empty leaf with one. It
   // cannot be on a cycle and says nothing about the ranks of the others: it is left out of the
-  // BFS and ranked right above its neighbour.
+  // BFS and ranked right above its neighbour, or right below it when the neighbour has nothing
+  // else below it (an empty leaf hanging off a spine: its own traffic climbs, no U-turn needed).
   std::vector<int> tail_parent(static_cast<size_t>(S), -2);  // -2: not a dead end, -1: isolated
   std::vector<int> tails;                                    // in the order they were taken off
   if (!from_roots) {
@@ -224,12 +234,22 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
     const int maxd = *std::max_element(dist.begin(), dist.end());
     for (int s = 0; s < S; s++)
       t.rank[static_cast<size_t>(s)] = from_roots ? maxd - dist[static_cast<size_t>(s)] : dist[static_cast<size_t>(s)] - lowered[static_cast<size_t>(s)];
+    std::vector<char> placed(static_cast<size_t>(S), 0);
+    for (int s = 0; s < S; s++) placed[static_cast<size_t>(s)] = tail_parent[static_cast<size_t>(s)] == -2;
     for (auto it = tails.rbegin(); it != tails.rend(); ++it) {
       const int p = tail_parent[static_cast<size_t>(*it)];
       if (p < 0)
         fail("switch \"" + f.node(t.sw_node[static_cast<size_t>(*it)]).id +
              "\" is not connected to any CA-attached leaf switch (fabric disconnected)");
-      t.rank[static_cast<size_t>(*it)] = t.rank[static_cast<size_t>(p)] + 1;
+      const int rp = t.rank[static_cast<size_t>(p)];
+      // Right above its neighbour (a core left with one cable), unless the neighbour would then
+      // have nothing below it: the dead end is an empty leaf under it (a management leaf whose
+      // hosts are all down, cabled to one spine), whose traffic then climbs without a U-turn.
+      bool below_p = false;
+      for (const auto& e : adj[static_cast<size_t>(p)])
+        if (e.peer != *it && placed[static_cast<size_t>(e.peer)] && t.rank[static_cast<size_t>(e.peer)] < rp) below_p = true;
+      t.rank[static_cast<size_t>(*it)] = rp >= 1 && !below_p && t.hosts_per_switch[static_cast<size_t>(p)] == 0 ? rp - 1 : rp + 1;
+      placed[static_cast<size_t>(*it)] = 1;
     }
     t.height = *std::max_element(t.rank.begin(), t.rank.end());
     t.by_rank.assign(static_cast<size_t>(t.height + 1), {});
@@ -283,6 +303,28 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
       int r = t.rank[static_cast<size_t>(s)];
       if (r == 0) continue;
       std::map<int, const FatTreeLink*> child_of_block;
+      // A switch that joins two or more sub-trees is a top of them (a core of a generalised fat
+      // tree, XGFT/PGFT): it may reach each through several of its switches, as the cores of
+      // production 3-level trees do (each cabled to every second spine of every pod). Only a
+      // switch inside one sub-tree must reach it through one child (R4).
+      {
+        std::vector<std::pair<int, int>> bl;  // (sub-tree, child); dead ends say nothing about the shape
+        for (const auto& e : t.down[static_cast<size_t>(s)])
+          if (tail_parent[static_cast<size_t>(e.peer)] == -2)
+            bl.push_back({t.block[static_cast<size_t>(r - 1)][static_cast<size_t>(e.peer)], e.peer});
+        std::sort(bl.begin(), bl.end());
+        bl.erase(std::unique(bl.begin(), bl.end()), bl.end());
+        int subtrees = 0;
+        bool several = false;
+        for (size_t i = 0; i < bl.size(); i++) {
+          if (i == 0 || bl[i].first != bl[i - 1].first) subtrees++;
+          else several = true;
+        }
+        if (subtrees >= 2) {
+          t.multi_child = t.multi_child || several;
+          continue;
+        }
+      }
       for (const auto& e : t.down[static_cast<size_t>(s)]) {
         int b = t.block[static_cast<size_t>(r - 1)][static_cast<size_t>(e.peer)];
         auto [it, fresh] = child_of_block.emplace(b, &e);
@@ -377,9 +419,88 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
     else
       t.shape = std::to_string(n) + "-level fat tree";
     t.shape += " (" + counts + " switches per rank from the leaves up, " + std::to_string(t.num_hosts) +
-               " CA ports, " + std::to_string(t.missing_links) + " missing switch links)";
+               " CA ports" +
+               (t.num_aggregation_nodes ? ", " + std::to_string(t.num_aggregation_nodes) + " aggregation nodes" : std::string()) +
+               ", " + std::to_string(t.missing_links) + " missing switch links)";
   }
   return t;
+}
+
+std::string explain_fat_tree(const Fabric& f, const FatTree& t, int max_names) {
+  auto name = [&](int s) {
+    const Node& nd = f.node(t.sw_node[static_cast<size_t>(s)]);
+    return "\"" + escape_name(nd.desc) + "\"" + (nd.desc != nd.id ? " (" + escape_name(nd.id) + ")" : std::string());
+  };
+  std::string o;
+  o += "shape: " + t.shape + "\n";
+  const int S = t.num_switches();
+  if (t.rank.size() != static_cast<size_t>(S)) {
+    o += "ranks: not assigned (the rule above failed before the switches were ranked)\n";
+    return o;
+  }
+  int hmax = 0;
+  for (int s = 0; s < S; s++) hmax = std::max(hmax, t.rank[static_cast<size_t>(s)]);
+  std::vector<std::vector<int>> by_rank(static_cast<size_t>(hmax + 1));
+  for (int s = 0; s < S; s++)
+    if (t.rank[static_cast<size_t>(s)] >= 0) by_rank[static_cast<size_t>(t.rank[static_cast<size_t>(s)])].push_back(s);
+  const bool have_hosts = t.hosts_per_switch.size() == static_cast<size_t>(S);
+  const bool have_links = t.up.size() == static_cast<size_t>(S) && t.down.size() == static_cast<size_t>(S);
+  for (int r = 0; r <= hmax; r++) {
+    const auto& v = by_rank[static_cast<size_t>(r)];
+    long hosted = 0, hosts = 0;
+    for (int s : v)
+      if (have_hosts && t.hosts_per_switch[static_cast<size_t>(s)] > 0) hosted++, hosts += t.hosts_per_switch[static_cast<size_t>(s)];
+    o += "rank " + std::to_string(r) + (r == 0 ? " (leaves)" : r == hmax ? " (top)" : "") + ": " +
+         std::to_string(v.size()) + " switches, " + std::to_string(hosted) + " with CA ports (" + std::to_string(hosts) +
+         " CA ports)";
+    if (t.num_blocks.size() > static_cast<size_t>(r) && r >= 1)
+      o += ", " + std::to_string(t.num_blocks[static_cast<size_t>(r)]) + " sub-tree" +
+           (t.num_blocks[static_cast<size_t>(r)] == 1 ? "" : "s") + " up to this rank";
+    if (have_links && !v.empty()) {
+      size_t lo_up = SIZE_MAX, hi_up = 0, lo_dn = SIZE_MAX, hi_dn = 0;
+      for (int s : v) {
+        lo_up = std::min(lo_up, t.up[static_cast<size_t>(s)].size());
+        hi_up = std::max(hi_up, t.up[static_cast<size_t>(s)].size());
+        lo_dn = std::min(lo_dn, t.down[static_cast<size_t>(s)].size());
+        hi_dn = std::max(hi_dn, t.down[static_cast<size_t>(s)].size());
+      }
+      auto range = [](size_t a, size_t b) { return a == b ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b); };
+      o += "; cables up " + range(lo_up, hi_up) + ", down " + range(lo_dn, hi_dn);
+    }
+    o += "\n  e.g.";
+    for (int i = 0; i < static_cast<int>(v.size()) && i < max_names; i++) o += " " + name(v[static_cast<size_t>(i)]);
+    if (static_cast<int>(v.size()) > max_names) o += " ...";
+    o += "\n";
+  }
+  if (have_hosts) {
+    std::string upper;
+    int n = 0;
+    for (int s = 0; s < S; s++)
+      if (t.rank[static_cast<size_t>(s)] > 0 && t.hosts_per_switch[static_cast<size_t>(s)] > 0) {
+        if (n++ < max_names)
+          upper += "\n  " + name(s) + " (rank " + std::to_string(t.rank[static_cast<size_t>(s)]) + "): " +
+                   std::to_string(t.hosts_per_switch[static_cast<size_t>(s)]) + " CA ports";
+      }
+    o += "upper-level hosts (storage, management): " + std::to_string(n) + " switches" + upper + (n > max_names ? "\n  ..." : "") + "\n";
+  }
+  o += "aggregation nodes (SHARP, routed like their switch's LID, no leaf): " + std::to_string(t.num_aggregation_nodes) + "\n";
+  o += std::string("cores reaching a sub-tree through several switches (generalised fat tree): ") +
+       (t.multi_child ? "yes" : "no") + "\n";
+  if (have_links) {
+    std::string miss;
+    int n = 0;
+    for (int r = 0; r < hmax; r++) {
+      size_t widest = 0;
+      for (int s : by_rank[static_cast<size_t>(r)]) widest = std::max(widest, t.up[static_cast<size_t>(s)].size());
+      for (int s : by_rank[static_cast<size_t>(r)])
+        if (t.up[static_cast<size_t>(s)].size() < widest && n++ < max_names)
+          miss += "\n  " + name(s) + " (rank " + std::to_string(r) + "): " + std::to_string(t.up[static_cast<size_t>(s)].size()) +
+                  " of " + std::to_string(widest) + " up-cables";
+    }
+    o += "missing switch links: " + std::to_string(t.missing_links) + " (estimate); switches with fewer up-cables than their rank's widest: " +
+         std::to_string(n) + miss + (n > max_names ? "\n  ..." : "") + "\n";
+  }
+  return o;
 }
 
 }  // namespace ftroute

@@ -55,7 +55,12 @@ struct FatTree {
   std::vector<int> leaves;              // dense indices of rank-0 switches (empty leaves included)
   std::vector<int> hosted;              // dense indices of CA-attached switches (any rank)
   std::vector<int> hosts_per_switch;    // CA/router ports attached, by dense index
-  int num_hosts = 0;                    // CA/router ports attached to switches
+  int num_hosts = 0;                    // CA/router ports attached to switches (aggregation nodes not counted)
+  // Some switch joins sub-trees and reaches one of them through several child switches (a
+  // generalised fat tree: cores cabled to several spines of each pod). Routes from a sub-tree of
+  // the valley chain to a destination inside it then stay inside it (see ftree_misroute.cpp).
+  bool multi_child = false;
+  int num_aggregation_nodes = 0;        // SHARP ANs (is_aggregation_node): routed like their switch's LID
   int missing_links = 0;                // inferred missing switch-switch links (faults)
   int k = 0, n = 0;                     // k-ary n-tree parameters, 0 if the shape does not fit
   std::string shape;                    // human-readable description
@@ -69,9 +74,17 @@ struct RankHints {
   std::vector<uint64_t> io_guids;    // CA node or port GUIDs of I/O nodes: their switches are no leaves
 };
 
-// Recognises the fat tree or throws EngineError(engine, reason) naming a switch/port.
+// Recognises the fat tree or throws EngineError(engine, reason) naming a switch/port. With
+// `partial`, what was recognised up to the failing rule (ranks, links, blocks as far as they got)
+// is stored there before the throw, for `ftroute show-tree`.
 FatTree recognize_fat_tree(const Fabric& fabric, const std::string& engine = "ftree-misroute",
-                           const RankHints& hints = {});
+                           const RankHints& hints = {}, FatTree* partial = nullptr);
+
+// What the recognition found, for people (`ftroute show-tree`, the engine's --explain): the
+// shape, per rank the switch count with and without hosts and a few names, the sub-trees
+// (pods), upper-level hosts, aggregation nodes, dead ends hanging off one switch, and the
+// switches with fewer links than their rank's widest (missing cables). Names are escaped.
+std::string explain_fat_tree(const Fabric& fabric, const FatTree& t, int max_names = 6);
 
 // A GUID file as OpenSM reads root_guid_file / io_guid_file: one GUID per line (hex, 0x
 // optional), '#' comments and blank lines ignored. Throws ParseError naming file:line.

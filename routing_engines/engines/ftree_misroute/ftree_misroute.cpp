@@ -45,6 +45,7 @@ class Router {
   // Every hop goes to the same class with dist-1 or to the class below, so tables are loop
   // free; a U-turn (down-hop followed by an up-hop) only happens at a vc switch.
   void compute(int target) {
+    target_ = target;
     auto& cls = c_.cls;
     auto& dist = c_.dist;
     std::fill(cls.begin(), cls.end(), -1);
@@ -192,6 +193,19 @@ class Router {
     std::copy(cand_.begin(), cand_.end(), flat_.begin() + p.off);
   }
 
+  // In a generalised fat tree (FatTree::multi_child) a switch of the valley chain does not
+  // climb out of its sub-tree towards a destination inside that sub-tree: a core reaches the
+  // sub-tree through several switches, so a route up and back down into it, followed by a U-turn
+  // in it, closes a channel dependency cycle through the valley leaf. Such destinations are
+  // reached inside the sub-tree, through its U-turn points. A k-ary n-tree never needs this
+  // (each core reaches a sub-tree through one switch: climbing out never leads back in).
+  bool stays_inside(int s) const {
+    if (!t_.multi_child || !vc_[static_cast<size_t>(s)]) return false;
+    const int r = t_.rank[static_cast<size_t>(s)];
+    return t_.rank[static_cast<size_t>(target_)] <= r &&
+           t_.block[static_cast<size_t>(r)][static_cast<size_t>(target_)] == t_.block[static_cast<size_t>(r)][static_cast<size_t>(s)];
+  }
+
   bool is_exit(int k, int c) const { return vc_[static_cast<size_t>(c)] && c_.cls[static_cast<size_t>(c)] == k - 1; }
 
   int descend(int k) {
@@ -223,7 +237,7 @@ class Router {
     int got = 0;
     for (int r = t_.height - 1; r >= 0; r--)
       for (int s : t_.by_rank[static_cast<size_t>(r)]) {
-        if (cls[static_cast<size_t>(s)] >= 0) continue;
+        if (cls[static_cast<size_t>(s)] >= 0 || stays_inside(s)) continue;
         int best = kInf;
         for (const auto& e : t_.up[static_cast<size_t>(s)]) {
           int c = cls[static_cast<size_t>(e.peer)];
@@ -257,6 +271,7 @@ class Router {
 
   const FatTree& t_;
   const std::vector<char>& vc_;
+  int target_ = -1;
   Classes c_;
   int max_class_;
   std::vector<uint8_t> cand_;
@@ -328,7 +343,8 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
       const Node& nd = fabric.node(t.sw_node[static_cast<size_t>(l)]);
       for (int p = 1; p <= nd.num_ports; p++) {
         const Port& pt = nd.port(p);
-        if (pt.connected() && !fabric.node(pt.peer_node).is_switch()) order.push_back({pt.peer_node, pt.peer_port});
+        if (pt.connected() && !fabric.node(pt.peer_node).is_switch() && !is_aggregation_node(fabric, pt.peer_node))
+          order.push_back({pt.peer_node, pt.peer_port});
       }
     }
     std::map<std::pair<int, int>, long> idx;
@@ -369,8 +385,8 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
       if (!a.valid()) continue;  // CA port with no link: nothing can reach it
       int s = t.sw_index[static_cast<size_t>(a.sw)];
       long index;
-      if (fabric.node(ep.node).is_switch()) {
-        index = switch_index[static_cast<size_t>(s)];
+      if (fabric.node(ep.node).is_switch() || is_aggregation_node(fabric, ep.node)) {
+        index = switch_index[static_cast<size_t>(s)];  // an AN comes down the way its switch's LID does
       } else {
         auto it = idx.find({ep.node, ep.port});
         index = it == idx.end() ? 0 : it->second;
@@ -607,7 +623,7 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
                                    std::to_string(b.stats.looping) + " looping pairs, e.g. " + ex);
     }
     if (auto cyc = b.cdg.find_cycle(0)) {
-      if (restricted)
+      if (restricted && !t.multi_child)
         throw EngineError(kName, "internal check failed: channel dependency cycle on VL0: " + b.cdg.format_cycle(*cyc));
       last_cycle = b.cdg.format_cycle(*cyc);
       continue;
