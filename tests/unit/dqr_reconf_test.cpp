@@ -233,11 +233,23 @@ TEST(DqrEngine, PatchesPreviousRoutingOrRoutesWithBase) {
   // no change at all: previous routing kept
   Routing third = eng->route(g, {}, PreviousRouting{&g, &second});
   EXPECT_EQ(third.lfts, second.lfts);
-  // non-mesh: base defaults to ft-minhop
+  // a fat tree: base defaults to ftree-misroute (deadlock free on one VL, issue 27)
   Fabric t = topo::kary_ntree(2, 3);
   t.assign_lids();
   Routing tr = eng->route(t);
-  EXPECT_NE(tr.notes.back().find("ft-minhop"), std::string::npos) << tr.notes.back();
+  EXPECT_NE(tr.notes.back().find("'ftree-misroute'"), std::string::npos) << tr.notes.back();
+  // neither a grid nor a tree (a ring): ft-minhop
+  Fabric ring;
+  for (int i = 0; i < 5; i++) ring.add_node(NodeType::Switch, "R" + std::to_string(i), 3);
+  for (int i = 0; i < 5; i++) ring.connect(i, 1, (i + 1) % 5, 2);
+  for (int i = 0; i < 5; i++) ring.connect(ring.add_node(NodeType::Ca, "H" + std::to_string(i), 1), 1, i, 3);
+  ring.assign_lids();
+  try {
+    Routing rr = eng->route(ring);
+    EXPECT_NE(rr.notes.back().find("'ft-minhop'"), std::string::npos) << rr.notes.back();
+  } catch (const EngineError& e) {  // ft-minhop's ring routes have a cycle: refused, naming the base
+    EXPECT_NE(std::string(e.what()).find("'ft-minhop'"), std::string::npos) << e.what();
+  }
   EngineOptions bad;
   bad.set("paths", "sideways");
   EXPECT_THROW(eng->route(f, bad), OptionError);

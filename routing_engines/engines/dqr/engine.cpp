@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "ftroute/cdg.hpp"
+#include "ftree_misroute/fattree.hpp"
 #include "ftroute/dqr.hpp"
 #include "ftroute/grid.hpp"
 
@@ -78,8 +79,19 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
   const bool mesh = recognise_mesh(shape).has_value();
   // ft-dor on a full torus too: E-cube, one virtual layer per path, which DQR can patch.
   const bool grid = mesh || recognise_torus(shape).has_value();
+  // Default base: ft-dor on a mesh or torus, ftree-misroute on a recognised fat tree (real
+  // clusters: ANs, bundles, directors; one VL, deadlock free), else ft-minhop.
+  auto default_base = [&]() -> std::string {
+    if (grid) return "ft-dor";
+    try {
+      recognize_fat_tree(shape, kName);
+      return "ftree-misroute";
+    } catch (const EngineError&) {
+      return "ft-minhop";
+    }
+  };
   const std::string base =
-      options.get("base", previous.routing && !base_.empty() ? base_ : (grid ? "ft-dor" : "ft-minhop"));
+      options.has("base") ? options.get("base", "") : previous.routing && !base_.empty() ? base_ : default_base();
   const DqrOptions dopt = dqr_options_from(options, mesh);
   const bool fallback = options.get_bool("fallback", true);
   if (base == kName) throw OptionError("option base=dqr for engine 'dqr': the base engine must be another engine");
