@@ -182,6 +182,12 @@ class Router {
         p.mode = Plan::Mirror;
         p.child = child;
         p.rank = static_cast<uint8_t>(t_.rank[static_cast<size_t>(child)]);
+      } else if (cand_.size() > 1 && k == 0 && p.rank >= 2) {
+        // A core of a generalised fat tree going down into a pod through one of several
+        // spines: the spines stand for the up-choices of the rank two below (a leaf's spines),
+        // so that rank's digit picks, and a leaf's hosts come down over all its spines as they
+        // leave over them (the own digit would send them all down one spine).
+        p.rank = static_cast<uint8_t>(p.rank - 2);
       }
     }
     if (cand_.empty()) {
