@@ -1,0 +1,205 @@
+// ftree-misroute on the shapes of production clusters that ibnetdiscover shows (issue 27):
+// SHARP aggregation nodes (ANs) on every switch's internal port, cores cabled to several spines
+// of every pod (generalised fat trees: Selene's storage fabric, MCS8500 directors), and a
+// management leaf whose hosts are all down, hanging off one spine. Each is recognised, routed on
+// one VL with every switch and CA a source, no loop and an acyclic CDG, and balanced no worse
+// than ft-minhop.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ftree_misroute/fattree.hpp"
+#include "ftree_misroute/ftree_misroute.hpp"
+#include "ftroute/error.hpp"
+#include "ftroute/registry.hpp"
+#include "ftroute/validate.hpp"
+
+using namespace ftroute;
+
+namespace {
+
+// A 3-level tree of `pods` pods, each `leaves` leaves x `spines` spines (full bipartite, one
+// cable), and `groups` x `per_group` cores: core (g, c) is cabled to every spine j with
+// j % groups == g of every pod, so with groups < spines a core reaches each pod through
+// spines / groups spines (generalised fat tree). Switches have 41 ports; with `ans` each carries
+// an aggregation node on port 41, described as ibnetdiscover shows it.
+struct Pgft {
+  int pods = 2, leaves = 4, spines = 4, groups = 2, per_group = 2, hosts = 4;
+  bool ans = false;
+  bool an_by_port_only = false;  // AN description "x": recognised by the internal port alone
+};
+
+Fabric make_pgft(const Pgft& p) {
+  Fabric f;
+  std::vector<int> next;
+  auto sw = [&](const std::string& name) {
+    int n = f.add_node(NodeType::Switch, name, 41);
+    f.node(n).desc = "MF0;" + name + ":MQM8700/U1";
+    next.resize(static_cast<size_t>(f.size()) + 1, 1);
+    next[static_cast<size_t>(n)] = 1;
+    return n;
+  };
+  auto port = [&](int n) { return next[static_cast<size_t>(n)]++; };
+  std::vector<std::vector<int>> leaf(static_cast<size_t>(p.pods)), spine(static_cast<size_t>(p.pods));
+  for (int q = 0; q < p.pods; q++)
+    for (int i = 0; i < p.leaves; i++) leaf[static_cast<size_t>(q)].push_back(sw("LG" + std::to_string(q) + "-" + std::to_string(i)));
+  for (int q = 0; q < p.pods; q++)
+    for (int j = 0; j < p.spines; j++) spine[static_cast<size_t>(q)].push_back(sw("SP" + std::to_string(q) + "-" + std::to_string(j)));
+  std::vector<std::vector<int>> core(static_cast<size_t>(p.groups));
+  for (int g = 0; g < p.groups; g++)
+    for (int c = 0; c < p.per_group; c++) core[static_cast<size_t>(g)].push_back(sw("CC" + std::to_string(g) + "-" + std::to_string(c)));
+  int h = 0;
+  for (int q = 0; q < p.pods; q++)
+    for (int l : leaf[static_cast<size_t>(q)])
+      for (int x = 0; x < p.hosts; x++) {
+        int ca = f.add_node(NodeType::Ca, "H" + std::to_string(h++), 1);
+        f.connect(ca, 1, l, port(l));
+      }
+  for (int q = 0; q < p.pods; q++)
+    for (int l : leaf[static_cast<size_t>(q)])
+      for (int s : spine[static_cast<size_t>(q)]) f.connect(l, port(l), s, port(s));
+  for (int q = 0; q < p.pods; q++)
+    for (int j = 0; j < p.spines; j++)
+      for (int c : core[static_cast<size_t>(j % p.groups)]) {
+        int s = spine[static_cast<size_t>(q)][static_cast<size_t>(j)];
+        f.connect(s, port(s), c, port(c));
+      }
+  if (p.ans) {
+    const std::vector<int> sws = f.switches();
+    for (int s : sws) {
+      int an = f.add_node(NodeType::Ca, "AN-" + f.node(s).id, 1);
+      f.node(an).desc = p.an_by_port_only ? "x" : "Mellanox Technologies Aggregation Node";
+      f.connect(an, 1, s, 41);
+    }
+  }
+  f.assign_lids();
+  return f;
+}
+
+ValidationReport check_switch_pairs(const Fabric& f, const Routing& r) {
+  ValidateOptions o;
+  o.switch_sources = true;
+  return validate(f, r, o);
+}
+
+void expect_deadlock_free_one_vl(const Fabric& f, const Routing& r, const std::string& what) {
+  EXPECT_EQ(r.num_vls, 1) << what;
+  ValidationReport v = check_switch_pairs(f, r);
+  EXPECT_EQ(v.unreachable, 0u) << what;
+  EXPECT_EQ(v.looping, 0u) << what;
+  EXPECT_TRUE(v.deadlock_checked && v.cdg_acyclic) << what << ": " << v.cycle_text;
+  EXPECT_TRUE(v.ok()) << what;
+}
+
+}  // namespace
+
+TEST(AggregationNodes, RecognisedByInternalPortOrDescription) {
+  Fabric f = make_pgft({.pods = 1, .leaves = 2, .spines = 2, .groups = 1, .per_group = 1, .hosts = 2, .ans = true,
+                        .an_by_port_only = true});
+  int ans = 0, hosts = 0;
+  for (int n : f.cas()) (is_aggregation_node(f, n) ? ans : hosts)++;
+  EXPECT_EQ(ans, static_cast<int>(f.switches().size()));  // every switch's port 41
+  EXPECT_EQ(hosts, 4);
+  // A host on the last port of a 9-port switch is no AN (9 is no ASIC radix + 1), nor is a host
+  // on port 41 of a 48-port switch; the description alone is enough wherever it sits.
+  Fabric g;
+  int s9 = g.add_node(NodeType::Switch, "S9", 9), s48 = g.add_node(NodeType::Switch, "S48", 48);
+  int a = g.add_node(NodeType::Ca, "A", 1), b = g.add_node(NodeType::Ca, "B", 1), c = g.add_node(NodeType::Ca, "C", 1);
+  g.connect(a, 1, s9, 9);
+  g.connect(b, 1, s48, 41);
+  g.connect(c, 1, s48, 3);
+  g.node(c).desc = "Mellanox Technologies Aggregation Node";
+  EXPECT_FALSE(is_aggregation_node(g, a));
+  EXPECT_FALSE(is_aggregation_node(g, b));
+  EXPECT_TRUE(is_aggregation_node(g, c));
+  EXPECT_FALSE(is_aggregation_node(g, s9));
+}
+
+TEST(AggregationNodes, AnOnEverySwitchMakesNoLeafAndCostsNoVl) {
+  for (bool by_port : {false, true}) {
+    Fabric f = make_pgft({.pods = 2, .leaves = 4, .spines = 4, .groups = 4, .per_group = 2, .hosts = 3, .ans = true,
+                          .an_by_port_only = by_port});
+    FatTree t = recognize_fat_tree(f);
+    EXPECT_EQ(t.height, 2);
+    EXPECT_EQ(t.by_rank[0].size(), 8u);  // the leaves only: spines and cores with ANs are no leaves
+    EXPECT_EQ(t.num_aggregation_nodes, static_cast<int>(f.switches().size()));
+    EXPECT_EQ(t.num_hosts, 2 * 4 * 3);
+    Routing r = FtreeMisrouteEngine().route(f, {});
+    expect_deadlock_free_one_vl(f, r, by_port ? "ANs by port" : "ANs by description");
+  }
+}
+
+TEST(GeneralisedFatTree, CoresReachingAPodThroughSeveralSpinesRouteDeadlockFree) {
+  // Selene's storage fabric in small: cores cabled to every second spine of every pod.
+  for (bool ans : {false, true}) {
+    Fabric f = make_pgft({.pods = 3, .leaves = 4, .spines = 4, .groups = 2, .per_group = 2, .hosts = 4, .ans = ans});
+    FatTree t = recognize_fat_tree(f);
+    EXPECT_TRUE(t.multi_child);
+    EXPECT_EQ(t.height, 2);
+    EXPECT_EQ(t.by_rank[2].size(), 4u);  // the cores are cores, not empty leaves
+    Routing r = FtreeMisrouteEngine().route(f, {});
+    expect_deadlock_free_one_vl(f, r, ans ? "pgft with ANs" : "pgft");
+    // balanced no worse than ft-minhop (which has dependency cycles here)
+    Routing m = make_engine("ft-minhop")->route(f, {});
+    EXPECT_LE(validate(f, r, {}).efi_max, validate(f, m, {}).efi_max) << (ans ? "with ANs" : "");
+  }
+}
+
+TEST(GeneralisedFatTree, EverySingleSwitchLinkFaultIsTolerated) {
+  Fabric f = make_pgft({.pods = 2, .leaves = 3, .spines = 4, .groups = 2, .per_group = 2, .hosts = 2, .ans = true});
+  int tolerated = 0, total = 0;
+  for (auto [n, p] : f.switch_links()) {
+    Fabric g = f;
+    g.disconnect(n, p);
+    total++;
+    try {
+      Routing r = FtreeMisrouteEngine().route(g, {});
+      expect_deadlock_free_one_vl(g, r, f.port_name(n, p));
+      tolerated++;
+    } catch (const EngineError& e) {
+      ADD_FAILURE() << f.port_name(n, p) << ": " << e.what();
+    }
+  }
+  EXPECT_EQ(tolerated, total);
+}
+
+TEST(GeneralisedFatTree, EmptyManagementLeafHangsBelowItsSpine) {
+  // Selene: a management leaf whose hosts are all down, cabled (several cables) to one spine that
+  // has no other leaf; the spine is cabled to cores. The leaf is ranked below the spine.
+  Pgft p{.pods = 2, .leaves = 3, .spines = 3, .groups = 3, .per_group = 2, .hosts = 2};
+  Fabric base = make_pgft(p);
+  Fabric f;
+  f = base;  // rebuild with the extra switches: add them to a copy
+  int mspine = f.add_node(NodeType::Switch, "MSPINE", 41), mleaf = f.add_node(NodeType::Switch, "MLG", 41);
+  for (int c = 1; c <= 4; c++) f.connect(mleaf, c, mspine, c);
+  int port = 10;
+  for (int s : base.switches())
+    if (base.node(s).id.rfind("CC0-", 0) == 0) f.connect(mspine, port++, s, 40);
+  f.assign_lids();
+  FatTree t = recognize_fat_tree(f);
+  EXPECT_EQ(t.height, 2);
+  EXPECT_EQ(t.rank[static_cast<size_t>(t.sw_index[static_cast<size_t>(mleaf)])], 0);
+  EXPECT_EQ(t.rank[static_cast<size_t>(t.sw_index[static_cast<size_t>(mspine)])], 1);
+  Routing r = FtreeMisrouteEngine().route(f, {});
+  expect_deadlock_free_one_vl(f, r, "management leaf");
+}
+
+TEST(GeneralisedFatTree, ShowTreeExplainsTheRecognition) {
+  Fabric f = make_pgft({.pods = 2, .leaves = 2, .spines = 4, .groups = 2, .per_group = 1, .hosts = 2, .ans = true});
+  FatTree t = recognize_fat_tree(f);
+  const std::string x = explain_fat_tree(f, t);
+  EXPECT_NE(x.find("rank 0 (leaves): 4 switches, 4 with CA ports (8 CA ports)"), std::string::npos) << x;
+  EXPECT_NE(x.find("aggregation nodes (SHARP, routed like their switch's LID, no leaf): 14"), std::string::npos) << x;
+  EXPECT_NE(x.find("generalised fat tree): yes"), std::string::npos) << x;
+  EXPECT_NE(x.find("\"MF0;LG0-0:MQM8700/U1\" (LG0-0)"), std::string::npos) << x;
+  // a ring: refused, and the partial recognition names the rule
+  Fabric ring;
+  for (int i = 0; i < 4; i++) ring.add_node(NodeType::Switch, "R" + std::to_string(i), 3);
+  for (int i = 0; i < 4; i++) ring.connect(i, 1, (i + 1) % 4, 2);
+  for (int i = 0; i < 4; i++) ring.connect(ring.add_node(NodeType::Ca, "H" + std::to_string(i), 1), 1, i, 3);
+  ring.assign_lids();
+  FatTree partial;
+  EXPECT_THROW(recognize_fat_tree(ring, "ftree-misroute", {}, &partial), EngineError);
+  EXPECT_NE(explain_fat_tree(ring, partial).find("not recognised: link"), std::string::npos) << explain_fat_tree(ring, partial);
+}
