@@ -22,9 +22,10 @@ double cpu_now() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Ctrl-C / SIGTERM while OpenSM runs: the child (same process group) dies of SIGINT and
-// run_opensm_engine throws Interrupted after stopping ibsim; a SIGTERM to this process alone is
-// noticed before the next run. A second signal gets the default action.
+// Ctrl-C / SIGTERM while OpenSM runs: the run under way ends (ibsim and OpenSM run under
+// timeout(1) in process groups of their own and are stopped by PID; a child that does die of the
+// signal makes run_opensm_engine throw Interrupted after stopping them), then no further run
+// starts and Interrupted is thrown. A second signal gets the default action.
 volatile std::sig_atomic_t g_stop = 0;
 extern "C" void on_compare_signal(int sig) {
   g_stop = 1;
@@ -117,6 +118,7 @@ std::vector<EngineRow> compare_engines(const Fabric& fabric, const CompareOption
       Routing r = engine->route(fabric, row.options);
       row.seconds = cpu_now() - t0;
       row.needs_qos = r.num_vls > 1;
+      row.num_vls = r.num_vls;
       row.report = validate(fabric, r, o.validate);
     } catch (const EngineError& e) {
       row.status = "refused";
@@ -227,7 +229,7 @@ Recommendation recommend(const std::vector<EngineRow>& rows, int lmc) {
     e.name = r.name;
     e.conf_name = r.conf_name();
     e.ftroute = find_engine(e.conf_name) != nullptr;
-    e.vls = std::max<int>(1, static_cast<int>(r.report.vls_used.size()));
+    e.vls = std::max({1, static_cast<int>(r.report.vls_used.size()), r.num_vls});
     e.efi_max = r.report.efi_max;
     e.needs_qos = r.needs_qos;
     pass.push_back({e, i, &r});

@@ -78,6 +78,18 @@ TEST(EngineChoice, RankingFewestVlsThenEfiThenFtrouteFirst) {
   EXPECT_NE(rec.rejected[0].second[0].find("\"S0\"[3] vl0"), std::string::npos);
 }
 
+// An engine whose routes stay on VL 0 but that asks for more VLs (ft-lash's layers: num_vls 3)
+// counts with the VLs it asks for.
+TEST(EngineChoice, VlsAskedForCount) {
+  EngineRow lash = pass_row("ft-lash", 1, 5);
+  lash.num_vls = 3;
+  lash.needs_qos = true;
+  Recommendation rec = recommend({lash, pass_row("ftdrb", 2, 50)}, 0);
+  ASSERT_EQ(rec.passed.size(), 2u);
+  EXPECT_EQ(rec.passed[0].name, "ftdrb");
+  EXPECT_EQ(rec.passed[1].vls, 3);
+}
+
 TEST(EngineChoice, EqualEnginesKeepTheOrderGiven) {
   std::vector<EngineRow> rows = {pass_row("ft-minhop", 1, 8), pass_row("ftree-misroute", 1, 8),
                                  pass_row("minhop", 1, 8, true), pass_row("updn", 1, 8, true)};

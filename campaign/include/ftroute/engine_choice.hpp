@@ -36,6 +36,8 @@ struct EngineRow {
   std::string file;            // File: the LFT dump
   EngineOptions options;       // Engine (and ftroute engines inside OpenSM): the options it ran with
   bool needs_qos = false;      // more than one VL or SL-based: OpenSM needs `qos TRUE`
+  int num_vls = 1;             // Engine: VLs the routing asks for (Routing::num_vls; may exceed the
+                               // VLs the checked routes use, e.g. ft-lash's layers)
   std::shared_ptr<const Fabric> fabric;  // the fabric the report names (Opensm: with OpenSM's LIDs)
   ValidationReport report;     // status ok
 
@@ -61,7 +63,8 @@ EngineOptions engine_options_for(const std::string& engine, const std::vector<st
 // Every row, in the order engines, opensm, lfts. Rows of in-process engines refer to `fabric`
 // (keep it alive while the rows are used). Engine refusals and OpenSM failures are rows; throws
 // OptionError for an unknown engine or option, Error when ibsim/OpenSM cannot be run at all,
-// Interrupted on Ctrl-C/SIGTERM during an OpenSM run (ibsim and OpenSM are stopped first).
+// Interrupted after Ctrl-C/SIGTERM during the OpenSM runs (the run under way ends first, ibsim and
+// OpenSM stopped).
 std::vector<EngineRow> compare_engines(const Fabric& fabric, const CompareOptions& options);
 
 // Why a row is not a safe choice: empty when it passes every check (status ok, OpenSM used the
@@ -76,7 +79,7 @@ struct RankedEngine {
   std::string name;        // row name
   std::string conf_name;   // routing_engine name
   bool ftroute = false;    // an ftroute engine (runs inside OpenSM through libftroute.so)
-  int vls = 1;
+  int vls = 1;             // VLs it needs: the most of the VLs its routes use and num_vls
   uint64_t efi_max = 0;
   bool needs_qos = false;
 };
