@@ -1,14 +1,9 @@
 // One campaign run: faults, routing (in-process or OpenSM under ibsim), validation, flitsim.
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <spawn.h>
-#include <cerrno>
 #include <unistd.h>
 
-#include <csignal>
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -19,15 +14,14 @@
 #include <unordered_map>
 
 #include "ftroute/campaign.hpp"
-#include "ftroute/campaign_compare.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/flitsim.hpp"
-#include "ftroute/helpers.hpp"
 #include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
+#include "ftroute/opensm_run.hpp"
 #include "ftroute/topology.hpp"
 #include "ftroute/cluster_tree.hpp"
 #include "ftroute/fabric_spec.hpp"
@@ -60,19 +54,6 @@ std::string clean(std::string s) {  // for the CSV message column
     if (c == ',' || c == '\n' || c == '\r' || c == '"') c = c == ',' ? ';' : ' ';
   if (s.size() > 300) s = s.substr(0, 300) + "...";
   return s;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 // flitsim pattern for a campaign pattern name. "shift-exchange" is the paper's whole pattern (B.8,
@@ -150,195 +131,29 @@ void fill_validation(const ValidationReport& v, RunResult& out) {
   out.hops_max = v.hops_max;
 }
 
-// ---------------- OpenSM through ibsim (scripts/ftsim.sh) ----------------
-
-std::atomic<int> g_workdir_counter{0};
-
-// /bin/sh -c CMD via posix_spawn (not std::system, which ignores SIGINT process-wide while it
-// waits, so Ctrl-C would be lost during OpenSM runs). Returns the exit status, 128+signal.
-int sh(const std::string& cmd) {
-  pid_t pid;
-  const std::string line = "exec " + cmd;  // every cmd starts with a program; sh gets out of the way
-  const char* argv[] = {"/bin/sh", "-c", line.c_str(), nullptr};
-  if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char* const*>(argv), environ) != 0) return -1;
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-// sh() for the steps whose failure is recorded: an interrupted child stops the campaign instead.
-int sh_checked(const std::string& cmd) {
-  int rc = sh(cmd);
-  if (rc == 128 + SIGINT || rc == 128 + SIGTERM)
-    throw Interrupted("interrupted (signal " + std::to_string(rc - 128) + ")");
-  return rc;
-}
-
-// Engines that get `qos TRUE` (opensm -Q), and those of them whose deadlock freedom rests on
-// per-path SLs (sssp computes the same paths without the VL layering, so it gets SL 0).
-bool wants_qos(const std::string& e) { return e == "dfsssp" || e == "lash" || e == "nue" || e == "sssp" || e == "torus-2QoS"; }
-bool uses_path_sls(const std::string& e) { return e == "dfsssp" || e == "lash" || e == "nue" || e == "torus-2QoS"; }
-
-std::string pathsl_tool(const Config& cfg) {
-  if (!cfg.pathsl_tool.empty()) return cfg.pathsl_tool;
-  return locate_pathsl_tool();  // next to the binary or $FTROUTE_PATHSL ("" = SL engines unchecked)
-}
-
-// "src dst" port-GUID pairs for the SA: every connected CA port to every other CA port and every
-// switch (the pairs validate() checks: CA sources, CA and switch destinations).
-std::string path_pairs(const Fabric& f) {
-  std::vector<uint64_t> src, dst;
-  for (int c : f.cas())
-    for (size_t p = 1; p < f.node(c).ports.size(); ++p)
-      if (f.node(c).ports[p].connected()) src.push_back(f.node(c).ports[p].guid);
-  dst = src;
-  for (int s : f.switches()) dst.push_back(f.node(s).guid);
-  std::string out;
-  char b[64];
-  for (uint64_t a : src)
-    for (uint64_t d : dst)
-      if (a != d) {
-        std::snprintf(b, sizeof b, "0x%016llx 0x%016llx\n", static_cast<unsigned long long>(a), static_cast<unsigned long long>(d));
-        out += b;
-      }
-  return out;
-}
+// ---------------- OpenSM through ibsim (ftroute/opensm_run.hpp) ----------------
 
 void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& gen_spec, const std::string& engine,
                 RunResult& out) {
-  std::string script = cfg.ftsim_script.empty() ? locate_ftsim_script() : cfg.ftsim_script;
-  if (script.empty())
-    throw Error("scripts/ftsim.sh not found next to the ftroute binary (libexec/ftroute/ftsim.sh); "
-                "set FTROUTE_FTSIM or pass --ftsim PATH");
-  std::string scratch = cfg.scratch_dir.empty() ? (cfg.out_dir.empty() ? "." : cfg.out_dir) + "/scratch"
-                                                : cfg.scratch_dir;
-  fs::create_directories(scratch);
-  std::string w = fs::absolute(scratch).string() + "/run-" + std::to_string(getpid()) + "-" +
-                  std::to_string(g_workdir_counter++);
-  fs::remove_all(w);
-  fs::create_directories(w);
-  NetWriteOptions wo;
-  wo.write_lids = false;  // OpenSM assigns the LIDs; the dump's portguids give them back
-  wo.comment = "campaign run " + out.key.id();
-  {
-    std::ofstream o(w + "/input.net");
-    o << write_net(faulty, wo);
-  }
-  // FTSIM_LIFETIME bounds ibsim/holder (they run under timeout(1)): if this process is killed
-  // before it can stop them, they still go away shortly after the run would have ended.
-  const std::string base = "env FTSIM_LIFETIME=" + std::to_string(cfg.opensm_timeout + 180) + " bash " + shell_quote(script) + " -w " + shell_quote(w) + " ";
-  const std::string to = std::to_string(cfg.opensm_timeout);
-  struct Stopper {  // stop ibsim/OpenSM/holder by the PIDs ftsim.sh recorded, whatever happens
-    std::string cmd;
-    bool done = false;
-    void stop() {
-      if (!done) sh(cmd);
-      done = true;
-    }
-    ~Stopper() { stop(); }
-  } stopper{"timeout -k 5 60 " + base + "stop >/dev/null 2>&1"};
-  if (sh_checked("timeout -k 5 120 " + base + "start " + shell_quote(w + "/input.net") + " >" + shell_quote(w + "/start.out") + " 2>&1") != 0) {
-    std::string log = slurp(w + "/start.out");
-    throw Error("ibsim did not start: " + log.substr(log.size() > 200 ? log.size() - 200 : 0));
-  }
-  // Engines with per-path SLs run as a daemon so that the SA can be asked for the SLs afterwards
-  // (`opensm -o` exits after its sweep); the others run once.
-  const bool daemon = uses_path_sls(engine) && !pathsl_tool(cfg).empty();
-  // log_flags 0x47 = 0x43 + VERBOSE: the "building routing with" line that starts the routing step.
-  std::string osm = std::string(daemon ? "opensm-start" : "opensm-once") + " --engine " + shell_quote(engine) +
-                    " --timeout " + to + " --conf 'log_flags 0x47'";
-  if (wants_qos(engine)) osm += " --conf 'qos TRUE'";
-  if (find_engine(engine)) {  // an ftroute engine inside OpenSM, through libftroute.so
-    osm += " --plugin ftroute";
-    // next to the binary (build tree or install prefix), else the system library path
-    if (std::string pd = locate_plugin_dir(); !pd.empty()) osm += " --plugin-dir " + shell_quote(pd);
-  }
-  if (engine == "torus-2QoS") {
-    std::string conf = torus2qos_conf(faulty, gen_spec);
-    if (!conf.empty()) {
-      std::ofstream(w + "/torus-2QoS.conf") << conf;
-      osm += " --conf " + shell_quote("torus_config " + w + "/torus-2QoS.conf");
-    }
-  }
-  auto t0 = std::chrono::steady_clock::now();
-  int rc = sh_checked("timeout -k 5 " + std::to_string(cfg.opensm_timeout + 30) + " " + base + osm + " >" +
-              shell_quote(w + "/osm.out") + " 2>" + shell_quote(w + "/osm.err"));
-  out.route_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::string used = slurp(w + "/osm.out");
-  while (!used.empty() && (used.back() == '\n' || used.back() == ' ')) used.pop_back();
-  if (auto nl = used.rfind('\n'); nl != std::string::npos) used = used.substr(nl + 1);
-  out.engine_used = used.empty() ? "none" : used;
-  out.fallback = used != engine;
-  // Path SLs from the SA while the daemon still runs (one PathRecord per validated pair).
-  std::string sl_text;
-  int sl_rc = -1;
-  if (rc == 0 && daemon && uses_path_sls(out.engine_used)) {
-    const std::string pairs = path_pairs(faulty);
-    std::ofstream(w + "/pairs.txt") << pairs;
-    // One PathRecord per pair, answered one at a time through ibsim: 200-1,000 per second on the
-    // shared 2-core box, slower the more runs share it. ftsim.sh stops a tool after
-    // FTSIM_TOOL_TIMEOUT (60 s by default), which cut the query short on loaded or large fabrics
-    // (82,225 pairs of the 5x5 torus; 4.9 M of the 7x7x7 torus): allow --opensm-timeout plus
-    // 1 s per 100 pairs.
-    const long sl_timeout = cfg.opensm_timeout + static_cast<long>(std::count(pairs.begin(), pairs.end(), '\n') / 100);
-    sl_rc = sh_checked("timeout -k 5 " + std::to_string(sl_timeout + 30) + " env FTSIM_TOOL_TIMEOUT=" +
-                       std::to_string(sl_timeout) + " " + base + "tool " +
-                       shell_quote(pathsl_tool(cfg)) + " <" + shell_quote(w + "/pairs.txt") + " >" +
-                       shell_quote(w + "/pathsl.out") + " 2>" + shell_quote(w + "/pathsl.err"));
-    sl_text = slurp(w + "/pathsl.out");
-  }
-  stopper.stop();  // the dump files are all we need from here on
-  // Routing step alone (issue 4) instead of the whole `opensm -o`, when the log shows it.
-  try {
-    if (auto step = opensm_routing_step(slurp(w + "/opensm-1/osm.log"), w + "/opensm-1/osm.log")) out.route_seconds = step->seconds;
-  } catch (const ParseError& e) {
-    out.message = std::string("routing time = whole opensm run (") + e.what() + ")";
-  }
-  if (rc != 0) {
-    out.status = "failed";
-    std::string err = slurp(w + "/osm.err");
-    out.message = "OpenSM: " + err.substr(err.size() > 200 ? err.size() - 200 : 0);
-    if (!cfg.keep_scratch) fs::remove_all(w);
+  OpensmRunOptions o;
+  o.timeout = cfg.opensm_timeout;
+  o.ftsim_script = cfg.ftsim_script;
+  o.pathsl_tool = cfg.pathsl_tool;
+  o.scratch_dir = cfg.scratch_dir.empty() ? (cfg.out_dir.empty() ? "." : cfg.out_dir) + "/scratch" : cfg.scratch_dir;
+  o.keep_scratch = cfg.keep_scratch;
+  o.gen_spec = gen_spec;
+  o.comment = "campaign run " + out.key.id();
+  OpensmResult r = run_opensm_engine(faulty, engine, o);
+  out.engine_used = r.engine_used;
+  out.fallback = r.fallback;
+  out.route_seconds = r.route_seconds;
+  out.message = r.message;
+  if (r.status != "ok") {
+    out.status = r.status;
     return;
   }
-  std::string dump = w + "/opensm-1/dump";
-  for (int i = 0; i < 50 && !fs::exists(dump + "/opensm-lfts.dump"); ++i) usleep(100000);  // daemon: written at the end of the sweep
-  // With the SL2VL dump, load_routing also sets num_vls (highest VL + 1): flitsim sizes its VCs by
-  // it and would drop every packet on a higher VL.
-  const std::string sl2vl = dump + "/opensm-sl2vl.dump";
-  LoadedRouting lr = load_routing(w + "/input.net", dump + "/opensm-lfts.dump", LftFormat::Auto, "",
-                                  fs::exists(sl2vl) ? sl2vl : "", true);
-  lr.routing.engine = "opensm:" + out.engine_used;
-  ValidationReport v = validate(lr.fabric, lr.routing);
-  fill_validation(v, out);
-  if (uses_path_sls(out.engine_used)) {
-    // OpenSM 3.3.23 dumps no per-path SLs; they come from the SA (ftroute-pathsl above). Without
-    // all of them the CDG would be built on SL 0, which is not the routing OpenSM programmed:
-    // the check is then reported as not done rather than a false cycle.
-    size_t missing = 0;
-    std::unordered_map<uint32_t, uint8_t> sls;
-    if (sl_rc == 0) sls = parse_pathsl_output(sl_text, &missing);
-    if (sl_rc != 0 || missing > 0) {
-      out.deadlock_checked = false;
-      out.cdg_acyclic = true;
-      if (!daemon) out.message = "ftroute-pathsl not built: path SLs unknown; CDG not checked";
-      else if (sl_rc != 0) out.message = "path SL query failed (" + slurp(w + "/pathsl.err").substr(0, 200) + "); CDG not checked";
-      else out.message = std::to_string(missing) + " path records missing from the SA; CDG not checked";
-    } else {
-      int max_sl = 0;
-      for (const auto& [k, sl] : sls) max_sl = std::max(max_sl, static_cast<int>(sl));
-      out.message = "path SLs from the SA: " + std::to_string(sls.size()) + " paths; SL 0.." + std::to_string(max_sl);
-      lr.routing.path_sl = [sls = std::move(sls)](Lid s, Lid d) -> uint8_t {
-        auto it = sls.find((static_cast<uint32_t>(s) << 16) | d);
-        return it == sls.end() ? 0 : it->second;
-      };
-      v = validate(lr.fabric, lr.routing);  // CDG over (link, VL) with the SA's SLs and OpenSM's SL2VL
-      fill_validation(v, out);
-    }
-  }
-  if (!cfg.pattern.empty()) simulate(cfg, lr.fabric, lr.routing, out);
-  if (!cfg.keep_scratch) fs::remove_all(w);
+  fill_validation(r.report, out);
+  if (!cfg.pattern.empty()) simulate(cfg, r.loaded->fabric, r.loaded->routing, out);
 }
 
 }  // namespace

@@ -1,30 +1,31 @@
-// ftroute compare: run several routing engines (and/or load LFT dumps, e.g. from OpenSM's ftree,
-// updn, dfsssp or minhop under ibsim) on one fabric and tabulate the validators' verdicts.
+// ftroute compare: run several routing engines (ftroute's in-process, OpenSM's own under ibsim
+// with --opensm) and/or load LFT dumps on one fabric, tabulate the validators' verdicts and
+// recommend an engine and a checked routing_engine chain. The running and the recommendation live
+// in campaign/engine_choice.cpp; this file parses options and prints.
+#include <algorithm>
 #include <cstdio>
-#include <ctime>
-#include <sstream>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "cli.hpp"
 #include "json_out.hpp"
-#include "ftroute/engine.hpp"
-#include "ftroute/registry.hpp"
+#include "ftroute/campaign.hpp"
+#include "ftroute/engine_choice.hpp"
+#include "ftroute/input_file.hpp"
 #include "ftroute/lft_io.hpp"
-#include "ftroute/validate.hpp"
+#include "ftroute/opensm_run.hpp"
+#include "ftroute/registry.hpp"
 
 using namespace ftroute;
+using campaign::EngineRow;
 
 namespace {
 
-double cpu_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-
-std::string row(const std::string& name, const ValidationReport& r, double secs) {
+std::string row_text(const std::string& name, const ValidationReport& r, double secs) {
   char buf[512];
   std::snprintf(buf, sizeof buf, "%-16s %-6s %11llu %6llu %-8s %3zu %6.2f %4d %8llu %9.3f", name.c_str(),
                 r.ok() ? "PASS" : "FAIL", static_cast<unsigned long long>(r.unreachable),
@@ -34,85 +35,153 @@ std::string row(const std::string& name, const ValidationReport& r, double secs)
   return buf;
 }
 
+std::string pad16(const std::string& name) { return name + std::string(16 - std::min<size_t>(16, name.size()), ' '); }
+
+// --opensm names: OpenSM's own engines, or an ftroute engine run inside OpenSM by the plugin.
+std::vector<std::string> opensm_names(const std::string& list) {
+  std::vector<std::string> names = cli::split_list(list, ',');
+  if (names.empty()) throw cli::UsageError("--opensm needs engine names (updn,ftree,minhop,dfsssp, ...)");
+  std::string known;
+  for (const auto& n : campaign::opensm_engine_names()) known += (known.empty() ? "" : ",") + n;
+  for (const auto& n : names) {
+    if (n == "file") throw cli::UsageError("--opensm file: OpenSM's file engine needs an LFT dump; check one with --lfts NAME=FILE");
+    const auto& osm = campaign::opensm_engine_names();
+    if (std::find(osm.begin(), osm.end(), n) == osm.end() && !find_engine(n))
+      throw cli::UsageError("--opensm: unknown engine '" + escape_name(n) + "' (OpenSM's: " + known +
+                            "; or an ftroute engine, run inside OpenSM by libftroute.so)");
+  }
+  return names;
+}
+
 int run_compare(cli::Args& a) {
   auto engines_opt = a.value("engines");
+  auto opensm_opt = a.value("opensm");
   std::vector<std::string> lfts = a.values("lfts");
   std::vector<std::string> opts = a.values("opt");
   const long lmc = a.int_or("lmc", -1);
   const bool switch_pairs = a.flag("switch-pairs");
   const std::string out = a.value_or("out", "-", "-o");
   const bool json = a.flag("json");
+  const bool quiet = a.flag("quiet", "-q");
+  const auto osm_timeout_text = a.value("opensm-timeout");
+  const std::string ftsim = a.value_or("ftsim", "");
+  const std::string keep_scratch = a.value_or("keep-scratch", "");
   cli::FabricArg fab = cli::fabric_options(a, true);
   auto pos = a.positionals();
   cli::fabric_positional(fab, pos, true);
   if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "' (one fabric)");
   if (!fab.gen.empty() && !lfts.empty()) throw cli::UsageError("--lfts needs the fabric as a file, not --gen");
   if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
+  std::vector<std::string> opensm;
+  if (opensm_opt) opensm = opensm_names(*opensm_opt);
+  else if (!ftsim.empty() || !keep_scratch.empty() || osm_timeout_text)
+    throw cli::UsageError("--ftsim, --keep-scratch and --opensm-timeout need --opensm");
+  long osm_timeout = 120;
+  if (osm_timeout_text) {
+    char* end = nullptr;
+    osm_timeout = std::strtol(osm_timeout_text->c_str(), &end, 10);
+    if (osm_timeout_text->empty() || *end || osm_timeout < 5 || osm_timeout > 86400)
+      throw cli::UsageError("--opensm-timeout " + *osm_timeout_text + " out of range (5..86400 seconds)");
+  }
+  campaign::CompareOptions co;
+  for (const auto& spec : lfts) {  // NAME=FILE, LFTs dumped by OpenSM (opensm-lfts.dump) or ibroute
+    auto eq = spec.find('=');
+    if (eq == std::string::npos) throw cli::UsageError("--lfts expects NAME=FILE, got '" + spec + "'");
+    co.lfts.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+  }
   cli::check_output_paths({out});
+  if (!opensm.empty()) {
+    if (std::string missing = campaign::opensm_sim_missing(ftsim); !missing.empty())
+      throw Error("--opensm needs ibsim and OpenSM: " + missing);
+  }
 
   Fabric fabric = cli::load_fabric(
       fab, [&](const std::string& p) { return read_fabric_file(p, lmc >= 0 ? static_cast<uint8_t>(lmc) : 0); });
   if (lmc >= 0 || fabric.max_lid() == 0) fabric.assign_lids(lmc >= 0 ? static_cast<uint8_t>(lmc) : 0);
 
-  std::vector<std::string> names;
   if (engines_opt) {
-    names = cli::split_list(*engines_opt, ',');
+    co.engines = cli::split_list(*engines_opt, ',');
   } else {
     for (const auto& e : engines())
-      if (e.name != "lft-file") names.push_back(e.name);  // it needs a file: that is --lfts
+      if (e.name != "lft-file") co.engines.push_back(e.name);  // it needs a file: that is --lfts
   }
-  ValidateOptions vo;
-  vo.switch_sources = switch_pairs;
+  co.opts = opts;
+  co.opensm = opensm;
+  co.fabric_path = fab.file;
+  co.validate.switch_sources = switch_pairs;
+  co.osm.timeout = static_cast<int>(osm_timeout);
+  co.osm.ftsim_script = ftsim;
+  co.osm.gen_spec = fab.gen;
+  co.osm.comment = "ftroute compare " + fab.label();
+  // the ibsim/OpenSM work directories: kept under --keep-scratch DIR, else a temporary directory
+  namespace fs = std::filesystem;
+  const std::string scratch = !keep_scratch.empty() ? keep_scratch
+                              : (fs::temp_directory_path() / ("ftroute-compare-" + std::to_string(getpid()))).string();
+  co.osm.scratch_dir = scratch;
+  co.osm.keep_scratch = !keep_scratch.empty();
+  struct RemoveScratch {
+    std::string dir;
+    ~RemoveScratch() {
+      std::error_code ec;
+      if (!dir.empty()) fs::remove(dir, ec);  // empty once every run removed its own directory
+    }
+  } remove_scratch{opensm.empty() || !keep_scratch.empty() ? "" : scratch};
+  if (!quiet)
+    co.progress = [&](const std::string& e) {
+      std::cerr << "compare: OpenSM engine " << e << " under ibsim (timeout " << osm_timeout << " s)" << std::endl;
+    };
+
+  const std::vector<EngineRow> rows = campaign::compare_engines(fabric, co);
+  const campaign::Recommendation rec = campaign::recommend(rows, campaign::fabric_lmc(fabric));
 
   std::string text = "fabric " + fab.label() + ": " + std::to_string(fabric.switches().size()) + " switches, " +
                      std::to_string(fabric.cas().size()) + " CAs/routers, " + std::to_string(fabric.num_links()) +
                      " links, max LID " + std::to_string(fabric.max_lid()) +
                      (switch_pairs ? ", switches are sources too" : "") + "\n";
   text += "name             result unreachable  loops CDG      VLs  hops  max  EFI max  route CPU s\n";
-  std::vector<std::string> refused;
-  nlohmann::json jrows = nlohmann::json::array(), jrefused = nlohmann::json::array();
-  auto jrow = [&](const std::string& name, const char* source, const Fabric& f, const ValidationReport& r, double secs) {
-    nlohmann::json j = {{"name", name}, {"source", source}, {"route_cpu_seconds", secs}};
-    j.update(cli::report_json(f, r));
+  std::string notes;
+  bool any_opensm = false;
+  nlohmann::json jrows = nlohmann::json::array(), jrefused = nlohmann::json::array(), jfailed = nlohmann::json::array();
+  for (const EngineRow& r : rows) {
+    const bool osm = r.source == EngineRow::Source::Opensm;
+    any_opensm = any_opensm || osm;
+    if (r.status == "refused") {
+      text += pad16(r.name) + " REFUSED (OpenSM would fall back)\n";
+      notes += "  refused " + r.name + ": " + escape_name(r.message) + "\n";
+      jrefused.push_back({{"engine", r.name}, {"reason", r.message}});
+      continue;
+    }
+    if (r.status != "ok") {
+      text += pad16(r.name) + " FAILED (OpenSM brought no subnet up)\n";
+      notes += "  failed " + r.name + ": " + campaign::rejection_reasons(r)[0] + "\n";
+      jfailed.push_back({{"engine", r.name}, {"reason", r.message}});
+      continue;
+    }
+    text += row_text(r.name, r.report, r.seconds);
+    if (r.source == EngineRow::Source::File) text += "   (from file)";
+    if (osm) text += r.fallback ? "   (OpenSM fell back: " + r.conf_name() + " -> " + r.engine_used + ")" : "   (OpenSM)";
+    text += "\n";
+    nlohmann::json j = {{"name", r.name}};
+    if (osm) {
+      j["source"] = "opensm";
+      j["route_cpu_seconds"] = nullptr;
+      j["routing_step_seconds"] = r.seconds;
+      j["engine_used"] = r.engine_used;
+      j["fallback"] = r.fallback;
+      j["note"] = r.message;
+    } else {
+      j["source"] = r.source == EngineRow::Source::File ? "file" : "engine";
+      j["route_cpu_seconds"] = r.seconds;
+    }
+    j.update(cli::report_json(*r.fabric, r.report));
+    if (r.source == EngineRow::Source::File) j["file"] = r.file;
     jrows.push_back(std::move(j));
-  };
-  for (const auto& name : names) {
-    EngineOptions eo;
-    for (const auto& o : opts) {  // --opt engine:k=v[,k=v] or k=v for every engine
-      auto colon = o.find(':');
-      if (colon != std::string::npos && o.find('=') > colon) {
-        if (o.substr(0, colon) != name) continue;
-        EngineOptions parsed = EngineOptions::parse(o.substr(colon + 1));
-        for (const auto& [k, v] : parsed.all()) eo.set(k, v);
-      } else {
-        EngineOptions parsed = EngineOptions::parse(o);
-        for (const auto& [k, v] : parsed.all()) eo.set(k, v);
-      }
-    }
-    auto engine = make_engine(name);  // unknown name: OptionError
-    double t0 = cpu_now();
-    try {
-      Routing r = engine->route(fabric, eo);
-      double secs = cpu_now() - t0;
-      ValidationReport rep = validate(fabric, r, vo);
-      text += row(name, rep, secs) + "\n";
-      jrow(name, "engine", fabric, rep, secs);
-    } catch (const EngineError& e) {
-      text += name + std::string(16 - std::min<size_t>(16, name.size()), ' ') + " REFUSED (OpenSM would fall back)\n";
-      refused.push_back(name + ": " + e.reason());
-      jrefused.push_back({{"engine", name}, {"reason", e.reason()}});
-    }
   }
-  for (const auto& spec : lfts) {  // NAME=FILE, LFTs dumped by OpenSM (opensm-lfts.dump) or ibroute
-    auto eq = spec.find('=');
-    if (eq == std::string::npos) throw cli::UsageError("--lfts expects NAME=FILE, got '" + spec + "'");
-    LoadedRouting lr = load_routing(fab.file, spec.substr(eq + 1));
-    ValidationReport rep = validate(lr.fabric, lr.routing, vo);
-    text += row(spec.substr(0, eq), rep, 0.0) + "   (from file)\n";
-    jrow(spec.substr(0, eq), "file", lr.fabric, rep, 0.0);
-    jrows.back()["file"] = spec.substr(eq + 1);
-  }
-  for (const auto& r : refused) text += "  refused " + r + "\n";
+  text += notes;
+  if (any_opensm)
+    text += "  opensm:X rows: a real OpenSM under ibsim, its own LIDs (matched by port GUID), LFTs and SL2VL\n"
+            "  from its dump, per-path SLs from its SA; time = wall s of its routing step\n";
+  text += campaign::recommendation_text(rec, !opensm.empty());
   if (json) {
     nlohmann::json j = cli::json_doc("compare");
     j["fabric"] = cli::fabric_json(fabric);
@@ -120,6 +189,23 @@ int run_compare(cli::Args& a) {
     j["switch_sources"] = switch_pairs;
     j["rows"] = jrows;
     j["refused"] = jrefused;
+    j["failed"] = jfailed;
+    nlohmann::json passed = nlohmann::json::array(), rejected = nlohmann::json::array();
+    for (const auto& p : rec.passed)
+      passed.push_back({{"name", p.name}, {"routing_engine", p.conf_name}, {"ftroute", p.ftroute}, {"vls", p.vls},
+                        {"efi_max", p.efi_max}, {"needs_qos", p.needs_qos}});
+    for (const auto& [name, why] : rec.rejected) rejected.push_back({{"name", name}, {"reasons", why}});
+    j["recommendation"] = {{"rule", campaign::kRankingRule},
+                           {"best", rec.best.empty() ? nlohmann::json(nullptr) : nlohmann::json(rec.best)},
+                           {"passed", passed},
+                           {"rejected", rejected},
+                           {"chain", rec.chain},
+                           {"event_plugin_options", rec.plugin_options},
+                           {"qos", !rec.qos_for.empty()},
+                           {"lmc", rec.lmc},
+                           {"builtin_minhop", rec.builtin_minhop},
+                           {"opensm_conf", rec.conf},
+                           {"opensm_checked", !opensm.empty()}};
     text = cli::dump_json(j);
   }
   cli::write_file_atomic(out, text);
@@ -128,28 +214,45 @@ int run_compare(cli::Args& a) {
 
 }  // namespace
 
-FTROUTE_SUBCOMMAND(compare, "run several engines / LFT dumps on one fabric and compare the checks",
+FTROUTE_SUBCOMMAND(compare, "run ftroute's and OpenSM's engines on one fabric, check them, recommend one",
                    R"(usage: ftroute compare FABRIC.net [options]
        ftroute compare --gen SPEC [options]
 
 Routes FABRIC (ibsim/ibnetdiscover .net or opensm-subnet.lst) with each engine and validates the
-result like `ftroute check` (reachability, loops, CDG over (link, VL), hops, edge forwarding
-index). An engine that refuses the fabric is listed as REFUSED with its reason (OpenSM would fall
-back to its next engine). LFT dumps of other routings (e.g. OpenSM's ftree, updn, dfsssp, minhop
-run under ibsim: opensm-lfts.dump) can be added with --lfts and are checked the same way.
+result like `ftroute check` (reachability, loops, CDG over (link, VL) with the routing's SLs, hops,
+edge forwarding index). An engine that refuses the fabric is listed as REFUSED with its reason
+(OpenSM would fall back to its next engine). With --opensm, OpenSM's own engines run on the same
+fabric in a real OpenSM under ibsim (as `ftroute campaign` runs opensm:<engine>) and are checked
+the same way; a row notes when OpenSM fell back to another engine (ftree -> minhop). LFT dumps of
+other routings can be added with --lfts and are checked the same way.
+
+After the table comes a recommendation: the best engine that passes every check (fewest VLs,
+then lowest EFI max, then ftroute's engines before OpenSM's), the engines that do not pass and
+why, and a checked fallback chain as opensm.conf lines to paste (`routing_engine`, and
+`event_plugin_name`, `event_plugin_options`, `qos TRUE`, `lmc` where needed); docs/compare.md.
 
   FABRIC, -f, --fabric FILE   the fabric (positional or --fabric)
   --gen SPEC             a generated fabric instead (fattree:4,3, torus:4x4, ...; `ftroute gen --help`)
-  --engines A,B,...      engines to run (default: every engine that computes a routing, see
+  --engines A,B,...      ftroute engines to run (default: every engine that computes a routing, see
                          `ftroute engines`; lft-file reads one: use --lfts)
+  --opensm A,B,...       also run OpenSM's engines under ibsim (minhop, updn, dnup, ftree, lash, dor,
+                         torus-2QoS, nue, dfsssp, sssp; an ftroute engine runs inside OpenSM through
+                         libftroute.so). Needs ibsim, OpenSM and libumad2sim (exit 1 naming what is
+                         missing); the SLs of dfsssp, lash, nue, torus-2QoS are read with ftroute-pathsl
+  --opensm-timeout S     seconds per OpenSM run (default 120)
+  --ftsim PATH           scripts/ftsim.sh to use (default: $FTROUTE_FTSIM, else libexec/ftroute/ftsim.sh)
+  --keep-scratch DIR     keep the ibsim/OpenSM work directories (logs, dumps) in DIR
   --lfts NAME=FILE       also check an LFT dump (repeatable); LIDs are matched by port GUID
   --opt [ENGINE:]K=V,..  engine options (repeatable); without ENGINE: for every engine
   --lmc N                (re)assign LIDs like OpenSM (switches first, CA ports LMC-aligned)
   --switch-pairs         switches are traffic sources too (SM/management traffic)
   -o, --out FILE         write the table to FILE (default stdout), atomically
   --json                 write JSON instead of the table (docs/JSON.md)
+  -q, --quiet            no progress lines on stderr
 
-example:
+examples:
   ftroute gen fattree --k 4 --n 3 --fail-links 3 --seed 1 --keep-connected -o f.net
-  ftroute compare f.net --engines ftree-misroute,ft-minhop --switch-pairs)",
+  ftroute compare f.net --engines ftree-misroute,ft-minhop --switch-pairs
+  ibnetdiscover > fabric.net
+  ftroute compare fabric.net --opensm updn,ftree,minhop,dfsssp)",
                    run_compare);

@@ -68,12 +68,49 @@ compare)
   grep -Eq '^ftree-misroute +PASS +0 +0 acyclic +1 ' cmp.txt || fail "ftree-misroute row:"$'\n'"$(cat cmp.txt)"
   grep -Eq '^ft-minhop +FAIL +0 +0 CYCLE ' cmp.txt || fail "ft-minhop row:"$'\n'"$(cat cmp.txt)"
   grep -Eq '^other +FAIL +[1-9][0-9]* .*\(from file\)' cmp.txt || fail "file row:"$'\n'"$(cat cmp.txt)"
-  [ "$(grep -c '^[a-z]' cmp.txt)" -eq 5 ] || fail "expected fabric line, header and 3 rows"
+  [ "$(sed '/^$/,$d' cmp.txt | grep -c '^[a-z]')" -eq 5 ] || fail "expected fabric line, header and 3 rows"
+  # the recommendation after the table: ftree-misroute passed, ft-minhop did not (credit loop); the
+  # dump is no engine, so neither a candidate nor rejected; OpenSM's engines were not run
+  has cmp.txt "Recommendation: ftree-misroute"
+  grep -Eq '^  not usable: ft-minhop: credit loop \(CDG cycle\): "' cmp.txt || fail "ft-minhop not rejected"
+  ! grep -q 'not usable: other' cmp.txt || fail "the LFT dump was judged as an engine"
+  has cmp.txt "(OpenSM's own engines were not checked: add --opensm updn,ftree,minhop,dfsssp)"
+  grep -qx 'routing_engine ftree-misroute' cmp.txt || fail "routing_engine line:"$'\n'"$(cat cmp.txt)"
+  grep -qx 'event_plugin_name ftroute' cmp.txt || fail "no event_plugin_name line"
+  ! grep -q '^qos TRUE' cmp.txt || fail "qos TRUE for a 1-VL routing"
+  has cmp.txt "# when every engine above fails, OpenSM routes with its built-in minhop; minhop was not checked here"
+  # options of the chosen engine go to event_plugin_options
+  "$FT" compare "$NETS/4ary3tree_f3.net" --engines ftree-misroute --opt ftree-misroute:max_valleys=4 > opt.txt
+  grep -qx 'event_plugin_options ftree-misroute:max_valleys=4' opt.txt || fail "event_plugin_options:"$'\n'"$(cat opt.txt)"
+  # nothing passes: said so, with the reason, and no opensm.conf lines
+  "$FT" compare "$NETS/4ary3tree_f3.net" --engines ft-minhop > none.txt
+  has none.txt "Recommendation: none - no engine passes every check on this fabric:"
+  grep -Eq '^  ft-minhop: credit loop \(CDG cycle\)' none.txt || fail "no reason:"$'\n'"$(cat none.txt)"
+  ! grep -q '^routing_engine' none.txt || fail "a routing_engine line although nothing passed"
   # an engine that refuses the fabric is listed as REFUSED (ft-dor needs a mesh/torus)
   "$FT" compare "$NETS/4ary3tree.net" --engines ft-dor > refused.txt
   grep -Eq '^ft-dor +REFUSED' refused.txt || fail "ft-dor on a fat tree:"$'\n'"$(cat refused.txt)"
   expect_error 1 cmp2.txt -- compare "$NETS/missing.net" --engines ft-minhop -o cmp2.txt
   expect_error 1 cmp2.txt -- compare "$NETS/4ary3tree.net" --engines no-such-engine -o cmp2.txt
+  # --opensm without the simulator: one line naming what is missing, exit 1, no output
+  FTROUTE_FTSIM=/nonexistent/ftsim.sh expect_error 1 cmp2.txt -- compare "$NETS/4ary3tree.net" --opensm updn -o cmp2.txt
+  grep -q "ftroute compare: --opensm needs ibsim and OpenSM: cannot read the ibsim/OpenSM script '/nonexistent/ftsim.sh'" \
+    err.stderr || fail "missing ftsim.sh not named: $(cat err.stderr)"
+  mkdir -p nosim
+  for p in bash timeout; do ln -sf "$(command -v $p)" nosim/$p; done
+  if [ ! -e /usr/sbin/ibsim ] && [ ! -e /sbin/ibsim ]; then  # ibsim is looked for on $PATH, /usr/sbin, /sbin
+    rc=0
+    PATH=$PWD/nosim "$FT" compare "$NETS/4ary3tree.net" --opensm updn -o cmp2.txt > err.stdout 2> err.stderr || rc=$?
+    [ "$rc" -eq 1 ] && [ "$(wc -l < err.stderr)" -eq 1 ] && [ ! -e cmp2.txt ] ||
+      fail "without ibsim: exit $rc, stderr: $(cat err.stderr)"
+    grep -q "^ftroute compare: --opensm needs ibsim and OpenSM: 'ibsim' not found (package ibsim-utils)$" err.stderr ||
+      fail "missing ibsim not named: $(cat err.stderr)"
+    echo "ok: without ibsim on PATH -> exit 1: $(cat err.stderr)"
+  fi
+  expect_error 2 cmp2.txt -- compare "$NETS/4ary3tree.net" --opensm bogus -o cmp2.txt
+  expect_error 2 cmp2.txt -- compare "$NETS/4ary3tree.net" --opensm file -o cmp2.txt
+  expect_error 2 cmp2.txt -- compare "$NETS/4ary3tree.net" --keep-scratch kept -o cmp2.txt
+  expect_error 2 cmp2.txt -- compare "$NETS/4ary3tree.net" --opensm updn --opensm-timeout 1 -o cmp2.txt
   ;;
 campaign-table)
   # a small campaign of 2 engines x {0, 2} failed links x 2 seeds on the shipped 4-ary 3-tree

@@ -34,7 +34,13 @@ jcheck check_fail.json 'j["result"]=="FAIL"' '"deadlock" in j["failed_checks"]' 
 "$FT" compare "$NET" --engines ftree-misroute,ft-minhop,kns --lfts mine=lfts.dump --json > compare.json
 jcheck compare.json '[r["name"] for r in j["rows"]]==["ftree-misroute","ft-minhop","mine"]' \
   'j["rows"][2]["source"]=="file"' 'all(r["result"]=="PASS" for r in j["rows"])' \
-  '[r["engine"] for r in j["refused"]]==["kns"]'
+  '[r["engine"] for r in j["refused"]]==["kns"]' 'j["failed"]==[]' \
+  'j["recommendation"]["best"]==j["recommendation"]["chain"][0]' \
+  'set(j["recommendation"]["chain"])<={"ftree-misroute","ft-minhop"}' \
+  '[r["name"] for r in j["recommendation"]["rejected"]]==["kns"]' \
+  'j["recommendation"]["rejected"][0]["reasons"][0].startswith("refused: ")' \
+  'j["recommendation"]["opensm_conf"][0]=="routing_engine "+",".join(j["recommendation"]["chain"])' \
+  'j["recommendation"]["opensm_checked"] is False'
 "$FT" engines --json > engines.json
 jcheck engines.json '"ftree-misroute" in [e["name"] for e in j["engines"]]' 'all("options" in e for e in j["engines"])' \
   '{o["key"]: o["default"] for e in j["engines"] if e["name"]=="ftree-misroute" for o in e["options"]}["max_valleys"]=="8"'

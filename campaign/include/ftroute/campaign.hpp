@@ -7,16 +7,12 @@
 // throughput with flitsim (short run).
 //
 // Engines: any ftroute engine name (in-process, ftroute::make_engine), or "opensm:<engine>" which
-// runs the faulty fabric through ibsim + a real OpenSM (scripts/ftsim.sh: unique IBSIM_SOCKNAME,
-// console FIFO, everything under timeout, stopped by PID), reads <dump>/opensm-lfts.dump and maps
-// it onto the Fabric by GUID. The engine OpenSM really used is read from "<x> tables configured"
-// in its log, so a silent fallback to minhop is visible (column engine_used / fallback).
-// dfsssp, sssp, lash, nue and torus-2QoS get `qos TRUE` (like opensm -Q) so they may use SLs/VLs;
-// the SL2VL tables are read from opensm-sl2vl.dump. OpenSM does not dump its per-path SLs, so for
-// dfsssp, lash, nue and torus-2QoS OpenSM runs as a daemon and the SA is asked for the PathRecord
-// of every validated pair (ftroute-pathsl, campaign/pathsl/); the CDG is then checked per VL with
-// those SLs. If that is impossible the "deadlock_checked" column says 0. torus-2QoS on a generated
-// mesh/torus gets a torus-2QoS.conf (torus2qos_conf).
+// runs the faulty fabric through ibsim + a real OpenSM (run_opensm_engine, ftroute/opensm_run.hpp:
+// scripts/ftsim.sh, the LFTs read back from OpenSM's dump and mapped onto the Fabric by GUID, the
+// SL2VL tables, per-path SLs from the SA for dfsssp, lash, nue and torus-2QoS). The engine OpenSM
+// really used is read from its log, so a silent fallback to minhop is visible (column engine_used
+// / fallback); "deadlock_checked" says 0 when the per-path SLs could not be read. torus-2QoS on a
+// generated mesh/torus gets a torus-2QoS.conf (torus2qos_conf).
 //
 // Results: one CSV row per run keyed by (fabric, engine, link_failures, switch_failures, seed),
 // appended (flushed) as soon as the run finishes; existing keys are skipped on re-run (resume).

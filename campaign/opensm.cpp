@@ -1,0 +1,278 @@
+// OpenSM under ibsim (scripts/ftsim.sh): one routing, read back and checked (ftroute/opensm_run.hpp).
+#include <sys/wait.h>
+#include <spawn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "ftroute/campaign.hpp"
+#include "ftroute/campaign_compare.hpp"
+#include "ftroute/error.hpp"
+#include "ftroute/helpers.hpp"
+#include "ftroute/netfile.hpp"
+#include "ftroute/opensm_run.hpp"
+#include "ftroute/registry.hpp"
+
+namespace fs = std::filesystem;
+
+namespace ftroute::campaign {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string tail(const std::string& s, size_t n) { return s.substr(s.size() > n ? s.size() - n : 0); }
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::atomic<int> g_workdir_counter{0};
+
+// /bin/sh -c CMD via posix_spawn (not std::system, which ignores SIGINT process-wide while it
+// waits, so Ctrl-C would be lost during OpenSM runs). Returns the exit status, 128+signal.
+int sh(const std::string& cmd) {
+  pid_t pid;
+  const std::string line = "exec " + cmd;  // every cmd starts with a program; sh gets out of the way
+  const char* argv[] = {"/bin/sh", "-c", line.c_str(), nullptr};
+  if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char* const*>(argv), environ) != 0) return -1;
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+// sh() for the steps whose failure is recorded: an interrupted child stops the caller instead.
+int sh_checked(const std::string& cmd) {
+  int rc = sh(cmd);
+  if (rc == 128 + SIGINT || rc == 128 + SIGTERM)
+    throw Interrupted("interrupted (signal " + std::to_string(rc - 128) + ")");
+  return rc;
+}
+
+// "src dst" port-GUID pairs for the SA: every connected CA port to every other CA port and every
+// switch (the pairs validate() checks: CA sources, CA and switch destinations).
+std::string path_pairs(const Fabric& f) {
+  std::vector<uint64_t> src, dst;
+  for (int c : f.cas())
+    for (size_t p = 1; p < f.node(c).ports.size(); ++p)
+      if (f.node(c).ports[p].connected()) src.push_back(f.node(c).ports[p].guid);
+  dst = src;
+  for (int s : f.switches()) dst.push_back(f.node(s).guid);
+  std::string out;
+  char b[64];
+  for (uint64_t a : src)
+    for (uint64_t d : dst)
+      if (a != d) {
+        std::snprintf(b, sizeof b, "0x%016llx 0x%016llx\n", static_cast<unsigned long long>(a), static_cast<unsigned long long>(d));
+        out += b;
+      }
+  return out;
+}
+
+// The executable `name` on $PATH, /usr/sbin or /sbin (where ftsim.sh looks), or "".
+std::string find_program(const std::string& name) {
+  const char* p = std::getenv("PATH");
+  std::string path = std::string(p ? p : "") + ":/usr/sbin:/sbin";
+  std::stringstream ss(path);
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    if (dir.empty()) continue;
+    std::error_code ec;
+    const fs::path f = fs::path(dir) / name;
+    if (fs::is_regular_file(f, ec) && access(f.c_str(), X_OK) == 0) return f.string();
+  }
+  return "";
+}
+
+}  // namespace
+
+const std::vector<std::string>& opensm_engine_names() {
+  static const std::vector<std::string> names = {"minhop", "updn", "dnup", "ftree", "lash", "dor",
+                                                 "torus-2QoS", "nue", "dfsssp", "sssp"};
+  return names;
+}
+
+bool opensm_wants_qos(const std::string& e) {
+  return e == "dfsssp" || e == "lash" || e == "nue" || e == "sssp" || e == "torus-2QoS";
+}
+bool opensm_uses_path_sls(const std::string& e) { return e == "dfsssp" || e == "lash" || e == "nue" || e == "torus-2QoS"; }
+
+std::string opensm_sim_missing(const std::string& ftsim_script) {
+  const std::string script = ftsim_script.empty() ? locate_ftsim_script() : ftsim_script;
+  if (script.empty())
+    return "scripts/ftsim.sh not found next to the ftroute binary (libexec/ftroute/ftsim.sh); set FTROUTE_FTSIM";
+  std::error_code ec;
+  if (!fs::is_regular_file(script, ec) || access(script.c_str(), R_OK) != 0)
+    return "cannot read the ibsim/OpenSM script '" + script + "' (FTROUTE_FTSIM or --ftsim)";
+  static const std::pair<const char*, const char*> programs[] = {
+      {"bash", "bash"}, {"timeout", "coreutils"}, {"ibsim", "ibsim-utils"}, {"opensm", "opensm"}};
+  for (const auto& [prog, pkg] : programs)
+    if (find_program(prog).empty()) return std::string("'") + prog + "' not found (package " + pkg + ")";
+  // the list of scripts/ftsim.sh
+  for (const char* um : {"/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so", "/usr/lib/aarch64-linux-gnu/umad2sim/libumad2sim.so",
+                         "/usr/lib/umad2sim/libumad2sim.so", "/usr/lib64/umad2sim/libumad2sim.so"})
+    if (fs::exists(um, ec)) return "";
+  return "libumad2sim.so not found (package libumad2sim0)";
+}
+
+OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, const OpensmRunOptions& o) {
+  OpensmResult out;
+  const std::string script = o.ftsim_script.empty() ? locate_ftsim_script() : o.ftsim_script;
+  if (script.empty())
+    throw Error("scripts/ftsim.sh not found next to the ftroute binary (libexec/ftroute/ftsim.sh); "
+                "set FTROUTE_FTSIM or pass --ftsim PATH");
+  const std::string pathsl = o.pathsl_tool.empty() ? locate_pathsl_tool() : o.pathsl_tool;
+  fs::create_directories(o.scratch_dir.empty() ? "." : o.scratch_dir);
+  const std::string w = fs::absolute(o.scratch_dir.empty() ? "." : o.scratch_dir).string() + "/run-" +
+                        std::to_string(getpid()) + "-" + std::to_string(g_workdir_counter++);
+  struct Remove {  // the work directory goes away however the run ends (unless kept)
+    std::string path;
+    bool keep;
+    ~Remove() {
+      std::error_code ec;
+      if (!keep) fs::remove_all(path, ec);
+    }
+  } remove_workdir{w, o.keep_scratch};
+  fs::remove_all(w);
+  fs::create_directories(w);
+  NetWriteOptions wo;
+  wo.write_lids = false;  // OpenSM assigns the LIDs; the dump's portguids give them back
+  wo.comment = o.comment;
+  {
+    std::ofstream f(w + "/input.net");
+    f << write_net(fabric, wo);
+  }
+  // FTSIM_LIFETIME bounds ibsim/holder (they run under timeout(1)): if this process is killed
+  // before it can stop them, they still go away shortly after the run would have ended.
+  const std::string base = "env FTSIM_LIFETIME=" + std::to_string(o.timeout + 180) + " bash " + shell_quote(script) +
+                           " -w " + shell_quote(w) + " ";
+  const std::string to = std::to_string(o.timeout);
+  struct Stopper {  // stop ibsim/OpenSM/holder by the PIDs ftsim.sh recorded, whatever happens
+    std::string cmd;
+    bool done = false;
+    void stop() {
+      if (!done) sh(cmd);
+      done = true;
+    }
+    ~Stopper() { stop(); }
+  } stopper{"timeout -k 5 60 " + base + "stop >/dev/null 2>&1"};
+  if (sh_checked("timeout -k 5 120 " + base + "start " + shell_quote(w + "/input.net") + " >" + shell_quote(w + "/start.out") + " 2>&1") != 0)
+    throw Error("ibsim did not start: " + tail(slurp(w + "/start.out"), 200));
+  // Engines with per-path SLs run as a daemon so that the SA can be asked for the SLs afterwards
+  // (`opensm -o` exits after its sweep); the others run once.
+  const bool daemon = opensm_uses_path_sls(engine) && !pathsl.empty();
+  // log_flags 0x47 = 0x43 + VERBOSE: the "building routing with" line that starts the routing step.
+  std::string osm = std::string(daemon ? "opensm-start" : "opensm-once") + " --engine " + shell_quote(engine) +
+                    " --timeout " + to + " --conf 'log_flags 0x47'";
+  out.needs_qos = opensm_wants_qos(engine);
+  if (out.needs_qos) osm += " --conf 'qos TRUE'";
+  if (o.lmc > 0) osm += " --conf " + shell_quote("lmc " + std::to_string(o.lmc));
+  if (find_engine(engine)) {  // an ftroute engine inside OpenSM, through libftroute.so
+    osm += " --plugin ftroute";
+    // next to the binary (build tree or install prefix), else the system library path
+    if (std::string pd = locate_plugin_dir(); !pd.empty()) osm += " --plugin-dir " + shell_quote(pd);
+    if (!o.plugin_options.empty()) osm += " --plugin-options " + shell_quote(o.plugin_options);
+  }
+  if (engine == "torus-2QoS") {
+    std::string conf = torus2qos_conf(fabric, o.gen_spec);
+    if (!conf.empty()) {
+      std::ofstream(w + "/torus-2QoS.conf") << conf;
+      osm += " --conf " + shell_quote("torus_config " + w + "/torus-2QoS.conf");
+    }
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  int rc = sh_checked("timeout -k 5 " + std::to_string(o.timeout + 30) + " " + base + osm + " >" +
+                      shell_quote(w + "/osm.out") + " 2>" + shell_quote(w + "/osm.err"));
+  out.route_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string used = slurp(w + "/osm.out");
+  while (!used.empty() && (used.back() == '\n' || used.back() == ' ')) used.pop_back();
+  if (auto nl = used.rfind('\n'); nl != std::string::npos) used = used.substr(nl + 1);
+  out.engine_used = used.empty() ? "none" : used;
+  out.fallback = used != engine;
+  // Path SLs from the SA while the daemon still runs (one PathRecord per validated pair).
+  std::string sl_text;
+  int sl_rc = -1;
+  if (rc == 0 && daemon && opensm_uses_path_sls(out.engine_used)) {
+    const std::string pairs = path_pairs(fabric);
+    std::ofstream(w + "/pairs.txt") << pairs;
+    // One PathRecord per pair, answered one at a time through ibsim: 200-1,000 per second on the
+    // shared 2-core box, slower the more runs share it. ftsim.sh stops a tool after
+    // FTSIM_TOOL_TIMEOUT (60 s by default), which cut the query short on loaded or large fabrics
+    // (82,225 pairs of the 5x5 torus; 4.9 M of the 7x7x7 torus): allow the OpenSM timeout plus
+    // 1 s per 100 pairs.
+    const long sl_timeout = o.timeout + static_cast<long>(std::count(pairs.begin(), pairs.end(), '\n') / 100);
+    sl_rc = sh_checked("timeout -k 5 " + std::to_string(sl_timeout + 30) + " env FTSIM_TOOL_TIMEOUT=" +
+                       std::to_string(sl_timeout) + " " + base + "tool " + shell_quote(pathsl) + " <" +
+                       shell_quote(w + "/pairs.txt") + " >" + shell_quote(w + "/pathsl.out") + " 2>" +
+                       shell_quote(w + "/pathsl.err"));
+    sl_text = slurp(w + "/pathsl.out");
+  }
+  stopper.stop();  // the dump files are all we need from here on
+  // Routing step alone (issue 4) instead of the whole `opensm -o`, when the log shows it.
+  try {
+    if (auto step = opensm_routing_step(slurp(w + "/opensm-1/osm.log"), w + "/opensm-1/osm.log")) out.route_seconds = step->seconds;
+  } catch (const ParseError& e) {
+    out.message = std::string("routing time = whole opensm run (") + e.what() + ")";
+  }
+  if (rc != 0) {
+    out.status = "failed";
+    out.message = "OpenSM: " + tail(slurp(w + "/osm.err"), 200);
+    return out;
+  }
+  const std::string dump = w + "/opensm-1/dump";
+  for (int i = 0; i < 50 && !fs::exists(dump + "/opensm-lfts.dump"); ++i) usleep(100000);  // daemon: written at the end of the sweep
+  // With the SL2VL dump, load_routing also sets num_vls (highest VL + 1): flitsim sizes its VCs by
+  // it and would drop every packet on a higher VL.
+  const std::string sl2vl = dump + "/opensm-sl2vl.dump";
+  out.loaded = load_routing(w + "/input.net", dump + "/opensm-lfts.dump", LftFormat::Auto, "",
+                            fs::exists(sl2vl) ? sl2vl : "", true, static_cast<uint8_t>(std::max(0, o.lmc)));
+  LoadedRouting& lr = *out.loaded;
+  lr.routing.engine = "opensm:" + out.engine_used;
+  out.report = validate(lr.fabric, lr.routing, o.validate);
+  if (opensm_uses_path_sls(out.engine_used)) {
+    // OpenSM 3.3.23 dumps no per-path SLs; they come from the SA (ftroute-pathsl above). Without
+    // all of them the CDG would be built on SL 0, which is not the routing OpenSM programmed:
+    // the check is then reported as not done rather than a false cycle.
+    size_t missing = 0;
+    std::unordered_map<uint32_t, uint8_t> sls;
+    if (sl_rc == 0) sls = parse_pathsl_output(sl_text, &missing);
+    if (sl_rc != 0 || missing > 0) {
+      out.report.deadlock_checked = false;
+      out.report.cdg_acyclic = true;
+      out.report.cycle.clear();
+      out.report.cycle_text.clear();
+      if (!daemon) out.message = "ftroute-pathsl not built: path SLs unknown; CDG not checked";
+      else if (sl_rc != 0) out.message = "path SL query failed (" + slurp(w + "/pathsl.err").substr(0, 200) + "); CDG not checked";
+      else out.message = std::to_string(missing) + " path records missing from the SA; CDG not checked";
+    } else {
+      int max_sl = 0;
+      for (const auto& [k, sl] : sls) max_sl = std::max(max_sl, static_cast<int>(sl));
+      out.message = "path SLs from the SA: " + std::to_string(sls.size()) + " paths; SL 0.." + std::to_string(max_sl);
+      lr.routing.path_sl = [sls = std::move(sls)](Lid s, Lid d) -> uint8_t {
+        auto it = sls.find((static_cast<uint32_t>(s) << 16) | d);
+        return it == sls.end() ? 0 : it->second;
+      };
+      out.report = validate(lr.fabric, lr.routing, o.validate);  // CDG over (link, VL) with the SA's SLs and OpenSM's SL2VL
+    }
+  }
+  return out;
+}
+
+}  // namespace ftroute::campaign
