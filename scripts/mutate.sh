@@ -63,6 +63,9 @@ validate-cycle-ignored @ rep.cdg_acyclic = !cyc; @ rep.cdg_acyclic = true; @ val
 check-cli-exits-0-on-failure @ return rep.ok() ? 0 : 1; @ return 0; @ ftroute @ ^cli\.check$
 cdg-cycle-search-ignores-back-edges @ if (!ok(s) || color[s] == 2) continue; @ if (!ok(s) || color[s] >= 1) continue; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
 plugin-check-accepts-wrong-ca @ if (w.hop.drop == DropKind::WrongEndpoint) @ if (false) @ plugin_adapter_test @ ^CheckRouting\.
+ftree-valley-subtree-left @ if (!t_.multi_child || !vc_[static_cast<size_t>(s)]) return false; @ return false; @ ftree_real_shapes_test @ ^GeneralisedFatTree\.
+ftree-an-port-unrecognised @ return port == 37 || port == 41 || port == 65 || port == 145; @ return false; @ ftree_real_shapes_test @ ^AggregationNodes\.
+ftree-pgft-core-down-no-mirror @ p.mode = Plan::UpMirror; @ (void)0; @ ftree_real_shapes_test @ ^GeneralisedFatTree\.
 plugin-check-accepts-foreign-port0 @ if (!o || o->node != s) @ if (!o) @ plugin_adapter_test @ ^CheckRouting\.
 EOF
 )

@@ -6,6 +6,8 @@
 // than ft-minhop.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -133,13 +135,26 @@ TEST(AggregationNodes, AnOnEverySwitchMakesNoLeafAndCostsNoVl) {
 TEST(GeneralisedFatTree, CoresReachingAPodThroughSeveralSpinesRouteDeadlockFree) {
   // Selene's storage fabric in small: cores cabled to every second spine of every pod.
   for (bool ans : {false, true}) {
-    Fabric f = make_pgft({.pods = 3, .leaves = 4, .spines = 4, .groups = 2, .per_group = 2, .hosts = 4, .ans = ans});
+    Fabric f = make_pgft({.pods = 3, .leaves = 4, .spines = 4, .groups = 2, .per_group = 2, .hosts = 8, .ans = ans});
     FatTree t = recognize_fat_tree(f);
     EXPECT_TRUE(t.multi_child);
     EXPECT_EQ(t.height, 2);
     EXPECT_EQ(t.by_rank[2].size(), 4u);  // the cores are cores, not empty leaves
     Routing r = FtreeMisrouteEngine().route(f, {});
     expect_deadlock_free_one_vl(f, r, ans ? "pgft with ANs" : "pgft");
+    // A leaf's hosts come down over all its spines: the cables into a leaf carry within 2.5x of
+    // each other (a core's own digit would send all of them down one spine: 5x here).
+    ValidationReport v = validate(f, r, {});
+    std::map<int, std::pair<uint64_t, uint64_t>> into_leaf;  // leaf -> (min, max) routes on its down-cables
+    for (const auto& l : v.switch_link_loads) {
+      const Port& pt = f.node(l.node).port(l.port);
+      if (f.node(pt.peer_node).id.rfind("LG", 0) != 0) continue;
+      auto [it, fresh] = into_leaf.emplace(pt.peer_node, std::make_pair(l.routes, l.routes));
+      it->second.first = std::min(it->second.first, l.routes);
+      it->second.second = std::max(it->second.second, l.routes);
+    }
+    for (const auto& [leaf, mm] : into_leaf)
+      EXPECT_LE(static_cast<double>(mm.second), 2.5 * static_cast<double>(mm.first)) << f.node(leaf).id;
     // balanced no worse than ft-minhop (which has dependency cycles here)
     Routing m = make_engine("ft-minhop")->route(f, {});
     EXPECT_LE(validate(f, r, {}).efi_max, validate(f, m, {}).efi_max) << (ans ? "with ANs" : "");

@@ -98,6 +98,7 @@ class Router {
       for (size_t s = 0; s < NS; s++)
         slot_[s + 1] = slot_[s] + static_cast<uint32_t>(std::max(t_.up[s].size(), t_.down[s].size()));
       flat_.assign(slot_[NS], 0);
+      flat_peer_.assign(t_.multi_child ? slot_[NS] : 0, -1);
       dirty_.assign(NS, 0);
       for (int s = 0; s < S; s++) plan_switch(s, target);
       planned_ = true;
@@ -132,6 +133,29 @@ class Router {
     const Plan& p = plan_[static_cast<size_t>(s)];
     if (p.mode == Plan::None) return kNoPath;
     const uint64_t idx = q[p.rank];
+    if (p.mode == Plan::UpMirror) {
+      // the destination's ancestor one rank below s, on its own way up from the target
+      int a = target_;
+      const int below = t_.rank[static_cast<size_t>(s)] - 1;
+      for (int r = t_.rank[static_cast<size_t>(a)]; r < below; r++) {
+        const auto& up = t_.up[static_cast<size_t>(a)];
+        if (up.empty()) break;
+        a = up[static_cast<size_t>(mod(q[r], static_cast<uint32_t>(up.size())))].peer;
+      }
+      if (t_.rank[static_cast<size_t>(a)] == below) {
+        uint32_t n = 0, first = 0;
+        for (uint32_t i = 0; i < p.len; i++)
+          if (flat_peer_[p.off + i] == a) {
+            if (n++ == 0) first = i;
+          }
+        if (n == 1) return flat_[p.off + first];
+        if (n > 1) {  // parallel cables to it: the d-mod-k digit of its own rank over them
+          uint64_t pick = mod(q[below], n);
+          for (uint32_t i = 0; i < p.len; i++)
+            if (flat_peer_[p.off + i] == a && pick-- == 0) return flat_[p.off + i];
+        }
+      }
+    }
     if (p.mode == Plan::Mirror) {
       const auto& up = t_.up[static_cast<size_t>(p.child)];
       if (!up.empty()) {
@@ -182,11 +206,13 @@ class Router {
         p.mode = Plan::Mirror;
         p.child = child;
         p.rank = static_cast<uint8_t>(t_.rank[static_cast<size_t>(child)]);
-      } else if (cand_.size() > 1 && k == 0 && p.rank >= 2) {
+      } else if (cand_.size() > 1 && k == 0 && p.rank >= 2 && t_.rank[static_cast<size_t>(target)] < p.rank) {
         // A core of a generalised fat tree going down into a pod through one of several
-        // spines: the spines stand for the up-choices of the rank two below (a leaf's spines),
-        // so that rank's digit picks, and a leaf's hosts come down over all its spines as they
-        // leave over them (the own digit would send them all down one spine).
+        // spines: it takes the spine the destination itself climbs to (its up-path from its leaf
+        // by its own d-mod-k digits), so a leaf's hosts come down over all its spines as they
+        // leave over them; the own digit would send them all down one spine. If that spine is not
+        // below this core, d-mod-k with the digit of the rank two below.
+        p.mode = Plan::UpMirror;
         p.rank = static_cast<uint8_t>(p.rank - 2);
       }
     }
@@ -197,6 +223,10 @@ class Router {
     p.off = slot_[si];
     p.len = static_cast<uint8_t>(cand_.size());
     std::copy(cand_.begin(), cand_.end(), flat_.begin() + p.off);
+    if (p.mode == Plan::UpMirror)
+      for (size_t i = 0; i < cand_.size(); i++)
+        for (const auto& e : t_.down[si])
+          if (e.port == cand_[i]) flat_peer_[p.off + i] = e.peer;
   }
 
   // In a generalised fat tree (FatTree::multi_child) a switch of the valley chain does not
@@ -262,7 +292,7 @@ class Router {
   }
 
   struct Plan {
-    enum Mode : uint8_t { Normal, Mirror, None };
+    enum Mode : uint8_t { Normal, Mirror, UpMirror, None };
     uint32_t off = 0;
     uint8_t len = 0;
     uint8_t mode = Normal;
@@ -283,6 +313,7 @@ class Router {
   std::vector<uint8_t> cand_;
   std::vector<Plan> plan_;
   std::vector<uint8_t> flat_;   // candidate ports, slot_[s].. for switch s
+  std::vector<int> flat_peer_;  // their peer switches (generalised fat trees only, for UpMirror)
   std::vector<uint32_t> slot_;
   // incremental plan(): the classes and target it was made for, switches to re-plan
   bool planned_ = false;
