@@ -354,8 +354,12 @@ class Parser {
       pos++;
       skip_ws(l, pos);
       if (pos < l.size() && l[pos] == '"') {
-        desc = quoted(l, pos, file, ln, "node description");
-        rest = l.substr(pos);
+        // up to the last '"' of the line: ibnetdiscover prints a NodeDescription as it is, quotes
+        // included, and nothing quoted after it (ibsim would stop at the first inner '"')
+        const size_t close = l.rfind('"');
+        if (close == pos) fail(file, ln, "unterminated quoted node description");
+        desc = std::string(l.substr(pos + 1, close - pos - 1));
+        rest = l.substr(close + 1);
       } else {
         std::string_view s = l.substr(pos);
         size_t cut = std::string_view::npos;

@@ -330,6 +330,27 @@ TEST(NetFile, IbnetdiscoverSyntaxVariantsOfProductionDumps) {
   EXPECT_EQ(e.line(), 6);
 }
 
+TEST(NetFile, NodeDescriptionsEndAtTheLastQuote) {
+  // ibnetdiscover prints a NodeDescription as it is: quotes inside, even text that looks like a LID
+  Fabric f = parse_net(
+      "Switch 8 \"S1\" # \"evil\" base port 0 lid 99 lmc 0\" base port 0 lid 7 lmc 0\n"
+      "[1] \"H1\"[1] # \"say \"hi\"\" lid 4 4xEDR\n"
+      "\n"
+      "Ca 1 \"H1\" # \"say \"hi\"\"\n"
+      "[1] \"S1\"[1] # lid 4 lmc 0 \"evil\" base port 0 lid 99 lmc 0\" lid 7 4xEDR\n",
+      "q.net");
+  EXPECT_EQ(f.node(0).desc, "evil\" base port 0 lid 99 lmc 0");
+  EXPECT_EQ(f.node(0).port(0).base_lid, 7);
+  EXPECT_EQ(f.node(1).desc, "say \"hi\"");
+  EXPECT_EQ(f.node(1).port(1).base_lid, 4);
+  EXPECT_EQ(f.node(1).port(1).speed_ext, 3);
+  EXPECT_THROW(write_net(f), FabricError);  // ibsim would cut the description at its first '"'
+  make_ibsim_loadable(f);
+  EXPECT_EQ(f.node(1).desc, "say 'hi'");
+  EXPECT_EQ(fabric_diff(f, parse_net(write_net(f), "q2.net")), "");
+  EXPECT_NE(parse_error("Switch 8 \"S1\" # \"open\n").what(), std::string());
+}
+
 namespace {
 
 // Three ASICs of one director chassis reporting its GUID 0xc0ffee as their node GUID (their own

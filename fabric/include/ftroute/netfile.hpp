@@ -17,7 +17,8 @@
 //   [1](100001)  "S1"[1]   # lid 1 lmc 0 "S1" lid 3 4xQDR
 //
 // Node header: `Switch|Hca|Ca|Rt <nports> "id" [# "desc" | # desc] [... lid N lmc M]`.
-//   The desc defaults to the id. For switches "lid N lmc M" after the desc gives the LID of
+//   The desc defaults to the id; a quoted desc ends at the last '"' of the line (ibnetdiscover
+//   prints NodeDescriptions as they are, '"' included). For switches "lid N lmc M" after the desc gives the LID of
 //   port 0. Node ids may not contain '#' or '@' and are at most 64 characters (ibsim limits).
 // Port line: `[p] "remote"[rp]` with optional `(guid)` after `[p]` or `[rp]` (ignored, as in
 //   ibsim: port GUIDs are derived from the node GUID), optional options `w=` (enabled-width
