@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "ftroute/cluster_tree.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/topology.hpp"
@@ -46,6 +47,19 @@ const std::string& help_text() {
     s += topo::fabric_spec_summary();
     s += "\nkinds and their parameters (KEY=V in SPEC, or --KEY V):\n";
     for (const auto& k : topo::fabric_kinds()) s += std::string(k.name) + ": " + k.summary + "\n" + k.help + "\n";
+    s += "\nctree presets (ctree:preset=NAME; keys given beside it override the preset's, e.g. preset=hdr-3tier,an=0):\n";
+    for (const auto& p : topo::cluster_tree_presets()) {
+      s += "  " + std::string(p.name) + " = " + p.spec + "\n";
+      std::string line = "     ";  // the summary, wrapped at 100 characters
+      for (const std::string& w : split_list(p.summary, ' ')) {
+        if (line.size() + 1 + w.size() > 100) {
+          s += line + "\n";
+          line = "     ";
+        }
+        line += " " + w;
+      }
+      s += line + "\n";
+    }
     s += kFaultHelp;
     s += "\nexamples:\n"
          "  ftroute gen fattree:4,3 -o 4ary3tree.net        (= ftroute gen fattree --k 4 --n 3 -o ..)\n"

@@ -218,9 +218,8 @@ const std::vector<FabricKind>& fabric_kinds() {
        "                      such a file; `ftroute export --to ibsim` makes it loadable)\n"
        "  --missing N         N random switch-to-switch cables missing (never disconnecting); their seed is\n"
        "                      seed=S in SPEC (default 1; `gen --seed` is the seed of the fault options)\n"
-       "  --preset NAME       a production cluster's shape (other keys override it): hdr-3tier (206 switches,\n"
-       "                      1,125 HCAs), edr-director (178 switches, 1,476 HCAs), hdr-mcs8500 (192 switches,\n"
-       "                      990 HCAs, shared chassis GUIDs); all with aggregation nodes\n"
+       "  --preset NAME       a production cluster's shape (other keys override it): hdr-3tier, edr-director,\n"
+       "                      hdr-mcs8500 (`ftroute gen --help`: \"ctree presets\")\n"
        "  names: leaves L<i> (L<pod>_<i>), spines S<j>, aggregation A<pod>_<a>, cores C<a>_<c>, hosts H<leaf>_<x>,\n"
        "  storage servers F<leaf>_<x>, dual-rail HCAs D<even leaf>_<x>, hosts on spines/cores T.., on aggregation\n"
        "  switches I.., aggregation nodes AN-<switch>",
