@@ -1,16 +1,55 @@
-// `ftroute export`: convert LFTs between OpenSM's dump, dump_fts and the files ibdmchk reads.
+// `ftroute export`: convert LFTs between OpenSM's dump, dump_fts and the files ibdmchk reads; write
+// an ibsim-loadable .net of any fabric dump (--to ibsim).
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 
 #include "ftroute/atomic_file.hpp"
 #include "cli.hpp"
 #include "ftroute/ibdmchk_io.hpp"
+#include "ftroute/input_file.hpp"
 #include "ftroute/lft_io.hpp"
+#include "ftroute/netfile.hpp"
 
 namespace {
 
 using namespace ftroute;
+
+// --to ibsim: the fabric of any dump (ibnetdiscover output, a .net file, opensm-subnet.lst) as a
+// .net file ibsim 0.10 loads (make_ibsim_loadable), every node, link and LID kept.
+int export_ibsim(const std::string& fabric, const std::string& out, uint8_t lmc) {
+  cli::check_output_paths({out});
+  std::vector<std::string> warnings;
+  Fabric f;
+  char first = 0;
+  {  // opensm-subnet.lst starts with '{' (read_fabric_file's test); everything else is a .net file
+    std::ifstream in(fabric, std::ios::binary);
+    while (in.get(first) && (first == ' ' || first == '\t' || first == '\n' || first == '\r')) {
+    }
+  }
+  if (first == '{') {
+    f = read_fabric_file(fabric, lmc);
+  } else {
+    NetReadOptions ro;
+    ro.warnings = &warnings;
+    f = read_net_file(fabric, ro);
+  }
+  for (const auto& w : warnings) std::fprintf(stderr, "ftroute export: warning: %s\n", w.c_str());
+  const std::vector<std::string> changes = make_ibsim_loadable(f);
+  for (const auto& c : changes) std::fprintf(stderr, "ftroute export: changed for ibsim: %s\n", c.c_str());
+  NetWriteOptions o;
+  o.comment = "ibsim-loadable copy of " + escape_name(fabric) + " (ftroute export --to ibsim)";
+  for (const auto& c : changes) o.comment += "\nchanged for ibsim: " + c;
+  const std::string text = write_net(f, o);  // throws (nothing written) if a node cannot be expressed
+  cli::write_file_atomic(out, text);
+  if (out != "-")
+    std::fprintf(stderr,
+                 "wrote %s: %zu switches, %zu CAs, %d links; load it with `ibsim -s %s` (beyond 2048 nodes or 256 "
+                 "switches with -N/-S/-P, as scripts/ftsim.sh start does)\n",
+                 escape_name(out).c_str(), f.switches().size(), f.cas().size(), f.num_links(), escape_name(out).c_str());
+  return 0;
+}
 
 int run_export(cli::Args& a) {
   cli::FabricArg fab = cli::fabric_options(a, false);
@@ -27,8 +66,15 @@ int run_export(cli::Args& a) {
   cli::fabric_positional(fab, pos, false);
   if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "'");
   const std::string& fabric = fab.file;
-  if (lfts.empty()) throw cli::UsageError("--lfts FILE is required");
   if (out.empty()) throw cli::UsageError("-o OUT is required");
+  if (to == "ibsim") {  // the fabric alone: no LFTs, no SL files
+    if (!lfts.empty() || !sl.empty() || !sl2vl.empty() || lids_from_file || sm_lid || fmt_name != "auto")
+      throw cli::UsageError("--to ibsim writes the fabric alone (--lfts, --format, --sl, --sl2vl, --sm-lid and "
+                            "--lids-from-file do not apply)");
+    if (lmc < 0 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
+    return export_ibsim(fabric, out, static_cast<uint8_t>(lmc));
+  }
+  if (lfts.empty()) throw cli::UsageError("--lfts FILE is required");
   auto in_fmt = parse_lft_format(fmt_name);
   if (!in_fmt || *in_fmt == LftFormat::Minimal)
     throw cli::UsageError("--format must be auto, opensm or dump_fts, got '" + fmt_name + "'");
@@ -39,7 +85,7 @@ int run_export(cli::Args& a) {
   else if (to == "dump_fts" || to == "ibroute") ofmt = LftFormat::DumpFts;
   else if (to == "minimal") ofmt = LftFormat::Minimal;
   else if (to != "ibdmchk")
-    throw cli::UsageError("--to must be opensm-lfts, dump_fts, minimal or ibdmchk, got '" + to + "'");
+    throw cli::UsageError("--to must be opensm-lfts, dump_fts, minimal, ibdmchk or ibsim, got '" + to + "'");
   if (to == "ibdmchk") cli::check_output_dir(out);  // before any work: all or none is written
   else cli::check_output_paths({out});
 
@@ -118,8 +164,9 @@ int run_export(cli::Args& a) {
 
 }  // namespace
 
-FTROUTE_SUBCOMMAND(export, "convert LFTs: opensm-lfts.dump, dump_fts, ibdmchk files",
+FTROUTE_SUBCOMMAND(export, "convert LFTs: opensm-lfts.dump, dump_fts, ibdmchk files; a fabric dump for ibsim",
                    R"(usage: ftroute export [--fabric] FABRIC --lfts IN --to FORMAT -o OUT [options]
+       ftroute export [--fabric] FABRIC --to ibsim -o OUT.net
 
 Reads the LFTs in IN (opensm-lfts.dump or dump_fts / ibroute output), maps them onto FABRIC by
 switch GUID and writes them as FORMAT:
@@ -131,6 +178,15 @@ switch GUID and writes them as FORMAT:
   ibdmchk       OUT is a directory; writes opensm-subnet.lst, opensm.fdbs and an empty
                 opensm.mcfdbs (plus path_sl.txt / sl2vl.txt with --sl / --sl2vl) for
                 `ibdmchk -s OUT/opensm-subnet.lst -f OUT/opensm.fdbs -m OUT/opensm.mcfdbs`
+  ibsim         no --lfts: FABRIC itself (ibnetdiscover output of a real fabric, any .net file, or
+                opensm-subnet.lst) as a .net file ibsim loads (`ibsim -s OUT.net`, or
+                `scripts/ftsim.sh start OUT.net`, `demo.sh --net OUT.net`): every node, link, LID,
+                width and speed kept, SHARP aggregation nodes included; node descriptions kept
+                but made safe for ibsim ('"' -> ', control characters -> ?, at most 63
+                characters); switches of a director chassis that share the chassis GUID as their
+                node GUID are written with their own port GUIDs; nodes whose port GUIDs, as ibsim
+                derives them (CA port p = node GUID + p), would collide move to fresh GUIDs.
+                Each change is named on stderr and in the file's header.
 Every file is written atomically; nothing is written if reading or mapping fails.
 
   -f, --fabric FILE      ibsim/ibnetdiscover .net file, or OpenSM's opensm-subnet.lst (or positional)
@@ -147,5 +203,6 @@ Every file is written atomically; nothing is written if reading or mapping fails
 
 Example:
   ftroute export -f fabric.net -l fts.txt --to opensm-lfts -o opensm-lfts.dump
-  ftroute export -f fabric.net -l opensm-lfts.dump --to ibdmchk -o chk/)",
+  ftroute export -f fabric.net -l opensm-lfts.dump --to ibdmchk -o chk/
+  ibnetdiscover > fabric.txt && ftroute export fabric.txt --to ibsim -o fabric.net)",
                    run_export);

@@ -1,10 +1,12 @@
 // `ftroute gen <kind> [options] -o file.net`: topology generators + fault injection -> ibsim .net.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "cli.hpp"
+#include "ftroute/cluster_tree.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/topology.hpp"
@@ -36,20 +38,38 @@ const std::string& help_text() {
         "usage: ftroute gen SPEC [fault options] -o FILE.net\n"
         "       ftroute gen KIND --PARAM V .. [fault options] -o FILE.net   (legacy spelling of the same)\n"
         "       ftroute gen shipped -o DIR     (re)write every shipped file of ibsim_topologies/nets\n\n"
-        "Writes an ibsim-loadable .net file (load with: ibsim -s FILE.net). GUIDs are ibsim's defaults.\n\n"
+        "Writes an ibsim-loadable .net file (load with: ibsim -s FILE.net). GUIDs are ibsim's defaults; a ctree with\n"
+        "chassisguid=shared is written as ibnetdiscover shows such chassis (switchguid=0xCHASSIS(GUID)), which\n"
+        "ibsim refuses: `ftroute export FILE --to ibsim -o FILE2` writes one it loads.\n\n"
         "SPEC is KIND:ARGS, the fabric spec every command takes (campaign --gen, route/compare/sim --gen,\n"
         "ftdrb-eval --topos): positional values, then KEY=V items, KEY = a parameter below without '--'\n"
         "(fattree:4,3  torus:4x4x4,2  mesh:8x8,hosts=2  kns:4,2,p=2  ctree:leaves=8,hosts=4/4/0/2):\n";
     s += topo::fabric_spec_summary();
     s += "\nkinds and their parameters (KEY=V in SPEC, or --KEY V):\n";
     for (const auto& k : topo::fabric_kinds()) s += std::string(k.name) + ": " + k.summary + "\n" + k.help + "\n";
+    s += "\nctree presets (ctree:preset=NAME; keys given beside it override the preset's, e.g. preset=hdr-3tier,an=0):\n";
+    for (const auto& p : topo::cluster_tree_presets()) {
+      s += "  " + std::string(p.name) + " = " + p.spec + "\n";
+      std::string line = "     ";  // the summary, wrapped at 100 characters
+      for (const std::string& w : split_list(p.summary, ' ')) {
+        if (line.size() + 1 + w.size() > 100) {
+          s += line + "\n";
+          line = "     ";
+        }
+        line += " " + w;
+      }
+      s += line + "\n";
+    }
     s += kFaultHelp;
     s += "\nexamples:\n"
          "  ftroute gen fattree:4,3 -o 4ary3tree.net        (= ftroute gen fattree --k 4 --n 3 -o ..)\n"
          "  ftroute gen fattree:4,3 --fail-links 3 --seed 7 --keep-connected -o f3.net\n"
          "  ftroute gen torus:4x4x4 -o t.net\n"
          "  ftroute gen fattree2 --remove-link '\"L0\"[19]' -o ft648_f1.net\n"
-         "  ftroute gen ctree:leaves=8,spines=4,hosts=4/4/0/2,links=2,dual=1 -o cluster.net";
+         "  ftroute gen ctree:leaves=8,spines=4,hosts=4/4/0/2,links=2,dual=1 -o cluster.net\n"
+         "  ftroute gen ctree:pods=4*3,aggs=4,links=2,corelinks=2,storage=1,an=1,missing=3,seed=7 -o real.net\n"
+         "  ftroute gen ctree:preset=hdr-mcs8500 -o mcs.net && ftroute export mcs.net --to ibsim -o mcs-ibsim.net\n"
+         "ctree's seed= (the seed of missing=) is given in SPEC; --seed is the seed of the fault options.";
     return s;
   }();
   return h;
@@ -102,7 +122,7 @@ int run_gen(Args& a) {
     legacy += "," + *v;
   }
   for (const auto& p : k.params)
-    if (p != "spec")
+    if (p != "spec" && p != "seed")  // --seed is the fault option; ctree's seed= (of missing=) goes in SPEC
       if (auto v = a.value(p)) legacy += "," + p + "=" + *v;
   if (!legacy.empty()) {
     spec += (spec.back() == ':' ? legacy.substr(1) : legacy);
@@ -138,7 +158,11 @@ int run_gen(Args& a) {
   if (!faults.empty()) rep = topo::inject_faults(f, fs);
 
   NetWriteOptions o;
+  o.reported_guids = true;  // ctree chassisguid=shared: switchguid=0xCHASSIS(GUID), as ibnetdiscover writes it
   o.comment = std::string(k.summary) + "\nftroute gen " + kind + sa.used + faults + "\n" + rep.summary();
+  if (std::any_of(f.nodes().begin(), f.nodes().end(), [](const Node& n) { return n.reported_guid != 0; }))
+    o.comment += "switches share node GUIDs (switchguid=0xSHARED(GUID)): ibsim refuses this file; load the output of\n"
+                 "`ftroute export FILE --to ibsim -o FILE2` instead\n";
   if (!f.connected()) o.comment += "WARNING: the fabric is not connected\n";
   write_file_atomic(*out, write_net(f, o));
   if (*out != "-")

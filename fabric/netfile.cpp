@@ -15,6 +15,7 @@
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "ftroute/error.hpp"
 #include "ftroute/input_file.hpp"
@@ -74,6 +75,7 @@ class Parser {
     parse_text(text, filename);
     if (f_.size() == 0) fail(filename, 0, "no nodes: not a fabric (empty, or only comments and directives)");
     finish();
+    if (!shared_.empty()) warn_shared();
     return std::move(f_);
   }
 
@@ -184,6 +186,7 @@ class Parser {
       } else if (starts_with(l, "extspeed")) {
         uint64_t s = assignment(l, fname, ln, "extended speed");
         if (s > 7) fail(fname, ln, "bad extended speed " + std::to_string(s) + " (0..7)");
+        def_speed_ext_ = static_cast<uint8_t>(s);
       } else if (starts_with(l, "module")) {
         fail(fname, ln, "'module=' node id prefixes are not supported");
       } else if (starts_with(l, "include")) {
@@ -226,7 +229,11 @@ class Parser {
     size_t pos = op + 1;
     skip_ws(l, pos);
     uint64_t v = number(l, pos, file, ln, "GUID");
-    trailer(l, pos, file, ln, true);  // ibnetdiscover prints switchguid=0x..(portguid)
+    skip_ws(l, pos);
+    // ibnetdiscover prints switchguid=0xNODEGUID(PORTGUID): the port GUID of the next node of
+    // this type, its fallback when the node GUID is shared (see netfile.hpp)
+    paren_[t] = skip_guid(l, pos, file, ln);
+    trailer(l, pos, file, ln, false);
     if (l[op] == '+') {
       next_[t] = abs_[t] + v;
     } else {
@@ -307,6 +314,8 @@ class Parser {
       fail(file, ln, "'do Guid': node GUID " + hex(g) + " already used by \"" + f_.node(it->second).id + "\"");
     guids_.erase(nd.guid);
     nd.guid = g;
+    nd.reported_guid = 0;
+    own_[static_cast<size_t>(*n)] = 0;
     guids_[g] = *n;
     for (int q = 0; q <= nd.num_ports; q++)
       nd.port(q).guid = nd.is_switch() ? g : (q ? g + static_cast<uint64_t>(q) : 0);
@@ -345,8 +354,12 @@ class Parser {
       pos++;
       skip_ws(l, pos);
       if (pos < l.size() && l[pos] == '"') {
-        desc = quoted(l, pos, file, ln, "node description");
-        rest = l.substr(pos);
+        // up to the last '"' of the line: ibnetdiscover prints a NodeDescription as it is, quotes
+        // included, and nothing quoted after it (ibsim would stop at the first inner '"')
+        const size_t close = l.rfind('"');
+        if (close == pos) fail(file, ln, "unterminated quoted node description");
+        desc = std::string(l.substr(pos + 1, close - pos - 1));
+        rest = l.substr(close + 1);
       } else {
         std::string_view s = l.substr(pos);
         size_t cut = std::string_view::npos;
@@ -358,20 +371,24 @@ class Parser {
     }
     if (desc.empty()) desc = id;
 
-    // create the node with ibsim's GUID
+    // create the node with ibsim's GUID, or with its own port GUID when that node GUID is shared
     const uint64_t guid = next_[t];
-    if (auto it = guids_.find(guid); it != guids_.end())
-      fail(file, ln, "node GUID " + hex(guid) + " of \"" + id + "\" is already used by \"" + f_.node(it->second).id + "\"");
+    const uint64_t paren = std::exchange(paren_[t], 0);
+    const uint64_t own = t == kSw && paren != guid ? paren : 0;  // a port GUID of its own to fall back on
+    const uint64_t ident = shared_guid(guid, own, id, file, ln);
     int n;
     try {
-      n = f_.add_node(type_of(t), id, static_cast<int>(nports), guid);
+      n = f_.add_node(type_of(t), id, static_cast<int>(nports), ident);
     } catch (const FabricError& e) {
       fail(file, ln, e.what());
     }
-    guids_[guid] = n;
+    guids_[ident] = n;
+    own_.push_back(own);
+    where_.push_back({&file, ln});
     Node& nd = f_.node(n);
     nd.desc = desc;
-    init_node_ports(nd, t == kSw, guid, def_width_, def_speed_);
+    if (ident != guid) nd.reported_guid = guid;
+    init_node_ports(nd, t == kSw, ident, def_width_, def_speed_, def_speed_ext_);
     next_[t] += t == kSw ? 1 : nports + 1;
 
     if (t == kSw && !rest.empty()) {  // switch LID/LMC on the header line (ibnetdiscover)
@@ -412,6 +429,65 @@ class Parser {
       fail(file, static_cast<int>(j) + 1,
            "\"" + id + "\" has " + std::to_string(nports) + " ports but more port lines follow");
     return j;
+  }
+
+  std::string where(int n) const {
+    const auto& w = where_.at(static_cast<size_t>(n));
+    return *w.first + ":" + std::to_string(w.second);
+  }
+
+  // The GUID a new node reporting node GUID `guid` is read with (netfile.hpp, "Shared node
+  // GUIDs"): `guid` when no node has it; else its own port GUID `own` (0: none, an error naming
+  // both nodes), and the first node that reported `guid` falls back to its own port GUID too.
+  uint64_t shared_guid(uint64_t guid, uint64_t own, const std::string& id, const std::string& file, int ln) {
+    auto sh = shared_.find(guid);
+    int first = sh != shared_.end() ? sh->second : -1;
+    if (first < 0)
+      if (auto it = guids_.find(guid); it != guids_.end()) first = it->second;
+    if (first < 0) return guid;
+    if (!own)
+      fail(file, ln, "node GUID " + hex(guid) + " of \"" + id + "\" is already used by \"" + f_.node(first).id + "\" (" +
+                         where(first) + ")" +
+                         (sh != shared_.end() || own_[static_cast<size_t>(first)]
+                              ? "; a switch sharing it needs a port GUID of its own: switchguid=0x..(PORTGUID)"
+                              : ""));
+    auto taken = [&](uint64_t g, const std::string& who, uint64_t reported) {
+      if (auto it = guids_.find(g); it != guids_.end())
+        fail(file, ln, "port GUID " + hex(g) + " of \"" + who + "\" (node GUID " + hex(reported) +
+                           ", shared) is already used by \"" + f_.node(it->second).id + "\" (" + where(it->second) + ")");
+    };
+    if (sh == shared_.end()) {  // the second node reporting `guid`: the first one falls back too
+      shared_[guid] = first;
+      if (shared_example_.empty())
+        shared_example_ = file + ":" + std::to_string(ln) + ": node GUID " + hex(guid) + " of \"" +
+                          escape_name(f_.node(first).id) + "\" and \"" + escape_name(id) + "\"";
+      Node& fn = f_.node(first);
+      const uint64_t fo = own_[static_cast<size_t>(first)];
+      if (fo && fn.guid == guid) {
+        taken(fo, fn.id, guid);
+        guids_.erase(guid);
+        guids_[fo] = first;
+        fn.guid = fo;
+        fn.reported_guid = guid;
+        for (Port& p : fn.ports) p.guid = fo;
+      }
+    }
+    taken(own, id, guid);
+    return own;
+  }
+
+  // One warning per file read: how many switches were told apart by their port GUIDs.
+  void warn_shared() const {
+    size_t moved = 0;
+    for (const Node& nd : f_.nodes()) moved += nd.reported_guid != 0;
+    const std::string w = shared_example_ + " (the first of " + std::to_string(shared_.size()) +
+                          " node GUID" + (shared_.size() == 1 ? "" : "s") + " reported by several switches, " +
+                          std::to_string(moved) + " switch" + (moved == 1 ? "" : "es") +
+                          " in all, as the ASICs of a director chassis report the chassis GUID): each is read " +
+                          "with the port GUID of its switchguid= line as its GUID, the shared one kept as its " +
+                          "reported GUID; ibsim refuses the file, `ftroute export --to ibsim` writes one it loads";
+    if (opt_.warnings) opt_.warnings->push_back(w);
+    else std::fprintf(stderr, "ftroute: warning: %s\n", w.c_str());
   }
 
   // "key N" somewhere in s -> v; returns whether key was present.
@@ -486,8 +562,9 @@ class Parser {
       } else if (tok[0] == 's') {
         if (v < 1 || v > 7) fail(file, ln, "bad speed mask s=" + std::to_string(v) + " (1..7)");
         pt.speed = static_cast<uint8_t>(v);
-      } else if (v > 7) {
-        fail(file, ln, "bad extended speed e=" + std::to_string(v) + " (0..7)");
+      } else {
+        if (v > 7) fail(file, ln, "bad extended speed e=" + std::to_string(v) + " (0..7)");
+        pt.speed_ext = static_cast<uint8_t>(v);
       }
       o = e;
     }
@@ -508,10 +585,15 @@ class Parser {
         char sp[16] = {0};
         if (std::sscanf(std::string(tail.substr(lidpos)).c_str(), "lid %d %dx%9s", &rl, &w, sp) == 3) {
           if (w == 1 || w == 2 || w == 4 || w == 8 || w == 12) pt.width = static_cast<uint8_t>(w);
+          // what ibsim enables for the speed (s=, e=); NDR, unknown to ibsim 0.10, as HDR
           std::string s(sp);
           if (s == "SDR") pt.speed = 1;
           else if (s == "DDR") pt.speed = 3;
-          else if (s == "QDR" || s == "FDR" || s == "FDR10" || s == "EDR" || s == "HDR") pt.speed = 7;
+          else if (s == "QDR" || s == "FDR10") pt.speed = 7;
+          else if (s == "FDR" || s == "EDR" || s == "HDR" || s == "NDR") {
+            pt.speed = 7;
+            pt.speed_ext = s == "FDR" ? 1 : s == "EDR" ? 3 : 7;
+          }
         }
       }
     }
@@ -600,9 +682,15 @@ class Parser {
   uint64_t next_[3] = {0x100000, 0x200000, 0};
   uint8_t def_width_ = 4;  // lanes
   uint8_t def_speed_ = 0;  // 0 = ibsim default (SDR)
+  uint8_t def_speed_ext_ = 0;
   std::vector<Decl> decls_;
   std::vector<LidDecl> lids_;
   std::unordered_map<uint64_t, int> guids_;  // node GUID -> node
+  uint64_t paren_[3] = {0, 0, 0};  // "(PORTGUID)" of the last GUID directive, for the next node of its type
+  std::vector<uint64_t> own_;      // by node: a switch's port GUID from its switchguid= line if not its node GUID
+  std::vector<std::pair<const std::string*, int>> where_;  // by node: file and line of its header
+  std::unordered_map<uint64_t, int> shared_;  // node GUID reported by several switches -> the first of them
+  std::string shared_example_;  // the first sharing: "file:line: node GUID .. of "A" and "B""
   std::vector<std::unique_ptr<std::string>> files_, texts_;
   std::vector<std::string> stack_;
   int depth_ = 0;
@@ -710,7 +798,11 @@ std::string write_net(const Fabric& f, const NetWriteOptions& opt) {
   for (int n : order) {
     const Node& nd = f.node(n);
     const TypeIdx t = idx_of(nd.type);
-    if (has_guids && nd.guid != next[t]) {
+    if (opt.reported_guids && t == kSw && nd.reported_guid && nd.reported_guid != nd.guid) {
+      // as ibnetdiscover shows a chassis ASIC: the reported (shared) node GUID, its own in parentheses
+      line("switchguid=" + hex(nd.reported_guid) + "(" + hex(nd.guid).substr(2) + ")");
+      next[t] = nd.reported_guid;
+    } else if (has_guids && nd.guid != next[t]) {
       line(std::string(t == kSw ? "switchguid=" : t == kCa ? "caguid=" : "rtguid=") + hex(nd.guid));
       next[t] = nd.guid;
     }
@@ -740,6 +832,7 @@ std::string write_net(const Fabric& f, const NetWriteOptions& opt) {
                       std::to_string(pt.peer_port) + "]";
       if (pt.width != 4) s += "\tw=" + std::to_string(width_mask(f, n, p));
       if (pt.speed) s += "\ts=" + std::to_string(pt.speed);
+      if (pt.speed_ext) s += "\te=" + std::to_string(pt.speed_ext);
       if (t != kSw && opt.write_lids && pt.base_lid)
         s += "\t# lid " + std::to_string(pt.base_lid) + " lmc " + std::to_string(pt.lmc);
       line(s);
@@ -747,6 +840,90 @@ std::string write_net(const Fabric& f, const NetWriteOptions& opt) {
     line("");
   }
   return out;
+}
+
+std::vector<std::string> make_ibsim_loadable(Fabric& f) {
+  std::vector<std::string> notes;
+  // descriptions: what ibsim's header line keeps intact ('"' ends it; 63 characters in its buffer)
+  constexpr size_t kIbsimDesc = 63;
+  int descs = 0;
+  std::string first;
+  for (int n = 0; n < f.size(); n++) {
+    Node& nd = f.node(n);
+    std::string d = nd.desc;
+    for (char& c : d) {
+      const auto u = static_cast<unsigned char>(c);
+      if (c == '"') c = '\'';
+      else if (u < 0x20 || u == 0x7f) c = '?';
+    }
+    if (d.size() > kIbsimDesc) d.resize(kIbsimDesc);
+    if (d == nd.desc) continue;
+    if (!descs++) first = "\"" + escape_name(nd.desc) + "\" -> \"" + escape_name(d) + "\"";
+    nd.desc = std::move(d);
+  }
+  if (descs)
+    notes.push_back(std::to_string(descs) + " node description" + (descs == 1 ? "" : "s") +
+                    " changed for ibsim ('\"' -> '\\'', control characters -> '?', at most " +
+                    std::to_string(kIbsimDesc) + " characters), e.g. " + first);
+  // reported (shared) node GUIDs: every node keeps its own
+  int reported = 0;
+  for (int n = 0; n < f.size(); n++) {
+    Node& nd = f.node(n);
+    if (!nd.reported_guid) continue;
+    if (!reported++)
+      first = "\"" + escape_name(nd.id) + "\" reported " + hex(nd.reported_guid) + ", now " + hex(nd.guid);
+    nd.reported_guid = 0;
+  }
+  if (reported)
+    notes.push_back(std::to_string(reported) + " switch" + (reported == 1 ? "" : "es") +
+                    " with a shared node GUID written with their own GUID (their port GUID), e.g. " + first);
+  // port GUIDs as ibsim derives them, each end port's GUID and each node GUID used once
+  bool any_guid = false;
+  uint64_t top = 0;
+  for (const Node& nd : f.nodes()) {
+    any_guid |= nd.guid != 0;
+    top = std::max(top, nd.guid + static_cast<uint64_t>(nd.num_ports));
+    for (const Port& p : nd.ports) top = std::max(top, p.guid);
+  }
+  if (!any_guid) return notes;  // written without GUIDs: ibsim numbers the nodes itself
+  std::unordered_set<uint64_t> node_guids, port_guids;
+  int derived = 0, moved = 0;
+  std::string first_moved;
+  for (int n = 0; n < f.size(); n++) {
+    Node& nd = f.node(n);
+    const bool sw = nd.is_switch();
+    auto free_block = [&](uint64_t g) {
+      if (node_guids.count(g)) return false;
+      if (sw) return !port_guids.count(g);
+      for (int p = 1; p <= nd.num_ports; p++)
+        if (port_guids.count(g + static_cast<uint64_t>(p))) return false;
+      return true;
+    };
+    const bool move = !free_block(nd.guid);
+    if (move) {
+      const uint64_t g = top + 1;
+      top = g + static_cast<uint64_t>(nd.num_ports);
+      if (!moved++) first_moved = "\"" + escape_name(nd.id) + "\" " + hex(nd.guid) + " -> " + hex(g);
+      nd.guid = g;
+    }
+    node_guids.insert(nd.guid);
+    for (int p = sw ? 0 : 1; p <= nd.num_ports; p++) {
+      const uint64_t g = sw ? nd.guid : nd.guid + static_cast<uint64_t>(p);
+      if (nd.port(p).guid != g) {
+        derived += !move;
+        nd.port(p).guid = g;
+      }
+      if (!sw || p == 0) port_guids.insert(g);
+    }
+  }
+  if (moved)
+    notes.push_back(std::to_string(moved) + " node" + (moved == 1 ? "" : "s") +
+                    " moved to a fresh GUID: the port GUIDs ibsim derives from the old one (switch: the node GUID, "
+                    "CA port p: node GUID + p) collide with another node's, e.g. " + first_moved);
+  if (derived)
+    notes.push_back(std::to_string(derived) + " port GUID" + (derived == 1 ? "" : "s") +
+                    " replaced by what ibsim derives (switch: the node GUID, CA port p: node GUID + p)");
+  return notes;
 }
 
 std::string fabric_diff(const Fabric& a, const Fabric& b) {
@@ -763,6 +940,8 @@ std::string fabric_diff(const Fabric& a, const Fabric& b) {
     if (x.type != y.type) return where + "type " + node_type_name(x.type) + " vs " + node_type_name(y.type);
     if (x.desc != y.desc) return where + "desc \"" + x.desc + "\" vs \"" + y.desc + "\"";
     if (x.guid != y.guid) return where + "GUID " + hex(x.guid) + " vs " + hex(y.guid);
+    if (x.reported_guid != y.reported_guid)
+      return where + "reported GUID " + hex(x.reported_guid) + " vs " + hex(y.reported_guid);
     if (x.num_ports != y.num_ports)
       return where + std::to_string(x.num_ports) + " ports vs " + std::to_string(y.num_ports);
     for (int p = 0; p <= x.num_ports; p++) {
@@ -779,9 +958,10 @@ std::string fabric_diff(const Fabric& a, const Fabric& b) {
       if (u.connected() != v.connected() || (u.connected() && (a.node(u.peer_node).id != b.node(v.peer_node).id ||
                                                                u.peer_port != v.peer_port)))
         return pw + "links to " + peer(a, u) + " vs " + peer(b, v);
-      if (u.connected() && (u.width != v.width || u.speed != v.speed))
-        return pw + "width/speed " + std::to_string(u.width) + "/" + std::to_string(u.speed) + " vs " +
-               std::to_string(v.width) + "/" + std::to_string(v.speed);
+      if (u.connected() && (u.width != v.width || u.speed != v.speed || u.speed_ext != v.speed_ext))
+        return pw + "width/speed/extended speed " + std::to_string(u.width) + "/" + std::to_string(u.speed) + "/" +
+               std::to_string(u.speed_ext) + " vs " + std::to_string(v.width) + "/" + std::to_string(v.speed) + "/" +
+               std::to_string(v.speed_ext);
     }
   }
   return "";

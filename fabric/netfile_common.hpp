@@ -24,13 +24,15 @@ inline int lanes_of_mask(unsigned mask) {
   return 1;
 }
 
-// Every port of a node just read: the file's default width and speed, and its GUID (a switch's
-// ports share the node GUID; a CA's port p is node GUID + p, port 0 has none).
-inline void init_node_ports(Node& nd, bool is_switch, uint64_t guid, uint8_t width, uint8_t speed) {
+// Every port of a node just read: the file's default width, speed and extended speed, and its
+// GUID (a switch's ports share the node GUID; a CA's port p is node GUID + p, port 0 has none).
+inline void init_node_ports(Node& nd, bool is_switch, uint64_t guid, uint8_t width, uint8_t speed,
+                            uint8_t speed_ext) {
   for (int p = 0; p <= nd.num_ports; p++) {
     Port& pt = nd.port(p);
     pt.width = width;
     pt.speed = speed;
+    pt.speed_ext = speed_ext;
     pt.guid = is_switch ? guid : (p ? guid + static_cast<uint64_t>(p) : 0);
   }
 }

@@ -9,13 +9,16 @@
 //   * lines of printable ASCII and tabs, at most 254 characters, '\n' line ends (no '\r');
 //   * empty lines and '#' comment lines (also inside a record);
 //   * directives switchguid= / caguid= / hcaguids= / rtguid= with '=' and a decimal or 0x hex
-//     value, width= (1..31) and speed= (1..7) with a decimal value; nothing after the value;
+//     value, width= (1..31) and speed= (1..7) with a decimal value; nothing after the value
+//     (so `switchguid=0x..(portguid)` and extspeed= decline: shared node GUIDs and default
+//     extended speeds are the full parser's);
 //   * node headers `Switch|Hca|Ca <N> "id"` (one blank or tab after the keyword, N decimal
 //     1..kMaxPorts), optionally followed by blanks, '#', blanks and a quoted description,
 //     for a switch optionally then ` lid L lmc M`;
 //   * port lines `[p]` blanks `"remote"[rp]`, then optional blank-separated w=/s=/e= options,
 //     then (CA ports only) optionally `# lid L lmc M`;
-//   * a record ends at an empty line or after N port lines (a following '[' line declines).
+//   * a record ends at an empty line or after N port lines (a following '[' line declines);
+//   * node GUIDs all different (a node GUID twice declines).
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -303,7 +306,7 @@ class FastParser {
     ports_of_.push_back(f_.node(node).ports.data());  // stays put when nodes_ grows (the vector moves)
     Node& nd = f_.node(node);
     if (!desc.empty()) nd.desc = std::string(desc);
-    init_node_ports(nd, t == kSw, guid, def_width_, def_speed_);
+    init_node_ports(nd, t == kSw, guid, def_width_, def_speed_, 0);  // extspeed= declines
     next_[t] += t == kSw ? 1 : np + 1;
     if (has_lid && lid) lids_.push_back({node, 0, lid, lmc});
     node_ = node;
@@ -356,8 +359,9 @@ class FastParser {
       } else if (k == 's') {
         if (v < 1 || v > 7) throw Decline{};
         pt.speed = static_cast<uint8_t>(v);
-      } else if (v > 7) {
-        throw Decline{};
+      } else {
+        if (v > 7) throw Decline{};
+        pt.speed_ext = static_cast<uint8_t>(v);
       }
     }
     decls_.push_back({node_, static_cast<uint32_t>(remote.data() - text_), static_cast<uint8_t>(port),

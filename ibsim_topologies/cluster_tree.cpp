@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "ftroute/error.hpp"
+#include "ftroute/topology.hpp"
 
 namespace ftroute::topo {
 namespace {
@@ -57,28 +58,83 @@ std::vector<int> parse_count_pattern(const std::string& text, const std::string&
 }
 
 const std::vector<std::string>& cluster_tree_keys() {
-  static const std::vector<std::string> k = {"leaves", "spines", "pods",     "aggs",     "cores", "hosts",
-                                             "links",  "blocking", "dual", "tophosts", "agghosts", "radix"};
+  static const std::vector<std::string> k = {
+      "leaves",   "spines",  "pods",          "aggs",         "cores",    "hosts",    "links",       "blocking",
+      "dual",     "tophosts", "agghosts",     "radix",        "corelinks", "storage", "storageleaves",
+      "storagehosts", "an",  "director",      "chassisguid",  "missing",  "seed",     "preset"};
   return k;
 }
 
-ClusterTree parse_cluster_tree(const std::string& spec) {
+const std::vector<ClusterTreePreset>& cluster_tree_presets() {
+  static const std::vector<ClusterTreePreset> p = {
+      {"hdr-3tier",
+       "pods=7*7,storage=1,storageleaves=7,storagehosts=20,aggs=10,cores=7,hosts=20,links=2,corelinks=2,"
+       "agghosts=3/2/0*78,radix=40,an=1,missing=6,seed=3",
+       "HDR 3-tier tree: 8 pods (7 compute, 1 storage) of 7 leaves x 20 hosts and 10 spines, 70 super-spines; "
+       "206 switches of 40 ports + an aggregation node on port 41, 1,125 HCAs (1,120 on leaves, 5 on 2 spines) "
+       "+ 206 ANs; 2-cable leaf-spine and spine-super-spine bundles; 6 cables missing (3 leaves with 19 of 20 "
+       "up-links, spines with 26 (1) and 27 (4) of 28, 3 super-spines with 15 of 16)"},
+      {"edr-director",
+       "pods=6*13/4,aggs=3,cores=18,hosts=18,links=3,radix=36,an=1,director=1",
+       "EDR tree with director chassis: 82 SwitchIB leaves (36 ports) x 18 hosts, 9 up-links (3 cables to "
+       "one line ASIC of each of 3 CS7500 chassis: 14 line + 18 spine ASICs each); 178 switches, 1,476 HCAs + "
+       "178 ANs on port 37"},
+      {"hdr-mcs8500",
+       "pods=2*32/1*8,aggs=2,cores=20,hosts=14*54/13*18,links=10,radix=40,an=1,director=1,chassisguid=shared",
+       "HDR director fabric: 72 Quantum leaves (40 ports), 13-14 hosts each, 10 cables to one line ASIC of "
+       "each of 2 MCS8500 chassis (40 line + 20 spine ASICs each, every ASIC reporting the chassis GUID); "
+       "192 switches, 990 HCAs + 192 ANs on port 41"},
+  };
+  return p;
+}
+
+namespace {
+
+std::string key_list() {
+  std::string s;
+  for (const auto& k : cluster_tree_keys()) s += (s.empty() ? "" : ", ") + k;
+  return s;
+}
+
+std::map<std::string, std::string> parse_kv(const std::string& spec) {
   std::map<std::string, std::string> kv;
   if (!spec.empty())
     for (const std::string& item : split(spec, ',')) {
       auto eq = item.find('=');
-      need(eq != std::string::npos && eq > 0, "'" + item + "' is not KEY=VALUE (keys: leaves, spines, pods, aggs, "
-                                                      "cores, hosts, links, blocking, dual, tophosts, agghosts, radix)");
+      need(eq != std::string::npos && eq > 0, "'" + item + "' is not KEY=VALUE (keys: " + key_list() + ")");
       need(kv.emplace(item.substr(0, eq), item.substr(eq + 1)).second, "key '" + item.substr(0, eq) + "' given twice");
     }
-  return parse_cluster_tree(kv);
+  return kv;
 }
 
-ClusterTree parse_cluster_tree(const std::map<std::string, std::string>& kv) {
+bool flag(const std::string* v, const std::string& key) {
+  if (!v) return false;
+  need(*v == "0" || *v == "1", key + " must be 0 or 1, got '" + *v + "'");
+  return *v == "1";
+}
+
+}  // namespace
+
+ClusterTree parse_cluster_tree(const std::string& spec) { return parse_cluster_tree(parse_kv(spec)); }
+
+ClusterTree parse_cluster_tree(const std::map<std::string, std::string>& given) {
   const auto& keys = cluster_tree_keys();
-  for (const auto& [k, v] : kv)
-    need(std::find(keys.begin(), keys.end(), k) != keys.end(),
-         "unknown key '" + k + "' (leaves, spines, pods, aggs, cores, hosts, links, blocking, dual, tophosts, agghosts, radix)");
+  for (const auto& [k, v] : given)
+    need(std::find(keys.begin(), keys.end(), k) != keys.end(), "unknown key '" + k + "' (" + key_list() + ")");
+  // a preset's keys first, the keys given beside it override them
+  std::map<std::string, std::string> kv = given;
+  if (auto it = given.find("preset"); it != given.end()) {
+    const ClusterTreePreset* pr = nullptr;
+    std::string names;
+    for (const auto& x : cluster_tree_presets()) {
+      names += (names.empty() ? "" : ", ") + std::string(x.name);
+      if (it->second == x.name) pr = &x;
+    }
+    need(pr != nullptr, "unknown preset '" + it->second + "' (" + names + ")");
+    kv = parse_kv(pr->spec);
+    for (const auto& [k, v] : given)
+      if (k != "preset") kv[k] = v;
+  }
   auto get = [&](const std::string& k) -> const std::string* {
     auto it = kv.find(k);
     return it == kv.end() ? nullptr : &it->second;
@@ -87,8 +143,9 @@ ClusterTree parse_cluster_tree(const std::map<std::string, std::string>& kv) {
   t.three_level = get("pods") != nullptr;
   need(!(t.three_level && get("leaves")), "give leaves= (2-level) or pods= (3-level), not both");
   need(!(t.three_level && get("spines")), "a 3-level tree (pods=) has aggs= per pod, not spines=");
-  need(t.three_level || (!get("aggs") && !get("cores") && !get("agghosts")),
-       "aggs=, cores= and agghosts= need a 3-level tree (pods=)");
+  need(t.three_level || (!get("aggs") && !get("cores") && !get("agghosts") && !get("corelinks") && !get("storage") &&
+                         !get("storageleaves") && !get("storagehosts") && !get("director") && !get("chassisguid")),
+       "aggs=, cores=, agghosts=, corelinks=, storage*=, director= and chassisguid= need a 3-level tree (pods=)");
   if (t.three_level) {
     t.pod_leaves = parse_count_pattern(*get("pods"), "pods");
     for (int n : t.pod_leaves) need(n >= 1, "pods: every pod needs at least one leaf");
@@ -128,6 +185,23 @@ ClusterTree parse_cluster_tree(const std::map<std::string, std::string>& kv) {
     double b = blocking > 0 ? blocking : 1.0;
     t.hosts = cycle({static_cast<int>(std::lround(b * t.uplinks_sw * t.links))}, num_leaves);
   }
+  const size_t compute_pods = t.pod_leaves.size();
+  const size_t compute_leaves = t.hosts.size();
+  need(get("storage") || (!get("storageleaves") && !get("storagehosts")), "storageleaves= and storagehosts= go with storage=P");
+  if (const std::string* sp = get("storage")) {
+    t.storage_pods = static_cast<int>(to_long(*sp, "storage"));
+    need(t.storage_pods <= kMaxPorts, "storage must be 0.." + std::to_string(kMaxPorts));
+    const int most_pod = *std::max_element(t.pod_leaves.begin(), t.pod_leaves.end());
+    const long sl = get("storageleaves") ? to_long(*get("storageleaves"), "storageleaves") : most_pod;
+    need(sl >= 1 && sl <= 100000, "storageleaves must be 1..100000");
+    const int most_hosts = *std::max_element(t.hosts.begin(), t.hosts.end());
+    const std::vector<int> sh =
+        cycle(get("storagehosts") ? parse_count_pattern(*get("storagehosts"), "storagehosts") : std::vector<int>{most_hosts},
+              t.storage_pods * sl);
+    for (int p = 0; p < t.storage_pods; p++) t.pod_leaves.push_back(static_cast<int>(sl));
+    t.hosts.insert(t.hosts.end(), sh.begin(), sh.end());
+    need(t.pod_leaves.size() <= static_cast<size_t>(kMaxPorts), "pods: more pods than a core switch has ports");
+  }
   if (t.three_level) {
     int most = *std::max_element(t.pod_leaves.begin(), t.pod_leaves.end());
     t.cores = get("cores") ? static_cast<int>(to_long(*get("cores"), "cores")) : most;
@@ -150,6 +224,20 @@ ClusterTree parse_cluster_tree(const std::map<std::string, std::string>& kv) {
     }
     if (v.size() == 1) t.radix_mid = t.radix_core = t.radix_leaf;
   }
+  if (const std::string* k = get("corelinks")) t.core_links = static_cast<int>(to_long(*k, "corelinks"));
+  need(t.core_links >= 1 && t.core_links <= kMaxPorts, "corelinks must be 1.." + std::to_string(kMaxPorts));
+  t.an = flag(get("an"), "an");
+  t.director = flag(get("director"), "director");
+  if (const std::string* g = get("chassisguid")) {
+    need(*g == "shared" || *g == "unique", "chassisguid must be shared or unique, got '" + *g + "'");
+    t.shared_chassis_guid = *g == "shared";
+  }
+  need(!t.shared_chassis_guid || t.director, "chassisguid=shared needs director=1 (chassis to share a GUID)");
+  need(!t.shared_chassis_guid || static_cast<long>(t.pod_leaves.size()) + t.cores >= 2,
+       "chassisguid=shared needs chassis of at least 2 ASICs (pods + cores >= 2)");
+  if (const std::string* m = get("missing")) t.missing = static_cast<int>(to_long(*m, "missing"));
+  need(get("missing") || !get("seed"), "seed= is the seed of missing=N");
+  if (const std::string* sd = get("seed")) t.seed = static_cast<uint64_t>(to_long(*sd, "seed"));
   // normalised spec (every key that shapes the fabric)
   auto join = [](const std::vector<int>& v) {
     std::string s;
@@ -161,22 +249,33 @@ ClusterTree parse_cluster_tree(const std::map<std::string, std::string>& kv) {
     }
     return s;
   };
-  t.spec = t.three_level ? "pods=" + join(t.pod_leaves) + ",aggs=" + std::to_string(t.uplinks_sw) + ",cores=" +
+  const std::vector<int> pods(t.pod_leaves.begin(), t.pod_leaves.begin() + static_cast<long>(compute_pods));
+  const std::vector<int> hosts(t.hosts.begin(), t.hosts.begin() + static_cast<long>(compute_leaves));
+  t.spec = t.three_level ? "pods=" + join(pods) + ",aggs=" + std::to_string(t.uplinks_sw) + ",cores=" +
                                std::to_string(t.cores)
                          : "leaves=" + std::to_string(num_leaves) + ",spines=" + std::to_string(t.uplinks_sw);
-  t.spec += ",hosts=" + join(t.hosts) + ",links=" + std::to_string(t.links);
+  t.spec += ",hosts=" + join(hosts) + ",links=" + std::to_string(t.links);
+  if (t.core_links > 1) t.spec += ",corelinks=" + std::to_string(t.core_links);
+  if (t.storage_pods)
+    t.spec += ",storage=" + std::to_string(t.storage_pods) + ",storageleaves=" + std::to_string(t.pod_leaves.back()) +
+              ",storagehosts=" + join(std::vector<int>(t.hosts.begin() + static_cast<long>(compute_leaves), t.hosts.end()));
   if (t.dual) t.spec += ",dual=" + std::to_string(t.dual);
   if (std::any_of(t.top_hosts.begin(), t.top_hosts.end(), [](int x) { return x; })) t.spec += ",tophosts=" + join(t.top_hosts);
   if (std::any_of(t.agg_hosts.begin(), t.agg_hosts.end(), [](int x) { return x; })) t.spec += ",agghosts=" + join(t.agg_hosts);
   if (t.radix_leaf || t.radix_mid || t.radix_core)
     t.spec += ",radix=" + std::to_string(t.radix_leaf) + "/" + std::to_string(t.radix_mid) +
               (t.three_level ? "/" + std::to_string(t.radix_core) : "");
+  if (t.an) t.spec += ",an=1";
+  if (t.director) t.spec += ",director=1";
+  if (t.shared_chassis_guid) t.spec += ",chassisguid=shared";
+  if (t.missing) t.spec += ",missing=" + std::to_string(t.missing) + ",seed=" + std::to_string(t.seed);
   return t;
 }
 
 Fabric cluster_tree(const ClusterTree& t) {
   const int P = static_cast<int>(t.pod_leaves.size());
-  const int U = t.uplinks_sw, M = t.links;
+  const int U = t.uplinks_sw, M = t.links, K = t.core_links;
+  const int AN = t.an ? 1 : 0;  // the aggregation node's port beyond the radix
   need(!t.three_level || P >= 1, "no pods");
   std::vector<int> pod_first;  // first global leaf index per pod
   long L = 0;
@@ -202,8 +301,9 @@ Fabric cluster_tree(const ClusterTree& t) {
   const long tops = t.three_level ? static_cast<long>(U) * t.cores : U;
   if (t.three_level) {
     for (size_t a = 0; a < t.agg_hosts.size(); a++)
-      mid_need = std::max(mid_need, static_cast<long>(max_pod) * M + t.cores + t.agg_hosts[a]);
-    for (long c = 0; c < tops; c++) core_need = std::max(core_need, static_cast<long>(P) + t.top_hosts[static_cast<size_t>(c)]);
+      mid_need = std::max(mid_need, static_cast<long>(max_pod) * M + static_cast<long>(t.cores) * K + t.agg_hosts[a]);
+    for (long c = 0; c < tops; c++)
+      core_need = std::max(core_need, static_cast<long>(P) * K + t.top_hosts[static_cast<size_t>(c)]);
   } else {
     for (long j = 0; j < tops; j++) mid_need = std::max(mid_need, L * M + t.top_hosts[static_cast<size_t>(j)]);
   }
@@ -211,8 +311,8 @@ Fabric cluster_tree(const ClusterTree& t) {
     long r = given ? given : needed;
     need(needed <= r, std::string(level) + " switches need " + std::to_string(needed) + " ports but the radix is " +
                           std::to_string(r));
-    need(r >= 1 && r <= kMaxPorts, std::string(level) + " switches need " + std::to_string(r) + " ports, more than " +
-                                       std::to_string(kMaxPorts));
+    need(r >= 1 && r + AN <= kMaxPorts, std::string(level) + " switches need " + std::to_string(r + AN) +
+                                            " ports, more than " + std::to_string(kMaxPorts));
     return static_cast<int>(r);
   };
   const int r_leaf = radix(t.radix_leaf, leaf_need, "leaf");
@@ -223,6 +323,7 @@ Fabric cluster_tree(const ClusterTree& t) {
   for (int h : t.top_hosts) nodes += h;
   for (int h : t.agg_hosts) nodes += h;
   nodes += static_cast<long>(t.dual) * (L / 2);
+  nodes += AN * (L + static_cast<long>(P) * (t.three_level ? U : 0) + tops);
   need(nodes <= kMaxClusterNodes, "too many nodes (" + std::to_string(nodes) + ", at most " + std::to_string(kMaxClusterNodes) + ")");
 
   Fabric f;
@@ -231,22 +332,37 @@ Fabric cluster_tree(const ClusterTree& t) {
   };
   std::vector<int> leaf, mid, core;  // leaf[global], mid[pod*U+a] (2-level: spines), core[a*cores+c]
   for (int p = 0; p < P; p++)
-    for (int i = 0; i < t.pod_leaves[static_cast<size_t>(p)]; i++) leaf.push_back(f.add_node(NodeType::Switch, leaf_name(p, i), r_leaf));
+    for (int i = 0; i < t.pod_leaves[static_cast<size_t>(p)]; i++)
+      leaf.push_back(f.add_node(NodeType::Switch, leaf_name(p, i), r_leaf + AN));
   if (t.three_level) {
     for (int p = 0; p < P; p++)
       for (int a = 0; a < U; a++)
-        mid.push_back(f.add_node(NodeType::Switch, "A" + std::to_string(p) + "_" + std::to_string(a), r_mid));
+        mid.push_back(f.add_node(NodeType::Switch, "A" + std::to_string(p) + "_" + std::to_string(a), r_mid + AN));
     for (int a = 0; a < U; a++)
       for (int c = 0; c < t.cores; c++)
-        core.push_back(f.add_node(NodeType::Switch, "C" + std::to_string(a) + "_" + std::to_string(c), r_core));
+        core.push_back(f.add_node(NodeType::Switch, "C" + std::to_string(a) + "_" + std::to_string(c), r_core + AN));
   } else {
-    for (int j = 0; j < U; j++) mid.push_back(f.add_node(NodeType::Switch, "S" + std::to_string(j), r_mid));
+    for (int j = 0; j < U; j++) mid.push_back(f.add_node(NodeType::Switch, "S" + std::to_string(j), r_mid + AN));
+  }
+  if (t.director) {  // chassis a: line ASICs A<p>_<a> (one per pod), spine ASICs C<a>_<c>
+    const std::string model = r_mid <= 36 ? "CS7500" : "MCS8500";
+    auto two = [](int x) { return (x < 10 ? "0" : "") + std::to_string(x); };
+    for (int a = 0; a < U; a++) {
+      const std::string dir = "MF0;dir" + (a < 26 ? std::string(1, static_cast<char>('A' + a)) : std::to_string(a + 1)) +
+                              ":" + model + "/";
+      for (int p = 0; p < P; p++)
+        f.node(mid[static_cast<size_t>(p * U + a)]).desc = dir + "L" + two(p / 2 + 1) + "/U" + std::to_string(p % 2 + 1);
+      for (int c = 0; c < t.cores; c++)
+        f.node(core[static_cast<size_t>(a * t.cores + c)]).desc = dir + "S" + two(c + 1) + "/U1";
+    }
   }
   // hosts on leaves, dual-rail HCAs, hosts on upper switches
+  const long first_storage_leaf = L - (t.storage_pods ? static_cast<long>(t.storage_pods) * t.pod_leaves.back() : 0);
   for (long i = 0; i < L; i++) {
     const std::string ln = f.node(leaf[static_cast<size_t>(i)]).id.substr(1);
+    const char* prefix = i >= first_storage_leaf ? "F" : "H";
     for (int x = 0; x < t.hosts[static_cast<size_t>(i)]; x++) {
-      int c = f.add_node(NodeType::Ca, "H" + ln + "_" + std::to_string(x), 1);
+      int c = f.add_node(NodeType::Ca, prefix + ln + "_" + std::to_string(x), 1);
       f.connect(c, 1, leaf[static_cast<size_t>(i)], x + 1);
     }
   }
@@ -277,7 +393,9 @@ Fabric cluster_tree(const ClusterTree& t) {
     for (int p = 0; p < P; p++)
       for (int a = 0; a < U; a++)
         for (int c = 0; c < t.cores; c++)
-          f.connect(mid[static_cast<size_t>(p * U + a)], mid_down + c + 1, core[static_cast<size_t>(a * t.cores + c)], p + 1);
+          for (int k = 0; k < K; k++)
+            f.connect(mid[static_cast<size_t>(p * U + a)], mid_down + c * K + k + 1,
+                      core[static_cast<size_t>(a * t.cores + c)], p * K + k + 1);
   auto add_hosts = [&](int sw, int first_port, int count, const std::string& prefix) {
     for (int x = 0; x < count; x++) {
       int c = f.add_node(NodeType::Ca, prefix + "_" + std::to_string(x), 1);
@@ -287,16 +405,38 @@ Fabric cluster_tree(const ClusterTree& t) {
   if (t.three_level) {
     for (int p = 0; p < P; p++)
       for (int a = 0; a < U; a++)
-        add_hosts(mid[static_cast<size_t>(p * U + a)], mid_down + t.cores + 1, t.agg_hosts[static_cast<size_t>(p * U + a)],
+        add_hosts(mid[static_cast<size_t>(p * U + a)], mid_down + t.cores * K + 1, t.agg_hosts[static_cast<size_t>(p * U + a)],
                   "I" + std::to_string(p) + "_" + std::to_string(a));
     for (int a = 0; a < U; a++)
       for (int c = 0; c < t.cores; c++)
-        add_hosts(core[static_cast<size_t>(a * t.cores + c)], P + 1, t.top_hosts[static_cast<size_t>(a * t.cores + c)],
+        add_hosts(core[static_cast<size_t>(a * t.cores + c)], P * K + 1, t.top_hosts[static_cast<size_t>(a * t.cores + c)],
                   "T" + std::to_string(a) + "_" + std::to_string(c));
   } else {
     for (int j = 0; j < U; j++) add_hosts(mid[static_cast<size_t>(j)], mid_down + 1, t.top_hosts[static_cast<size_t>(j)], "T" + std::to_string(j));
   }
+  if (AN) {  // a SHARP aggregation node on the internal port beyond the radix of every switch
+    const std::vector<int> sw = f.switches();
+    for (int s : sw) {
+      const std::string id = f.node(s).id;
+      const int c = f.add_node(NodeType::Ca, "AN-" + id, 1);
+      f.node(c).desc = kAggregationNodeDesc;
+      f.connect(c, 1, s, f.node(s).num_ports);
+    }
+  }
   f.assign_default_guids();
+  if (t.shared_chassis_guid)  // every ASIC of chassis a reports the chassis GUID
+    for (int a = 0; a < U; a++) {
+      const uint64_t chassis = kChassisGuidBase + static_cast<uint64_t>(a);
+      for (int p = 0; p < P; p++) f.node(mid[static_cast<size_t>(p * U + a)]).reported_guid = chassis;
+      for (int c = 0; c < t.cores; c++) f.node(core[static_cast<size_t>(a * t.cores + c)]).reported_guid = chassis;
+    }
+  if (t.missing) {  // missing cables: the fault code of `gen --fail-links N --keep-connected`
+    FaultSpec fs;
+    fs.random_links = t.missing;
+    fs.seed = t.seed;
+    fs.keep_connected = true;
+    inject_faults(f, fs);
+  }
   return f;
 }
 

@@ -189,7 +189,8 @@ const std::vector<FabricKind>& fabric_kinds() {
        }},
       {"ctree", "KEY=V,..",
        "fat tree cabled like a real cluster: host counts per leaf, parallel cables, blocking, uneven pods, "
-       "dual-rail HCAs, hosts on upper levels, mixed radices (docs/ftree-misroute.md)",
+       "storage pods, dual-rail HCAs, hosts on upper levels, mixed radices, SHARP aggregation nodes, director "
+       "chassis, missing cables, presets of production clusters (docs/ftree-misroute.md)",
        "  --spec 'KEY=V,..'   the whole shape, the same text as `ftroute gen ctree:KEY=V,..`; or one --KEY V each:\n"
        "  --leaves L          2-level tree: leaf switches (default 8)\n"
        "  --spines S          2-level: spine switches (default from --blocking, else 4)\n"
@@ -203,8 +204,25 @@ const std::vector<FabricKind>& fabric_kinds() {
        "  --tophosts PATTERN  hosts on the spines (2-level) / cores (3-level), cycled\n"
        "  --agghosts PATTERN  3-level: hosts on the aggregation switches, cycled\n"
        "  --radix R[/R2[/R3]] radix of leaves / spines or aggregation / cores (default: smallest that fits)\n"
+       "  --corelinks K       3-level: parallel cables per aggregation-core pair (default 1)\n"
+       "  --storage P         3-level: P storage pods after the pods, joined through the same cores (default 0)\n"
+       "  --storageleaves N   leaves per storage pod (default: most leaves of a pod)\n"
+       "  --storagehosts PAT  storage servers per storage leaf, cycled (default: most hosts of a leaf)\n"
+       "  --an 1              a SHARP aggregation node (1-port CA, \"Mellanox Technologies Aggregation Node\")\n"
+       "                      on every switch, on an internal port radix+1 (port 41 of a 40-port switch)\n"
+       "  --director 1        3-level: aggregation + core levels are director chassis, one per aggregation\n"
+       "                      index: line ASICs A<pod>_<a> (\"MF0;dirA:MCS8500/L01/U1\"), spine ASICs C<a>_<c>\n"
+       "                      (\".../S01/U1\"); CS7500 for line ASICs of up to 36 ports\n"
+       "  --chassisguid shared  with --director 1: every ASIC of a chassis reports the chassis GUID as its node\n"
+       "                      GUID, written switchguid=0xCHASSIS(GUID) as ibnetdiscover does (ibsim refuses\n"
+       "                      such a file; `ftroute export --to ibsim` makes it loadable)\n"
+       "  --missing N         N random switch-to-switch cables missing (never disconnecting); their seed is\n"
+       "                      seed=S in SPEC (default 1; `gen --seed` is the seed of the fault options)\n"
+       "  --preset NAME       a production cluster's shape (other keys override it): hdr-3tier, edr-director,\n"
+       "                      hdr-mcs8500 (`ftroute gen --help`: \"ctree presets\")\n"
        "  names: leaves L<i> (L<pod>_<i>), spines S<j>, aggregation A<pod>_<a>, cores C<a>_<c>, hosts H<leaf>_<x>,\n"
-       "  dual-rail HCAs D<even leaf>_<x>, hosts on spines/cores T.., on aggregation switches I..",
+       "  storage servers F<leaf>_<x>, dual-rail HCAs D<even leaf>_<x>, hosts on spines/cores T.., on aggregation\n"
+       "  switches I.., aggregation nodes AN-<switch>",
        cluster_tree_keys(), 0, build_ctree},
       // seed 003's other Table III topologies (fip_topologies.hpp; the paper's: kautz:2,4,11,6
       // xgft:1,22,11,12 dragonfly:10,5,5,4,7 random:32,16,8,1)

@@ -5,7 +5,7 @@
 # Each runs the built binary on a shipped fabric (ibsim_topologies/nets, tests/data/lft), checks
 # the key facts of its output and its exit status, and at least one failure path: exit 1 (bad
 # input) or 2 (usage), exactly one "ftroute <command>: ..." error line, and no output file left.
-# COMMAND: export compare campaign-table kns-size kns-faults dqr-eval engines check
+# COMMAND: export export-ibsim compare campaign-table kns-size kns-faults dqr-eval engines check
 #          opensm-file-engine (real ibsim + OpenSM; exit 77 = skipped when they are missing)
 set -euo pipefail
 FT=$(readlink -f "$1"); W=$2; CMD=$3
@@ -57,6 +57,49 @@ export)
   expect_error 1 out.txt -- export -f "$LFT/ft4x2.net" -l missing.dump --to dump_fts -o out.txt
   expect_error 2 out.txt -- export -f "$LFT/ft4x2.net" -l "$LFT/ft4x2.dump_fts" --to bogus -o out.txt
   expect_error 1 outdir -- export -f "$LFT/missing.net" -l "$LFT/ft4x2.dump_fts" --to ibdmchk -o outdir
+  ;;
+export-ibsim)
+  # production-shaped fabrics (issue 27): the three presets, the gen round trip (SPEC and the
+  # legacy --KEY spelling give the same bytes), a chassis sharing its GUID written the way
+  # ibnetdiscover writes it, and `export --to ibsim` making it loadable (idempotent)
+  DATA=$REPO/tests/data/net
+  for p in hdr-3tier:206:1331 edr-director:178:1654 hdr-mcs8500:192:1182; do
+    IFS=: read -r name sw ca <<< "$p"
+    "$FT" gen "ctree:preset=$name" -o "$name.net" 2> gen.err
+    has gen.err "wrote $name.net: $sw switches, $ca CAs"
+  done
+  "$FT" gen ctree --preset hdr-mcs8500 -o legacy.net 2> /dev/null
+  cmp legacy.net hdr-mcs8500.net || fail "gen ctree --preset differs from gen ctree:preset="
+  has hdr-mcs8500.net "switchguid=0x300000(200048)"
+  has hdr-mcs8500.net "ibsim refuses this file"
+  has hdr-mcs8500.net '# "MF0;dirA:MCS8500/L01/U1"'
+  [ "$(grep -c 'Mellanox Technologies Aggregation Node' hdr-3tier.net)" -eq 206 ] || fail "hdr-3tier: not 206 ANs"
+  "$FT" export hdr-mcs8500.net --to ibsim -o mcs-ibsim.net 2> exp.err
+  has exp.err "ftroute export: warning: hdr-mcs8500.net:"
+  has exp.err "changed for ibsim: 120 switches with a shared node GUID"
+  has exp.err "wrote mcs-ibsim.net: 192 switches, 1182 CAs, 4222 links"
+  ! grep -q "switchguid=0x30000" mcs-ibsim.net || fail "the export still shares the chassis GUIDs"
+  "$FT" export mcs-ibsim.net --to ibsim -o again.net 2> again.err
+  ! grep -q "changed for ibsim" again.err || fail "exporting the export changed it again: $(cat again.err)"
+  diff <(grep -v '^#' mcs-ibsim.net) <(grep -v '^#' again.net) > /dev/null || fail "export --to ibsim is not idempotent"
+  # a real ibnetdiscover dump (tests/data/net/ibnetdiscover_director.net): LIDs and 4xHDR kept
+  "$FT" export -f "$DATA/ibnetdiscover_director.net" --to ibsim -o dir.net 2> dir.err
+  has dir.err "wrote dir.net: 16 switches, 25 CAs, 49 links"
+  has dir.net '"MF0;dirA:CS7500/L01/U1" lid 7 lmc 0'
+  has dir.net "s=7	e=7"
+  # hostile descriptions stay inside their quotes
+  sed 's/# "H0_0_0"/# "say \"hi\" lid 99\t\"/' "$DATA/ibnetdiscover_director.net" > hostile.txt
+  "$FT" export hostile.txt --to ibsim -o hostile.net 2> hostile.err
+  has hostile.err "1 node description changed for ibsim"
+  has hostile.net "# \"say 'hi' lid 99?\""
+  # bad input: a pasted shell prompt is file:line; usage errors; nothing written
+  { echo 'admin@mgmt01:~$ ibnetdiscover > fabric.txt'; cat "$DATA/ibnetdiscover_director.net"; } > prompt.txt
+  expect_error 1 out.net -- export prompt.txt --to ibsim -o out.net
+  has err.stderr "ftroute export: prompt.txt:1: unrecognised line"
+  expect_error 1 out.net -- export missing.txt --to ibsim -o out.net
+  expect_error 2 out.net -- export "$DATA/ibnetdiscover_director.net" --to ibsim -l x.dump -o out.net
+  expect_error 2 out.net -- export "$DATA/ibnetdiscover_director.net" --to ibsim
+  expect_error 2 out.net -- gen ctree:preset=nope -o out.net
   ;;
 compare)
   # 4-ary 3-tree with 3 failed links: ftree-misroute tolerates every set of up to 3 faults on one

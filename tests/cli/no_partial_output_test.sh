@@ -38,6 +38,9 @@ expect_fail 1 'empty file' "$F" export -f "$N/torus4x4.net" -l "$S/empty" --to i
 expect_fail 1 'cannot write /nonexistent/o' "$F" export -f "$SRC/tests/data/lft/2sw4hca.net" \
   -l "$SRC/tests/data/lft/2sw4hca.opensm-lfts.dump" --to dump_fts -o /nonexistent/o
 expect_fail 2 "--to must be" "$F" export -f "$N/torus4x4.net" -l x --to nonsense -o o
+expect_fail 1 'empty file' "$F" export "$S/empty" --to ibsim -o o.net
+expect_fail 1 "cannot write $S/w: is a directory" "$F" export "$N/torus4x4.net" --to ibsim -o "$S/w"
+expect_fail 1 'cannot write /nonexistent/o.net' "$F" export "$N/torus4x4.net" --to ibsim -o /nonexistent/o.net
 expect_fail 1 "cannot write $S/w: is a directory" "$F" gen mesh --dims 4x4 -o "$S/w"
 expect_fail 1 'empty file' "$F" route -e ft-minhop "$S/empty" -o x.dump
 expect_fail 1 'is a directory' "$F" route -e ft-minhop "$N" -o x.dump

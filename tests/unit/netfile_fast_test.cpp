@@ -20,6 +20,7 @@
 #include "ftroute/error.hpp"
 #include "ftroute/input_file.hpp"
 #include "ftroute/netfile.hpp"
+#include "ftroute/cluster_tree.hpp"
 #include "ftroute/topology.hpp"
 
 using namespace ftroute;
@@ -61,7 +62,7 @@ std::string strict_diff(const Fabric& a, const Fabric& b) {
     for (int p = 0; p <= x.num_ports; p++) {
       const Port &u = x.port(p), &v = y.port(p);
       if (u.guid != v.guid || u.peer_node != v.peer_node || u.peer_port != v.peer_port || u.width != v.width ||
-          u.speed != v.speed || u.base_lid != v.base_lid || u.lmc != v.lmc)
+          u.speed != v.speed || u.speed_ext != v.speed_ext || u.base_lid != v.base_lid || u.lmc != v.lmc)
         return "node " + x.id + " port " + std::to_string(p);
     }
     if (a.find(x.id) != b.find(x.id) || a.find_guid(x.guid) != b.find_guid(y.guid)) return "index of " + x.id;
@@ -140,6 +141,38 @@ TEST(NetFast, GeneratedFabricsWithLidsGuidsAndWidths) {
       EXPECT_EQ(fabric_diff(*fast, g), "") << name << " variant " << variant;
     }
   }
+}
+
+// Production-fabric features (issue 27): aggregation nodes on ports beyond the radix, director
+// descriptions and extended speeds are in the fast subset; switches sharing a chassis node GUID
+// (switchguid=0xCHASSIS(GUID)) are the full parser's, with the same result through parse_net.
+TEST(NetFast, ProductionFabricFeatures) {
+  Fabric f = topo::cluster_tree(topo::parse_cluster_tree("pods=1*4,aggs=2,cores=2,hosts=2,an=1,director=1,chassisguid=shared"));
+  f.assign_lids();
+  for (int n = 0; n < f.size(); n++)
+    for (int p = 1; p <= f.node(n).num_ports; p++) {
+      f.node(n).port(p).speed = 7;
+      f.node(n).port(p).speed_ext = static_cast<uint8_t>(n % 2 ? 7 : 3);  // both ends of a link need not agree
+    }
+  Fabric plain = f;
+  for (int n = 0; n < plain.size(); n++) plain.node(n).reported_guid = 0;
+  const std::string text = write_net(plain);
+  EXPECT_NE(text.find("\te=3"), std::string::npos);
+  EXPECT_TRUE(check(text, "director")) << "should be in the fast subset";
+  std::optional<Fabric> fast = fast_parse_net(text);
+  ASSERT_TRUE(fast.has_value());
+  EXPECT_EQ(fabric_diff(*fast, plain), "");
+  NetWriteOptions wo;
+  wo.reported_guids = true;
+  const std::string shared = write_net(f, wo);
+  EXPECT_FALSE(fast_parse_net(shared).has_value());
+  std::vector<std::string> warnings;
+  NetReadOptions ro;
+  ro.warnings = &warnings;
+  EXPECT_EQ(fabric_diff(parse_net(shared, "shared.net", ro), f), "");
+  std::optional<Fabric> slow = full(shared, "shared.net");
+  ASSERT_TRUE(slow.has_value());
+  EXPECT_EQ(strict_diff(*slow, parse_net(shared, "shared.net", ro)), "");
 }
 
 TEST(NetFast, BadCorpusAlwaysDeclines) {

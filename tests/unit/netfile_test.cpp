@@ -244,6 +244,276 @@ TEST(NetFile, PortGuidsFromFileOption) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// what ibnetdiscover writes on production fabrics (issue 27): syntax variants, aggregation nodes,
+// node GUIDs shared by the ASICs of a director chassis
+
+TEST(NetFile, IbnetdiscoverSyntaxVariantsOfProductionDumps) {
+  const std::string text =
+      "#\n"
+      "# Topology file: generated on Mon Jan  5 10:00:00 2026\n"
+      "#\n"
+      "# Initiated from node 0c42a1030011cc00 port 0c42a1030011cc01\n"
+      "\n"
+      "vendid=0x2c9\n"
+      "devid=0xd2f0\n"
+      "sysimgguid=0xc42a1030011aa10\n"
+      "switchguid=0xc42a1030011aa10(c42a1030011aa10)\n"
+      "Switch  41 \"S-0c42a1030011aa10\"  # \"lf07.rack3.qm8790\" base port 0 lid 72 lmc 0\n"
+      "[1]  \"H-0c42a1030011cc00\"[1](c42a1030011cc01)  # \"node001 mlx5_0\" lid 5 4xHDR\n"
+      "[2]  \"H-0c42a1030011cd00\"[1](c42a1030011cd00)  # \"node002 mlx5_0\" lid 6 2xHDR\n"
+      "[29]  \"S-0c42a1030011bb20\"[1]  # \"sp62.rack8.qm8790\" lid 35 4xHDR\n"
+      "[39]  \"S-0c42a1030011bb20\"[2]  # \"sp62.rack8.qm8790\" lid 35 4xHDR\n"
+      "[41]  \"H-0c42a1030011aa18\"[1](c42a1030011aa18)  # \"Mellanox Technologies Aggregation Node\" lid 80 4xHDR\n"
+      "\n"
+      "vendid=0x2c9\n"
+      "devid=0xcb20\n"
+      "switchguid=0xc42a1030011bb20(c42a1030011bb20)\n"
+      "Switch\t37 \"S-0c42a1030011bb20\"\t\t# \"sp62.rack8.qm8790\" enhanced port 0 lid 35 lmc 0\n"
+      "[1](1)\t\"S-0c42a1030011aa10\"[29]\t\t# \"lf07.rack3.qm8790\" lid 72 4xHDR\n"
+      "[2](2)\t\"S-0c42a1030011aa10\"[39]\t\t# \"lf07.rack3.qm8790\" lid 72 4xHDR\n"
+      "[3](3)\t\"S-0c42a1030011ee00\"[1]\t\t# \"sp63\" lid 0 4xEDR\n"
+      "[37](25)\t\"H-0c42a1030011bb28\"[1](c42a1030011bb28)\t\t# \"Mellanox Technologies Aggregation Node\" lid 81 4xNDR\n"
+      "\n"
+      "switchguid=0xc42a1030011ee00(c42a1030011ee00)\n"
+      "Switch\t36 \"S-0c42a1030011ee00\"\t\t# \"sp63\" base port 0 lid 0 lmc 0\n"  // skeleton: no LID
+      "[1]\t\"S-0c42a1030011bb20\"[3]\t\t# \"sp62.rack8.qm8790\" lid 35 4xEDR\n"
+      "\n"
+      "caguid=0xc42a1030011cc00\n"
+      "Ca\t1 \"H-0c42a1030011cc00\"\t\t# \"node001 mlx5_0\"\n"
+      "[1](c42a1030011cc01)  \"S-0c42a1030011aa10\"[1]  # lid 5 lmc 0 \"lf07.rack3.qm8790\" lid 72 4xHDR\n"
+      "\n"
+      "caguid=0xc42a1030011cd00\n"
+      "Ca\t1 \"H-0c42a1030011cd00\"\t\t# \"node002 mlx5_0\"\n"
+      "[1](c42a1030011cd00)  \"S-0c42a1030011aa10\"[2]  # \"lf07.rack3.qm8790\" lid 72 2xHDR\n"  // no own LID
+      "\n"
+      "caguid=0xc42a1030011aa18\n"
+      "Ca\t1 \"H-0c42a1030011aa18\"\t\t# \"Mellanox Technologies Aggregation Node\"\n"
+      "[1](c42a1030011aa18) \t\"S-0c42a1030011aa10\"[41]\t\t# lid 80 lmc 0 \"lf07.rack3.qm8790\" lid 72 4xHDR\n"
+      "\n"
+      "caguid=0xc42a1030011bb28\n"
+      "Ca\t1 \"H-0c42a1030011bb28\"\t\t# \"Mellanox Technologies Aggregation Node\"\n"
+      "[1](c42a1030011bb28) \t\"S-0c42a1030011bb20\"[37]\t\t# lid 81 lmc 0 \"sp62.rack8.qm8790\" lid 35 4xNDR\n";
+  Fabric f = parse_net(text, "prod.net");
+  ASSERT_EQ(f.size(), 7);
+  EXPECT_EQ(f.num_links(), 7);
+  const int lf = id(f, "S-0c42a1030011aa10"), sp = id(f, "S-0c42a1030011bb20"), sk = id(f, "S-0c42a1030011ee00");
+  EXPECT_EQ(f.node(lf).num_ports, 41);
+  EXPECT_EQ(f.node(lf).desc, "lf07.rack3.qm8790");
+  EXPECT_EQ(f.node(lf).guid, 0xc42a1030011aa10u);
+  EXPECT_EQ(f.node(lf).port(0).base_lid, 72);  // "base port 0 lid 72"
+  EXPECT_EQ(f.node(sp).port(0).base_lid, 35);  // "enhanced port 0 lid 35"
+  EXPECT_EQ(f.node(sk).port(0).base_lid, 0);   // skeleton dump: the switch has no LID
+  // parallel cables of a leaf-spine bundle, "[N](N)" after every switch port
+  EXPECT_EQ(f.node(sp).port(1).peer_node, lf);
+  EXPECT_EQ(f.node(sp).port(2).peer_port, 39);
+  // widths and speeds as ibsim enables them: 4xHDR, 2xHDR (degraded cable), 4xEDR, 4xNDR
+  EXPECT_EQ(f.node(lf).port(1).width, 4);
+  EXPECT_EQ(f.node(lf).port(1).speed, 7);
+  EXPECT_EQ(f.node(lf).port(1).speed_ext, 7);
+  EXPECT_EQ(f.node(lf).port(2).width, 2);
+  EXPECT_EQ(f.node(sp).port(3).speed_ext, 3);   // EDR: FDR|EDR
+  EXPECT_EQ(f.node(sp).port(37).speed_ext, 7);  // NDR: ibsim 0.10's highest, HDR
+  // the aggregation node on the internal port 41, with its own LID
+  const int an = id(f, "H-0c42a1030011aa18");
+  EXPECT_EQ(f.node(lf).port(41).peer_node, an);
+  EXPECT_EQ(f.node(an).desc, "Mellanox Technologies Aggregation Node");
+  EXPECT_EQ(f.node(an).port(1).base_lid, 80);
+  EXPECT_EQ(f.node(id(f, "H-0c42a1030011cc00")).port(1).base_lid, 5);
+  EXPECT_EQ(f.node(id(f, "H-0c42a1030011cd00")).port(1).base_lid, 0);  // "# "desc" lid 72 2xHDR": the switch's LID
+  EXPECT_EQ(f.max_lid(), 81);
+  expect_round_trip(f, "production syntax");
+  // a shell prompt pasted above the dump is a file:line error
+  ParseError e = parse_error("[admin@mgmt01 ~]$ ibnetdiscover > fabric.txt\n" + text);
+  EXPECT_EQ(e.line(), 1);
+  EXPECT_NE(std::string(e.what()).find("t.net:1: "), std::string::npos) << e.what();
+  e = parse_error(text.substr(0, text.find("vendid")) + "admin@mgmt01:~$ ibnetdiscover\n" + text.substr(text.find("vendid")));
+  EXPECT_EQ(e.line(), 6);
+}
+
+TEST(NetFile, NodeDescriptionsEndAtTheLastQuote) {
+  // ibnetdiscover prints a NodeDescription as it is: quotes inside, even text that looks like a LID
+  Fabric f = parse_net(
+      "Switch 8 \"S1\" # \"evil\" base port 0 lid 99 lmc 0\" base port 0 lid 7 lmc 0\n"
+      "[1] \"H1\"[1] # \"say \"hi\"\" lid 4 4xEDR\n"
+      "\n"
+      "Ca 1 \"H1\" # \"say \"hi\"\"\n"
+      "[1] \"S1\"[1] # lid 4 lmc 0 \"evil\" base port 0 lid 99 lmc 0\" lid 7 4xEDR\n",
+      "q.net");
+  EXPECT_EQ(f.node(0).desc, "evil\" base port 0 lid 99 lmc 0");
+  EXPECT_EQ(f.node(0).port(0).base_lid, 7);
+  EXPECT_EQ(f.node(1).desc, "say \"hi\"");
+  EXPECT_EQ(f.node(1).port(1).base_lid, 4);
+  EXPECT_EQ(f.node(1).port(1).speed_ext, 3);
+  EXPECT_THROW(write_net(f), FabricError);  // ibsim would cut the description at its first '"'
+  make_ibsim_loadable(f);
+  EXPECT_EQ(f.node(1).desc, "say 'hi'");
+  EXPECT_EQ(fabric_diff(f, parse_net(write_net(f), "q2.net")), "");
+  EXPECT_NE(parse_error("Switch 8 \"S1\" # \"open\n").what(), std::string());
+}
+
+namespace {
+
+// Three ASICs of one director chassis reporting its GUID 0xc0ffee as their node GUID (their own
+// GUIDs in parentheses), each with an aggregation node, and a host.
+const std::string kChassis =
+    "vendid=0x2c9\n"
+    "sysimgguid=0xc0ffee\n"
+    "switchguid=0xc0ffee(a01)\n"
+    "Switch\t5 \"S-0000000000000a01\"\t\t# \"MF0;dirA:MCS8500/L01/U1\" enhanced port 0 lid 1 lmc 0\n"  // line 4
+    "[1]\t\"S-0000000000000a02\"[1]\t\t# \"MF0;dirA:MCS8500/S01/U1\" lid 2 4xHDR\n"
+    "[2]\t\"H-0000000000000b00\"[1](b01)\t\t# \"node001\" lid 4 4xHDR\n"
+    "[5]\t\"H-0000000000000d01\"[1](d02)\t\t# \"Mellanox Technologies Aggregation Node\" lid 5 4xHDR\n"
+    "\n"
+    "vendid=0x2c9\n"
+    "sysimgguid=0xc0ffee\n"
+    "switchguid=0xc0ffee(a02)\n"
+    "Switch\t5 \"S-0000000000000a02\"\t\t# \"MF0;dirA:MCS8500/S01/U1\" enhanced port 0 lid 2 lmc 0\n"  // line 12
+    "[1]\t\"S-0000000000000a01\"[1]\t\t# \"MF0;dirA:MCS8500/L01/U1\" lid 1 4xHDR\n"
+    "[2]\t\"S-0000000000000a03\"[1]\t\t# \"MF0;dirA:MCS8500/L02/U1\" lid 3 4xHDR\n"
+    "[5]\t\"H-0000000000000d02\"[1](d03)\t\t# \"Mellanox Technologies Aggregation Node\" lid 6 4xHDR\n"
+    "\n"
+    "switchguid=0xc0ffee(a03)\n"
+    "Switch\t5 \"S-0000000000000a03\"\t\t# \"MF0;dirA:MCS8500/L02/U1\" enhanced port 0 lid 3 lmc 0\n"  // line 18
+    "[1]\t\"S-0000000000000a02\"[2]\t\t# \"MF0;dirA:MCS8500/S01/U1\" lid 2 4xHDR\n"
+    "\n"
+    "caguid=0xb00\n"
+    "Ca\t1 \"H-0000000000000b00\"\t\t# \"node001\"\n"
+    "[1](b01) \t\"S-0000000000000a01\"[2]\t\t# lid 4 lmc 0 \"MF0;dirA:MCS8500/L01/U1\" lid 1 4xHDR\n"
+    "\n"
+    "caguid=0xd01\n"
+    "Ca\t1 \"H-0000000000000d01\"\t\t# \"Mellanox Technologies Aggregation Node\"\n"
+    "[1](d02) \t\"S-0000000000000a01\"[5]\t\t# lid 5 lmc 0 \"MF0;dirA:MCS8500/L01/U1\" lid 1 4xHDR\n"
+    "\n"
+    "caguid=0xd02\n"
+    "Ca\t1 \"H-0000000000000d02\"\t\t# \"Mellanox Technologies Aggregation Node\"\n"
+    "[1](d03) \t\"S-0000000000000a02\"[5]\t\t# lid 6 lmc 0 \"MF0;dirA:MCS8500/S01/U1\" lid 2 4xHDR\n";
+
+// The text with the `switchguid=` line of the switch on `line` replaced.
+std::string with_guid_line(std::string text, int line, const std::string& guid_line) {
+  size_t pos = 0;
+  for (int l = 1; l < line - 1; l++) pos = text.find('\n', pos) + 1;
+  const size_t end = text.find('\n', pos);
+  EXPECT_EQ(text.compare(pos, 11, "switchguid="), 0) << text.substr(pos, end - pos);
+  return text.replace(pos, end - pos, guid_line);
+}
+
+std::string read_error(const std::string& text) {
+  try {
+    parse_net(text, "c.net");
+  } catch (const ParseError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(NetFile, ChassisAsicsSharingTheChassisGuidAreReadApart) {
+  std::vector<std::string> warnings;
+  NetReadOptions o;
+  o.warnings = &warnings;
+  Fabric f = parse_net(kChassis, "c.net", o);
+  ASSERT_EQ(f.size(), 6);  // no node lost
+  EXPECT_EQ(f.num_links(), 5);
+  const int a = id(f, "S-0000000000000a01"), b = id(f, "S-0000000000000a02"), c = id(f, "S-0000000000000a03");
+  // each ASIC is its own port GUID, the chassis GUID kept as the reported one (also the first ASIC's)
+  EXPECT_EQ(f.node(a).guid, 0xa01u);
+  EXPECT_EQ(f.node(b).guid, 0xa02u);
+  EXPECT_EQ(f.node(c).guid, 0xa03u);
+  for (int n : {a, b, c}) {
+    EXPECT_EQ(f.node(n).reported_guid, 0xc0ffeeu);
+    for (const Port& p : f.node(n).ports) EXPECT_EQ(p.guid, f.node(n).guid);
+  }
+  EXPECT_EQ(f.find_guid(0xa02), b);
+  EXPECT_FALSE(f.find_guid(0xc0ffee).has_value());
+  EXPECT_EQ(f.node(id(f, "H-0000000000000b00")).reported_guid, 0u);
+  EXPECT_EQ(f.node(b).port(0).base_lid, 2);
+  // one warning for the file: where, how many, what was done
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].rfind("c.net:12: node GUID 0xc0ffee of \"S-0000000000000a01\" and \"S-0000000000000a02\"", 0), 0u)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("1 node GUID reported by several switches, 3 switches"), std::string::npos) << warnings[0];
+  // written as ibnetdiscover shows it, read back the same; written for ibsim: unique GUIDs only
+  NetWriteOptions wo;
+  wo.reported_guids = true;
+  const std::string shared = write_net(f, wo);
+  EXPECT_NE(shared.find("switchguid=0xc0ffee(a02)\n"), std::string::npos) << shared;
+  std::vector<std::string> again;
+  o.warnings = &again;
+  EXPECT_EQ(fabric_diff(f, parse_net(shared, "shared.net", o)), "");
+  EXPECT_EQ(again.size(), 1u);
+  const std::string plain = write_net(f);
+  EXPECT_EQ(plain.find("0xc0ffee"), std::string::npos) << plain;
+  Fabric g = parse_net(plain, "plain.net");
+  EXPECT_NE(fabric_diff(f, g).find("reported GUID 0xc0ffee vs 0x0"), std::string::npos) << fabric_diff(f, g);
+  // the full parser's result, whichever reader parse_net picked
+  setenv("FTROUTE_SLOW_NET_READER", "1", 1);
+  EXPECT_EQ(fabric_diff(f, parse_net(shared, "shared.net", o)), "");
+  unsetenv("FTROUTE_SLOW_NET_READER");
+  EXPECT_FALSE(fast_parse_net(shared).has_value());  // the fast reader leaves shared GUIDs to the full parser
+}
+
+TEST(NetFile, SharedNodeGuidsWithoutPortGuidsOfTheirOwnAreErrors) {
+  // the second ASIC has no port GUID of its own: the error names both nodes and both lines
+  std::string e = read_error(with_guid_line(kChassis, 12, "switchguid=0xc0ffee"));
+  EXPECT_EQ(e.rfind("c.net:12: node GUID 0xc0ffee of \"S-0000000000000a02\" is already used by \"S-0000000000000a01\" (c.net:4)", 0),
+            0u) << e;
+  e = read_error(with_guid_line(kChassis, 12, "switchguid=0xc0ffee(c0ffee)"));  // its port GUID is the shared one
+  EXPECT_NE(e.find("c.net:12: node GUID 0xc0ffee"), std::string::npos) << e;
+  // the third one, after two were told apart
+  e = read_error(with_guid_line(kChassis, 18, "switchguid=0xc0ffee"));
+  EXPECT_EQ(e.rfind("c.net:18: node GUID 0xc0ffee of \"S-0000000000000a03\" is already used by \"S-0000000000000a01\"", 0), 0u)
+      << e;
+  EXPECT_NE(e.find("port GUID of its own"), std::string::npos) << e;
+  // a port GUID another node already has
+  e = read_error(with_guid_line(kChassis, 12, "switchguid=0xc0ffee(a01)"));
+  EXPECT_EQ(e.rfind("c.net:12: port GUID 0xa01", 0), 0u) << e;
+  // CAs have no fallback: two CAs with one GUID stay an error
+  e = read_error(kChassis + "\ncaguid=0xb00\nCa\t1 \"H-x\"\n");
+  EXPECT_NE(e.find("node GUID 0xb00 of \"H-x\" is already used by \"H-0000000000000b00\" (c.net:22)"), std::string::npos) << e;
+  // a bad port GUID in the parentheses
+  e = read_error(with_guid_line(kChassis, 12, "switchguid=0xc0ffee(xyz)"));
+  EXPECT_EQ(e.rfind("c.net:11: bad GUID '(xyz)'", 0), 0u) << e;
+  // the first ASIC without parentheses keeps the GUID; the second falls back to its own
+  Fabric f = parse_net(with_guid_line(kChassis, 4, "switchguid=0xc0ffee"), "c.net", NetReadOptions{});
+  EXPECT_EQ(f.node(id(f, "S-0000000000000a01")).guid, 0xc0ffeeu);
+  EXPECT_EQ(f.node(id(f, "S-0000000000000a01")).reported_guid, 0u);
+  EXPECT_EQ(f.node(id(f, "S-0000000000000a02")).guid, 0xa02u);
+  EXPECT_EQ(f.node(id(f, "S-0000000000000a03")).reported_guid, 0xc0ffeeu);
+}
+
+TEST(NetFile, MakeIbsimLoadableKeepsEveryNodeLinkAndLid) {
+  Fabric f = parse_net(kChassis, "c.net", NetReadOptions{});
+  f.node(id(f, "H-0000000000000b00")).desc = "a \"quoted\"\tname " + std::string(80, 'x');
+  // a CA whose port GUIDs, as ibsim derives them, hit another node's: node 0xa00 -> port 0xa01 (a switch)
+  int h = f.add_node(NodeType::Ca, "H-extra", 1, 0xa00);
+  f.node(h).port(1).guid = 0xa01;
+  f.connect(h, 1, id(f, "S-0000000000000a03"), 3);
+  Fabric before = f;
+  std::vector<std::string> notes = make_ibsim_loadable(f);
+  ASSERT_EQ(notes.size(), 3u);
+  EXPECT_NE(notes[0].find("1 node description changed"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[1].find("3 switches with a shared node GUID"), std::string::npos) << notes[1];
+  EXPECT_NE(notes[2].find("1 node moved to a fresh GUID"), std::string::npos) << notes[2];
+  EXPECT_EQ(f.node(id(f, "H-0000000000000b00")).desc, "a 'quoted'?name " + std::string(47, 'x'));
+  EXPECT_EQ(f.node(h).guid, 0xd04u);  // above every GUID in use (0xd03, port GUID of the last AN)
+  EXPECT_EQ(f.node(h).port(1).guid, 0xd05u);
+  for (int n = 0; n < f.size(); n++) {
+    EXPECT_EQ(f.node(n).reported_guid, 0u);
+    EXPECT_EQ(f.node(n).id, before.node(n).id);
+    for (int p = 0; p <= f.node(n).num_ports; p++) {
+      EXPECT_EQ(f.node(n).port(p).peer_node, before.node(n).port(p).peer_node);
+      EXPECT_EQ(f.node(n).port(p).base_lid, before.node(n).port(p).base_lid);
+    }
+  }
+  // written and read back: the same fabric, every GUID unique, loadable text
+  const std::string text = write_net(f);
+  Fabric g = parse_net(text, "ibsim.net");
+  EXPECT_EQ(fabric_diff(f, g), "");
+  EXPECT_EQ(make_ibsim_loadable(g), std::vector<std::string>{});  // nothing left to change
+}
+
+// ---------------------------------------------------------------------------------------------
 // format details
 
 TEST(NetFile, OneSidedLinksAreAccepted) {

@@ -37,6 +37,7 @@ struct Port {
   uint64_t guid = 0;       // port GUID (switch: every port carries the node GUID)
   Lid base_lid = 0;        // only for end ports (switch port 0, CA/router ports); 0 = none
   uint8_t lmc = 0;
+  uint8_t speed_ext = 0;   // ibsim extended speed mask as in .net "e=" (1 FDR, 2 EDR, 4 HDR; 0 = none)
   bool connected() const { return peer_node >= 0; }
 };
 
@@ -44,7 +45,11 @@ struct Node {
   NodeType type = NodeType::Switch;
   std::string id;          // ibsim node id (the quoted name in .net files), unique
   std::string desc;        // node description (ibsim uses the id)
-  uint64_t guid = 0;       // node GUID
+  uint64_t guid = 0;       // node GUID (unique in a fabric)
+  // The node GUID the fabric reported, when it is not `guid`: the ASICs of a director chassis
+  // that all report the chassis GUID (ibnetdiscover `switchguid=0xCHASSIS(portguid)`) are told
+  // apart by their port GUIDs, which become `guid`; the shared GUID is kept here. 0 = same as guid.
+  uint64_t reported_guid = 0;
   int num_ports = 0;
   std::vector<Port> ports; // size num_ports + 1, index = port number (index 0 unused for CAs)
   bool is_switch() const { return type == NodeType::Switch; }

@@ -17,19 +17,24 @@
 //   [1](100001)  "S1"[1]   # lid 1 lmc 0 "S1" lid 3 4xQDR
 //
 // Node header: `Switch|Hca|Ca|Rt <nports> "id" [# "desc" | # desc] [... lid N lmc M]`.
-//   The desc defaults to the id. For switches "lid N lmc M" after the desc gives the LID of
+//   The desc defaults to the id; a quoted desc ends at the last '"' of the line (ibnetdiscover
+//   prints NodeDescriptions as they are, '"' included). For switches "lid N lmc M" after the desc gives the LID of
 //   port 0. Node ids may not contain '#' or '@' and are at most 64 characters (ibsim limits).
 // Port line: `[p] "remote"[rp]` with optional `(guid)` after `[p]` or `[rp]` (ignored, as in
 //   ibsim: port GUIDs are derived from the node GUID), optional options `w=` (enabled-width
 //   mask 1..31), `s=` (enabled-speed mask 1..7), `e=` (extended speed 0..7, read and ignored),
 //   and an optional comment. A missing `[rp]` means remote port 1 (ibsim's default). The
-//   `(guid)` of a CA port is used only with NetReadOptions::port_guids_from_file.
+//   `(guid)` of a CA port is used only with NetReadOptions::port_guids_from_file; some dumps put
+//   `(N)` after every switch port (`[37](37) "S-.."[1]`), read and ignored the same way.
 //   Comments in ibnetdiscover form are understood: on a CA/router port line the first
-//   `lid N lmc M` is that port's LID/LMC; the trailing `lid N <W>x<SPEED>` sets width/speed.
+//   `lid N lmc M` is that port's LID/LMC; the trailing `lid N <W>x<SPEED>` sets width/speed
+//   (width 1, 2, 4, 8, 12; SDR/DDR/QDR/FDR10 speed s=, FDR/EDR/HDR/NDR also the extended speed
+//   e= as ibsim enables it: FDR 1, EDR 3, HDR and NDR 7, ibsim 0.10 knowing nothing above HDR).
 // Directives (at the start of a line, matched by prefix like ibsim does):
 //   switchguid= / caguid= / hcaguids= / rtguid=   GUID base for the following nodes of that
 //     type ("=X" absolute, "+N" relative to the last absolute base; "0x..(..)" accepted);
-//   vendid= devid= sysimgguid= extspeed= pdebug=  read, checked, ignored;
+//   vendid= devid= sysimgguid= pdebug=  read, checked, ignored;
+//   extspeed=       default extended speed (e=) for the ports of the following nodes;
 //   width= speed=   default enabled width/speed for the ports of the following nodes;
 //   include "file"  relative names are looked up next to the including file, then in the
 //                   current directory (ibsim itself only uses the current directory);
@@ -45,6 +50,17 @@
 // every switch port carries the node GUID; CAs from 0x100000, node GUID G, port p gets G+p,
 // the next CA starts at G+nports+1; routers like CAs but their counter starts at 0 (so the
 // first router of a file without `rtguid=` gets node GUID 0 - ibsim really does this).
+//
+// Shared node GUIDs (director chassis): in some dumps every switch ASIC of a chassis reports the
+// chassis GUID as its node GUID, `switchguid=0xSAME(portguid)` with a distinct port GUID in the
+// parentheses on each. The reader keeps such switches apart: when a switch's node GUID is already
+// taken by another switch and both have a port GUID of their own on their `switchguid=` line,
+// each takes that port GUID as its GUID (Node::guid; its ports carry it), and the shared one is
+// kept as Node::reported_guid. One warning per file names how many switches and shared GUIDs
+// (NetReadOptions::warnings). Two nodes with one node GUID and no port GUID of their own to
+// fall back on (CAs, routers, switches without the parentheses) are an error naming both.
+// ibsim refuses such a file (node GUIDs must be unique): `ftroute export --to ibsim` writes one
+// it loads (make_ibsim_loadable).
 //
 // Where this reader is deliberately different from ibsim (all documented choices):
 //  * Links listed on one end only are ACCEPTED (hand-written files often list a cable once).
@@ -65,6 +81,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ftroute/fabric.hpp"
 
@@ -83,6 +100,10 @@ struct NetReadOptions {
   // that GUID-keyed outputs (lfts "portguid") match the real ports. Such a fabric cannot be
   // written back for ibsim if a port GUID differs from node GUID + p (write_net throws).
   bool port_guids_from_file = false;
+  // Where the reader's warnings go, one line each ("<file>:<line>: ..."): appended here when set,
+  // else written to stderr as "ftroute: warning: ...". Today: node GUIDs shared by several
+  // switches (see "Shared node GUIDs" above), one warning per file read.
+  std::vector<std::string>* warnings = nullptr;
 };
 Fabric read_net_file(const std::string& path, const NetReadOptions& opt);
 Fabric parse_net(std::string_view text, const std::string& filename, const NetReadOptions& opt);
@@ -99,6 +120,10 @@ std::optional<Fabric> fast_parse_net(std::string_view text);
 struct NetWriteOptions {
   std::string comment;      // written as '#' lines at the top (may contain newlines)
   bool write_lids = true;   // write LIDs/LMC of switches (header) and CA ports (port comment)
+  // Switches with a reported GUID (Node::reported_guid) are written as ibnetdiscover shows them,
+  // `switchguid=0xREPORTED(GUID)`, so the reader gives back the same fabric; ibsim refuses the
+  // file when a reported GUID is shared. Off (the default): only the unique GUIDs, for ibsim.
+  bool reported_guids = false;
 };
 
 // Writes an ibsim-loadable .net text: a comment header, then switches (in the order of
@@ -107,16 +132,28 @@ struct NetWriteOptions {
 // would give a different node GUID, so ibsim reproduces every GUID of the Fabric (GUID 0 is
 // written as such; ibsim gives it to the first router). A fabric with no GUID at all is written
 // without directives and ibsim numbers it (Fabric::assign_default_guids() gives the same GUIDs). If some port's width is not 4x a `width=3` directive (1x|4x enabled)
-// is written so every link has a common width in ibsim. read(write(f)) equals f (fabric_diff).
+// is written so every link has a common width in ibsim; extended speeds as `e=`. read(write(f))
+// equals f (fabric_diff), reported GUIDs included when NetWriteOptions::reported_guids is set.
 // Throws FabricError if the fabric cannot be expressed (id with '"', '#', '@' or longer than 64
 // characters, desc with '"', a switch port GUID different from the node GUID, a CA/router port
 // GUID other than node GUID + port (ibsim derives port GUIDs that way), an unsupported
 // width, a line longer than 255 characters).
 std::string write_net(const Fabric& f, const NetWriteOptions& opt = {});
 
-// Structural comparison: node order, types, ids, descs, GUIDs (node and port), port counts,
-// links, LIDs/LMC, width/speed of connected ports. Returns "" when equal, else a description of
-// the first difference (e.g. "node 3 \"H1\": port 1 links to \"S1\"[2] vs \"S1\"[3]").
+// What `ftroute export --to ibsim` changes in a fabric read from any dump so that ibsim 0.10
+// loads it and OpenSM brings it up (node ids, links, LIDs, widths and speeds stay):
+//  * node descriptions: '"' becomes '\'', other control characters and tabs '?', cut to the 63
+//    characters ibsim keeps (its NodeDescription buffer is 64 bytes with the terminating NUL);
+//  * reported GUIDs are dropped: every node keeps its unique GUID (Node::guid);
+//  * port GUIDs become what ibsim derives (switch ports: the node GUID; CA/router port p: node
+//    GUID + p); a CA or router whose derived port GUIDs would collide with another node's port
+//    GUID gets a fresh GUID block above every GUID in use.
+// Returns one line per kind of change made (counts and a first example), for warnings.
+std::vector<std::string> make_ibsim_loadable(Fabric& f);
+
+// Structural comparison: node order, types, ids, descs, GUIDs (node, reported and port), port
+// counts, links, LIDs/LMC, width/speed/extended speed of connected ports. Returns "" when equal,
+// else a description of the first difference (e.g. "node 3 \"H1\": port 1 links to \"S1\"[2] vs \"S1\"[3]").
 std::string fabric_diff(const Fabric& a, const Fabric& b);
 
 }  // namespace ftroute
