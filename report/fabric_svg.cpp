@@ -359,11 +359,13 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
   const double W = std::max(1100.0, left + total * U + right);
   const double xoff = left + (W - left - right - total * U) / 2;
   auto X = [&](int n) { return xoff + xcol[at(n)] * U; };
+  const double nw = std::clamp(U * 0.4, 6.0, 14.0), nh = 8;  // a switch
   std::vector<bool> horizontal(at(rows));
   std::vector<double> label_h(at(rows));  // room the row's labels take (above; below for row 0)
   for (int r = 0; r < rows; r++) {
     const double w = static_cast<double>(row_label_cp[at(r)]) * char_w;
-    horizontal[at(r)] = w + 6 <= U;
+    // across when it fits: centred (leaves, top level) or beside the node (levels in between)
+    horizontal[at(r)] = w + 6 + (r > 0 && r < rows - 1 ? nw / 2 + 3 : 0) <= U;
     label_h[at(r)] = horizontal[at(r)] ? font + 4 : w + 6;
   }
   const double gap = H <= 1 ? 300 : 230;  // between two levels
@@ -390,7 +392,6 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
   const double below = 6 + font + 4 + label_h[0] + 8;  // host counts and leaf labels under row 0
   const double pods_label = L.pods > 0 ? font + 8 : 0;
   const double legend_y = row_y[0] + below + pods_label + 16;
-  const double nw = std::clamp(U * 0.4, 6.0, 14.0), nh = 8;
 
   // ---- cables, their routes (the busier direction), bundles ----
   std::unordered_map<uint64_t, uint64_t> load;  // node * 256 + port -> routes
@@ -590,20 +591,28 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
             << num(font - 1) << "\"" << halo << ">+" << cas[at(s)] << " CA</text>\n";
       }
       const std::string t = xml_entities(label[at(s)]);
+      // leaves: below; the top level: above; a level in between: beside the node (its vertical
+      // cables run through the middle, up and down)
+      const bool top = r == rows - 1;
       if (r == 0) {
         const double ly = y + nh / 2 + font + 6;
         if (horizontal[0])
-          o << "<text class=\"label\" x=\"" << num(x) << "\" y=\"" << num(ly + font) << "\" text-anchor=\"middle\"" << halo << ">" << t << "</text>\n";
+          o << "<text class=\"label\" x=\"" << num(x) << "\" y=\"" << num(ly + font) << "\" text-anchor=\"middle\"" << halo << ">" << t
+            << "</text>\n";
         else
-          o << "<text class=\"label\" x=\"" << num(x + font * 0.35) << "\" y=\"" << num(ly) << "\" transform=\"rotate(90 " << num(x + font * 0.35)
-            << " " << num(ly) << ")\"" << halo << ">" << t << "</text>\n";
+          o << "<text class=\"label\" x=\"" << num(x - font * 0.35) << "\" y=\"" << num(ly) << "\" transform=\"rotate(90 "
+            << num(x - font * 0.35) << " " << num(ly) << ")\"" << halo << ">" << t << "</text>\n";
+      } else if (horizontal[at(r)]) {
+        if (top)
+          o << "<text class=\"label\" x=\"" << num(x) << "\" y=\"" << num(y - nh / 2 - 4) << "\" text-anchor=\"middle\"" << halo << ">"
+            << t << "</text>\n";
+        else
+          o << "<text class=\"label\" x=\"" << num(x + nw / 2 + 3) << "\" y=\"" << num(y + font * 0.35) << "\"" << halo << ">" << t
+            << "</text>\n";
       } else {
-        const double ly = y - nh / 2 - 4;
-        if (horizontal[at(r)])
-          o << "<text class=\"label\" x=\"" << num(x) << "\" y=\"" << num(ly) << "\" text-anchor=\"middle\"" << halo << ">" << t << "</text>\n";
-        else
-          o << "<text class=\"label\" x=\"" << num(x + font * 0.35) << "\" y=\"" << num(ly) << "\" transform=\"rotate(-90 " << num(x + font * 0.35)
-            << " " << num(ly) << ")\"" << halo << ">" << t << "</text>\n";
+        const double lx = top ? x + font * 0.35 : x + nw / 2 + font * 0.8, ly = y - nh / 2 - 4;
+        o << "<text class=\"label\" x=\"" << num(lx) << "\" y=\"" << num(ly) << "\" transform=\"rotate(-90 " << num(lx) << " " << num(ly)
+          << ")\"" << halo << ">" << t << "</text>\n";
       }
     }
   }
@@ -619,10 +628,14 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
       const Cable& c = *d.c;
       if (!((c.a == hn && c.pa == hp) || (c.b == hn && c.pb == hp))) continue;
       auto [mx, my] = mid(d.x1, d.y1, d.x2, d.y2);
-      const bool to_left = mx > W - 420;
+      // in the picture with the switches' labels (the caption and the tooltip name the ports in full)
+      const std::string text = "hottest link: " + count_text(emax) + " routes " + label[at(hn)] + "[" + std::to_string(hp) +
+                               "] -> " + label[at(x.peer_node)] + "[" + std::to_string(x.peer_port) + "]";
+      const bool to_left = mx + 13 + static_cast<double>(cp_count(text)) * 7.2 > W - 10;
       o << "<g class=\"hottest\"><circle cx=\"" << num(mx) << "\" cy=\"" << num(my) << "\" r=\"9\" fill=\"none\" stroke=\"#000\" stroke-width=\"2.2\"/>"
         << "<text x=\"" << num(mx + (to_left ? -13 : 13)) << "\" y=\"" << num(my + 4) << "\" font-size=\"11\" font-weight=\"bold\""
-        << (to_left ? " text-anchor=\"end\"" : "") << halo << ">" << svg_text(hottest_text) << "</text></g>\n";
+        << (to_left ? " text-anchor=\"end\"" : "") << halo << ">" << xml_entities(text) << "<title>" << svg_text(hottest_text)
+        << "</title></text></g>\n";
       break;
     }
   }

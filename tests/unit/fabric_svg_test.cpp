@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <regex>
 #include <set>
@@ -173,16 +174,30 @@ TEST(FabricSvg, WidthsGrowWithRoutesAndTheHottestLinkIsMarked) {
     }
   }
   EXPECT_EQ(v.back().efi, rep.efi_max);
-  // the hottest link: a ring and a label with its routes and both port names
+  // the hottest link: a ring and a label with its routes and both ports (with the switches'
+  // labels, here their ids; the tooltip and the caption name the ports in full)
   ASSERT_EQ(count(svg, "<g class=\"hottest\">"), 1u);
-  const Port& hp = f.node(rep.efi_max_link.node).port(rep.efi_max_link.port);
-  const std::string label = "hottest link: " + std::to_string(rep.efi_max) + " routes " +
-                            svg_text(f.port_name(rep.efi_max_link.node, rep.efi_max_link.port)) + " -&gt; " +
-                            svg_text(f.port_name(hp.peer_node, hp.peer_port));
+  const int hn = rep.efi_max_link.node, hport = rep.efi_max_link.port;
+  const Port& hp = f.node(hn).port(hport);
+  const std::string shown = "hottest link: " + std::to_string(rep.efi_max) + " routes " + f.node(hn).id + "[" +
+                            std::to_string(hport) + "] -&gt; " + f.node(hp.peer_node).id + "[" + std::to_string(hp.peer_port) + "]";
+  const std::string full = "hottest link: " + std::to_string(rep.efi_max) + " routes " + svg_text(f.port_name(hn, hport)) +
+                           " -&gt; " + svg_text(f.port_name(hp.peer_node, hp.peer_port));
   const size_t g = svg.find("<g class=\"hottest\">");
-  EXPECT_NE(svg.find(label, g), std::string::npos) << label;
-  EXPECT_LT(svg.find(label, g), svg.find("</g>", g));
-  EXPECT_NE(svg.find(label, svg.find("class=\"caption\"")), std::string::npos) << "the caption names it too";
+  EXPECT_NE(svg.find(shown, g), std::string::npos) << shown;
+  EXPECT_LT(svg.find(shown, g), svg.find("</g>", g));
+  EXPECT_LT(svg.find(full, g), svg.find("</g>", g)) << "its tooltip names the ports";
+  EXPECT_NE(svg.find(full, svg.find("class=\"caption\"")), std::string::npos) << "the caption names it too";
+  // the ring sits on the middle of the hottest cable
+  static const std::regex ring(R"re(<g class="hottest"><circle cx="([0-9.]+)" cy="([0-9.]+)")re");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(svg, m, ring));
+  const std::regex hot_path("<path class=\"cable\" data-efi=\"" + std::to_string(rep.efi_max) + "\" data-a=\"[^\"]*\" data-b=\"[^\"]*\" d=\"M([0-9.]+),([0-9.]+) L([0-9.]+),([0-9.]+)\"");
+  bool on_one = false;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), hot_path); it != std::sregex_iterator(); ++it)
+    on_one |= std::fabs((std::stod((*it)[1]) + std::stod((*it)[3])) / 2 - std::stod(m[1])) < 0.2 &&
+              std::fabs((std::stod((*it)[2]) + std::stod((*it)[4])) / 2 - std::stod(m[2])) < 0.2;
+  EXPECT_TRUE(on_one) << "the ring is not on a cable with the maximum routes";
   expect_safe_xml(svg);
 }
 
