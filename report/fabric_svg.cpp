@@ -281,7 +281,8 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
     for (int s : f.switches()) {
       if (level_of(s) < 0) continue;
       Group* g = &root;
-      const auto& path = L.groups[at(s)];
+      static const std::vector<int> none;
+      const auto& path = at(s) < L.groups.size() ? L.groups[at(s)] : none;
       for (size_t k = 0; k < path.size(); k++) {
         auto& c = g->children[path[k]];
         if (!c) {
@@ -472,8 +473,8 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
   // level names on the left
   for (int r = 0; r < rows; r++) {
     if (row_nodes[at(r)].empty()) continue;
-    std::string name = r == H + 1 ? "no level" : r == 0 ? "level 0" : "level " + std::to_string(r);
-    o << "<text x=\"8\" y=\"" << num(row_y[at(r)] + 4) << "\" font-size=\"11\" fill=\"#333\">" << svg_text(name)
+    const std::string row_name = r == H + 1 ? "no level" : "level " + std::to_string(r);
+    o << "<text x=\"8\" y=\"" << num(row_y[at(r)] + 4) << "\" font-size=\"11\" fill=\"#333\">" << svg_text(row_name)
       << "<tspan x=\"8\" dy=\"13\" font-size=\"9\" fill=\"#777\">" << row_nodes[at(r)].size() << " switches</tspan></text>\n";
   }
 
@@ -483,8 +484,8 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
     double x1, y1, x2, y2;
   };
   std::vector<Drawn> drawn;
-  struct Placeholder {
-    int a, b, cables;
+  struct Placeholder {  // one missing cable
+    int a, b;
     double x1, y1, x2, y2;
   };
   std::vector<Placeholder> placeholders;
@@ -499,7 +500,7 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
       const double off = (i - (total_c - 1) / 2.0) * spread;
       const double x1 = ax + px * off, y1 = ay + py * off, x2 = bx + px * off, y2 = by + py * off;
       if (i < static_cast<int>(cs.size())) drawn.push_back({&cs[at(i)], x1, y1, x2, y2});
-      else placeholders.push_back({key.first, key.second, 1, x1, y1, x2, y2});
+      else placeholders.push_back({key.first, key.second, x1, y1, x2, y2});
     }
   }
   for (const auto& [key, m] : missing_in_bundle)
@@ -509,7 +510,7 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
       const double px = -(by - ay) / len, py = (bx - ax) / len;
       for (int i = 0; i < m; i++) {
         const double off = (i - (m - 1) / 2.0) * spread;
-        placeholders.push_back({key.first, key.second, 1, ax + px * off, ay + py * off, bx + px * off, by + py * off});
+        placeholders.push_back({key.first, key.second, ax + px * off, ay + py * off, bx + px * off, by + py * off});
       }
     }
   std::stable_sort(drawn.begin(), drawn.end(), [](const Drawn& a, const Drawn& b) { return a.c->efi() < b.c->efi(); });
@@ -536,9 +537,9 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
         << "\" d=\"" << path_d(d.x1, d.y1, d.x2, d.y2) << "\" stroke=\"#555\" stroke-width=\"0.9\" stroke-dasharray=\"2,3\"><title>"
         << svg_text(tip + " (no route: down, failed or unused)") << "</title></path>\n";
     } else {
+      const double t = emax ? static_cast<double>(c.efi()) / static_cast<double>(emax) : 0;
       o << "<path class=\"cable\" data-efi=\"" << c.efi() << "\" data-a=\"" << svg_text(ab) << "\" data-b=\"" << svg_text(ba)
-        << "\" d=\"" << path_d(d.x1, d.y1, d.x2, d.y2) << "\" stroke=\"" << efi_colour(emax ? static_cast<double>(c.efi()) / static_cast<double>(emax) : 0)
-        << "\" stroke-width=\"" << num2(width_of(c.efi())) << "\"><title>" << svg_text(tip) << "</title></path>\n";
+        << "\" d=\"" << path_d(d.x1, d.y1, d.x2, d.y2) << "\" stroke=\"" << efi_colour(t) << "\" stroke-width=\"" << num2(width_of(c.efi())) << "\"><title>" << svg_text(tip) << "</title></path>\n";
     }
   }
   for (const auto& p : placeholders)
