@@ -3,6 +3,7 @@
 
 #include "cli.hpp"
 #include "json_out.hpp"
+#include "ftroute/fabric_svg.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/validate.hpp"
 
@@ -27,11 +28,15 @@ int run_check(cli::Args& a) {
   const bool efi_links = a.flag("efi-links");
   const bool quiet = a.flag("quiet", "-q");
   const bool json = a.flag("json");
+  const std::string svg = a.value_or("svg", "");
+  const std::string engine = a.value_or("engine", "");
   auto pos = a.positionals();
   cli::fabric_positional(fab, pos, false);
   if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "'");
   const std::string& fabric = fab.file;
   if (lfts.empty()) throw cli::UsageError("--lfts FILE is required");
+  if (svg == "-" && (json || !quiet)) throw cli::UsageError("--svg - (stdout) needs --quiet and no --json");
+  if (!engine.empty() && svg.empty()) throw cli::UsageError("--engine names the engine in the --svg caption: give --svg FILE");
   auto fmt = parse_lft_format(fmt_name);
   if (!fmt || *fmt == LftFormat::Minimal)
     throw cli::UsageError("--format must be auto, opensm or dump_fts, got '" + fmt_name + "'");
@@ -54,6 +59,7 @@ int run_check(cli::Args& a) {
       throw cli::UsageError("--pairs must be default, ibdmchk or ibdmchk-a, got '" + pairs + "'");
     }
   }
+  cli::check_output_paths({svg});  // before any work: no partial output
 
   LoadedRouting lr = load_routing(fabric, lfts, *fmt, sl, sl2vl, lids_from_file, static_cast<uint8_t>(lmc));
   ValidateOptions o;
@@ -65,6 +71,13 @@ int run_check(cli::Args& a) {
   ValidationReport rep = validate(lr.fabric, lr.routing, o);
   rep.warnings.insert(rep.warnings.begin(), lr.warnings.begin(), lr.warnings.end());
   if (lr.lids_from_file) rep.warnings.insert(rep.warnings.begin(), "LIDs taken from the portguid comments of " + lfts);
+  if (!svg.empty()) {
+    FabricSvgOptions so;
+    so.fabric_name = fabric;
+    so.lfts_name = lfts;
+    so.engine = engine;
+    cli::write_file_atomic(svg, fabric_svg(lr.fabric, rep, tree_levels(lr.fabric), so));
+  }
   if (json) {
     nlohmann::json j = cli::json_doc("check");
     j["fabric"] = cli::fabric_json(lr.fabric);
@@ -134,11 +147,18 @@ Exit status: 0 if every check passes, 1 if one fails (or on errors), 2 on usage 
   --examples N           named examples per failed check (default 5)
   -q, --quiet            no report, exit status only
   --json                 the report as JSON on stdout (docs/JSON.md), same exit status
+  --svg FILE             also draw the fabric (docs/check.md): switches by tree level (the fat tree
+                         ftree-misroute recognises, else BFS levels from the CA-attached switches),
+                         every switch cable coloured and thickened by its routes (EFI), missing
+                         cables, cables without routes and the hottest link marked, CAs counted
+                         per switch; written also when a check fails (render: rsvg-convert)
+  --engine NAME          the engine that computed the LFTs, for the --svg caption
 
 Pairs: sources are CA/router ports (base LID), destinations every LID of every end port
 including switch LIDs (a credit loop through traffic to a switch LID is still a credit loop).
 
 Example:
   ftroute check --fabric fabric.net --lfts opensm-lfts.dump
-  dump_fts > fts.txt && ftroute check -f fabric.net -l fts.txt --format dump_fts)",
+  dump_fts > fts.txt && ftroute check -f fabric.net -l fts.txt --format dump_fts
+  ftroute check -f fabric.net -l lfts.dump --svg fabric.svg && rsvg-convert fabric.svg -o fabric.png)",
                    run_check);

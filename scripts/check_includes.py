@@ -23,6 +23,7 @@ LEVELS = {
     "check": 3,             # route walk, CDG + cycle search, validators
     "routing_engines": 4,   # engines (one folder per paper) + registry
     "flitsim": 5,           # flit simulator (+ FT-DRB source, NAC, FT-DRB evaluation)
+    "report": 5,            # pictures of a routed fabric (check --svg)
     "campaign": 6,          # fail-in-place campaigns
     "plugin": 6,            # libftroute.so + its OpenSM-free adapter
     "cli": 7,               # the ftroute command
@@ -40,6 +41,7 @@ INCLUDE_ROOTS = [
     "routing_engines/engines",
     "routing_engines/engines/dqr/include",
     "flitsim/include",
+    "report/include",
     "campaign/include",
     "plugin",
     "cli",
