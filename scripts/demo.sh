@@ -22,7 +22,8 @@
 #   --workdir DIR     default ./run/demo
 #   --build-dir DIR   default ./build
 #   --no-deps / --no-build   skip install-deps.sh / the build
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$REPO/build
 W=$REPO/run/demo
@@ -136,7 +137,9 @@ if [ -z "$FAULT" ]; then
   [ -n "$FAULT" ] || fail "no switch-to-switch link in $NET to cut (use --fault 'NODE PORT')"
 fi
 read -r FNODE FPORT <<< "$FAULT"
-PEER=$(sw_links "$NET" | awk -v n="$FNODE" -v p="$FPORT" '$1==n && $2==p {print $3, $4; exit}')
+# The reader takes the first match but reads to the end: an `exit` would kill sw_links with SIGPIPE
+# on any .net file over the pipe buffer (64 KiB), and pipefail would end the demo (exit 141).
+PEER=$(sw_links "$NET" | awk -v n="$FNODE" -v p="$FPORT" '!found && $1==n && $2==p {print $3, $4; found=1}')
 [ -n "$PEER" ] || fail "\"$FNODE\"[$FPORT] is not a switch-to-switch link in $NET"
 read -r PNODE PPORT <<< "$PEER"
 

@@ -47,7 +47,8 @@
 #
 # Every process runs under timeout(1). Background processes (holder, ibsim, OpenSM) are recorded
 # in WORKDIR/*.pid and stopped by PID with `stop`; `run` and failing starts clean up via trap EXIT.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 UM=""

@@ -5,7 +5,8 @@
 # clang-14 + libclang-rt-14-dev (ASan/UBSan and libFuzzer runtimes) for the sanitizer and fuzz steps of scripts/test.sh;
 # help2man (man pages), nlohmann-json3-dev (--json), librsvg2-bin (plot render test), slurm-wlm + munge (Slurm test);
 # bison + flex: needed only to build BookSim2 for scripts/validate_booksim.sh (never part of this tree).
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 PKGS=(opensm libopensm-dev libibumad-dev libibverbs-dev ibsim-utils libumad2sim0 infiniband-diags
       libibmad-dev libibnetdisc-dev ibutils libgtest-dev cmake g++ make python3 time
       clang-14 libclang-rt-14-dev   # sanitizer build + libFuzzer targets (scripts/fuzz.sh)

@@ -10,7 +10,8 @@
 #  * man pages render, bash completion completes a subcommand and an option;
 #  * CPack (the project's CPackConfig over a DESTDIR install) builds ftroute_<version>_<arch>.deb
 #    whose Depends name the Debian packages and whose plugin sits in /usr/lib/<multiarch>.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 B=$(cd "$1" && pwd); S=$(cd "$2" && pwd); D=$3
 fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$D"; mkdir -p "$D"; cd "$D"

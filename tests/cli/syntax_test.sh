@@ -11,7 +11,8 @@
 #  * bad specs, unknown keywords and bad --json use: exit 2, one line + the see-help line.
 #  * bash completion (packaging/) completes the fabric kinds after `gen` and `--gen`.
 #   syntax_test.sh FTROUTE NETS_DIR WORKDIR
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 FT=$(readlink -f "$1"); NETS=$(readlink -f "$2"); W=$3
 rm -rf "$W"; mkdir -p "$W"; cd "$W"
 fail() { echo "FAIL: $*"; exit 1; }
