@@ -36,6 +36,9 @@ std::string row(const std::string& name, const ValidationReport& r, double secs)
 
 int run_compare(cli::Args& a) {
   auto engines_opt = a.value("engines");
+  if (auto one = a.value("engine", "-e"))  // route's spelling: compare takes a list
+    throw cli::UsageError("unknown option '--engine': compare runs a list of engines, use --engines " + *one +
+                          "[,NAME...]");
   std::vector<std::string> lfts = a.values("lfts");
   std::vector<std::string> opts = a.values("opt");
   const long lmc = a.int_or("lmc", -1);

@@ -25,7 +25,7 @@
 #   run NETFILE [OSM-OPTS]        one shot: start, opensm-once, dump-fts > WORKDIR/dump_fts.txt, stop
 #
 # OSM-OPTS:
-#   --engine LIST          routing_engine (comma list, e.g. ftree or ftree_misroute,no_fallback); default minhop
+#   --engine LIST          routing_engine (comma list, e.g. ftree or ftree-misroute,no_fallback); default minhop
 #   --conf LINE            extra opensm.conf line (repeatable), e.g. --conf 'lmc 1'
 #   --plugin NAME          event_plugin_name (loads libNAME.so), e.g. --plugin ftroute
 #   --plugin-dir DIR       prepended to LD_LIBRARY_PATH (default: <repo>/build/plugin if --plugin is used
