@@ -131,7 +131,7 @@ CFG
   { field Recommends; field Suggests; } > recommends.txt
   for p in ibsim-utils libumad2sim0 ibutils; do grep -qw -- "$p" recommends.txt || { cat control.txt; fail "$p is in neither Recommends nor Suggests"; }; done
   ! grep -q 'example\.invalid' control.txt || { cat control.txt; fail "control file has a made-up URL (example.invalid)"; }
-  echo "ok: Depends without the simulator; Recommends/Suggests: $(tr '\n' ' ' < recommends.txt); Homepage: $(field Homepage)"
+  echo "ok: Depends without the simulator; Recommends/Suggests: $(tr '\n' ' ' < recommends.txt); Homepage: $(field Homepage | grep . || echo none)"
   # The listing goes to a file first: `dpkg-deb -c | grep -q` under pipefail failed whenever grep
   # quit before dpkg-deb's tar had written everything (SIGPIPE; scripts/check_pipefail.py).
   dpkg-deb -c "$deb" > contents.txt
