@@ -10,7 +10,8 @@
 #   --engine NAME     routing engine (default: ftree-misroute when build/plugin/libftroute.so
 #                     exists, else OpenSM's ftree). Names OpenSM does not have built in are
 #                     ftroute engines and are loaded with event_plugin_name ftroute.
-#   --net FILE        fabric (default ibsim_topologies/nets/4ary3tree.net; generated if missing)
+#   --net FILE        fabric: a .net file or `ibnetdiscover` output (default
+#                     ibsim_topologies/nets/4ary3tree.net; generated if missing)
 #   --fault 'NODE PORT'  link to cut (default: the first switch-to-switch link of a leaf)
 #   --plugin-options STR  event_plugin_options for libftroute.so
 #   --qos / --no-qos  multi-VL check on / off. Default: on for engines that rely on per-path SLs
@@ -46,7 +47,7 @@ while [ $# -gt 0 ]; do
     --no-build) DOBUILD=0; shift ;;
     --qos) QOS=1; shift ;;
     --no-qos) QOS=0; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "demo.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
