@@ -7,7 +7,7 @@
 // part of this tree) on the same mesh/torus configuration - DOR, same VCs, 64-flit VC buffers,
 // 16-flit packets, injection in flits/node/cycle, uniform, 0.4 - for --booksim-seconds (default
 // 30) and uses its simulated cycles per CPU second, measured in the same run, as the reference.
-// Without it the recorded figures below are used (docs/anchors.md 4.1 and docs/flitsim.md).
+// Without it the recorded figures below are used (docs/flitsim.md, "BookSim2 reference").
 #include <algorithm>
 #include <cstdlib>
 #include <sys/resource.h>
@@ -221,7 +221,7 @@ int main(int argc, char** argv) {
   Config c;  // default: VCT, 16-flit packets, 64-flit buffers per VC, 3-cycle router + 1-cycle link
   // The goal: >= 10x BookSim2's cycles/s at 0.4 flits/node/cycle uniform. Recorded
   // BookSim2 figures at 0.4 (BookSim2 28f43299, -O3, this kind of 2-core machine, CPU time,
-  // 2026-11-22, the configurations of booksim_grid_cfg / anchors.md 4.1): 8x8 mesh ~4.9k-5.1k,
+  // 2026-11-22, the configurations of booksim_grid_cfg): 8x8 mesh ~4.9k-5.1k,
   // 16x16 torus ~544, 8-ary 3-tree ~160 cycles/s. BookSim2 slows down as the load grows (at 0.1
   // the torus does ~2.5k), so only the 0.4 figures are like for like. --booksim replaces the mesh
   // and torus figures with ones measured in this run.

@@ -56,6 +56,9 @@ std::vector<std::string> opensm_names(const std::string& list) {
 int run_compare(cli::Args& a) {
   auto engines_opt = a.value("engines");
   auto opensm_opt = a.value("opensm");
+  if (auto one = a.value("engine", "-e"))  // route's spelling: compare takes a list
+    throw cli::UsageError("unknown option '--engine': compare runs a list of engines, use --engines " + *one +
+                          "[,NAME...]");
   std::vector<std::string> lfts = a.values("lfts");
   std::vector<std::string> opts = a.values("opt");
   const long lmc = a.int_or("lmc", -1);

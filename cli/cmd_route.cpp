@@ -27,6 +27,26 @@ namespace {
 
 using namespace ftroute;
 
+// OpenSM 3.3.23's own routing engines (`routing_engine` names). ftroute's engines never take these
+// names (the plugin could not register them); they run inside OpenSM under ibsim instead.
+bool is_opensm_engine(const std::string& name) {
+  for (const char* b : {"minhop", "updn", "dnup", "file", "ftree", "lash", "dor", "torus-2QoS", "nue", "dfsssp", "sssp"})
+    if (name == b) return true;
+  return false;
+}
+
+// An engine name that is not ftroute's is a usage error (exit 2), with the way to run OpenSM's.
+void check_engine_name(const std::string& name) {
+  if (find_engine(name)) return;
+  std::string known;
+  for (const auto& e : engines()) known += (known.empty() ? "" : ", ") + e.name;
+  if (is_opensm_engine(name))
+    throw cli::UsageError("'" + name + "' is an OpenSM engine, not an ftroute one: run it inside OpenSM with `ftroute " +
+                          "compare --opensm " + name + " FABRIC` or `ftroute campaign --engines opensm:" + name +
+                          " ...` (ftroute's engines: " + known + ")");
+  throw cli::UsageError("unknown engine '" + name + "' (ftroute's engines: " + known + "; `ftroute engines` lists them)");
+}
+
 int run_route(cli::Args& a) {
   const std::string engine_name = a.value_or("engine", "", "-e");
   const std::string out = a.value_or("out", "", "-o");
@@ -41,6 +61,7 @@ int run_route(cli::Args& a) {
   cli::FabricArg fab = cli::fabric_options(a, true);
   auto pos = a.positionals();
   if (engine_name.empty()) throw cli::UsageError("--engine NAME is required (see `ftroute engines`)");
+  check_engine_name(engine_name);
   if (out.empty()) throw cli::UsageError("-o FILE is required ('-' for stdout)");
   if (json && (out == "-" || sl_out == "-" || sl2vl_out == "-"))
     throw cli::UsageError("--json writes the summary to stdout: give -o/--sl-out/--sl2vl-out a file");

@@ -303,7 +303,12 @@ static void print_main_help() {
       "       ftroute --version\n\ncommands:\n");
   auto cmds = registry();
   std::sort(cmds.begin(), cmds.end(), [](auto& a, auto& b) { return a.name < b.name; });
-  for (const auto& c : cmds) std::printf("  %-14s %s\n", c.name.c_str(), c.summary.c_str());
+  // Two spaces at least between a name and its summary, also after the longest name: help2man
+  // (the man pages) reads a list entry only there, and joined the list into one paragraph when
+  // `campaign-merge` left one space.
+  int width = 0;
+  for (const auto& c : cmds) width = std::max(width, static_cast<int>(c.name.size()));
+  for (const auto& c : cmds) std::printf("  %-*s  %s\n", width, c.name.c_str(), c.summary.c_str());
 }
 
 int main(int argc, char** argv) {

@@ -25,7 +25,7 @@ set(see "")
 foreach(c IN LISTS cmds)
   string(APPEND see ".BR ftroute\\-${c} (1),\n")
 endforeach()
-file(WRITE "${OUT}/see_also.h2m" "[SEE ALSO]\n${see}.BR opensm (8),\n.BR ibsim (8),\n.BR ibdmchk (1)\n")
+file(WRITE "${OUT}/see_also.h2m" "[SEE ALSO]\n${see}.BR ftroute\\-pathsl (1),\n.BR ftroute\\-plugin (8),\n.BR opensm (8),\n.BR ibsim (8),\n.BR ibdmchk (1)\n")
 execute_process(COMMAND "${HELP2MAN}" -N --no-discard-stderr --version-string=${VERSION}
                         -n "fault-tolerant InfiniBand routing: OpenSM plugin engines, offline tools, flit simulator"
                         -i "${OUT}/see_also.h2m" -o "${OUT}/ftroute.1" "${FTROUTE}" RESULT_VARIABLE rc)

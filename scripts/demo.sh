@@ -10,7 +10,8 @@
 #   --engine NAME     routing engine (default: ftree-misroute when build/plugin/libftroute.so
 #                     exists, else OpenSM's ftree). Names OpenSM does not have built in are
 #                     ftroute engines and are loaded with event_plugin_name ftroute.
-#   --net FILE        fabric (default ibsim_topologies/nets/4ary3tree.net; generated if missing)
+#   --net FILE        fabric: a .net file or `ibnetdiscover` output (default
+#                     ibsim_topologies/nets/4ary3tree.net; generated if missing)
 #   --fault 'NODE PORT'  link to cut (default: the first switch-to-switch link of a leaf)
 #   --plugin-options STR  event_plugin_options for libftroute.so
 #   --qos / --no-qos  multi-VL check on / off. Default: on for engines that rely on per-path SLs
@@ -22,7 +23,8 @@
 #   --workdir DIR     default ./run/demo
 #   --build-dir DIR   default ./build
 #   --no-deps / --no-build   skip install-deps.sh / the build
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$REPO/build
 W=$REPO/run/demo
@@ -45,7 +47,7 @@ while [ $# -gt 0 ]; do
     --no-build) DOBUILD=0; shift ;;
     --qos) QOS=1; shift ;;
     --no-qos) QOS=0; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "demo.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -136,16 +138,32 @@ if [ -z "$FAULT" ]; then
   [ -n "$FAULT" ] || fail "no switch-to-switch link in $NET to cut (use --fault 'NODE PORT')"
 fi
 read -r FNODE FPORT <<< "$FAULT"
-PEER=$(sw_links "$NET" | awk -v n="$FNODE" -v p="$FPORT" '$1==n && $2==p {print $3, $4; exit}')
+# The reader takes the first match but reads to the end: an `exit` would kill sw_links with SIGPIPE
+# on any .net file over the pipe buffer (64 KiB), and pipefail would end the demo (exit 141).
+PEER=$(sw_links "$NET" | awk -v n="$FNODE" -v p="$FPORT" '!found && $1==n && $2==p {print $3, $4; found=1}')
 [ -n "$PEER" ] || fail "\"$FNODE\"[$FPORT] is not a switch-to-switch link in $NET"
 read -r PNODE PPORT <<< "$PEER"
 
 # ---- helpers ----
-# dump_fts text -> "switchname lid port" lines (sorted).
-flat() { awk '/^Unicast lids/ { s=$0; sub(/.*\(/, "", s); sub(/\).*/, "", s); next }
-              /^0x[0-9a-fA-F]+ [0-9]+/ { printf "%s %s %d\n", s, $1, $2 }' "$1" | sort; }
-# Entries of switch $2 that use port $3.
-uses_port() { flat "$1" | awk -v n="$2" -v p="$3" '$1==n && $3==p' | wc -l; }
+# Switches are matched by node GUID (hex, no leading zeros): dump_fts names a switch by its
+# NodeDescription, the .net file by its id, and in an ibnetdiscover dump the two differ
+# ("S-0002c90300000017" vs "lf07.rack3"), so a name match would find no entry at all.
+# dump_fts text -> "guid lid port" lines (sorted).
+flat() { awk '/^Unicast lids/ { g=$0; sub(/.* guid 0x/, "", g); sub(/[^0-9a-fA-F].*/, "", g); sub(/^0+/, "", g); g=tolower(g); next }
+              /^0x[0-9a-fA-F]+ [0-9]+/ { printf "%s %s %d\n", g, $1, $2 }' "$1" | sort; }
+# dump_fts text -> "guid description" of every switch.
+switch_names() { awk '/^Unicast lids/ { g=$0; sub(/.* guid 0x/, "", g); d=g; sub(/[^0-9a-fA-F].*/, "", g); sub(/^0+/, "", g)
+                       sub(/^[0-9a-fA-F]+ \(/, "", d); sub(/\):?$/, "", d); print tolower(g), d }' "$1"; }
+# GUID of the switch named $2 (its id, or else its NodeDescription) in ibnetdiscover output $1.
+switch_guid() {
+  awk -v n="$2" '/^switchguid=/ { g=$0; sub(/^switchguid=0x/, "", g); sub(/[^0-9a-fA-F].*/, "", g); next }
+       /^Switch[ \t]/ { id=""; d=""; if (match($0, /"[^"]+"/)) { id=substr($0, RSTART+1, RLENGTH-2); rest=substr($0, RSTART+RLENGTH) }
+                        if (match(rest, /# "[^"]*"/)) d=substr(rest, RSTART+3, RLENGTH-4)
+                        if (id == n) exact=g; else if (d == n && bydesc == "") bydesc=g }
+       END { g = (exact != "") ? exact : bydesc; sub(/^0+/, "", g); print tolower(g) }' "$1"
+}
+# Entries of switch GUID $2 that use port $3.
+uses_port() { flat "$1" | awk -v g="$2" -v p="$3" '$1==g && $3==p' | wc -l; }
 # VLs the ftroute engine reported in its last "ftroute: ENGINE routed ... (VLs N," log line (0: none).
 logged_vls() {
   grep -o "ftroute: $ENGINE routed .*(VLs [0-9]*," "$LOG" 2>/dev/null | tail -1 | sed 's/.*(VLs \([0-9]*\),/\1/' || true
@@ -215,7 +233,9 @@ FTSIM dump-fts > "$W/lfts.before.txt" 2>> "$W/tools.log"
 echo "    $(grep -c '^Unicast lids' "$W/lfts.before.txt") switch LFTs, $(flat "$W/lfts.before.txt" | wc -l) entries"
 [ "$QOS" = 0 ] || path_sls "$W/ibnetdiscover.before.txt" before
 check "initial" "$W/ibnetdiscover.before.txt" "$W/lfts.before.txt"
-BEFORE_USE=$(( $(uses_port "$W/lfts.before.txt" "$FNODE" "$FPORT") + $(uses_port "$W/lfts.before.txt" "$PNODE" "$PPORT") ))
+FGUID=$(switch_guid "$W/ibnetdiscover.before.txt" "$FNODE"); PGUID=$(switch_guid "$W/ibnetdiscover.before.txt" "$PNODE")
+[ -n "$FGUID" ] && [ -n "$PGUID" ] || fail "switch \"$FNODE\" or \"$PNODE\" not found in the fabric read back ($W/ibnetdiscover.before.txt)"
+BEFORE_USE=$(( $(uses_port "$W/lfts.before.txt" "$FGUID" "$FPORT") + $(uses_port "$W/lfts.before.txt" "$PGUID" "$PPORT") ))
 echo "    link \"$FNODE\"[$FPORT] <-> \"$PNODE\"[$PPORT] carries $BEFORE_USE LFT entries"
 
 step "inject a link fault: Unlink \"$FNODE\"[$FPORT]"
@@ -241,13 +261,16 @@ elif [ -n "${QOS_AUTO:-}" ] && [ "$(logged_vls)" -gt 1 ] 2>/dev/null; then
   fail "after the fault $ENGINE uses $(logged_vls) VLs but OpenSM runs without qos: run the demo with --qos"
 fi
 check "re-routed" "$W/ibnetdiscover.after.txt" "$W/lfts.after.txt"
-DEAD=$(( $(uses_port "$W/lfts.after.txt" "$FNODE" "$FPORT") + $(uses_port "$W/lfts.after.txt" "$PNODE" "$PPORT") ))
+DEAD=$(( $(uses_port "$W/lfts.after.txt" "$FGUID" "$FPORT") + $(uses_port "$W/lfts.after.txt" "$PGUID" "$PPORT") ))
 diff <(flat "$W/lfts.before.txt") <(flat "$W/lfts.after.txt") > "$W/lfts.diff" || true
 CHANGED=$(grep -c '^>' "$W/lfts.diff" || true)
 echo "    $CHANGED LFT entries changed (first ones: old -> new):"
+switch_names "$W/lfts.before.txt" > "$W/switch_names.txt"
 join <(flat "$W/lfts.before.txt" | awk '{print $1":"$2, $3}' | sort) \
      <(flat "$W/lfts.after.txt" | awk '{print $1":"$2, $3}' | sort) | awk '$2!=$3' | sed -n 1,8p |
-  awk '{split($1,a,":"); printf "      switch %-10s lid %-5s port %s -> %s\n", a[1], a[2], $2, $3}' || true
+  awk 'NR==FNR { name[$1]=substr($0, length($1) + 2); next }
+       { split($1,a,":"); printf "      switch %-10s lid %-5s port %s -> %s\n", (a[1] in name) ? name[a[1]] : a[1], a[2], $2, $3 }' \
+      "$W/switch_names.txt" - || true
 echo "    entries still using the dead link: $DEAD"
 [ "$DEAD" -eq 0 ] || fail "$DEAD LFT entries still use the dead link"
 

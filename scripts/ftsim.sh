@@ -25,7 +25,7 @@
 #   run NETFILE [OSM-OPTS]        one shot: start, opensm-once, dump-fts > WORKDIR/dump_fts.txt, stop
 #
 # OSM-OPTS:
-#   --engine LIST          routing_engine (comma list, e.g. ftree or ftree_misroute,no_fallback); default minhop
+#   --engine LIST          routing_engine (comma list, e.g. ftree or ftree-misroute,no_fallback); default minhop
 #   --conf LINE            extra opensm.conf line (repeatable), e.g. --conf 'lmc 1'
 #   --plugin NAME          event_plugin_name (loads libNAME.so), e.g. --plugin ftroute
 #   --plugin-dir DIR       prepended to LD_LIBRARY_PATH (default: <repo>/build/plugin if --plugin is used
@@ -47,7 +47,8 @@
 #
 # Every process runs under timeout(1). Background processes (holder, ibsim, OpenSM) are recorded
 # in WORKDIR/*.pid and stopped by PID with `stop`; `run` and failing starts clean up via trap EXIT.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 UM=""

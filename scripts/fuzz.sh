@@ -15,7 +15,8 @@
 #
 # Options: --seconds N (per target), --only NAME (one target, e.g. lft), --build-dir DIR,
 #          --require (fail instead of skipping when clang++/libFuzzer are missing), -j N (build).
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$REPO/build-fuzz
 SECONDS_PER=12

@@ -4,7 +4,8 @@
 # SA hands out for every CA pair (path_sl.before.txt) are counted, and `ftroute route -e ft-lash`
 # routes the same file offline. Prints one line per fabric.
 # usage: scripts/lash_layers.sh [--build-dir DIR] [--workdir DIR] NET...
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$REPO/build
 W=$REPO/run/lash_layers

@@ -16,7 +16,8 @@
 #          skips the runs already in its results.csv, e.g. after deleting the rows of failed runs);
 #          their run time is then the sum over the passes ("N s (2 passes)").
 # Every command runs under `timeout` and `nice`; logs in DIR/logs/<row>.txt.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 
 mode=quick
 update=0

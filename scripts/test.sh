@@ -18,7 +18,8 @@
 #          -R REGEX (passed to ctest), --build-dir DIR (default ./build; env FTROUTE_BUILD_DIR),
 #          -j N (build and ctest parallelism, default 2), --no-sanitize (skip steps 4-5),
 #          --sanitize-only (only steps 1, 4, 5), --fuzz-seconds N (per fuzz target, default 12).
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${FTROUTE_BUILD_DIR:-$REPO/build}
 JOBS=2

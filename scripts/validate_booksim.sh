@@ -20,7 +20,8 @@
 # Output (default build/validate-booksim[-quick]): matrix.md, matrix.csv, svg/*.svg, cfg/*.cfg, logs/.
 # Exit 0 when every point produced numbers in both simulators (the targets are reported, not enforced:
 # docs/flitsim.md explains each remaining difference).
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 FT="$here/build/cli/ftroute"

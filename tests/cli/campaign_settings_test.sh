@@ -4,7 +4,8 @@
 # with one line naming the directory, the setting and both values, and leaves the directory
 # byte-identical; a directory without campaign.conf (older ftroute) resumes as index order;
 # campaign-merge refuses parts with different orders; summary.txt and campaign-table show them.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 FT=$1; D=$2
 rm -rf "$D"; mkdir -p "$D"; cd "$D"
 fail() { echo "FAIL: $*"; exit 1; }

@@ -3,7 +3,8 @@
 # the merged results.csv has exactly the rows of the unsharded campaign (same keys, same metrics),
 # a duplicate shard is dropped with a count, the plots and summary are written, bad input fails
 # with a message and leaves no output directory.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 FT=$1; D=$2
 rm -rf "$D"; mkdir -p "$D"; cd "$D"
 run() { "$FT" campaign --gen fattree:4,2 --engines ftree-misroute,ft-minhop --link-failures 0,1,2 --seeds 2 -j 1 -q "$@"; }

@@ -7,7 +7,8 @@
 # input) or 2 (usage), exactly one "ftroute <command>: ..." error line, and no output file left.
 # COMMAND: export export-ibsim compare campaign-table kns-size kns-faults dqr-eval engines check
 #          opensm-file-engine (real ibsim + OpenSM; exit 77 = skipped when they are missing)
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 FT=$(readlink -f "$1"); W=$2; CMD=$3
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 NETS=$REPO/ibsim_topologies/nets

@@ -9,7 +9,8 @@
 # ibdmchk 1.5.7 segfaults while exiting, after it printed its report: its exit status means
 # nothing, so the verdict is read from its output lines "-I- no credit loops found" /
 # "-E- credit loops in routing" (exactly one must be present).
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 FT=$1; NETS=$2; D=$3
 command -v ibdmchk > /dev/null || { echo "SKIP: ibdmchk (Debian package ibutils) not installed"; exit 77; }
 rm -rf "$D"; mkdir -p "$D"; cd "$D"

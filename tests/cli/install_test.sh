@@ -7,10 +7,15 @@
 #  * from the install: `ftroute --version`, `route` + `check` on a shipped fabric, and a campaign
 #    with `opensm:minhop` and `opensm:ftree-misroute` in which OpenSM (under ibsim, the installed
 #    libexec/ftroute/ftsim.sh) loads the INSTALLED libftroute.so (its LD_LIBRARY_PATH and load line);
-#  * man pages render, bash completion completes a subcommand and an option;
+#  * man pages render (ftroute(1) lists one command per line, ftroute-pathsl(1), the plugin's
+#    ftroute-plugin(8) with its FT error codes), the docs are in share/doc/ftroute, bash completion
+#    completes a subcommand and an option;
 #  * CPack (the project's CPackConfig over a DESTDIR install) builds ftroute_<version>_<arch>.deb
-#    whose Depends name the Debian packages and whose plugin sits in /usr/lib/<multiarch>.
-set -euo pipefail
+#    whose Depends name what an SM host needs and not the simulator (ibsim-utils, libumad2sim0
+#    are Recommends), with no made-up Homepage, the docs and all man pages inside, and whose
+#    plugin sits in /usr/lib/<multiarch>.
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 B=$(cd "$1" && pwd); S=$(cd "$2" && pwd); D=$3
 fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$D"; mkdir -p "$D"; cd "$D"
@@ -29,8 +34,12 @@ echo "ok: read-only prefix refused: $(grep -o 'ftroute: install prefix .* nothin
 cmake --install "$B" --prefix "$D/stage/usr" --strip > install.out 2>&1 || { cat install.out; fail "cmake --install"; }
 mv stage moved
 P=$D/moved/usr
+DOCS=(README.md docs/PLUGIN.md docs/INSTALL.md docs/REFERENCES.md docs/ftree-misroute.md docs/dqr.md docs/kns.md
+      docs/ftdrb.md docs/specs/fattree_fip_dqr.md)
 for f in bin/ftroute bin/ftroute-pathsl lib/*/libftroute.so libexec/ftroute/ftsim.sh share/ftroute/opensm.conf.example \
-         share/ftroute/nets/4ary3tree.net share/bash-completion/completions/ftroute; do
+         share/ftroute/nets/4ary3tree.net share/bash-completion/completions/ftroute \
+         share/man/man1/ftroute-pathsl.1 share/man/man8/ftroute-plugin.8 share/man/man8/libftroute.8 \
+         "${DOCS[@]/#/share/doc/ftroute/}"; do
   compgen -G "$P/$f" > /dev/null || fail "not installed: $f"
 done
 for f in "$P"/bin/ftroute "$P"/bin/ftroute-pathsl "$P"/lib/*/libftroute.so; do
@@ -74,7 +83,21 @@ if command -v help2man > /dev/null; then
   [ -f "$P/share/man/man1/ftroute.1" ] && [ -f "$P/share/man/man1/ftroute-check.1" ] || fail "man pages missing"
   if command -v man > /dev/null; then
     MANWIDTH=80 man -l "$P/share/man/man1/ftroute-check.1" 2> man.err | grep -- '--pairs' > /dev/null || { cat man.err; fail "ftroute-check(1) does not render"; }
-    echo "ok: man pages ($(ls "$P"/share/man/man1 | wc -l)) render"
+    # ftroute(1): every command of `ftroute --help` on a line of its own, its summary beside or
+    # below it (help2man joined them into one paragraph before).
+    MANWIDTH=200 man -l "$P/share/man/man1/ftroute.1" > man-ftroute.txt 2> man.err || { cat man.err; fail "ftroute(1) does not render"; }
+    ncmd=0
+    for c in $(run ftroute --help | awk '/^commands:/ { on = 1; next } on && NF { print $1 }'); do
+      grep -E "^ +$c( |\$)" man-ftroute.txt > /dev/null || { cat man-ftroute.txt; fail "ftroute(1): command '$c' not on a line of its own"; }
+      ncmd=$((ncmd + 1))
+    done
+    [ "$ncmd" -ge 10 ] || fail "ftroute(1): only $ncmd commands found in ftroute --help"
+    MANWIDTH=80 man -l "$P/share/man/man8/ftroute-plugin.8" > man-plugin.txt 2> man.err || { cat man.err; fail "ftroute-plugin(8) does not render"; }
+    for w in event_plugin_options routing_engine 'ERR FT00' 'ERR FT01' 'ERR FT02' 'ERR FT03' 'ERR FT04' 'version mismatch'; do
+      grep -F -- "$w" man-plugin.txt > /dev/null || fail "ftroute-plugin(8) does not mention '$w'"
+    done
+    MANWIDTH=80 man -l "$P/share/man/man1/ftroute-pathsl.1" 2> man.err | grep -- 'PathRecord' > /dev/null || { cat man.err; fail "ftroute-pathsl(1) does not render"; }
+    echo "ok: man pages ($(ls "$P"/share/man/man1 "$P"/share/man/man8 | wc -l)) render; ftroute(1) lists $ncmd commands one per line"
   fi
 fi
 comp() {  # comp WORDS... -> completions of the last word
@@ -99,13 +122,25 @@ set(CPACK_PACKAGE_DIRECTORY "$D/pkg")
 CFG
   cpack -G DEB --config cpack-staged.cmake > cpack.out 2>&1 || { cat cpack.out; fail "cpack"; }
   deb=$(ls "$D"/pkg/ftroute_*.deb)
-  dpkg-deb -f "$deb" Depends | tee depends.txt
-  for p in opensm libopensm9 ibsim-utils libumad2sim0 infiniband-diags; do grep -qw "$p" depends.txt || fail "Depends lacks $p"; done
+  dpkg-deb -f "$deb" > control.txt
+  field() { awk -v f="$1:" '$1 == f { sub(/^[^:]*: */, ""); print }' control.txt; }
+  field Depends | tee depends.txt
+  for p in opensm libopensm9 libibmad5 libibumad3 infiniband-diags; do grep -qw "$p" depends.txt || fail "Depends lacks $p"; done
+  # The simulator belongs on a test machine, not on the SM host: not in Depends, but recommended.
+  for p in ibsim-utils libumad2sim0 ibutils; do ! grep -qw -- "$p" depends.txt || fail "Depends names $p (simulator/test tool)"; done
+  { field Recommends; field Suggests; } > recommends.txt
+  for p in ibsim-utils libumad2sim0 ibutils; do grep -qw -- "$p" recommends.txt || { cat control.txt; fail "$p is in neither Recommends nor Suggests"; }; done
+  ! grep -q 'example\.invalid' control.txt || { cat control.txt; fail "control file has a made-up URL (example.invalid)"; }
+  echo "ok: Depends without the simulator; Recommends/Suggests: $(tr '\n' ' ' < recommends.txt); Homepage: $(field Homepage | grep . || echo none)"
   # The listing goes to a file first: `dpkg-deb -c | grep -q` under pipefail failed whenever grep
   # quit before dpkg-deb's tar had written everything (SIGPIPE; scripts/check_pipefail.py).
   dpkg-deb -c "$deb" > contents.txt
   multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
   grep -q "./usr/lib/$multiarch/libftroute.so" contents.txt || fail "plugin not in /usr/lib/<multiarch> in the .deb"
+  for f in "${DOCS[@]/#/usr/share/doc/ftroute/}" usr/share/man/man1/ftroute.1 usr/share/man/man1/ftroute-pathsl.1 \
+           usr/share/man/man8/ftroute-plugin.8 usr/share/man/man8/libftroute.8; do
+    grep -F " ./$f" contents.txt > /dev/null || fail "not in the .deb: /$f"
+  done
   echo "ok: $(basename "$deb")"
 fi
 echo "PASS: installed ftroute runs on its own"

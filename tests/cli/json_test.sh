@@ -2,7 +2,8 @@
 # Every `--json` output parses (python3 json) and carries the documented keys (docs/JSON.md) with
 # values that agree with the text output; --json where no JSON exists, or --json=VALUE: exit 2
 # and exactly one line.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 FT=$1; NETS=$2; D=$3
 rm -rf "$D"; mkdir -p "$D"; cd "$D"
 fail() { echo "FAIL: $*"; exit 1; }

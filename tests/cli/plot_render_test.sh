@@ -3,7 +3,8 @@
 # campaign-merge that adds an opensm: engine whose OpenSM fell back in some runs) renders with
 # rsvg-convert (librsvg2-bin) without error; the y axis has a label with its unit; a percentage
 # ends at 100 (not 125); each engine has its own marker; fallback points are ringed and labelled.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 FT=$1; D=$2
 command -v rsvg-convert > /dev/null || { echo "SKIP: rsvg-convert (Debian package librsvg2-bin) not installed"; exit 77; }
 rm -rf "$D"; mkdir -p "$D"; cd "$D"

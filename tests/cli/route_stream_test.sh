@@ -3,7 +3,8 @@
 # atomically: the streamed dump equals the export of itself in every format round trip, a write
 # error in the middle of the stream (file size limit) and a failing second output leave no file and
 # no temp file behind, `-o -` streams to stdout and an existing FIFO/device is written in place.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 FT=$1; D=$2
 NET=$(cd "$(dirname "$0")/../.." && pwd)/ibsim_topologies/nets/4ary3tree.net
 rm -rf "$D"; mkdir -p "$D"; cd "$D"

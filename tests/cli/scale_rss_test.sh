@@ -3,7 +3,8 @@
 # LIDs, 3.0M LFT entries, a ~200 MB dump): `ftroute route` then `ftroute check`, each with its peak
 # RSS (GNU time %M) under a bound proportional to the LFT size: 32 MiB + 8 bytes per LFT entry
 # (~56 MiB here). Before streaming and the fast reader they took 750 MB and 900 MB. Not a timing test.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 FT=$1; D=$2
 rm -rf "$D"; mkdir -p "$D"; cd "$D"
 command -v /usr/bin/time > /dev/null || { echo "SKIP: /usr/bin/time (package time) missing"; exit 0; }

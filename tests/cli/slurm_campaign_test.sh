@@ -6,7 +6,8 @@
 # --dependency=afterok on the array; the merged results.csv equals a single-machine run (every
 # column but route_seconds, which is time). Skips (exit 77, reason printed) when Slurm or munge is
 # not installed or the daemons do not come up.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 FT=$1; D=$2
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }

@@ -8,10 +8,13 @@
 #  * the fabric positional or --fabric/-f, both accepted (check, export, route, compare, sim);
 #  * --opt=value and -fVALUE;
 #  * the port syntax "NODE"[PORT] and the older NODE[PORT]: same faults (gen, sim);
-#  * bad specs, unknown keywords and bad --json use: exit 2, one line + the see-help line.
+#  * bad specs, unknown keywords and bad --json use: exit 2, one line + the see-help line;
+#  * `route -e updn` (an OpenSM engine) and unknown engines: usage errors naming how OpenSM's engines
+#    run (`compare --opensm`, `campaign --engines opensm:NAME`); `compare --engine X` points to --engines;
 #  * bash completion (packaging/) completes the fabric kinds after `gen` and `--gen`.
 #   syntax_test.sh FTROUTE NETS_DIR WORKDIR
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 FT=$(readlink -f "$1"); NETS=$(readlink -f "$2"); W=$3
 rm -rf "$W"; mkdir -p "$W"; cd "$W"
 fail() { echo "FAIL: $*"; exit 1; }
@@ -134,7 +137,33 @@ usage_error kns-size kns:4
 usage_error route -e ft-minhop a.net --gen fattree:4,3 -o x.dump
 usage_error check --json=yes -f a.net -l r1.dump
 usage_error gen fattree:2,2 -o x.net --json
+# an engine name that is OpenSM's, not ftroute's: usage error naming the ways to run it
+for e in updn minhop ftree dfsssp; do
+  usage_error route -e "$e" a.net -o x.dump
+  grep -F "'$e' is an OpenSM engine" u.err > /dev/null || fail "route -e $e: not called an OpenSM engine"
+  grep -F "compare --opensm $e" u.err > /dev/null && grep -F "campaign --engines opensm:$e" u.err > /dev/null ||
+    fail "route -e $e: no hint at compare --opensm / campaign --engines opensm:$e"
+done
+usage_error route -e no-such-engine a.net -o x.dump
+grep -F "unknown engine 'no-such-engine'" u.err > /dev/null && grep -F 'ftree-misroute' u.err > /dev/null ||
+  fail "route -e no-such-engine: the known engines are not listed"
+# compare takes a list: route's --engine spelling points to --engines
+for spelling in "--engine ft-minhop" "--engine=ft-minhop" "-e ft-minhop"; do
+  # shellcheck disable=SC2086
+  usage_error compare a.net $spelling
+  grep -F -- "use --engines ft-minhop" u.err > /dev/null || fail "compare $spelling: no hint at --engines"
+done
 [ ! -e x.net ] && [ ! -e x.dump ] || fail "an output was left behind"
+# scripts/ftsim.sh --help: every engine named in its --engine examples exists (ftroute's or OpenSM's)
+known=" $("$FT" engines --json | python3 -c 'import json,sys; print(" ".join(e["name"] for e in json.load(sys.stdin)["engines"]))') "
+known+=" minhop updn dnup file ftree lash dor torus-2QoS nue dfsssp sssp no_fallback "
+line=$(bash "$NETS/../../scripts/ftsim.sh" --help | grep -E -e '--engine LIST')
+examples=$(sed -n 's/.*e\.g\. \([^;)]*\).*/\1/p' <<< "$line" | sed 's/ or /,/g; s/,/ /g')
+[ -n "$examples" ] || fail "ftsim.sh --help: no engine examples found in: $line"
+for e in $examples; do
+  [[ $known == *" $e "* ]] || fail "ftsim.sh --help names engine '$e', which neither ftroute nor OpenSM has"
+done
+echo "ok: ftsim.sh --help engine examples exist: $examples"
 
 # ---- bash completion of the new spellings ----
 comp() {  # comp WORDS... -> completions of the last word (FT stands in for `ftroute`)

@@ -4,7 +4,8 @@
 # switches (dump_fts), the SA's path SLs and OpenSM's SL2VL dump in its work dir; the demo then
 # runs `dqr` with base=lft-file on those three files: OpenSM programs lash's tables unchanged,
 # and after the link fault DQR patches them; the demo validates both states per VL.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${1:?usage: dqr_over_lash_test.sh BUILD_DIR WORKDIR}
 W=${2:?usage: dqr_over_lash_test.sh BUILD_DIR WORKDIR}

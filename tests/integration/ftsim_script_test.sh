@@ -3,7 +3,8 @@
 # start -> opensm-start -> Unlink -> wait-reroute -> dead port unused -> ReLink -> stop, then
 # checks that every process the script started is gone; and `run` (one shot) leaves nothing;
 # dump-fts completes the LID dump_fts skips when the top LID is a multiple of 64.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 W=${1:?usage: ftsim_script_test.sh WORKDIR}
 F="bash $REPO/scripts/ftsim.sh -w $W"

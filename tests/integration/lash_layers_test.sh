@@ -2,7 +2,8 @@
 # ctest integration.lash_layers: scripts/lash_layers.sh on the shipped 4x4 torus; OpenSM's lash
 # (under ibsim, SA path SLs of every CA pair) and ftroute's ft-lash must use the same number of
 # layers (2), and OpenSM must have routed with lash.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${1:?usage: lash_layers_test.sh BUILD_DIR WORKDIR}
 W=${2:?usage: lash_layers_test.sh BUILD_DIR WORKDIR}

@@ -57,7 +57,7 @@ void expect_round_trip(const Fabric& f, const std::string& what) {
 
 // ---------------------------------------------------------------------------------------------
 // ibsim's own example nets: node/link counts and the GUIDs ibsim assigns (observed with
-// ibsim 0.10 + ibroute/ibnetdiscover, see ../shared/docs/opensm_ibsim_probe.md §3.2).
+// ibsim 0.10 + ibroute/ibnetdiscover against ibsim's net-examples/).
 
 TEST(NetFile, IbsimExampleNetsParse) {
   struct Expect {

@@ -1,4 +1,4 @@
-// Fail-in-place campaigns (Domke, Hoefler, Matsuoka; seed 003, spec fattree_fip_dqr.md part B).
+// Fail-in-place campaigns (Domke, Hoefler, Matsuoka; seed 003, spec docs/specs/fattree_fip_dqr.md part B).
 //
 // A campaign is the cross product fabric x engine x link failures x switch failures x seed. One
 // run: copy the intact fabric, inject seeded faults (topo::inject_faults; keep_connected by default

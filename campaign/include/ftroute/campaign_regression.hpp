@@ -1,5 +1,5 @@
 // The fail-in-place design method of Domke et al. (seed 003 §V-B..D, Tables V-VII; spec
-// ../shared/docs/fattree_fip_dqr.md B.5 item 5): per fabric and engine, the linear regression of
+// docs/specs/fattree_fip_dqr.md B.5 item 5): per fabric and engine, the linear regression of
 // the simulated throughput against the number of failures kept in place (intercept = fault-free
 // estimate, slope = loss per failure, R^2 = how much of the loss the failures explain), and the
 // recommendation derived from it: the best engine now, and after how many failures another one

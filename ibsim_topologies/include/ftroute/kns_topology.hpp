@@ -1,5 +1,5 @@
 // KNS ("k-ary n-direct s-indirect") hybrid topology generator, after R. Penaranda's thesis
-// (seed 002, Ch 3-4; spec /work/shared/docs/penaranda_kns.md §1).
+// (seed 002, Ch 3-4; spec docs/specs/penaranda_kns.md §1).
 //
 // Mapping of the thesis' elements to InfiniBand (docs/kns.md has the full table):
 //  * router <r_{n-1},...,r_0>  -> IB switch "R_<r_{n-1}>_..._<r_0>" with n + p ports:

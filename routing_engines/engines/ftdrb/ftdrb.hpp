@@ -1,5 +1,5 @@
 // FT-DRB, the routing (subnet manager) side: multipath through intermediate switches, one LID
-// per path via LMC. From Zarza's thesis (shared/seeds/000, spec shared/docs/zarza_ftdrb_nac.md
+// per path via LMC. From Zarza's thesis (seed 000; spec docs/specs/zarza_ftdrb_nac.md
 // §2-§4 and §8.4). The thesis' source NIC picks among "multistep paths" (MSPs) through
 // intermediate nodes; InfiniBand switches forward by destination LID only, so here each of a
 // destination's 2^LMC LIDs is one MSP:

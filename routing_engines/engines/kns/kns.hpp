@@ -1,7 +1,7 @@
 // kns: Hybrid-DOR routing for k-ary n-direct s-indirect KNS fabrics (crossbar subnets, or
 // complete k_i-ary s-tree fat-tree subnets routed with DESTRO, spec §1.3/§4.4.2) with
 // intermediate-router fault tolerance and XORDET destination classes (seed 002, Penaranda;
-// spec /work/shared/docs/penaranda_kns.md; docs/kns.md describes the IB mapping).
+// spec docs/specs/penaranda_kns.md; docs/kns.md describes the IB mapping).
 //
 // Recognition (recognize_kns): from the discovered graph only (never from names):
 //  * routers = switches with at least one CA; the other switches form the subnets (connected

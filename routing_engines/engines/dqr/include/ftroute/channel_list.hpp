@@ -1,4 +1,4 @@
-// DQR's channel list (seed 004, Sem-Jacobsen & Lysne, §III; spec fattree_fip_dqr.md C.2):
+// DQR's channel list (seed 004, Sem-Jacobsen & Lysne, §III; spec docs/specs/fattree_fip_dqr.md C.2):
 // a total order of all (virtual) channels in which every dependency of the routing points
 // upwards (lower position -> higher position). Such an order exists iff the channel dependency
 // graph is acyclic, i.e. the routing is deadlock-free.

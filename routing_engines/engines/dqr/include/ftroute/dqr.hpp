@@ -1,5 +1,5 @@
 // Dynamic Quick Reconfiguration (DQR) after link faults (seed 004, Sem-Jacobsen & Lysne;
-// spec fattree_fip_dqr.md C.3, C.4, D.4). docs/dqr.md explains the choices made here.
+// spec docs/specs/fattree_fip_dqr.md C.3, C.4, D.4). docs/dqr.md explains the choices made here.
 //
 // InfiniBand LFTs are per destination LID, so DQR works per DLID d (spec C.4 caveat 1): the
 // entries of d form an in-tree, a "disconnected flow" is a switch whose route to d crosses a
