@@ -501,7 +501,7 @@ Sl2Vl parse_sl2vl(std::string_view text, const std::string& filename, const Fabr
       const Node& n = f.node(osm_node);
       if (n.is_switch()) {
         if (*in > static_cast<uint64_t>(n.num_ports) || *out > static_cast<uint64_t>(n.num_ports))
-          throw ParseError(filename, ln, "port beyond the " + std::to_string(n.num_ports) + " ports of \"" + n.id + "\"");
+          throw ParseError(filename, ln, "port beyond the " + std::to_string(n.num_ports) + " ports of " + f.node_name(osm_node));
         if (*out == 0) continue;  // management port: no data VLs to model
         r.set(osm_node, static_cast<int>(*in), static_cast<int>(*out), tab);
       } else {
@@ -522,7 +522,7 @@ Sl2Vl parse_sl2vl(std::string_view text, const std::string& filename, const Fabr
       throw ParseError(filename, ln, fmt("switch GUID 0x%016" PRIx64 " is not in the fabric", *g));
     const int np = f.node(*sw).num_ports;
     if (*in > static_cast<uint64_t>(np) || *o > static_cast<uint64_t>(np) || *o == 0)
-      throw ParseError(filename, ln, "port beyond the " + std::to_string(np) + " ports of \"" + f.node(*sw).id + "\"");
+      throw ParseError(filename, ln, "port beyond the " + std::to_string(np) + " ports of " + f.node_name(*sw));
     Sl2Vl::Table tab{};
     for (int k = 0; k < 8; k++) {
       auto b = num(t[3 + static_cast<size_t>(k)]);

@@ -129,7 +129,7 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
       auto n = f.find_guid(g);
       if (!n) continue;  // a dead root switch
       if (!f.node(*n).is_switch())
-        fail("root GUID " + guid_text(g) + " is node \"" + f.node(*n).id + "\", not a switch");
+        fail("root GUID " + guid_text(g) + " is node " + f.node_name(*n) + ", not a switch");
       seed[static_cast<size_t>(t.sw_index[static_cast<size_t>(*n)])] = 1;
     }
     if (std::find(seed.begin(), seed.end(), 1) == seed.end()) fail("none of the root GUIDs is a switch of this fabric");
@@ -218,7 +218,7 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
     }
     for (int s = 0; s < S; s++)
       if (dist[static_cast<size_t>(s)] < 0 && tail_parent[static_cast<size_t>(s)] == -2)
-        fail("switch \"" + f.node(t.sw_node[static_cast<size_t>(s)]).id + "\" is not connected to any " +
+        fail("switch " + f.node_name(t.sw_node[static_cast<size_t>(s)]) + " is not connected to any " +
              (from_roots ? "root switch" : "CA-attached leaf switch") + " (fabric disconnected)");
     t.rank.assign(static_cast<size_t>(S), 0);
     const int maxd = *std::max_element(dist.begin(), dist.end());
@@ -227,8 +227,8 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
     for (auto it = tails.rbegin(); it != tails.rend(); ++it) {
       const int p = tail_parent[static_cast<size_t>(*it)];
       if (p < 0)
-        fail("switch \"" + f.node(t.sw_node[static_cast<size_t>(*it)]).id +
-             "\" is not connected to any CA-attached leaf switch (fabric disconnected)");
+        fail("switch " + f.node_name(t.sw_node[static_cast<size_t>(*it)]) +
+             " is not connected to any CA-attached leaf switch (fabric disconnected)");
       t.rank[static_cast<size_t>(*it)] = t.rank[static_cast<size_t>(p)] + 1;
     }
     t.height = *std::max_element(t.rank.begin(), t.rank.end());
@@ -298,7 +298,7 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
         if (hangs) {
           hanging.push_back(s);
         } else if (violation.empty()) {
-          violation = "switch \"" + f.node(t.sw_node[static_cast<size_t>(s)]).id + "\" (rank " + std::to_string(r) +
+          violation = "switch " + f.node_name(t.sw_node[static_cast<size_t>(s)]) + " (rank " + std::to_string(r) +
                       ") reaches the same sub-tree through two different switches, " +
                       f.port_name(t.sw_node[static_cast<size_t>(s)], it->second->port) + " and " +
                       f.port_name(t.sw_node[static_cast<size_t>(s)], e.port) +

@@ -28,7 +28,7 @@ Routing LftFileEngine::route(const Fabric& fabric, const EngineOptions& options,
   for (int s : fabric.switches()) {
     const std::vector<uint8_t>& t = r.lfts.table(s);
     if (std::all_of(t.begin(), t.end(), [](uint8_t p) { return p == kNoPath; }))
-      throw EngineError(kName, path + " has no table for switch \"" + fabric.node(s).id + "\" (node GUID not in the file)");
+      throw EngineError(kName, path + " has no table for switch " + fabric.node_name(s) + " (node GUID not in the file)");
   }
   for (const std::string& w : m.warnings) r.notes.push_back("lft-file: " + w);
   read_sl_files(fabric, options.get("sl", ""), options.get("sl2vl", ""), r);
