@@ -413,9 +413,15 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
   // routings: a point with refused runs gets a hatched square in the engine's colour and a label
   // "refused R/N" beside it, and the legend counts them. In "valid runs (%)" such a run counts
   // as not valid, so a refusing engine sits at 0 % - with the mark, not as if its routing had
-  // failed. The labels of one x (refused, fell back) stack upwards, so coinciding points of
-  // several engines keep their labels readable.
-  std::map<double, int> labels_at;  // labels already placed at x
+  // failed. Labels (refused, fell back) of points that (nearly) coincide stack upwards, so each
+  // stays readable.
+  std::map<double, std::vector<double>> labelled;  // x -> y of the points labelled there
+  auto label_slot = [&](double x, double py) {
+    int k = 0;
+    for (double y : labelled[x]) k += std::fabs(y - py) < 12;
+    labelled[x].push_back(py);
+    return k;
+  };
   int ci = 0;
   for (auto& [e, pts] : a) {
     const char* c = colors[ci % 10];
@@ -435,13 +441,13 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
         << "\" stroke=\"" << c << "\" stroke-opacity=\"0.5\"/>";
       s << marker(ci, px, Y(mean), c);
       if (g.refused > 0) {
-        const int k = labels_at[x]++;
+        const int k = label_slot(x, Y(mean));
         s << "<rect class=\"refused\" x=\"" << num(px - 7) << "\" y=\"" << num(Y(mean) - 7) << "\" width=\"14\" height=\"14\" fill=\"url(#refused"
           << ci << ")\" stroke=\"" << c << "\"/><text class=\"refused\" x=\"" << num(px + 11) << "\" y=\"" << num(Y(mean) - 8 - 12 * k)
           << "\" font-size=\"10\" fill=\"" << c << "\">refused " << g.refused << "/" << g.runs << "</text>";
       }
       if (g.fallbacks > 0) {  // OpenSM used another engine for some runs here: ring + count on the point
-        const int k = labels_at[x]++;
+        const int k = label_slot(x, Y(mean));
         s << "<circle class=\"fallback\" cx=\"" << num(px) << "\" cy=\"" << num(Y(mean)) << "\" r=\"9\" fill=\"none\" stroke=\"black\""
           << " stroke-dasharray=\"2,2\"/><text x=\"" << num(px + 11) << "\" y=\"" << num(Y(mean) - 8 - 12 * k) << "\" font-size=\"10\">fell back "
           << g.fallbacks << "/" << g.runs << "</text>";
