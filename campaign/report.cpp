@@ -43,43 +43,51 @@ const char* kColumns[] = {"fabric", "engine", "link_failures", "switch_failures"
                           "sim_dropped", "sim_deadlock", "message"};
 constexpr size_t kNumColumns = sizeof kColumns / sizeof kColumns[0];
 
-std::string q(const std::string& s) {  // RFC 4180 quoting where needed
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+std::string q(const std::string& s) {  // RFC 4180: a field with , " CR or LF in quotes, quotes doubled
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
 
-std::vector<std::string> split_csv(const std::string& line, bool& ok) {
-  std::vector<std::string> out;
-  std::string cur;
+// RFC 4180 records of `text` from `pos` on: fields split at commas outside quotes, "" inside quotes
+// is one quote, CR/LF inside quotes are part of the field; a record ends at LF (CRLF) outside
+// quotes. Returns false at the end of the text. *line = line number where the record starts;
+// *complete = false for a last record without its LF, *quoted_open = true when it ends inside quotes.
+struct CsvRecord {
+  std::vector<std::string> fields;
+  int line = 0;
+  bool complete = true, quote_open = false;
+};
+bool next_record(const std::string& text, size_t& pos, int& line, CsvRecord& rec) {
+  if (pos >= text.size()) return false;
+  rec.fields.assign(1, std::string());
+  rec.line = line;
+  rec.complete = false;
+  rec.quote_open = false;
   bool in_q = false;
-  ok = true;
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
+  while (pos < text.size()) {
+    const char c = text[pos++];
+    if (c == '\n') ++line;
+    std::string& cur = rec.fields.back();
     if (in_q) {
-      if (c == '"') {
-        if (i + 1 < line.size() && line[i + 1] == '"') {
-          cur += '"';
-          ++i;
-        } else {
-          in_q = false;
-        }
-      } else {
-        cur += c;
-      }
+      if (c != '"') cur += c;
+      else if (pos < text.size() && text[pos] == '"') cur += '"', ++pos;
+      else in_q = false;
     } else if (c == '"') {
       in_q = true;
     } else if (c == ',') {
-      out.push_back(cur);
-      cur.clear();
+      rec.fields.emplace_back();
+    } else if (c == '\n') {
+      if (!cur.empty() && cur.back() == '\r') cur.pop_back();  // CRLF
+      rec.complete = true;
+      return true;
     } else {
       cur += c;
     }
   }
-  if (in_q) ok = false;
-  out.push_back(cur);
-  return out;
+  rec.quote_open = in_q;
+  return true;
 }
 
 std::string num(double v) {
@@ -139,19 +147,16 @@ std::string csv_row(const RunResult& r) {
 
 std::vector<RunResult> parse_csv(const std::string& text, const std::string& filename) {
   std::vector<RunResult> rows;
-  std::istringstream in(text);
-  std::string line;
-  int ln = 0;
   std::map<std::string, size_t> col;
-  while (std::getline(in, line)) {
-    ++ln;
-    if (in.eof() && !text.empty() && text.back() != '\n')
-      throw ParseError(filename, ln, "truncated row (no end of line; interrupted write?)");
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    bool ok;
-    auto f = split_csv(line, ok);
-    if (!ok) throw ParseError(filename, ln, "unterminated quote");
+  size_t pos = 0;
+  int next_line = 1;
+  CsvRecord rec;
+  while (next_record(text, pos, next_line, rec)) {
+    const int ln = rec.line;
+    if (rec.quote_open) throw ParseError(filename, ln, "unterminated quote");
+    if (!rec.complete) throw ParseError(filename, ln, "truncated row (no end of line; interrupted write?)");
+    const std::vector<std::string>& f = rec.fields;
+    if (f.size() == 1 && f[0].empty()) continue;  // blank line
     if (col.empty()) {
       for (size_t i = 0; i < f.size(); ++i) col[f[i]] = i;
       for (const char* c : kColumns)
@@ -222,6 +227,15 @@ std::vector<RunResult> read_csv(const std::string& path) {
   return parse_csv(ss.str(), path);
 }
 
+size_t csv_complete_prefix(const std::string& text) {
+  size_t pos = 0, end = 0;
+  int line = 1;
+  CsvRecord rec;
+  while (next_record(text, pos, line, rec))
+    if (rec.complete) end = pos;
+  return end;
+}
+
 std::vector<std::vector<RunResult>> read_result_parts(const std::vector<std::string>& paths) {
   std::vector<std::vector<RunResult>> parts;
   for (const auto& p : paths) {
@@ -275,6 +289,7 @@ struct Agg {
   double sum = 0, mn = INFINITY, mx = -INFINITY;
   int n = 0;
   int runs = 0, fallbacks = 0;  // every run at this point (NaN values too), those where OpenSM fell back
+  int refused = 0;              // runs the engine refused (EngineError): not failed routings
 };
 // (engine, x) -> aggregate. x from link failures unless only switch failures vary.
 std::map<std::string, std::map<double, Agg>> aggregate(const std::vector<RunResult>& rows, const std::string& fabric,
@@ -292,13 +307,15 @@ std::map<std::string, std::map<double, Agg>> aggregate(const std::vector<RunResu
     }
   *xlabel = std::string(links_vary ? "failed links" : "failed switches") + (pct ? " (%)" : "");
   std::map<std::string, std::map<double, Agg>> a;
-  std::map<std::string, std::map<double, std::pair<int, int>>> runs;  // (runs, fallbacks), NaN values too
+  std::map<std::string, std::map<double, std::tuple<int, int, int>>> runs;  // (runs, fallbacks, refused), NaN values too
   for (const auto& r : rows) {
     if (r.key.fabric != fabric) continue;
     double v = m.value(r);
     double x = failures_x(links_vary ? r.key.link_failures : r.key.switch_failures);
-    runs[r.key.engine][x].first++;
-    runs[r.key.engine][x].second += r.fallback;
+    auto& [n_runs, n_fallbacks, n_refused] = runs[r.key.engine][x];
+    n_runs++;
+    n_fallbacks += r.fallback;
+    n_refused += r.status == "refused";
     if (std::isnan(v)) continue;
     Agg& g = a[r.key.engine][x];
     g.sum += v;
@@ -307,7 +324,7 @@ std::map<std::string, std::map<double, Agg>> aggregate(const std::vector<RunResu
     ++g.n;
   }
   for (auto& [e, pts] : a)
-    for (auto& [x, g] : pts) std::tie(g.runs, g.fallbacks) = runs[e][x];
+    for (auto& [x, g] : pts) std::tie(g.runs, g.fallbacks, g.refused) = runs[e][x];
   return a;
 }
 }  // namespace
@@ -392,9 +409,27 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
     return o.str();
   };
   const int ne = static_cast<int>(a.size());
+  // Refused runs (the engine declined the fabric, OpenSM would fall back) are not failed
+  // routings: a point with refused runs gets a hatched square in the engine's colour and a label
+  // "refused R/N" beside it, and the legend counts them. In "valid runs (%)" such a run counts
+  // as not valid, so a refusing engine sits at 0 % - with the mark, not as if its routing had
+  // failed. Labels (refused, fell back) of points that (nearly) coincide stack upwards, so each
+  // stays readable.
+  std::map<double, std::vector<double>> labelled;  // x -> y of the points labelled there
+  auto label_slot = [&](double x, double py) {
+    int k = 0;
+    for (double y : labelled[x]) k += std::fabs(y - py) < 12;
+    labelled[x].push_back(py);
+    return k;
+  };
   int ci = 0;
   for (auto& [e, pts] : a) {
     const char* c = colors[ci % 10];
+    int refused = 0, runs = 0;
+    for (auto& [x, g] : pts) refused += g.refused, runs += g.runs;
+    if (refused > 0)
+      s << "<defs><pattern id=\"refused" << ci << "\" patternUnits=\"userSpaceOnUse\" width=\"4\" height=\"4\">"
+        << "<path d=\"M-1,1 l2,-2 M0,4 l4,-4 M3,5 l2,-2\" stroke=\"" << c << "\" stroke-width=\"1\"/></pattern></defs>\n";
     // small x offset per engine: coinciding lines and points stay side by side
     const double dx = (ci - (ne - 1) / 2.0) * std::min(4.0, 24.0 / std::max(1, ne));
     std::string path;
@@ -405,10 +440,18 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
       s << "<line x1=\"" << num(px) << "\" y1=\"" << Y(g.mn) << "\" x2=\"" << num(px) << "\" y2=\"" << Y(g.mx)
         << "\" stroke=\"" << c << "\" stroke-opacity=\"0.5\"/>";
       s << marker(ci, px, Y(mean), c);
-      if (g.fallbacks > 0)  // OpenSM used another engine for some runs here: ring + count on the point
+      if (g.refused > 0) {
+        const int k = label_slot(x, Y(mean));
+        s << "<rect class=\"refused\" x=\"" << num(px - 7) << "\" y=\"" << num(Y(mean) - 7) << "\" width=\"14\" height=\"14\" fill=\"url(#refused"
+          << ci << ")\" stroke=\"" << c << "\"/><text class=\"refused\" x=\"" << num(px + 11) << "\" y=\"" << num(Y(mean) - 8 - 12 * k)
+          << "\" font-size=\"10\" fill=\"" << c << "\">refused " << g.refused << "/" << g.runs << "</text>";
+      }
+      if (g.fallbacks > 0) {  // OpenSM used another engine for some runs here: ring + count on the point
+        const int k = label_slot(x, Y(mean));
         s << "<circle class=\"fallback\" cx=\"" << num(px) << "\" cy=\"" << num(Y(mean)) << "\" r=\"9\" fill=\"none\" stroke=\"black\""
-          << " stroke-dasharray=\"2,2\"/><text x=\"" << num(px + 11) << "\" y=\"" << num(Y(mean) - 8) << "\" font-size=\"10\">fell back "
+          << " stroke-dasharray=\"2,2\"/><text x=\"" << num(px + 11) << "\" y=\"" << num(Y(mean) - 8 - 12 * k) << "\" font-size=\"10\">fell back "
           << g.fallbacks << "/" << g.runs << "</text>";
+      }
       s << "\n";
     }
     // every other engine dashed, so identical curves (e.g. an engine and its fallback) stay visible
@@ -438,7 +481,8 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
     double ly = T + 10 + 18 * ci;
     s << "<line x1=\"" << W - R + 15 << "\" y1=\"" << ly << "\" x2=\"" << W - R + 40 << "\" y2=\"" << ly
       << "\" stroke=\"" << c << "\" stroke-width=\"2\"" << dash << "/>" << marker(ci, W - R + 27.5, ly, c) << "<text x=\""
-      << W - R + 45 << "\" y=\"" << ly + 4 << "\">" << xml(e) << "</text>\n";
+      << W - R + 45 << "\" y=\"" << ly + 4 << "\">" << xml(e)
+      << (refused > 0 ? " (refused " + std::to_string(refused) + "/" + std::to_string(runs) + ")" : std::string()) << "</text>\n";
     ++ci;
   }
   s << "</svg>\n";
@@ -539,6 +583,12 @@ void write_reports(const std::vector<RunResult>& rows, const std::string& out_di
                          ? "# settings: " + settings_summary(st) + "\n"
                          : "# settings: not recorded (no campaign.conf: a directory from before ftroute recorded them; "
                            "shift-exchange in index order)\n";
+  // The one place where a file's LIDs are not those of the run: OpenSM numbers the fabric itself.
+  bool opensm_rows = false;
+  for (const auto& r : rows) opensm_rows = opensm_rows || r.key.engine.rfind("opensm:", 0) == 0;
+  for (const auto& [k, v] : st)
+    if (k == "lids" && v == "file" && opensm_rows)
+      head += "# lids: in-process engines on --fabric files use the file's LIDs; opensm:* rows the LIDs OpenSM assigned\n";
   write_atomic(out_dir + "/summary.txt", head + summary_table(rows));
 }
 
@@ -552,6 +602,7 @@ std::vector<RunResult> run_campaign(const Config& cfg, const std::function<void(
   for (const auto& f : cfg.fabrics) {
     if (intact.count(f.name)) throw OptionError("campaign: fabric '" + f.name + "' given twice");
     intact.emplace(f.name, build_fabric(f));
+    check_file_lids(cfg, f, intact.at(f.name));
   }
   // The settings outside the run key (campaign.conf): a directory that already holds rows keeps
   // its own; a different request is refused before anything is written.
@@ -573,21 +624,35 @@ std::vector<RunResult> run_campaign(const Config& cfg, const std::function<void(
     if (compare_campaign_settings(have ? &rec : nullptr, want, &m))
       throw OptionError(
           cfg.out_dir + " holds results with " + m.key + " " + m.recorded +
-          (m.assumed ? " (no campaign.conf: a directory from before the setting was recorded)"
+          (m.assumed ? (have ? " (" + campaign_settings_path(cfg.out_dir) + " has no " + m.key +
+                                   ": a directory from before the setting was recorded)"
+                             : std::string(" (no campaign.conf: a directory from before the setting was recorded)"))
                      : " (" + campaign_settings_path(cfg.out_dir) + ")") +
           ", this run asks for " + m.key + " " + m.requested + " (" + setting_option(m.key) +
           "): refusing to mix them; use the recorded setting or another --out directory");
   }
   fs::create_directories(cfg.out_dir);
-  if (!has_rows) write_atomic(campaign_settings_path(cfg.out_dir), campaign_settings_text(want));
+  bool rewrite = !has_rows;
+  if (has_rows) {  // a directory of generated fabrics ("lids -", or no "lids") extended with a file
+    Settings rec;
+    if (read_campaign_settings(cfg.out_dir, &rec)) {
+      std::string had = "-";
+      for (const auto& [k, v] : rec)
+        if (k == "lids") had = v;
+      for (const auto& [k, v] : want)
+        if (k == "lids" && had == "-" && v != "-") rewrite = true;
+    }
+  }
+  if (rewrite) write_atomic(campaign_settings_path(cfg.out_dir), campaign_settings_text(want));
   if (fs::exists(csv)) {
     // A run killed in the middle of appending leaves a last line without '\n': drop it (that run
     // is simply done again) instead of refusing to resume.
     std::ifstream in(csv, std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), {});
-    if (!text.empty() && text.back() != '\n') {
+    // (record by record: a message in quotes may hold line breaks)
+    if (const size_t keep = csv_complete_prefix(text); keep != text.size()) {
       std::fprintf(stderr, "campaign: %s: dropping an incomplete last line (interrupted run)\n", csv.c_str());
-      write_atomic(csv, text.substr(0, text.rfind('\n') + 1));
+      write_atomic(csv, text.substr(0, keep));
     }
   }
   std::vector<RunResult> existing = read_csv(csv);  // throws ParseError on a damaged file

@@ -18,6 +18,8 @@
 #include "ftroute/registry.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/flitsim.hpp"
+#include "ftroute/helpers.hpp"
+#include "ftroute/input_file.hpp"
 #include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
@@ -49,11 +51,13 @@ double cpu_now() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-std::string clean(std::string s) {  // for the CSV message column
-  for (char& c : s)
-    if (c == ',' || c == '\n' || c == '\r' || c == '"') c = c == ',' ? ';' : ' ';
-  if (s.size() > 300) s = s.substr(0, 300) + "...";
-  return s;
+// For the CSV message column (csv_row quotes it, RFC 4180): at most 300 bytes, control characters
+// other than line breaks and tabs as \xNN (OpenSM's stderr, names from the fabric).
+std::string clean(const std::string& s) {
+  std::string r;
+  for (char c : s.size() > 300 ? s.substr(0, 300) : s)
+    r += c == '\n' || c == '\t' ? std::string(1, c) : escape_name(std::string_view(&c, 1));
+  return s.size() > 300 ? r + "..." : r;
 }
 
 // flitsim pattern for a campaign pattern name. "shift-exchange" is the paper's whole pattern (B.8,
@@ -317,6 +321,21 @@ std::vector<RunKey> plan(const Config& cfg) {
   return out;
 }
 
+bool keeps_file_lids(const Config& cfg, const std::string& fabric, const Fabric& intact) {
+  if (!cfg.file_lids || intact.max_lid() == 0) return false;
+  for (const auto& src : cfg.fabrics)
+    if (src.name == fabric) return !src.net_path.empty();
+  return false;
+}
+
+void check_file_lids(const Config& cfg, const FabricSource& src, const Fabric& intact) {
+  if (!keeps_file_lids(cfg, src.name, intact)) return;
+  if (auto miss = intact.first_port_without_lid())
+    throw FabricError(src.net_path + ": " + (miss->second == 0 ? "switch " + intact.node_name(miss->first)
+                                                                 : "port " + intact.port_name(miss->first, miss->second)) +
+                      " has no LID while others do (use --lids assign to renumber)");
+}
+
 RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key) {
   RunResult out;
   out.key = key;
@@ -345,7 +364,7 @@ RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key) {
       run_opensm(cfg, f, gen_spec, key.engine.substr(prefix.size()), out);
       return out;
     }
-    f.assign_lids(0);
+    if (!keeps_file_lids(cfg, key.fabric, intact)) f.assign_lids(0);  // else: the file's, kept by inject_faults
     auto engine = make_engine(key.engine);
     out.engine_used = key.engine;
     Routing r;

@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 namespace ftroute::campaign {
 namespace {
 
-const char* const kKeys[] = {"pattern", "sim_msg_packets", "shift_order", "sim_load", "sim_cycles", "allow_disconnect", "host_links"};
+const char* const kKeys[] = {"pattern", "sim_msg_packets", "shift_order", "sim_load", "sim_cycles", "allow_disconnect", "host_links", "lids"};
 
 std::string g(double v) {
   char b[64];
@@ -32,13 +32,16 @@ const std::string* find(const Settings& s, const std::string& key) {
 Settings campaign_settings(const Config& cfg) {
   const bool sim = !cfg.pattern.empty();
   const bool shiftx = cfg.pattern == "shift-exchange";
+  bool files = false;  // the LID setting applies to --fabric files only
+  for (const auto& f : cfg.fabrics) files = files || !f.net_path.empty();
   return {{"pattern", sim ? cfg.pattern : "none"},
           {"shift_order", shiftx ? (cfg.shift_order_random ? "random" : "index") : "-"},
           {"sim_msg_packets", shiftx ? std::to_string(cfg.sim_msg_packets) : "-"},
           {"sim_load", sim && !shiftx ? g(cfg.sim_load) : "-"},
           {"sim_cycles", sim && !shiftx ? std::to_string(cfg.sim_measure) : "-"},
           {"allow_disconnect", cfg.keep_connected ? "0" : "1"},
-          {"host_links", cfg.host_links ? "1" : "0"}};
+          {"host_links", cfg.host_links ? "1" : "0"},
+          {"lids", files ? (cfg.file_lids ? "file" : "assign") : "-"}};
 }
 
 std::string campaign_settings_text(const Settings& s) {
@@ -119,9 +122,14 @@ bool compare_campaign_settings(const Settings* recorded, const Settings& request
     } else if (k == "shift_order" && v != "-") {
       rv = "index";  // a directory from before the order was recorded
       assumed = true;
+    } else if (k == "lids" && v != "-") {
+      rv = "assign";  // a directory from before the LIDs of files were kept
+      assumed = true;
     } else {
       continue;
     }
+    // lids "-": no --fabric file on that side, so no run whose LIDs could differ
+    if (k == "lids" && (rv == "-" || v == "-")) continue;
     // "-" on one side only: the pattern differs too, and that key comes first
     if (rv != v) {
       *m = {k, rv, v, assumed};

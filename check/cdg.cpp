@@ -987,9 +987,9 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
         st.dropped++;
         if (static_cast<int>(st.unreachable_examples.size()) < opt.max_examples)
           st.unreachable_examples.push_back(
-              f.node(src.node).id + "(" + std::to_string(src.lid) + ") -> " + f.node(de.node).id + "(" +
+              f.node_label(src.node) + "(" + std::to_string(src.lid) + ") -> " + f.node_label(de.node) + "(" +
               std::to_string(d) + ") stops at " +
-              (dr.kind == DropKind::NoRoute || dr.kind == DropKind::NotLocal ? "\"" + f.node(dr.node).id + "\""
+              (dr.kind == DropKind::NoRoute || dr.kind == DropKind::NotLocal ? f.node_name(dr.node)
                                                                                : f.port_name(dr.node, dr.port)) +
               ": " + drop_kind_text(dr.kind));
       };
@@ -1049,7 +1049,7 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
                   const int32_t oc = S[static_cast<size_t>(walk[j])].outch;
                   txt += f.port_name(sw, oc >= 0 ? cdg.link_port(static_cast<int>(oc / kNumVlSlots)) : 0) + " -> ";
                 }
-                txt += "\"" + f.node(s).id + "\" (DLID " + std::to_string(d) + ")";
+                txt += "" + f.node_name(s) + " (DLID " + std::to_string(d) + ")";
                 st.loop_examples.push_back(txt);
               }
             } else {

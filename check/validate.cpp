@@ -42,7 +42,7 @@ ValidationReport validate(const Fabric& f, const Routing& r, const ValidateOptio
       if (!missing && n.port(p).connected()) continue;
       rep.bad_entries++;
       if (static_cast<int>(rep.bad_entry_examples.size()) < opt.max_examples)
-        rep.bad_entry_examples.push_back("\"" + n.id + "\" LID " + std::to_string(l) + " -> port " + std::to_string(p) +
+        rep.bad_entry_examples.push_back(f.node_name(s) + " LID " + std::to_string(l) + " -> port " + std::to_string(p) +
                                          (missing ? " (switch has " + std::to_string(n.num_ports) + " ports)"
                                                   : " (no link on " + f.port_name(s, p) + ")"));
     }

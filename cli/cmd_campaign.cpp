@@ -40,6 +40,9 @@ int run_campaign_cmd(cli::Args& a) {
   std::string shard = a.value_or("shard", "0/1");
   cfg.keep_connected = !a.flag("allow-disconnect");
   cfg.host_links = a.flag("host-links");
+  const std::string lids = a.value_or("lids", "file");
+  if (lids != "file" && lids != "assign") throw cli::UsageError("--lids expects file or assign, got '" + lids + "'");
+  cfg.file_lids = lids == "file";
   cfg.pattern = a.value_or("pattern", "");
   cfg.sim_load = a.double_or("sim-load", 0.9);
   cfg.sim_measure = a.int_or("sim-cycles", 3000);
@@ -165,7 +168,7 @@ routing, and optionally simulate throughput with flitsim. One CSV row per run is
 DIR/results.csv as soon as it finishes; runs already there are skipped (resume after Ctrl-C).
 DIR/plots/<fabric>_<metric>.svg and DIR/summary.txt are rewritten at the end. DIR/campaign.conf
 records the settings outside the run key (--pattern, --shift-order, --sim-*, --allow-disconnect,
---host-links); resuming or extending DIR with other values is refused (exit 1, nothing written).
+--host-links, --lids); resuming or extending DIR with other values is refused (exit 1, nothing written).
 
   --fabric FILE          .net / opensm-subnet.lst fabric (repeatable; also as positional)
   --gen SPEC             generated fabric (repeatable), the fabric spec of `ftroute gen --help`:
@@ -188,6 +191,11 @@ records the settings outside the run key (--pattern, --shift-order, --sim-*, --a
                          merge the directories with `ftroute campaign-merge`
   --host-links           random link failures may also hit switch-CA links
   --allow-disconnect     accept fault sets that disconnect the fabric
+  --lids file|assign     LIDs of the in-process runs on --fabric files: file (default) keeps the
+                         file's (ibnetdiscover output carries OpenSM's), as `route` and `compare`
+                         do; assign renumbers every run like OpenSM (1.., switches first). Files
+                         without LIDs and --gen fabrics are numbered 1.. either way; opensm:<engine>
+                         runs use the LIDs OpenSM assigns. Recorded in DIR/campaign.conf
   --pattern P            simulate with flitsim: shift-exchange (the paper's all-to-all: shifts
                          +-1..+-N/2, run to completion; throughput = Eq. 7 per endpoint) |
                          shift | exchange (one permutation each) | uniform | any flitsim pattern

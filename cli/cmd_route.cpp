@@ -90,7 +90,7 @@ int run_route(cli::Args& a) {
       const Node& n = fabric.node(i);
       if (n.is_switch()) {
         if (!n.port(0).base_lid)
-          throw FabricError(fab.label() + ": switch \"" + n.id + "\" has no LID while others do (use --lmc N to renumber)");
+          throw FabricError(fab.label() + ": switch " + fabric.node_name(i) + " has no LID while others do (use --lmc N to renumber)");
       } else {
         for (int p = 1; p <= n.num_ports; p++)
           if (n.port(p).connected() && !n.port(p).base_lid)
@@ -154,14 +154,21 @@ int run_route(cli::Args& a) {
                     {"sl2vl", sl2vl_out.empty() ? nlohmann::json() : nlohmann::json(sl2vl_out)}};
     j["needs_qos"] = r.num_vls > 1;
     std::fputs(cli::dump_json(j).c_str(), stdout);
-  } else if (!quiet) {
+  }
+  if (!sl_out.empty() && !quiet)  // docs/PLUGIN.md "Deploying a routing computed offline"
+    std::fprintf(stderr,
+                 "%s: note: OpenSM's file engine loads only LFTs; path SLs need the ftroute plugin "
+                 "(routing_engine lft-file, event_plugin_options lft-file:file=LFTS,sl=SLS,sl2vl=SL2VL; "
+                 "docs/PLUGIN.md)\n",
+                 engine_name.c_str());
+  if (!json && !quiet) {
     std::fprintf(stderr, "%s: %d switches, %d LIDs, %ld LFT entries, %d VL(s), %.2f ms\n", engine_name.c_str(),
                  snap->switches, snap->lids, snap->entries, r.num_vls, snap->millis);
     for (const auto& n : r.notes) std::fprintf(stderr, "%s: %s\n", engine_name.c_str(), n.c_str());
     if (r.num_vls > 1)
       std::fprintf(stderr,
-                   "%s: note: this routing needs %d VLs; OpenSM must run with `qos TRUE` and the SL2VL tables "
-                   "(--sl2vl-out) for it to be deadlock-free\n",
+                   "%s: note: this routing needs %d VLs: it is deadlock-free only with its path SLs and SL2VL "
+                   "tables, i.e. through the ftroute plugin with `qos TRUE` (docs/PLUGIN.md)\n",
                    engine_name.c_str(), r.num_vls);
   }
   return 0;
@@ -228,7 +235,8 @@ format) with the same code and checks the OpenSM plugin uses, and writes the LFT
   --opt K=V[,K=V...]     engine options (repeatable); unknown keys are an error
   --sl-out FILE          path SLs (ibdmchk -c format: src node GUID, DLID, SL), one line per
                          source node (CAs and switches) and DLID, SL 0 included: every pair
-                         `ibdmchk -a` traces (docs/ibdmchk.md)
+                         `ibdmchk -a` traces (docs/ibdmchk.md). OpenSM's file engine cannot load
+                         them: deploy them with the plugin's lft-file engine (docs/PLUGIN.md)
   --sl-sparse            write only the pairs with SL != 0 (smaller; ftroute reads missing
                          pairs as SL 0, ibdmchk does not)
   --sl2vl-out FILE       SL-to-VL tables (ibdmchk -d format)

@@ -5,6 +5,7 @@
 #include <deque>
 
 #include "ftroute/error.hpp"
+#include "ftroute/input_file.hpp"
 
 namespace ftroute {
 
@@ -103,14 +104,43 @@ int Fabric::find_id(std::string_view id, const IdKey& k) const {
   }
 }
 
-std::string Fabric::port_name(int node, int port) const {
-  if (node < 0 || node >= size()) return "<node " + std::to_string(node) + ">[" + std::to_string(port) + "]";
+namespace {
+bool has_own_desc(const Node& n) { return !n.desc.empty() && n.desc != n.id; }
+std::string id_suffix(const Node& n) { return has_own_desc(n) ? " (" + escape_name(n.id) + ")" : std::string(); }
+}  // namespace
+
+std::string Fabric::node_name(int node) const {
+  if (node < 0 || node >= size()) return "<node " + std::to_string(node) + ">";
   // Fabrics read from ibnetdiscover output have GUID-based ids ("S-0000000000200022") and the
   // node description after '#': show the description people know, with the unique id after it.
   const Node& n = nodes_[static_cast<size_t>(node)];
-  std::string s = "\"" + (n.desc.empty() ? n.id : n.desc) + "\"[" + std::to_string(port) + "]";
-  if (!n.desc.empty() && n.desc != n.id) s += " (" + n.id + ")";
-  return s;
+  return quote_name(has_own_desc(n) ? n.desc : n.id) + id_suffix(n);
+}
+
+std::string Fabric::port_name(int node, int port) const {
+  if (node < 0 || node >= size()) return "<node " + std::to_string(node) + ">[" + std::to_string(port) + "]";
+  const Node& n = nodes_[static_cast<size_t>(node)];
+  return quote_name(has_own_desc(n) ? n.desc : n.id) + "[" + std::to_string(port) + "]" + id_suffix(n);
+}
+
+std::string Fabric::node_label(int node) const {
+  if (node < 0 || node >= size()) return "<node " + std::to_string(node) + ">";
+  const Node& n = nodes_[static_cast<size_t>(node)];
+  return has_own_desc(n) ? node_name(node) : escape_name(n.id);
+}
+
+std::optional<std::pair<int, int>> Fabric::first_port_without_lid() const {
+  if (max_lid_ == 0) return std::nullopt;
+  for (int i = 0; i < size(); i++) {
+    const Node& n = nodes_[static_cast<size_t>(i)];
+    if (n.is_switch()) {
+      if (!n.port(0).base_lid) return std::make_pair(i, 0);
+    } else {
+      for (int p = 1; p <= n.num_ports; p++)
+        if (n.port(p).connected() && !n.port(p).base_lid) return std::make_pair(i, p);
+    }
+  }
+  return std::nullopt;
 }
 
 void Fabric::connect(int a, int pa, int b, int pb) {

@@ -211,4 +211,23 @@ std::string escape_name(std::string_view s) {
   return r;
 }
 
+std::string quote_name(std::string_view s) {
+  std::string r = "\"";
+  r.reserve(s.size() + 2);
+  for (char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      r += '\\';
+      r += c;
+    } else if (u < 0x20 || u == 0x7f) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", u);
+      r += b;
+    } else {
+      r += c;
+    }
+  }
+  return r + "\"";
+}
+
 }  // namespace ftroute

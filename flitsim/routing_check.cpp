@@ -68,7 +68,7 @@ CheckReport check_routing(const Fabric& f, const Routing& r, bool all_lmc_lids, 
       for (int s0 : starts) {
         const RouteWalker::Walk w = walker.walk(s0);
         if (w.end == RouteWalker::End::Loop) {
-          add(Issue::Loop, L + " loops through switch \"" + f.node(w.sw).id + "\"");
+          add(Issue::Loop, L + " loops through switch " + f.node_name(w.sw));
           continue;
         }
         if (w.end != RouteWalker::End::Dropped) continue;
@@ -77,21 +77,21 @@ CheckReport check_routing(const Fabric& f, const Routing& r, bool all_lmc_lids, 
         const Node& n = f.node(s);
         switch (w.hop.drop) {
           case DropKind::NoRoute:
-            add(Issue::NoRoute, "switch \"" + n.id + "\" has no route for " + L);
+            add(Issue::NoRoute, "switch " + f.node_name(s) + " has no route for " + L);
             break;
           case DropKind::NotLocal:  // destinations are CA ports: port 0 never delivers them
-            add(Issue::Misdelivery, "switch \"" + n.id + "\" sends " + L + " to its own port 0");
+            add(Issue::Misdelivery, "switch " + f.node_name(s) + " sends " + L + " to its own port 0");
             break;
           case DropKind::BadPort:
-            add(Issue::BadPort, "LFT of switch \"" + n.id + "\" sends " + L + " to port " + std::to_string(p) +
+            add(Issue::BadPort, "LFT of switch " + f.node_name(s) + " sends " + L + " to port " + std::to_string(p) +
                                     ", which does not exist (" + std::to_string(n.num_ports) + " ports)");
             break;
           case DropKind::DownPort:
-            add(Issue::UnlinkedPort, "LFT of switch \"" + n.id + "\" sends " + L + " to " + f.port_name(s, p) +
+            add(Issue::UnlinkedPort, "LFT of switch " + f.node_name(s) + " sends " + L + " to " + f.port_name(s, p) +
                                          ", which is not linked");
             break;
           case DropKind::WrongEndpoint:
-            add(Issue::Misdelivery, "switch \"" + n.id + "\" sends " + L + " out of " + f.port_name(s, p) +
+            add(Issue::Misdelivery, "switch " + f.node_name(s) + " sends " + L + " out of " + f.port_name(s, p) +
                                         " to " + f.port_name(w.hop.next, w.hop.next_port));
             break;
           default:

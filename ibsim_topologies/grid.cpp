@@ -103,7 +103,7 @@ std::optional<MeshGrid> try_axes(const Fabric& f, const SwitchGraph& g, const st
 }
 
 
-std::string quoted(const Fabric& f, int s) { return "\"" + f.node(s).id + "\""; }
+std::string quoted(const Fabric& f, int s) { return f.node_name(s); }
 
 std::string coord_text(const std::array<int, 3>& c, int n) {
   std::string s = "(";
@@ -308,9 +308,9 @@ std::optional<MeshGrid> recognise_mesh(const Fabric& f, std::string* why) {
   if (mindeg == maxdeg && (mindeg == 4 || mindeg == 6))
     return fail("every switch has " + std::to_string(mindeg) + " switch neighbours: looks like a torus, which is not supported");
   if (mindeg < 2 || mindeg > 3)
-    return fail("switch \"" + f.node(*std::min_element(sw.begin(), sw.end(), [&](int a, int b) {
+    return fail("switch " + f.node_name(*std::min_element(sw.begin(), sw.end(), [&](int a, int b) {
                   return g.nbr[static_cast<size_t>(a)].size() < g.nbr[static_cast<size_t>(b)].size();
-                })).id + "\" has " + std::to_string(mindeg) + " switch neighbours: a 2-D/3-D mesh corner has 2 or 3");
+                })) + " has " + std::to_string(mindeg) + " switch neighbours: a 2-D/3-D mesh corner has 2 or 3");
   const int n = mindeg;
   std::vector<int> corners;
   for (int s : sw)
@@ -321,7 +321,7 @@ std::optional<MeshGrid> recognise_mesh(const Fabric& f, std::string* why) {
   const int c0 = corners[0];
   auto d0 = bfs(f, g, c0);
   for (int s : sw)
-    if (d0[static_cast<size_t>(s)] < 0) return fail("switch \"" + f.node(s).id + "\" is not connected to \"" + f.node(c0).id + "\"");
+    if (d0[static_cast<size_t>(s)] < 0) return fail("switch " + f.node_name(s) + " is not connected to " + f.node_name(c0));
   std::vector<std::vector<int>> dist(corners.size());
   for (size_t i = 1; i < corners.size(); i++) dist[i] = bfs(f, g, corners[i]);
   // Choose n axis corners among corners[1..] (ascending node index order = dimension order).

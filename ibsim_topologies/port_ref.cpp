@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "ftroute/input_file.hpp"
+
 namespace ftroute {
 
 namespace {
@@ -70,20 +72,7 @@ PortRef parse_port_ref(std::string_view text) {
 }
 
 std::string format_port_ref(std::string_view node, int port) {
-  std::string s = "\"";
-  for (unsigned char c : node) {
-    if (c == '"' || c == '\\') {
-      s += '\\';
-      s += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\x%02x", c);
-      s += b;
-    } else {
-      s += static_cast<char>(c);
-    }
-  }
-  return s + "\"[" + std::to_string(port) + "]";
+  return quote_name(node) + "[" + std::to_string(port) + "]";  // Fabric::port_name()'s quoting
 }
 
 }  // namespace ftroute

@@ -392,7 +392,8 @@ std::string write_path_sl(const Fabric& f, const Routing& r, const PathSlWriteOp
   return s;
 }
 
-std::function<uint8_t(Lid, Lid)> parse_path_sl(std::string_view text, const std::string& filename, const Fabric& f) {
+std::function<uint8_t(Lid, Lid)> parse_path_sl(std::string_view text, const std::string& filename, const Fabric& f,
+                                               uint16_t* used_sls) {
   check_input_text(text, filename, 4096);
   std::unordered_map<uint64_t, uint8_t> table;  // (node << 16) | dlid
   auto lines = split_lines(text);
@@ -412,6 +413,7 @@ std::function<uint8_t(Lid, Lid)> parse_path_sl(std::string_view text, const std:
     auto node = f.find_guid(*g);
     if (!node) throw ParseError(filename, ln, fmt("node GUID 0x%016" PRIx64 " is not in the fabric", *g));
     table[(static_cast<uint64_t>(*node) << 16) | *d] = static_cast<uint8_t>(*sl);
+    if (used_sls) *used_sls = static_cast<uint16_t>(*used_sls | (1u << *sl));
   }
   // source LID -> node, captured by value
   std::vector<int32_t> lid_node(static_cast<size_t>(f.max_lid()) + 1, -1);
@@ -424,8 +426,8 @@ std::function<uint8_t(Lid, Lid)> parse_path_sl(std::string_view text, const std:
   };
 }
 
-std::function<uint8_t(Lid, Lid)> read_path_sl(const std::string& path, const Fabric& f) {
-  return parse_path_sl(slurp(path), path, f);
+std::function<uint8_t(Lid, Lid)> read_path_sl(const std::string& path, const Fabric& f, uint16_t* used_sls) {
+  return parse_path_sl(slurp(path), path, f, used_sls);
 }
 
 // ------------------------------------------------------------------ SL2VL
@@ -501,7 +503,7 @@ Sl2Vl parse_sl2vl(std::string_view text, const std::string& filename, const Fabr
       const Node& n = f.node(osm_node);
       if (n.is_switch()) {
         if (*in > static_cast<uint64_t>(n.num_ports) || *out > static_cast<uint64_t>(n.num_ports))
-          throw ParseError(filename, ln, "port beyond the " + std::to_string(n.num_ports) + " ports of \"" + n.id + "\"");
+          throw ParseError(filename, ln, "port beyond the " + std::to_string(n.num_ports) + " ports of " + f.node_name(osm_node));
         if (*out == 0) continue;  // management port: no data VLs to model
         r.set(osm_node, static_cast<int>(*in), static_cast<int>(*out), tab);
       } else {
@@ -522,7 +524,7 @@ Sl2Vl parse_sl2vl(std::string_view text, const std::string& filename, const Fabr
       throw ParseError(filename, ln, fmt("switch GUID 0x%016" PRIx64 " is not in the fabric", *g));
     const int np = f.node(*sw).num_ports;
     if (*in > static_cast<uint64_t>(np) || *o > static_cast<uint64_t>(np) || *o == 0)
-      throw ParseError(filename, ln, "port beyond the " + std::to_string(np) + " ports of \"" + f.node(*sw).id + "\"");
+      throw ParseError(filename, ln, "port beyond the " + std::to_string(np) + " ports of " + f.node_name(*sw));
     Sl2Vl::Table tab{};
     for (int k = 0; k < 8; k++) {
       auto b = num(t[3 + static_cast<size_t>(k)]);

@@ -190,7 +190,7 @@ class FastReader {
     res.warnings.insert(res.warnings.end(), map_warnings_.begin(), map_warnings_.end());
     for (int s : f_.switches())
       if (!seen_[static_cast<size_t>(s)])
-        res.warnings.push_back("switch \"" + f_.node(s).id + "\" is not in " + path_ + ": it gets no routes");
+        res.warnings.push_back("switch " + f_.node_name(s) + " is not in " + path_ + ": it gets no routes");
     // dump_fts / ibroute never read the LFT block of LID LinearFDBTop when it is a multiple of 64
     std::vector<std::string> unread;
     std::vector<Lid> lids;
@@ -310,7 +310,7 @@ class FastReader {
       if (matches != 1) throw GiveUp{};
       sw = m;
       map_warnings_.push_back(path_ + ":" + std::to_string(ln) + ": switch GUID " + fmt("0x%016" PRIx64, t.guid) +
-                              " not in the fabric, matched \"" + t.desc + "\" by description");
+                              " not in the fabric, matched " + quote_name(t.desc) + " by description");
     }
     if (!sw) throw GiveUp{};
     sw_ = *sw;

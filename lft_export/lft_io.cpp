@@ -409,7 +409,7 @@ LftMapResult map_lfts(const LftFile& file, const Fabric& fabric) {
     std::optional<int> sw = fabric.find_guid(t.guid);
     const std::string gtxt = fmt("0x%016" PRIx64, t.guid);
     if (sw && !fabric.node(*sw).is_switch())
-      throw ParseError(file.filename, t.line, "GUID " + gtxt + " belongs to \"" + fabric.node(*sw).id + "\", which is not a switch");
+      throw ParseError(file.filename, t.line, "GUID " + gtxt + " belongs to " + fabric.node_name(*sw) + ", which is not a switch");
     if (!sw && !t.desc.empty()) {
       std::optional<int> m;
       int matches = 0;
@@ -418,7 +418,7 @@ LftMapResult map_lfts(const LftFile& file, const Fabric& fabric) {
       if (matches == 1) {
         sw = m;
         res.warnings.push_back(file.filename + ":" + std::to_string(t.line) + ": switch GUID " + gtxt +
-                               " not in the fabric, matched \"" + t.desc + "\" by description");
+                               " not in the fabric, matched " + quote_name(t.desc) + " by description");
       } else if (matches > 1) {
         throw ParseError(file.filename, t.line,
                          "unknown switch GUID " + gtxt + " and description '" + t.desc + "' is ambiguous");
@@ -431,7 +431,7 @@ LftMapResult map_lfts(const LftFile& file, const Fabric& fabric) {
     const int s = *sw;
     if (seen[static_cast<size_t>(s)])
       throw ParseError(file.filename, t.line,
-                       "second table for switch \"" + fabric.node(s).id + "\" (first at line " +
+                       "second table for switch " + fabric.node_name(s) + " (first at line " +
                            std::to_string(seen[static_cast<size_t>(s)]) + ")");
     seen[static_cast<size_t>(s)] = t.line ? t.line : -1;
     const int np = fabric.node(s).num_ports;
@@ -440,8 +440,8 @@ LftMapResult map_lfts(const LftFile& file, const Fabric& fabric) {
       if (e.port == kNoPath) continue;
       if (e.port > np)
         throw ParseError(file.filename, e.line,
-                         "port " + std::to_string(e.port) + " beyond the " + std::to_string(np) + " ports of switch \"" +
-                             fabric.node(s).id + "\"");
+                         "port " + std::to_string(e.port) + " beyond the " + std::to_string(np) + " ports of switch " +
+                             fabric.node_name(s));
       Lid lid = e.lid;
       const uint64_t g = fl.owner[ti][k];
       if (g) {
@@ -467,7 +467,7 @@ LftMapResult map_lfts(const LftFile& file, const Fabric& fabric) {
   }
   for (int s : fabric.switches())
     if (!seen[static_cast<size_t>(s)])
-      res.warnings.push_back("switch \"" + fabric.node(s).id + "\" is not in " + file.filename + ": it gets no routes");
+      res.warnings.push_back("switch " + fabric.node_name(s) + " is not in " + file.filename + ": it gets no routes");
   // dump_fts / ibroute never read the LFT block of LID LinearFDBTop when it is a multiple of 64
   std::vector<std::string> unread;
   std::vector<Lid> lids;
@@ -505,7 +505,7 @@ LftFile make_lft_file(const Fabric& f, const Lfts& lfts, LftFormat style) {
   auto owner_guid = [&](const EndPort& e) { return e.port == 0 ? f.node(e.node).guid : f.node(e.node).port(e.port).guid; };
   for (int s : sws) {
     const Node& n = f.node(s);
-    if (!n.guid) throw FabricError("switch \"" + n.id + "\" has no GUID: cannot write an LFT file for it");
+    if (!n.guid) throw FabricError("switch " + f.node_name(s) + " has no GUID: cannot write an LFT file for it");
     LftTable t;
     t.style = style;
     t.guid = n.guid;
@@ -569,7 +569,7 @@ void write_lfts(const Fabric& f, const Lfts& lfts, LftFormat style, TextOut& out
   if (style == LftFormat::Opensm)
     std::stable_sort(sws.begin(), sws.end(), [&](int a, int b) { return __builtin_bswap64(f.node(a).guid) < __builtin_bswap64(f.node(b).guid); });
   for (int s : sws)  // before the first byte: a refused fabric writes nothing
-    if (!f.node(s).guid) throw FabricError("switch \"" + f.node(s).id + "\" has no GUID: cannot write an LFT file for it");
+    if (!f.node(s).guid) throw FabricError("switch " + f.node_name(s) + " has no GUID: cannot write an LFT file for it");
   const uint32_t hi = f.max_lid();
   auto owner_guid = [&](const EndPort& e) { return e.port == 0 ? f.node(e.node).guid : f.node(e.node).port(e.port).guid; };
   // Per-LID destination comments (they do not depend on the switch, except dump_fts' LMC
@@ -614,7 +614,7 @@ void write_lfts(const Fabric& f, const Lfts& lfts, LftFormat style, TextOut& out
       const auto& o = own[l];
       if (style == LftFormat::Opensm)
         info[l] = o ? fmt(" # %s portguid 0x%016" PRIx64 ": '%s'", ib_node_type_str(f.node(o->node).type), owner_guid(*o),
-                          f.node(o->node).desc.c_str())
+                          escape_name(f.node(o->node).desc).c_str())  // as make_lft_file: no raw control characters
                     : std::string(" # unknown node and type");
       else if (o)
         info[l] = fmt(" # portguid 0x%016" PRIx64, owner_guid(*o));
@@ -624,7 +624,7 @@ void write_lfts(const Fabric& f, const Lfts& lfts, LftFormat style, TextOut& out
     const Node& n = f.node(s);
     LftTable t;  // header fields only
     t.guid = n.guid;
-    t.desc = n.desc;
+    t.desc = escape_name(n.desc);
     t.addr = "Lid " + std::to_string(n.port(0).base_lid);
     t.lid_lo = 0;
     t.lid_hi = hi;

@@ -160,7 +160,7 @@ void check_routing(const Fabric& f, const Routing& r, const std::string& engine)
   const auto& sws = f.switches();
   for (int s : sws)
     if (s >= r.lfts.num_nodes())
-      throw EngineError(engine, "routing has no LFT for switch \"" + f.node(s).id + "\"");
+      throw EngineError(engine, "routing has no LFT for switch " + f.node_name(s));
   // switch components over working switch-switch links
   std::vector<int> comp(static_cast<size_t>(f.size()), -1);
   int ncomp = 0;
@@ -192,15 +192,15 @@ void check_routing(const Fabric& f, const Routing& r, const std::string& engine)
       if (p == 0) {
         auto o = f.owner(static_cast<Lid>(lid));
         if (!o || o->node != s)
-          throw EngineError(engine, "switch \"" + n.id + "\" delivers LID " + std::to_string(lid) +
+          throw EngineError(engine, "switch " + f.node_name(s) + " delivers LID " + std::to_string(lid) +
                                         " to itself (port 0) but does not own it");
         continue;
       }
       if (p > n.num_ports)
-        throw EngineError(engine, "switch \"" + n.id + "\" routes LID " + std::to_string(lid) + " to port " +
+        throw EngineError(engine, "switch " + f.node_name(s) + " routes LID " + std::to_string(lid) + " to port " +
                                       std::to_string(p) + " (switch has " + std::to_string(n.num_ports) + " ports)");
       if (!n.port(p).connected())
-        throw EngineError(engine, "switch \"" + n.id + "\" routes LID " + std::to_string(lid) + " to port " +
+        throw EngineError(engine, "switch " + f.node_name(s) + " routes LID " + std::to_string(lid) + " to port " +
                                       f.port_name(s, p) + ", which has no working link");
     }
   }
@@ -216,14 +216,14 @@ void check_routing(const Fabric& f, const Routing& r, const std::string& engine)
         if (comp[static_cast<size_t>(s)] != c || walker.known(s)) continue;
         const RouteWalker::Walk w = walker.walk(s);
         if (w.end == RouteWalker::End::Loop)
-          throw EngineError(engine, "LID " + std::to_string(lid) + " loops through switch \"" + f.node(w.sw).id + "\"");
+          throw EngineError(engine, "LID " + std::to_string(lid) + " loops through switch " + f.node_name(w.sw));
         if (w.end != RouteWalker::End::Dropped) continue;
         // (port 0 for a LID the switch does not own, missing or unlinked ports: refused above)
         if (w.hop.drop == DropKind::NoRoute)
-          throw EngineError(engine, "switch \"" + f.node(w.sw).id + "\" has no route to LID " + std::to_string(lid) +
+          throw EngineError(engine, "switch " + f.node_name(w.sw) + " has no route to LID " + std::to_string(lid) +
                                         " (" + f.port_name(e.node, e.port) + ")");
         if (w.hop.drop == DropKind::WrongEndpoint)
-          throw EngineError(engine, "switch \"" + f.node(w.sw).id + "\" sends LID " + std::to_string(lid) +
+          throw EngineError(engine, "switch " + f.node_name(w.sw) + " sends LID " + std::to_string(lid) +
                                         " out of " + f.port_name(w.sw, w.hop.port) + " to " +
                                         f.port_name(w.hop.next, w.hop.next_port) + ", which does not own it");
       }

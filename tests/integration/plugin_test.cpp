@@ -492,6 +492,49 @@ TEST(Plugin, MultiVlEngineSlsAndSl2VlWithQos) {
   EXPECT_NE(run.log.find("ERR FT02: ftroute: engine 'ftdrb' needs"), std::string::npos) << run.log;
 }
 
+// A multi-VL routing computed offline and deployed through the plugin's lft-file engine (docs/PLUGIN.md
+// "Deploying a routing computed offline"): `ftroute route -e ftdrb --sl-out --sl2vl-out` on the
+// ibnetdiscover fabric (OpenSM's LIDs), then OpenSM with `routing_engine lft-file`, the three files
+// in event_plugin_options and `qos TRUE` installs the offline LFTs, its SA hands out the file's
+// path SLs (what OpenSM's own file engine cannot do) and the switches get SL s -> VL s.
+TEST(Plugin, OfflineMultiVlRoutingDeploysThroughLftFile) {
+  REQUIRE_PLUGIN();
+  if (!have_program("saquery") || !have_program("smpquery")) GTEST_SKIP() << "saquery/smpquery missing";
+  if (!find_engine("ftdrb") || !find_engine("lft-file")) GTEST_SKIP() << "ftdrb or lft-file not compiled in";
+  const std::string cli = binary_dir() + "/cli/ftroute";
+  if (!std::filesystem::exists(cli)) GTEST_SKIP() << "ftroute CLI not built";
+  SimFabric sim("plugin_lftfile");
+  sim.start_text(torus2d_net(4, 4, 1));
+  OpensmRun up = sim.run_opensm_once(plugin_config("ft-minhop"));  // OpenSM assigns the LIDs
+  ASSERT_TRUE(up.subnet_up) << up.log;
+  const std::string net = sim.scratch() + "/discovered.net", lfts = sim.scratch() + "/ftdrb-lfts.dump",
+                    sl = sim.scratch() + "/ftdrb-sl.txt", sl2vl = sim.scratch() + "/ftdrb-sl2vl.txt";
+  write_file(net, sim.ibnetdiscover());
+  ProcResult p = run_process({cli, "route", "-e", "ftdrb", net, "-o", lfts, "--sl-out", sl, "--sl2vl-out", sl2vl}, {},
+                             sim.scratch(), 60);
+  ASSERT_TRUE(p.ok()) << p.err;
+  EXPECT_NE(p.err.find("path SLs need the ftroute plugin"), std::string::npos) << p.err;
+  const Fabric f = fabric_from_ibnetdiscover(sim.ibnetdiscover());
+  const Routing off = make_engine("ftdrb")->route(f);
+  if (off.num_vls < 2) GTEST_SKIP() << "ftdrb needs only one VL here";
+
+  sim.start_opensm_daemon(
+      plugin_config("lft-file", "lft-file:file=" + lfts + ",sl=" + sl + ",sl2vl=" + sl2vl, {"qos TRUE"}));
+  ASSERT_EQ(sim.engine_used(), "lft-file") << sim.opensm_log();
+  EXPECT_EQ(sim.opensm_log().find("ERR FT0"), std::string::npos) << sim.opensm_log();
+  const Live live = read_live(sim);
+  expect_valid(live);
+  for (const EndPort& e : f.end_ports()) {  // the SL file is keyed by DLID: the LIDs must not move
+    auto n = live.fabric.find_guid(f.node(e.node).guid);
+    ASSERT_TRUE(n.has_value());
+    EXPECT_EQ(live.fabric.node(*n).port(e.port).base_lid, e.base_lid) << f.node_name(e.node);
+  }
+  std::string first;
+  EXPECT_EQ(lft_differences(live.fabric, live.lfts, f, off.lfts, &first), 0) << first;
+  EXPECT_GT(expect_sa_sls(sim, f, off, "lft-file"), 0) << "no pair on a higher SL: the SLs were not tested";
+  expect_identity_sl2vl(sim, f, f.switches().front(), off.num_vls, "lft-file");
+}
+
 namespace {
 // opensm-lid-matrix.dump: "Switch: guid 0x..." then "0xLLLL: hh hh ... # portguid ..." with one
 // hop count per port 0..N. Returns hops[switch guid][lid][port].

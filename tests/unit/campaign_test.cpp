@@ -14,9 +14,12 @@
 #include <sstream>
 
 #include "ftroute/campaign.hpp"
+#include "ftroute/engine.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
+#include "ftroute/netfile.hpp"
+#include "ftroute/registry.hpp"
 #include "ftroute/validate.hpp"
 
 using namespace ftroute;
@@ -584,5 +587,223 @@ TEST(Campaign, OpenSmTorus2QosConfiguredAndChecked) {
   EXPECT_EQ(r.unreachable, 0u);
   EXPECT_TRUE(r.deadlock_checked) << r.message;
   EXPECT_TRUE(r.cdg_acyclic);
+  fs::remove_all(d);
+}
+
+// RFC 4180 (issue 33 item 6): a message with quotes, commas, line breaks (LF and CRLF) and a tab
+// comes back unchanged from csv_row -> parse_csv (what campaign-merge, campaign-table and a
+// resume read); a row cut inside its quoted message is an incomplete last record.
+TEST(Campaign, CsvMessageWithQuotesCommasAndLineBreaksRoundTrips) {
+  campaign::RunResult r;
+  r.key = {"lf07,\"rack\".net", "ftdrb", "0", "0", 1};
+  r.status = "refused";
+  r.message = "switch \"lf07.rack3\" (S-ec0d9a0300537d00), port 3:\nfirst line, \"second\"\r\nthird\tend \"\"";
+  const std::string row = campaign::csv_row(r);
+  EXPECT_NE(row.find("\"switch \"\"lf07.rack3\"\" (S-ec0d9a0300537d00), port 3:\n"), std::string::npos) << row;
+  const std::string text = campaign::csv_header() + "\n" + row + "\n" + row + "\n";
+  auto rows = campaign::parse_csv(text, "m.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].message, r.message);
+  EXPECT_EQ(rows[1].key.fabric, r.key.fabric);
+  EXPECT_EQ(rows[1].status, "refused");
+  EXPECT_EQ(campaign::csv_complete_prefix(text), text.size());
+  // CRLF record ends (a file saved on another system) read the same; the CRLF inside stays
+  const std::string crlf = campaign::csv_header() + "\r\n" + row + "\r\n";
+  EXPECT_EQ(campaign::parse_csv(crlf, "c.csv").at(0).message, r.message);
+  // an interrupted append: the second row cut inside its quoted message, after its first LF
+  const size_t second = campaign::csv_header().size() + 1 + row.size() + 1;
+  const std::string cut = text.substr(0, second + row.find('\n') + 3);
+  EXPECT_EQ(campaign::csv_complete_prefix(cut), second);
+  const int second_line = 3 + static_cast<int>(std::count(row.begin(), row.end(), '\n'));
+  try {
+    campaign::parse_csv(cut, "m.csv");
+    FAIL() << "a row cut inside its message was accepted";
+  } catch (const ParseError& e) {  // named by the line the record starts on
+    EXPECT_NE(std::string(e.what()).find("m.csv:" + std::to_string(second_line) + ":"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unterminated quote"), std::string::npos) << e.what();
+  }
+}
+
+// run_one keeps the quotes and commas of a refusal (they used to become spaces and ';').
+TEST(Campaign, RefusalMessageKeepsItsQuotes) {
+  auto c = small_config("unused");
+  Fabric torus = campaign::build_fabric(campaign::parse_fabric_source("torus:3x3", false));
+  auto r = campaign::run_one(c, torus, {"torus:3x3", "ftree-misroute", "0", "0", 1});
+  ASSERT_EQ(r.status, "refused");
+  try {
+    make_engine("ftree-misroute")->route([&] {
+      Fabric f = torus;
+      f.assign_lids(0);
+      return f;
+    }());
+    FAIL() << "ftree-misroute routed a torus";
+  } catch (const EngineError& e) {
+    EXPECT_EQ(r.message, e.reason().substr(0, 300) + (e.reason().size() > 300 ? "..." : ""));
+  }
+  auto back = campaign::parse_csv(campaign::csv_header() + "\n" + campaign::csv_row(r) + "\n", "r.csv");
+  EXPECT_EQ(back.at(0).message, r.message);
+}
+
+// A resume after a crash inside a multi-line message drops the partial record (not just its last
+// line) and redoes that run.
+TEST(Campaign, ResumeDropsARowCutInsideItsMessage) {
+  std::string d = tmpdir("cutmsg");
+  auto c = small_config(d);
+  c.link_failures = {"0"};
+  c.engines = {"ft-minhop"};
+  ASSERT_EQ(campaign::run_campaign(c).size(), 2u);
+  {
+    campaign::RunResult x;
+    x.key = {"fattree:4,2", "ft-minhop", "0", "0", 2};  // seed 2 again, as a crash would leave it
+    x.message = "first line\nsecond, \"line\"";
+    std::string row = campaign::csv_row(x);
+    std::string all;
+    {
+      std::ifstream in(d + "/results.csv");
+      all.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    // drop the last (complete) row of seed 2, append a partial one cut after its message's LF
+    all = all.substr(0, all.rfind('\n', all.size() - 2) + 1) + row.substr(0, row.find('\n') + 3);
+    std::ofstream(d + "/results.csv", std::ios::trunc) << all;
+  }
+  EXPECT_THROW(campaign::read_csv(d + "/results.csv"), ParseError);
+  auto rows = campaign::run_campaign(c);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& r : rows) EXPECT_EQ(r.status, "ok") << r.message;
+  fs::remove_all(d);
+}
+
+// "valid runs (%)": a refused engine's point is marked (hatched square + "refused R/N" + legend),
+// so it is not read as a failed routing; an engine without refusals carries no mark.
+TEST(Campaign, PlotMarksRefusedRuns) {
+  std::vector<campaign::RunResult> rows;
+  for (const char* lf : {"0", "1"})
+    for (int seed = 1; seed <= 2; ++seed) {
+      campaign::RunResult ok, refused;
+      ok.key = {"f", "ft-minhop", lf, "0", seed};
+      refused.key = {"f", "ftdrb", lf, "0", seed};
+      refused.status = "refused";
+      refused.engine_used = "none";
+      refused.message = "too many faults";
+      rows.push_back(ok);
+      rows.push_back(refused);
+    }
+  const campaign::Metric* valid = nullptr;
+  for (const auto& m : campaign::metrics())
+    if (m.name == "valid") valid = &m;
+  ASSERT_NE(valid, nullptr);
+  const std::string svg = campaign::plot_svg(rows, "f", *valid);
+  size_t marks = 0;
+  for (size_t p = svg.find("<rect class=\"refused\""); p != std::string::npos; p = svg.find("<rect class=\"refused\"", p + 1))
+    ++marks;
+  EXPECT_EQ(marks, 2u) << svg;  // one per x of ftdrb
+  EXPECT_NE(svg.find(">refused 2/2</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("ftdrb (refused 4/4)"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("ft-minhop (refused"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("<pattern id=\"refused"), std::string::npos) << svg;
+  // without refusals: no mark at all
+  std::vector<campaign::RunResult> ok_only;
+  for (const auto& r : rows)
+    if (r.status == "ok") ok_only.push_back(r);
+  EXPECT_EQ(campaign::plot_svg(ok_only, "f", *valid).find("refused"), std::string::npos);
+}
+
+namespace {
+// A 4-ary 3-tree whose LIDs are not 1..N in node order (as OpenSM hands them out on a real
+// subnet: hosts first, with gaps), written as a .net file with those LIDs.
+std::string scrambled_lid_net(const std::string& dir) {
+  Fabric f = campaign::build_fabric(campaign::parse_fabric_source("fattree:4,3", false));
+  std::vector<int> order(static_cast<size_t>(f.size()));
+  for (int i = 0; i < f.size(); i++) order[static_cast<size_t>(i)] = i;
+  for (size_t i = order.size() - 1; i > 0; i--) std::swap(order[i], order[(i * 7919 + 13) % (i + 1)]);
+  Lid next = 1;
+  for (int n : order) f.set_lid(n, f.node(n).is_switch() ? 0 : 1, next += static_cast<Lid>(1 + n % 3));
+  fs::create_directories(dir);
+  const std::string path = dir + "/scrambled.net";
+  std::ofstream(path) << write_net(f);
+  return path;
+}
+}  // namespace
+
+// Issue 33 item 5: the campaign keeps the LIDs of a --fabric file (as route and compare do), so
+// its fault-free run of every engine gives what compare's engine run on the same file gives.
+TEST(Campaign, FileFabricKeepsItsLids) {
+  const std::string d = tmpdir("filelids");
+  const std::string net = scrambled_lid_net(d + "-in");
+  const Fabric file = read_fabric_file(net);  // what compare reads
+  ASSERT_GT(file.max_lid(), 0);
+  campaign::Config c;
+  c.fabrics.push_back(campaign::parse_fabric_source(net, true));
+  c.engines = {"ftdrb", "ft-minhop", "ftree-misroute"};
+  c.seeds = 1;
+  c.jobs = 1;
+  c.out_dir = d;
+  const Fabric intact = campaign::build_fabric(c.fabrics[0]);
+  bool some_differ = false;
+  for (const auto& e : c.engines) {
+    Routing r = make_engine(e)->route(file);
+    ValidationReport v = validate(file, r);
+    auto run = campaign::run_one(c, intact, {c.fabrics[0].name, e, "0", "0", 1});
+    ASSERT_EQ(run.status, "ok") << e << ": " << run.message;
+    EXPECT_EQ(run.efi_max, v.efi_max) << e;
+    EXPECT_EQ(run.vls_used, static_cast<int>(v.vls_used.size())) << e;
+    EXPECT_DOUBLE_EQ(run.hops_avg, v.hops_avg) << e;
+    // --lids assign: the old renumbering (the test can tell them apart on some engine)
+    auto c2 = c;
+    c2.file_lids = false;
+    auto old = campaign::run_one(c2, intact, {c.fabrics[0].name, e, "0", "0", 1});
+    some_differ = some_differ || old.efi_max != v.efi_max || old.vls_used != run.vls_used || old.efi_avg != run.efi_avg;
+  }
+  EXPECT_TRUE(some_differ) << "renumbered and file LIDs route alike: the test would not see a renumbering";
+  // the recorded setting and the summary say which LIDs were used
+  auto s = campaign::campaign_settings(c);
+  EXPECT_NE(std::find(s.begin(), s.end(), std::pair<std::string, std::string>{"lids", "file"}), s.end());
+  c.engines = {"ft-minhop"};
+  campaign::run_campaign(c);
+  std::ifstream in(d + "/summary.txt");
+  std::string summary((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(summary.find("lids file"), std::string::npos) << summary;
+  // resuming with --lids assign is refused: the rows were routed with the file's LIDs
+  c.file_lids = false;
+  try {
+    campaign::run_campaign(c);
+    FAIL() << "resume with other LIDs accepted";
+  } catch (const OptionError& e) {
+    EXPECT_NE(std::string(e.what()).find("lids file"), std::string::npos) << e.what();
+  }
+  fs::remove_all(d);
+  fs::remove_all(d + "-in");
+}
+
+// A file with LIDs for some ports only: refused before the first run, naming the port.
+TEST(Campaign, FileWithMissingLidsIsRefused) {
+  const std::string d = tmpdir("partlids");
+  fs::create_directories(d);
+  Fabric f = campaign::build_fabric(campaign::parse_fabric_source("fattree:2,2", false));
+  f.assign_default_guids();
+  f.assign_lids();
+  const int h = f.cas().front();
+  std::string text = write_net(f);
+  const std::string needle = "# lid " + std::to_string(f.node(h).port(1).base_lid) + " ";
+  // write_net puts the CA port LID in its port line comment
+  ASSERT_NE(text.find(needle), std::string::npos) << text;
+  text.replace(text.find(needle), needle.size(), "# ");
+  std::ofstream(d + "/part.net") << text;
+  campaign::Config c;
+  c.fabrics.push_back(campaign::parse_fabric_source(d + "/part.net", true));
+  c.engines = {"ft-minhop"};
+  c.seeds = 1;
+  c.out_dir = d + "/out";
+  try {
+    campaign::run_campaign(c);
+    FAIL() << "a file with a CA port without LID was accepted";
+  } catch (const FabricError& e) {
+    EXPECT_NE(std::string(e.what()).find("port \"" + f.node(h).id + "\"[1] has no LID while others do (use --lids assign"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(d + "/out"));
+  c.file_lids = false;  // renumbered: runs
+  EXPECT_EQ(campaign::run_campaign(c).size(), 1u);
   fs::remove_all(d);
 }

@@ -169,7 +169,21 @@ TEST(LftFile, ReadsPathSlsAndSl2VlTables) {
   EXPECT_GT(__builtin_popcount(static_cast<unsigned>(sls)), 1) << "every pair on one SL: the test checks nothing";
   EXPECT_FALSE(got.sl2vl.empty());
   EXPECT_EQ(got.sl2vl.vl(f.switches().front(), 1, 2, 3), 3);
-  EXPECT_EQ(got.num_vls, 16);  // identity tables name VLs 0..15
+  // VLs needed: those the file's SLs reach (0..3 here), not the 16 an identity table names (a
+  // 4-VL routing must not ask 8-VL ports for 16 VLs: the plugin would refuse it)
+  EXPECT_EQ(got.num_vls, r.num_vls);
+  o.set("sl2vl", "");  // SLs only: identity, as many VLs as the highest SL + 1
+  EXPECT_EQ(make_engine("lft-file")->route(f, o).num_vls, r.num_vls);
+  o.set("sl", "");  // tables only: every pair on SL 0 -> VL 0
+  o.set("sl2vl", d.write("t.sl2vl", write_sl2vl(f, id)));
+  EXPECT_EQ(make_engine("lft-file")->route(f, o).num_vls, 1);
+  Sl2Vl high;  // SL 0 -> VL 5 on one switch pair: 6 VLs
+  Sl2Vl::Table t = Sl2Vl::identity();
+  t[0] = 5;
+  high.set_all(f, Sl2Vl::identity());
+  high.set(f.switches().front(), 1, 2, t);
+  o.set("sl2vl", d.write("h.sl2vl", write_sl2vl(f, high)));
+  EXPECT_EQ(make_engine("lft-file")->route(f, o).num_vls, 6);
 }
 
 TEST(EngineOptions, PrefixKeysPassOptionsOn) {

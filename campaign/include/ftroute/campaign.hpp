@@ -2,7 +2,7 @@
 //
 // A campaign is the cross product fabric x engine x link failures x switch failures x seed. One
 // run: copy the intact fabric, inject seeded faults (topo::inject_faults; keep_connected by default
-// like the paper's "non-bisecting" faults), assign LIDs, route, validate (unreachable pairs, loops,
+// like the paper's "non-bisecting" faults), take the file's LIDs or assign them (Config::file_lids), route, validate (unreachable pairs, loops,
 // CDG cycle over (link, VL), VLs used, edge forwarding index, hops), and optionally simulate
 // throughput with flitsim (short run).
 //
@@ -74,6 +74,11 @@ struct Config {
   int shard_index = 0, shard_count = 1;  // run every shard_count-th run starting at shard_index
   bool keep_connected = true;   // paper: faults never disconnect the fabric
   bool host_links = false;      // random link failures may hit switch-CA links
+  // LIDs of in-process runs on --fabric files: true = the file's LIDs (ibnetdiscover output carries
+  // OpenSM's), as `route` and `compare` use them; files without LIDs and generated fabrics get
+  // 1.. like OpenSM (Fabric::assign_lids) either way. false (--lids assign) = every run renumbered
+  // (what campaigns did before). opensm:<engine> runs always use the LIDs OpenSM assigns.
+  bool file_lids = true;
   // flitsim (empty pattern = no simulation)
   std::string pattern;          // shift-exchange | shift | exchange | uniform | any flitsim pattern
   int sim_msg_packets = 1;      // shift-exchange: packets per message (per source and shift)
@@ -123,13 +128,19 @@ struct RunResult {
   double sim_offered = 0, sim_accepted = 0, sim_latency = 0;
   uint64_t sim_dropped = 0;
   bool sim_deadlock = false;
-  std::string message;         // refusal reason / error / notes (no commas or newlines in CSV)
+  std::string message;         // refusal reason / error / notes (quoted in the CSV, RFC 4180)
   bool routing_ok() const { return status == "ok" && unreachable == 0 && looping == 0 && cdg_acyclic; }
 };
 
 // Every run of the campaign in a fixed order (fabrics, engines, switch failures, link failures,
 // seeds); with sharding only the runs with index % shard_count == shard_index.
 std::vector<RunKey> plan(const Config& cfg);
+
+// True when the in-process runs on `fabric` keep the LIDs of its file (Config::file_lids, a file
+// fabric that carries LIDs); check_file_lids throws FabricError naming the first switch or CA port
+// without a LID in such a file (the campaign checks it before the first run).
+bool keeps_file_lids(const Config& cfg, const std::string& fabric, const Fabric& intact);
+void check_file_lids(const Config& cfg, const FabricSource& src, const Fabric& intact);
 
 // One run on a copy of `intact` (which must not have faults yet). Never throws for routing or
 // OpenSM problems: they go to status/message.
@@ -138,9 +149,13 @@ RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key);
 // ---- CSV ----
 std::string csv_header();
 std::string csv_row(const RunResult& r);
-// Parses a results CSV (header required); throws ParseError "<file>:<line>: ..." on bad rows.
+// Parses a results CSV (RFC 4180: fields with commas, quotes or line breaks in double quotes,
+// quotes doubled; header required); throws ParseError "<file>:<line>: ..." on bad rows.
 std::vector<RunResult> parse_csv(const std::string& text, const std::string& filename);
 std::vector<RunResult> read_csv(const std::string& path);  // missing file -> empty
+// Length of the complete records at the start of a results CSV: all of it unless the last record
+// lacks its end of line (an interrupted append), which a resume drops.
+size_t csv_complete_prefix(const std::string& text);
 // Reads each campaign directory (its results.csv) or results.csv file given, one part each;
 // throws Error "<path>: no such file" for a missing one (campaign-merge, campaign-table).
 std::vector<std::vector<RunResult>> read_result_parts(const std::vector<std::string>& paths);

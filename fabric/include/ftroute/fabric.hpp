@@ -124,8 +124,19 @@ class Fabric {
   std::optional<EndPort> owner(Lid lid) const;
   Attach attach(Lid lid) const;
 
-  // "name[port]" for messages, e.g. "Switch1"[3] -> "\"Switch1\"[3]" (ibsim console syntax).
-  std::string port_name(int node, int port) const;
+  // Names for messages (CLI, checks, engines, plugin log): one naming for every text that names a
+  // node. A node is named by its description, quoted, with its id in brackets when the two differ
+  // (ibnetdiscover fabrics: "lf07.rack3" (S-ec0d9a0300537d00), the id carrying the GUID), by its
+  // id alone when the description is empty or equals the id (generated fabrics: "S1_1"). Names are
+  // untrusted: '"' and '\' are escaped inside the quotes, control characters as \xNN (quote_name).
+  std::string node_name(int node) const;            // "lf07.rack3" (S-ec0d...)   or   "S1_1"
+  std::string port_name(int node, int port) const;  // "lf07.rack3"[3] (S-ec0d...) or  "S1_1"[3]
+  // node_name() for lists of plain ids: the id unquoted (control characters as \xNN) when the
+  // description equals it (H0_1), else node_name() ("node01 HCA-1" (H-0002c90300a1b2c4)).
+  std::string node_label(int node) const;
+  // The first switch or connected CA/router port without a LID, as (node, port) with port 0 for a
+  // switch, when some end port has one (a fabric whose file carries LIDs for only some ports).
+  std::optional<std::pair<int, int>> first_port_without_lid() const;
 
   // Sanity checks: every link symmetric, LIDs unique and not overlapping, at most
   // kMaxUnicastLid. Throws FabricError naming the first offending node/port.

@@ -67,5 +67,8 @@ const std::string& last_input_file();
 std::string escape_name(std::string_view s);
 // True if `s` has a control character (a name that cannot be written out raw).
 bool has_control_chars(std::string_view s);
+// `s` in double quotes with '"' and '\' escaped as \" and \\ and control characters (and DEL) as
+// \xNN: the quoted names of messages and port references ("S1"[2], parse_port_ref reads it back).
+std::string quote_name(std::string_view s);
 
 }  // namespace ftroute

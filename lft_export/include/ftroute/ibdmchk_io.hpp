@@ -70,9 +70,11 @@ struct PathSlWriteOptions {
 std::string write_path_sl(const Fabric& f, const Routing& r, const PathSlWriteOptions& opt = {});
 void write_path_sl(const Fabric& f, const Routing& r, TextOut& out, const PathSlWriteOptions& opt = {});  // streaming
 // Reads a path-SL file into a path_sl function (captures the table by value; src LID -> node).
-// Throws ParseError(file:line) for malformed lines, unknown GUIDs, SL > 15.
-std::function<uint8_t(Lid, Lid)> parse_path_sl(std::string_view text, const std::string& filename, const Fabric& f);
-std::function<uint8_t(Lid, Lid)> read_path_sl(const std::string& path, const Fabric& f);
+// Throws ParseError(file:line) for malformed lines, unknown GUIDs, SL > 15. *used_sls (if given)
+// gets bit s set for every SL s the file names (pairs it does not list are SL 0).
+std::function<uint8_t(Lid, Lid)> parse_path_sl(std::string_view text, const std::string& filename, const Fabric& f,
+                                               uint16_t* used_sls = nullptr);
+std::function<uint8_t(Lid, Lid)> read_path_sl(const std::string& path, const Fabric& f, uint16_t* used_sls = nullptr);
 
 std::string write_sl2vl(const Fabric& f, const Sl2Vl& t);
 void write_sl2vl(const Fabric& f, const Sl2Vl& t, TextOut& out);  // streaming, same bytes; no flush

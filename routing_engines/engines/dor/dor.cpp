@@ -74,7 +74,7 @@ Routing DorEngine::route(const Fabric& fabric, const EngineOptions& options, con
           break;
         }
         if (port == 0 || port == kNoPath)
-          throw EngineError(kName, "no dimension-order port on switch \"" + fabric.node(s).id + "\" towards LID " +
+          throw EngineError(kName, "no dimension-order port on switch " + fabric.node_name(s) + " towards LID " +
                                        std::to_string(base));
       }
       for (Lid l = base; l <= ep.last_lid(); l++) r.lfts.set(s, l, port);

@@ -169,7 +169,7 @@ FlowModel flow_model(const Fabric& f, const Routing& r) {
         fl.links.push_back(m.id(y, q));
         y = f.node(y).port(q).peer_node;
       }
-      if (y != t) throw Error("dqr-eval --model flow: the base routing does not deliver " + f.node(s).id + " -> " + f.node(t).id);
+      if (y != t) throw Error("dqr-eval --model flow: the base routing does not deliver " + f.node_label(s) + " -> " + f.node_label(t));
       for (size_t i = 0; i + 1 < fl.links.size(); i++)
         deps[static_cast<size_t>(fl.layer)].push_back({static_cast<ChannelList::Id>(fl.links[i]), static_cast<ChannelList::Id>(fl.links[i + 1])});
       m.flows.push_back(std::move(fl));

@@ -87,7 +87,7 @@ bool Reconfigurer::search_and_commit(Dest& D, int w, std::string& why) {
   int r = search_pass(D, w, false);
   if (r < 0) r = search_pass(D, w, true);
   if (r > 0) return true;
-  why = "no deadlock-free, loop-free path from switch \"" + after_.node(w).id + "\"";
+  why = "no deadlock-free, loop-free path from switch " + after_.node_name(w);
   return false;
 }
 

@@ -11,7 +11,7 @@ DqrResult Reconfigurer::run() {
                                  std::to_string(after_.size()) + " nodes): DQR only handles removed links");
   for (int i = 0; i < before_.size(); i++)
     if (before_.node(i).num_ports != after_.node(i).num_ports || before_.node(i).type != after_.node(i).type)
-      throw EngineError("dqr", "node \"" + after_.node(i).id + "\" changed type or port count");
+      throw EngineError("dqr", "node " + after_.node_name(i) + " changed type or port count");
   DqrResult res;
   tables_ = o_.tables ? o_.tables : dqr_tables(before_, r_);
   if (tables_->nodes != before_.size() || tables_->max_lid < before_.max_lid() ||
@@ -19,7 +19,7 @@ DqrResult Reconfigurer::run() {
     throw Error("dqr: precomputed tables do not describe this fabric");
   for (int i = 0; i < before_.size(); i++)
     if (tables_->nports[static_cast<size_t>(i)] != before_.node(i).num_ports)
-      throw Error("dqr: precomputed tables do not describe this fabric (ports of \"" + before_.node(i).id + "\")");
+      throw Error("dqr: precomputed tables do not describe this fabric (ports of " + before_.node_name(i) + ")");
   res.entries_total = tables_->entries_total;
   // the links of `after`: failed switch links (dead_ports_) and where every port leads now
   next_sw_.assign(static_cast<size_t>(tables_->num_links()), -1);

@@ -9,13 +9,13 @@ bool Reconfigurer::attempt(Dest& D, const std::vector<int>& todo, const std::vec
     if (reaches(D, w)) continue;
     if (idle_route(D, w) || direct_route(D, w)) continue;
     if (!search_and_commit(D, w, why)) {
-      if (dist_to(D.t)[static_cast<size_t>(w)] >= (1 << 30)) why = "switch \"" + after_.node(w).id + "\" is physically cut off";
+      if (dist_to(D.t)[static_cast<size_t>(w)] >= (1 << 30)) why = "switch " + after_.node_name(w) + " is physically cut off";
       return false;
     }
   }
   for (int s : affected)
     if (!reaches(D, s)) {
-      why = "switch \"" + after_.node(s).id + "\" still has no route";
+      why = "switch " + after_.node_name(s) + " still has no route";
       return false;
     }
   return true;

@@ -101,9 +101,9 @@ Routing FtLashEngine::route(const Fabric& fabric, const EngineOptions& options, 
       for (;; l++) {
         if (l == layers.size()) {
           if (static_cast<long>(layers.size()) >= max_vls)
-            throw EngineError(kName, "needs more than max_vls=" + std::to_string(max_vls) + " virtual layers (path \"" +
-                                         fabric.node(sws[static_cast<size_t>(s)]).id + "\" -> \"" +
-                                         fabric.node(sws[static_cast<size_t>(t)]).id + "\" fits in none of them)");
+            throw EngineError(kName, "needs more than max_vls=" + std::to_string(max_vls) + " virtual layers (path " +
+                                         fabric.node_name(sws[static_cast<size_t>(s)]) + " -> " +
+                                         fabric.node_name(sws[static_cast<size_t>(t)]) + " fits in none of them)");
           layers.push_back({ChannelList(nch, all_ch, {}), {}});
         }
         Layer& L = layers[l];

@@ -338,8 +338,8 @@ Routing FtDrbEngine::route(const Fabric& f, const EngineOptions& opt, const Prev
       uint8_t p = router.get(s, u.lid);
       if (p == 0) break;
       if (p == kNoPath)
-        throw EngineError(name(), "LID " + std::to_string(u.lid) + " is unreachable from switch \"" +
-                                      f.node(g.node_of[static_cast<size_t>(s)]).id + "\" (fabric is disconnected)");
+        throw EngineError(name(), "LID " + std::to_string(u.lid) + " is unreachable from switch " +
+                                      f.node_name(g.node_of[static_cast<size_t>(s)]) + " (fabric is disconnected)");
       if (hops > g.size())
         throw EngineError(name(), "internal error: forwarding loop for LID " + std::to_string(u.lid));
       int nx = router.next(s, p);

@@ -138,7 +138,7 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
       auto n = f.find_guid(g);
       if (!n) continue;  // a dead root switch
       if (!f.node(*n).is_switch())
-        fail("root GUID " + guid_text(g) + " is node \"" + f.node(*n).id + "\", not a switch");
+        fail("root GUID " + guid_text(g) + " is node " + f.node_name(*n) + ", not a switch");
       seed[static_cast<size_t>(t.sw_index[static_cast<size_t>(*n)])] = 1;
     }
     if (std::find(seed.begin(), seed.end(), 1) == seed.end()) fail("none of the root GUIDs is a switch of this fabric");
@@ -228,7 +228,7 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
     }
     for (int s = 0; s < S; s++)
       if (dist[static_cast<size_t>(s)] < 0 && tail_parent[static_cast<size_t>(s)] == -2)
-        fail("switch \"" + f.node(t.sw_node[static_cast<size_t>(s)]).id + "\" is not connected to any " +
+        fail("switch " + f.node_name(t.sw_node[static_cast<size_t>(s)]) + " is not connected to any " +
              (from_roots ? "root switch" : "CA-attached leaf switch") + " (fabric disconnected)");
     t.rank.assign(static_cast<size_t>(S), 0);
     const int maxd = *std::max_element(dist.begin(), dist.end());
@@ -239,8 +239,8 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
     for (auto it = tails.rbegin(); it != tails.rend(); ++it) {
       const int p = tail_parent[static_cast<size_t>(*it)];
       if (p < 0)
-        fail("switch \"" + f.node(t.sw_node[static_cast<size_t>(*it)]).id +
-             "\" is not connected to any CA-attached leaf switch (fabric disconnected)");
+        fail("switch " + f.node_name(t.sw_node[static_cast<size_t>(*it)]) +
+             " is not connected to any CA-attached leaf switch (fabric disconnected)");
       const int rp = t.rank[static_cast<size_t>(p)];
       // Right above its neighbour (a core left with one cable), unless the neighbour would then
       // have nothing below it: the dead end is an empty leaf under it (a management leaf whose
@@ -340,7 +340,7 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
         if (hangs) {
           hanging.push_back(s);
         } else if (violation.empty()) {
-          violation = "switch \"" + f.node(t.sw_node[static_cast<size_t>(s)]).id + "\" (rank " + std::to_string(r) +
+          violation = "switch " + f.node_name(t.sw_node[static_cast<size_t>(s)]) + " (rank " + std::to_string(r) +
                       ") reaches the same sub-tree through two different switches, " +
                       f.port_name(t.sw_node[static_cast<size_t>(s)], it->second->port) + " and " +
                       f.port_name(t.sw_node[static_cast<size_t>(s)], e.port) +
@@ -427,10 +427,7 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
 }
 
 std::string explain_fat_tree(const Fabric& f, const FatTree& t, int max_names) {
-  auto name = [&](int s) {
-    const Node& nd = f.node(t.sw_node[static_cast<size_t>(s)]);
-    return "\"" + escape_name(nd.desc) + "\"" + (nd.desc != nd.id ? " (" + escape_name(nd.id) + ")" : std::string());
-  };
+  auto name = [&](int s) { return f.node_name(t.sw_node[static_cast<size_t>(s)]); };
   std::string o;
   o += "shape: " + t.shape + "\n";
   const int S = t.num_switches();

@@ -625,10 +625,10 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
       const int s = fail_switch[static_cast<size_t>(target)];
       if (s >= 0 && target == first_fail.load()) {
         const auto& dl = dests[static_cast<size_t>(target)];
-        failure = "switch \"" + fabric.node(t.sw_node[static_cast<size_t>(s)]).id + "\" cannot reach LID " +
-                  std::to_string(dl.front().lid) + " (attached at switch \"" +
-                  fabric.node(t.sw_node[static_cast<size_t>(target)]).id + "\") by up/down routes with U-turns " +
-                  (restricted ? "in the sub-trees of valley leaf \"" + fabric.node(t.sw_node[static_cast<size_t>(valley)]).id + "\""
+        failure = "switch " + fabric.node_name(t.sw_node[static_cast<size_t>(s)]) + " cannot reach LID " +
+                  std::to_string(dl.front().lid) + " (attached at switch " +
+                  fabric.node_name(t.sw_node[static_cast<size_t>(target)]) + ") by up/down routes with U-turns " +
+                  (restricted ? "in the sub-trees of valley leaf " + fabric.node_name(t.sw_node[static_cast<size_t>(valley)])
                               : std::string("anywhere"));
         break;
       }
@@ -639,7 +639,7 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
       continue;
     }
     out.notes.push_back(t.shape + ", " +
-                        (restricted ? "valley leaf \"" + fabric.node(t.sw_node[static_cast<size_t>(valley)]).id + "\""
+                        (restricted ? "valley leaf " + fabric.node_name(t.sw_node[static_cast<size_t>(valley)])
                                     : std::string("unrestricted U-turns (beyond the guarantee, CDG verified)")) +
                         ", " + std::to_string(uturn_entries) + " LFT entries lead through a U-turn");
     if (restricted && !check) return out;

@@ -71,7 +71,7 @@ KnsShape recognize_kns(const Fabric& f, int expect_k, int expect_n) {
       if (!pt.connected()) continue;
       bool peer_sw = f.node(pt.peer_node).is_switch();
       if (!peer_sw && q <= n)
-        fail("router " + f.port_name(r, q) + " has host " + f.node(pt.peer_node).id + " on a dimension port (ports 1.." +
+        fail("router " + f.port_name(r, q) + " has host " + f.node_name(pt.peer_node) + " on a dimension port (ports 1.." +
              std::to_string(n) + " must be crossbar links, hosts above)");
     }
   }
@@ -140,7 +140,7 @@ KnsShape recognize_kns(const Fabric& f, int expect_k, int expect_n) {
     for (int u : sb.sws) {
       const int np = f.node(u).num_ports;
       if (np % 2 || (ki && np != 2 * ki))
-        fail("switch \"" + f.node(u).id + "\" of a fat-tree subnet has " + std::to_string(np) +
+        fail("switch " + f.node_name(u) + " of a fat-tree subnet has " + std::to_string(np) +
              " ports: fat-tree subnets must be built of 2k_i-port switches (ports 1..k_i down, k_i+1..2k_i up), all of one size");
       ki = np / 2;
     }
@@ -169,7 +169,7 @@ KnsShape recognize_kns(const Fabric& f, int expect_k, int expect_n) {
           }
         if (known && stg != ft_stage[static_cast<size_t>(u)]) {
           if (stg > static_cast<int>(sb.sws.size()))
-            fail("fat-tree subnet containing \"" + f.node(first).id + "\" has a cycle through down ports");
+            fail("fat-tree subnet containing " + f.node_name(first) + " has a cycle through down ports");
           ft_stage[static_cast<size_t>(u)] = stg, changed = true;
         }
       }
@@ -177,7 +177,7 @@ KnsShape recognize_kns(const Fabric& f, int expect_k, int expect_n) {
     int s = 0;
     for (int u : sb.sws) {
       if (ft_stage[static_cast<size_t>(u)] < 0)
-        fail("fat-tree subnet containing \"" + f.node(first).id + "\" has a cycle through down ports");
+        fail("fat-tree subnet containing " + f.node_name(first) + " has a cycle through down ports");
       s = std::max(s, ft_stage[static_cast<size_t>(u)] + 1);
     }
     if (any_ft && stages > 1 && s != stages)
@@ -189,7 +189,7 @@ KnsShape recognize_kns(const Fabric& f, int expect_k, int expect_n) {
     // down port of a non-leaf switch linked inside the subnet (faults inside the subnet are not
     // supported: docs/kns.md)
     if (static_cast<long>(sb.sws.size()) != s * kk / ki)
-      fail("fat-tree subnet containing \"" + f.node(first).id + "\" has " + std::to_string(sb.sws.size()) +
+      fail("fat-tree subnet containing " + f.node_name(first) + " has " + std::to_string(sb.sws.size()) +
            " switches but a complete " + std::to_string(ki) + "-ary " + std::to_string(s) + "-tree has " +
            std::to_string(s * kk / ki) + " (switch or link faults inside fat-tree subnets are not supported)");
     for (int u : sb.sws) {
@@ -236,8 +236,8 @@ KnsShape recognize_kns(const Fabric& f, int expect_k, int expect_n) {
       const int e = ft_stage[static_cast<size_t>(u)], w = ft_label[static_cast<size_t>(u)];
       auto [it, fresh] = by_label.emplace(std::pair<int, int>{e, w}, u);
       if (!fresh)
-        fail("fat-tree subnet switches \"" + f.node(it->second).id + "\" and \"" + f.node(u).id +
-             "\" get the same position (stage " + std::to_string(e) + "): not wired as a k-ary s-tree (docs/kns.md)");
+        fail("fat-tree subnet switches " + f.node_name(it->second) + " and " + f.node_name(u) +
+             " get the same position (stage " + std::to_string(e) + "): not wired as a k-ary s-tree (docs/kns.md)");
       if (e == s - 1) continue;
       for (int j = 0; j < ki; j++) {
         const Port& pt = f.node(u).port(ki + 1 + j);
@@ -314,7 +314,7 @@ KnsShape recognize_kns(const Fabric& f, int expect_k, int expect_n) {
           if (c < 0) continue;
           if (val < 0) val = c, from = at;
           else if (c != val)
-            fail("crossbar \"" + f.node(sb.sws[0]).id + "\" (dimension " + std::to_string(sb.d) + ") joins routers that differ in dimension " +
+            fail("crossbar " + f.node_name(sb.sws[0]) + " (dimension " + std::to_string(sb.d) + ") joins routers that differ in dimension " +
                  std::to_string(e) + ": " + f.port_name(from / 256, from % 256) + " has coordinate " + std::to_string(val) + ", " +
                  f.port_name(at / 256, at % 256) + " has " + std::to_string(c));
         }
@@ -333,14 +333,14 @@ KnsShape recognize_kns(const Fabric& f, int expect_k, int expect_n) {
     for (int d = 0; d < n; d++, w *= k) {
       int c = co[i][static_cast<size_t>(d)];
       if (c < 0)
-        fail("cannot determine coordinate " + std::to_string(d) + " of router \"" + f.node(routers[i]).id +
-             "\": its dimension-" + std::to_string(d) + " link " + f.port_name(routers[i], d + 1) +
+        fail("cannot determine coordinate " + std::to_string(d) + " of router " + f.node_name(routers[i]) +
+             ": its dimension-" + std::to_string(d) + " link " + f.port_name(routers[i], d + 1) +
              " is down and no line-mate tells it");
       R += c * w;
     }
     if (sh.router_node[static_cast<size_t>(R)] >= 0)
-      fail("routers \"" + f.node(sh.router_node[static_cast<size_t>(R)]).id + "\" and \"" + f.node(routers[i]).id +
-           "\" both get coordinates " + coords_text(m, R) + " from their crossbar ports");
+      fail("routers " + f.node_name(sh.router_node[static_cast<size_t>(R)]) + " and " + f.node_name(routers[i]) +
+           " both get coordinates " + coords_text(m, R) + " from their crossbar ports");
     sh.router_node[static_cast<size_t>(R)] = routers[i];
     sh.node_model[static_cast<size_t>(routers[i])] = R;
   }
@@ -348,13 +348,13 @@ KnsShape recognize_kns(const Fabric& f, int expect_k, int expect_n) {
   std::vector<int> sub_at(static_cast<size_t>(n * m.lines), -1);
   for (size_t si = 0; si < subs.size(); si++) {
     const Sub& sb = subs[si];
-    if (sb.att.empty()) fail("subnet switch \"" + f.node(sb.sws[0]).id + "\" has no router link");
+    if (sb.att.empty()) fail("subnet switch " + f.node_name(sb.sws[0]) + " has no router link");
     const int d = sb.d;
     long R = sh.node_model[static_cast<size_t>(std::get<0>(sb.att.front()))];
     long id = d * m.lines + m.line(R, d);
     if (sh.xbar_node[static_cast<size_t>(id)] >= 0)
-      fail("crossbars \"" + f.node(sh.xbar_node[static_cast<size_t>(id)]).id + "\" and \"" + f.node(sb.sws[0]).id +
-           "\" both serve the dimension-" + std::to_string(d) + " line of router " + coords_text(m, R));
+      fail("crossbars " + f.node_name(sh.xbar_node[static_cast<size_t>(id)]) + " and " + f.node_name(sb.sws[0]) +
+           " both serve the dimension-" + std::to_string(d) + " line of router " + coords_text(m, R));
     sh.xbar_node[static_cast<size_t>(id)] = sb.sws[0];
     sub_at[static_cast<size_t>(id)] = static_cast<int>(si);
     for (int u : sb.sws) sh.node_model[static_cast<size_t>(u)] = m.K + id;
@@ -528,8 +528,8 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
         int s = t.succ[static_cast<size_t>(mu)];
         if (s < 0) {
           if (d.ca && mu < m.K)
-            fail("router \"" + fabric.node(sw).id + "\" " + coords_text(m, mu) + " cannot reach " +
-                 fabric.node(eps[i].node).id + " (LID " + std::to_string(lid) +
+            fail("router " + fabric.node_name(sw) + " " + coords_text(m, mu) + " cannot reach " +
+                 fabric.node_name(eps[i].node) + " (LID " + std::to_string(lid) +
                  "): the faults disconnect it (not tolerated)");
           unreachable_switch_pairs++;
           continue;
@@ -544,8 +544,8 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
         if (R == d.model) continue;
         int rs = lt.best[static_cast<size_t>(R)];
         if (rs > max_in)
-          fail("router \"" + fabric.node(sh.router_node[static_cast<size_t>(R)]).id + "\" needs " + std::to_string(rs) +
-               " intermediate routers to reach " + fabric.node(eps[i].node).id + " (max_in=" + std::to_string(max_in) +
+          fail("router " + fabric.node_name(sh.router_node[static_cast<size_t>(R)]) + " needs " + std::to_string(rs) +
+               " intermediate routers to reach " + fabric.node_name(eps[i].node) + " (max_in=" + std::to_string(max_in) +
                (nl > 1 ? ", on the best of its " + std::to_string(lt.trees.size()) + " LID tree(s)" : std::string()) +
                "): fault set not tolerated");
         max_restarts = std::max(max_restarts, rs);
@@ -676,8 +676,8 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
       }
       if (placed < 0)
         fail("the rerouted paths need more than " + std::to_string(max_layers) + " VL layers x " + std::to_string(classes) +
-             " classes (max_vls=" + std::to_string(max_vls) + "): path from \"" + fabric.node(sw).id + "\" to " +
-             fabric.node(eps[i].node).id + " does not fit");
+             " classes (max_vls=" + std::to_string(max_vls) + "): path from " + fabric.node_name(sw) + " to " +
+             fabric.node_name(eps[i].node) + " does not fit");
       (*layer_tab)[si * LIDS + lid] = static_cast<uint8_t>(placed);
       layers_used = std::max(layers_used, placed + 1);
       max_sl = std::max(max_sl, placed * classes + d.cls);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "ftroute/cdg.hpp"
+#include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
 
 namespace ftroute {
@@ -28,10 +29,24 @@ Routing LftFileEngine::route(const Fabric& fabric, const EngineOptions& options,
   for (int s : fabric.switches()) {
     const std::vector<uint8_t>& t = r.lfts.table(s);
     if (std::all_of(t.begin(), t.end(), [](uint8_t p) { return p == kNoPath; }))
-      throw EngineError(kName, path + " has no table for switch \"" + fabric.node(s).id + "\" (node GUID not in the file)");
+      throw EngineError(kName, path + " has no table for switch " + fabric.node_name(s) + " (node GUID not in the file)");
   }
   for (const std::string& w : m.warnings) r.notes.push_back("lft-file: " + w);
-  read_sl_files(fabric, options.get("sl", ""), options.get("sl2vl", ""), r);
+  // The VLs the routing needs are those its SLs reach: an SL2VL file maps all 16 SLs (`route
+  // --sl2vl-out` writes SL s -> VL s for every s), most of them unused, and VL 15 drops. Counting
+  // them all would ask every port for 16 VLs and refuse a 4-VL routing on 8-VL hardware.
+  uint16_t used = 1;  // SL 0: every pair the SL file does not list
+  const std::string sl = options.get("sl", ""), sl2vl = options.get("sl2vl", "");
+  if (!sl.empty()) r.path_sl = read_path_sl(sl, fabric, &used);
+  if (!sl2vl.empty()) r.sl2vl = read_sl2vl(sl2vl, fabric);
+  int top = 0;
+  for (int s = 0; s < 16; s++) {
+    if (!(used >> s & 1)) continue;
+    if (r.sl2vl.empty()) top = std::max(top, s);  // identity
+    for (const auto& [k, t] : r.sl2vl.raw())
+      if (t[static_cast<size_t>(s)] != 15) top = std::max<int>(top, t[static_cast<size_t>(s)]);
+  }
+  r.num_vls = top + 1;
   // Only tables that route this very fabric: every pair delivered, no loop.
   CdgBuildOptions co;
   co.collect_loads = false;

@@ -16,6 +16,8 @@
 //   file=PATH     the LFT file (required; format recognised: OpenSM dump, dump_fts, minimal)
 //   sl=PATH       path SLs, the ibdmchk -c format `ftroute route --sl-out` writes (default: SL 0)
 //   sl2vl=PATH    SL2VL tables, the ibdmchk -d / opensm-sl2vl.dump format (default: identity)
+// The routing's VL count (Routing::num_vls, what the plugin asks of every port) is 1 + the highest
+// VL that an SL of the SL file (SL 0 without one) maps to, VL 15 (drop) aside.
 #pragma once
 
 #include "ftroute/engine.hpp"

@@ -101,7 +101,7 @@ Routing route_reference(const Fabric& fabric, bool balance, bool spread, bool co
         } else {
           const int di = dist[i];
           if (di < 0)  // cannot happen after the connectivity check; keep the error explicit
-            throw EngineError(MinHopEngine::kName, "switch \"" + fabric.node(sws[i]).id + "\" has no path to LID " +
+            throw EngineError(MinHopEngine::kName, "switch " + fabric.node_name(sws[i]) + " has no path to LID " +
                                          std::to_string(lid));
           // best = lexicographic minimum of (neighbour used, port used, counter, port)
           std::tuple<int, int, uint32_t, int> best{1 << 30, 0, 0, 0};
@@ -118,7 +118,7 @@ Routing route_reference(const Fabric& fabric, bool balance, bool spread, bool co
             if (key < best) best = key, out = port, best_nbr = v;
           }
           if (out == kNoPath)
-            throw EngineError(MinHopEngine::kName, "switch \"" + fabric.node(sws[i]).id + "\" has no min-hop port towards LID " +
+            throw EngineError(MinHopEngine::kName, "switch " + fabric.node_name(sws[i]) + " has no min-hop port towards LID " +
                                          std::to_string(lid));
           if (e.lmc > 0) {
             used_ports[i].push_back(out);
@@ -183,8 +183,8 @@ Routing MinHopEngine::route(const Fabric& fabric, const EngineOptions& options, 
     std::vector<int> d0 = bfs(g, 0);
     for (size_t i = 0; i < S; i++)
       if (d0[i] < 0)
-        throw EngineError(kName, "fabric is disconnected: switch \"" + fabric.node(sws[i]).id +
-                                     "\" cannot be reached from switch \"" + fabric.node(sws[0]).id + "\"");
+        throw EngineError(kName, "fabric is disconnected: switch " + fabric.node_name(sws[i]) +
+                                     " cannot be reached from switch " + fabric.node_name(sws[0]));
   }
   if (std::getenv("FTROUTE_SLOW_MINHOP") || S >= std::numeric_limits<uint16_t>::max())
     return route_reference(fabric, balance, spread, count_sw, std::move(r), g);
@@ -264,7 +264,7 @@ Routing MinHopEngine::route(const Fabric& fabric, const EngineOptions& options, 
           out = e.port;
         } else {
           if (c0 == c1)  // cannot happen in a connected fabric; keep the error explicit
-            throw EngineError(kName, "switch \"" + fabric.node(sw).id + "\" has no min-hop port towards LID " +
+            throw EngineError(kName, "switch " + fabric.node_name(sw) + " has no min-hop port towards LID " +
                                          std::to_string(lid));
           // lexicographic minimum of (neighbour used, port used, counter, port), as before
           out = kNoPath;
