@@ -28,8 +28,13 @@
 //          a switch link of one leaf: each re-route's routing window and trap -> SUBNET UP.
 //          Every OpenSM run also reports "ENTERING SM MASTER STATE" -> "tables configured" and
 //          OpenSM's peak RSS (VmHWM of the opensm process), with ratios against OpenSM ftree.
+//        bench_ftree replicas [--reps N (default 5)] [--no-opensm]
+//          the production-cluster presets (ctree preset=hdr-3tier|edr-director|hdr-mcs8500):
+//          ftree-misroute's routing ms against ft-minhop in process, then OpenSM's routing window
+//          for ftree-misroute (plugin) against OpenSM's ftree and updn in the same run.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -37,7 +42,9 @@
 #include <string>
 #include <vector>
 
+#include "ftroute/cluster_tree.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/netfile.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"
 #include "ftroute/validate.hpp"
@@ -283,7 +290,73 @@ int main_opensm(int argc, char** argv) {
 
 }  // namespace
 
+// ---------------- mode 3: the production-cluster replicas (issue 27) ----------------
+// Per `ctree` preset: ftree-misroute's routing time in process (median of REPS) against
+// ft-minhop on the same fabric in the same run, then (unless --no-opensm) OpenSM's routing window
+// for ftree-misroute (libftroute.so) against OpenSM's own ftree and updn, one pass each, under
+// ibsim (the shared-GUID preset loaded as its ibsim copy). A fallback is printed as such.
+int main_replicas(int argc, char** argv) {
+  bool opensm = true;
+  int reps = 5;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--no-opensm") opensm = false;
+    else if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+    else throw Error("unknown option " + a);
+  }
+  const std::string root = (std::filesystem::temp_directory_path() / ("bench_ftree_rep_" + std::to_string(getpid()))).string();
+  bench::ScratchDir cleanup{root};
+  std::printf("bench_ftree replicas: ftree-misroute on the production-cluster presets (median of %d, CPU ms)\n", reps);
+  for (const char* preset : {"hdr-3tier", "edr-director", "hdr-mcs8500"}) {
+    Fabric f = topo::cluster_tree(topo::parse_cluster_tree(std::string("preset=") + preset));
+    make_ibsim_loadable(f);  // the same fabric as OpenSM sees it (own GUIDs for shared ones)
+    f.assign_lids();
+    auto median_ms = [&](const std::string& engine) {
+      std::vector<double> t;
+      for (int r = 0; r < reps; ++r) {
+        const double t0 = cpu_now();
+        make_engine(engine)->route(f, {});
+        t.push_back((cpu_now() - t0) * 1e3);
+      }
+      std::sort(t.begin(), t.end());
+      return t[t.size() / 2];
+    };
+    const double fm = median_ms("ftree-misroute"), mh = median_ms("ft-minhop");
+    std::printf("%-13s %zu switches, %zu CAs: ftree-misroute %.2f ms, ft-minhop %.2f ms (%.2fx)\n", preset,
+                f.switches().size(), f.cas().size(), fm, mh, mh > 0 ? fm / mh : 0.0);
+    std::fflush(stdout);
+    if (!opensm) continue;
+    Sim sim(f, root + "/" + preset, 600);
+    double base = -1;
+    for (const auto& [label, engine] : std::vector<std::pair<std::string, std::string>>{
+             {"ftree-misroute", "ftree-misroute"}, {"OpenSM ftree", "ftree"}, {"OpenSM updn", "updn"}}) {
+      auto m = sim.measure({engine, engine == "ftree-misroute", "", {}});
+      if (!m) {
+        std::printf("  %-15s no routing pass found in the OpenSM log\n", label.c_str());
+        continue;
+      }
+      const bool fell = m->pass.engine != engine;
+      if (engine == "ftree-misroute" && !fell) base = m->pass.window;
+      std::printf("  %-15s routing window %8.3f s%s", label.c_str(), m->pass.window,
+                  fell ? (" (OpenSM FELL BACK to " + m->pass.engine + ")").c_str() : "");
+      if (engine != "ftree-misroute" && base > 0 && m->pass.window > 0)
+        std::printf(", ftree-misroute / this %.3f", base / m->pass.window);
+      std::printf("\n");
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "replicas") {
+    try {
+      return main_replicas(argc, argv);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_ftree replicas: %s\n", e.what());
+      return 1;
+    }
+  }
   if (argc > 1 && std::string(argv[1]) == "opensm") {
     try {
       return main_opensm(argc, argv);
