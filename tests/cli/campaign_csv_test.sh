@@ -4,7 +4,8 @@
 # unchanged - campaign-merge (which writes it again), campaign-table, and a resume of the campaign
 # (which must not take the line breaks inside the message for rows). Python's csv module, the
 # reader of the other scripts, agrees byte for byte.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 FT=$1; D=$2
 rm -rf "$D"; mkdir -p "$D"; cd "$D"
 fail() { echo "FAIL: $*"; exit 1; }

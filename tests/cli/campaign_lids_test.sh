@@ -4,7 +4,8 @@
 # fault-free run of every engine has the EFI, VLs and hops `compare` reports for the same file;
 # `--lids assign` (the old renumbering) gives other numbers; campaign.conf and summary.txt say
 # which LIDs were used, and a resume with the other choice is refused.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 FT=$1; D=$2
 rm -rf "$D"; mkdir -p "$D"; cd "$D"
 fail() { echo "FAIL: $*"; exit 1; }

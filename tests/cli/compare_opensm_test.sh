@@ -9,7 +9,8 @@
 #    minhop has a credit loop (CYCLE, rejected as a credit loop), ftree and updn fall back to
 #    minhop (rows marked, rejected), and the JSON carries the OpenSM rows and the recommendation.
 # Exit 77 (skipped) with the reason when ibsim/OpenSM are not installed.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 FT=$(readlink -f "$1"); NETS=$(readlink -f "$2"); W=$3
 rm -rf "$W"; mkdir -p "$W"; cd "$W"
 fail() { echo "FAIL: $*"; exit 1; }

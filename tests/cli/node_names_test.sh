@@ -5,7 +5,8 @@
 # plugin log does; a hostile description (quotes, backslash, <script>, VT/FF/CR) comes out
 # escaped inside its quotes, never raw. And `route --sl-out` says on stderr that OpenSM cannot
 # load path SLs from a file (issue 33 item 7).
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 FT=$1; SRC=$2; D=$3
 rm -rf "$D"; mkdir -p "$D"; cd "$D"
 fail() { echo "FAIL: $*"; exit 1; }
