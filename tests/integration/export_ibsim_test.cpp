@@ -24,19 +24,13 @@ namespace {
 
 const std::string kAggregationNode = "Mellanox Technologies Aggregation Node";
 
-std::string fresh_dir(const std::string& name) {
-  const std::string d = binary_dir() + "/itest-scratch/" + name;
-  std::filesystem::remove_all(d);
-  std::filesystem::create_directories(d);
-  return d;
-}
 
 }  // namespace
 
 TEST(ExportIbsim, DirectorDumpWithSharedGuidsLoadsAndComesUpWithEveryLid) {
   if (auto m = missing_tools(); !m.empty()) GTEST_SKIP() << m;
   const std::string dump_path = source_dir() + "/tests/data/net/ibnetdiscover_director.net";
-  const std::string dir = fresh_dir("export_ibsim_files");
+  const std::string dir = fresh_scratch_dir("export_ibsim_files");
   const std::string cli = binary_dir() + "/cli/ftroute";
   std::vector<std::string> warnings;
   NetReadOptions ro;
@@ -116,7 +110,7 @@ TEST(ExportIbsim, DirectorDumpWithSharedGuidsLoadsAndComesUpWithEveryLid) {
 
 TEST(ExportIbsim, HdrDirectorPresetLoadsAndComesUp) {
   if (auto m = missing_tools(); !m.empty()) GTEST_SKIP() << m;
-  const std::string dir = fresh_dir("export_ibsim_preset_files");
+  const std::string dir = fresh_scratch_dir("export_ibsim_preset_files");
   const std::string cli = binary_dir() + "/cli/ftroute";
   ProcResult gen = run_process({cli, "gen", "ctree:preset=hdr-mcs8500", "-o", dir + "/mcs.net"}, {}, dir, 60);
   ASSERT_TRUE(gen.ok()) << gen.err;

@@ -272,18 +272,12 @@ std::string gen_export(const std::string& spec, const std::string& dir) {
   return dir + "/ibsim.net";
 }
 
-std::string fresh_dir(const std::string& name) {
-  const std::string d = binary_dir() + "/itest-scratch/" + name;
-  std::filesystem::remove_all(d);
-  std::filesystem::create_directories(d);
-  return d;
-}
 
 }  // namespace
 
 TEST(FtreeStormPlugin, AggregationNodeTreeThirtyEvents) {
   REQUIRE_PLUGIN();
-  const std::string dir = fresh_dir("ftstorm_an_files");
+  const std::string dir = fresh_scratch_dir("ftstorm_an_files");
   gen(kAnTree, dir);
   SimFabric sim("ftstorm_an");
   sim.start(dir + "/gen.net");  // ibsim loads it as generated (unique GUIDs)
@@ -293,7 +287,7 @@ TEST(FtreeStormPlugin, AggregationNodeTreeThirtyEvents) {
 
 TEST(FtreeStormPlugin, DirectorSharedGuidThirtyEvents) {
   REQUIRE_PLUGIN();
-  const std::string dir = fresh_dir("ftstorm_dir_files");
+  const std::string dir = fresh_scratch_dir("ftstorm_dir_files");
   const std::string net = gen_export(kDirector, dir);
   {
     SimFabric raw("ftstorm_dir_raw");  // the chassis GUID twice: ibsim refuses the generated file
@@ -307,7 +301,7 @@ TEST(FtreeStormPlugin, DirectorSharedGuidThirtyEvents) {
 
 TEST(FtreeStormPlugin, DqrOnAggregationNodeTreeTenEvents) {
   REQUIRE_PLUGIN();
-  const std::string dir = fresh_dir("ftstorm_dqr_files");
+  const std::string dir = fresh_scratch_dir("ftstorm_dqr_files");
   gen(kAnTree, dir);
   SimFabric sim("ftstorm_dqr");
   sim.start(dir + "/gen.net");

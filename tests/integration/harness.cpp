@@ -204,6 +204,13 @@ std::string binary_dir() {
   return e && *e ? e : FTROUTE_BINARY_DIR;
 }
 
+std::string fresh_scratch_dir(const std::string& name) {
+  const std::string d = binary_dir() + "/itest-scratch/" + name;
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
 std::string umad2sim_lib() {
   for (const char* p : {"/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so",
                         "/usr/lib/aarch64-linux-gnu/umad2sim/libumad2sim.so",

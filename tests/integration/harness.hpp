@@ -56,6 +56,8 @@ ProcResult run_process(const std::vector<std::string>& argv, const EnvVars& env,
 // Paths from the build (compile definitions), overridable by $FTROUTE_SOURCE_DIR/$FTROUTE_BINARY_DIR.
 std::string source_dir();
 std::string binary_dir();
+// <build>/itest-scratch/NAME, emptied and created: a test's own files beside its SimFabric.
+std::string fresh_scratch_dir(const std::string& name);
 std::string umad2sim_lib();  // /usr/lib/<triplet>/umad2sim/libumad2sim.so
 // Empty when ibsim, opensm, dump_fts, ibnetdiscover, timeout and libumad2sim are all present;
 // otherwise a message naming what is missing (tests GTEST_SKIP() with it).
