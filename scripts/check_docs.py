@@ -20,6 +20,8 @@ import pathlib
 import re
 import sys
 
+from lint_fixture import compare_marked
+
 MAX_README_LINE = 120
 # A path starting a word (not `$out/work/x`, not `docs/tmp/x`).
 MACHINE = r"(?<![\w$}./-])/(?:work|home|root)/"
@@ -67,14 +69,7 @@ def main() -> int:
         lines = path.read_text(errors="replace").splitlines()
         want = {i for i, l in enumerate(lines, 1) if "<!-- caught" in l}
         got = {no for no, _ in found}
-        for no in sorted(want - got):
-            print(f"{path.name}:{no}: NOT CAUGHT: {lines[no - 1].strip()[:160]}")
-        for no in sorted(got - want):
-            print(f"{path.name}:{no}: reported but marked safe: {lines[no - 1].strip()[:160]}")
-        ok = want == got and len(want) > 0
-        print(f"check_docs: {len(want & got)} of {len(want)} marked lines caught, "
-              f"{len(got - want)} false finding(s): {'OK' if ok else 'FAIL'}")
-        return 0 if ok else 1
+        return compare_marked("check_docs", path.name, lines, want, got)
     root = pathlib.Path(args[0] if args else ".").resolve()
     findings, n = [], 0
     for path, rel, kind in files(root):

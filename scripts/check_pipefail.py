@@ -38,6 +38,8 @@ import pathlib
 import re
 import sys
 
+from lint_fixture import compare_marked
+
 # After a `|` (not `||`, not `|&`).
 PIPE = re.compile(r"(?<!\|)\|(?![|&])\s*")
 # `grep` whose options (before the pattern) include -q/-m/-l/-L (alone or in a cluster such as
@@ -219,14 +221,7 @@ def main() -> int:
         lines = root.read_text(errors="replace").splitlines()
         want = {i for i, l in enumerate(lines, 1) if re.search(r"#\s*caught\b", l)}
         got = {int(f.split(":")[1]) for f in findings}
-        for no in sorted(want - got):
-            print(f"{root.name}:{no}: NOT CAUGHT: {lines[no - 1].strip()}")
-        for no in sorted(got - want):
-            print(f"{root.name}:{no}: reported but marked safe: {lines[no - 1].strip()}")
-        ok = want == got and len(want) > 0
-        print(f"check_pipefail: {len(want & got)} of {len(want)} marked lines caught, "
-              f"{len(got - want)} false finding(s): {'OK' if ok else 'FAIL'}")
-        return 0 if ok else 1
+        return compare_marked("check_pipefail", root.name, lines, want, got, width=None)
     return 1 if findings else 0
 
 
