@@ -86,6 +86,15 @@ std::string path_pairs(const Fabric& f) {
   return out;
 }
 
+// How many pairs path_pairs() lists, without listing them.
+long path_pair_count(const Fabric& f) {
+  long ca_ports = 0;
+  for (int c : f.cas())
+    for (size_t p = 1; p < f.node(c).ports.size(); ++p)
+      if (f.node(c).ports[p].connected()) ++ca_ports;
+  return ca_ports * (ca_ports - 1 + static_cast<long>(f.switches().size()));
+}
+
 // The executable `name` on $PATH, /usr/sbin or /sbin (where ftsim.sh looks), or "".
 std::string find_program(const std::string& name) {
   const char* p = std::getenv("PATH");
@@ -177,7 +186,9 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
     throw Error("ibsim did not start: " + tail(slurp(w + "/start.out"), 200));
   // Engines with per-path SLs run as a daemon so that the SA can be asked for the SLs afterwards
   // (`opensm -o` exits after its sweep); the others run once.
-  const bool daemon = opensm_uses_path_sls(engine) && !pathsl.empty();
+  const long sl_pairs = opensm_uses_path_sls(engine) ? path_pair_count(fabric) : 0;
+  const bool over_limit = o.max_path_sl_pairs > 0 && sl_pairs > o.max_path_sl_pairs;
+  const bool daemon = opensm_uses_path_sls(engine) && !pathsl.empty() && !over_limit;
   // log_flags 0x47 = 0x43 + VERBOSE: the "building routing with" line that starts the routing step.
   std::string osm = std::string(daemon ? "opensm-start" : "opensm-once") + " --engine " + shell_quote(engine) +
                     " --timeout " + to + " --conf 'log_flags 0x47'";
@@ -258,7 +269,10 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
       out.report.cdg_acyclic = true;
       out.report.cycle.clear();
       out.report.cycle_text.clear();
-      if (!daemon) out.message = "ftroute-pathsl not built: path SLs unknown; CDG not checked";
+      if (over_limit)
+        out.message = "path SLs not read: " + std::to_string(sl_pairs) + " pairs exceed the limit of " +
+                      std::to_string(o.max_path_sl_pairs) + " (--path-sl-limit); CDG not checked";
+      else if (!daemon) out.message = "ftroute-pathsl not built: path SLs unknown; CDG not checked";
       else if (sl_rc != 0) out.message = "path SL query failed (" + slurp(w + "/pathsl.err").substr(0, 200) + "); CDG not checked";
       else out.message = std::to_string(missing) + " path records missing from the SA; CDG not checked";
     } else {
