@@ -248,6 +248,8 @@ LifetimeRecommendation recommend_lifetime(const std::vector<LifetimeEngine>& eng
     if (e.unchecked) add("CDG not checked in " + std::to_string(e.unchecked) + of);
     if (r.empty()) add("not valid in " + std::to_string(e.runs - e.valid) + of);
     if (e.first_invalid_year >= 0) r += ", from year " + std::to_string(e.first_invalid_year);
+    if (e.valid > 0 && e.simulated)
+      r += "; mean throughput " + fmt("%.4f", e.throughput) + " over its " + std::to_string(e.valid) + " valid runs";
     others += (others.empty() ? "" : "; ") + e.engine + " (" + r + ")";
   }
   const std::string span = "years 0-" + std::to_string(years);
@@ -364,7 +366,7 @@ std::string lifetime_report(const std::vector<RunResult>& rows, const std::vecto
           if (r.status == "ok") {
             ++nok;
             efi += double(r.efi_max);
-            vls = std::max(vls, r.vls_used);
+            if (r.deadlock_checked) vls = std::max(vls, r.vls_used);  // unchecked: the SLs are unknown
             if (!r.deadlock_checked) ++unchecked;
             else if (!r.cdg_acyclic) ++cycles;
           }
@@ -393,7 +395,7 @@ std::string lifetime_report(const std::vector<RunResult>& rows, const std::vecto
           << " | " << (first ? range(y, &RunResult::links_removed) : "") << " | "
           << (first ? range(y, &RunResult::hosts_removed) : "") << " | " << e << " | " << valid << "/" << n << " | "
           << fmt("%.4f", t) << " | " << vs << " | " << (nok ? fmt("%.0f", efi / nok) : "-") << " | "
-          << (nok ? std::to_string(vls) : "-") << " | " << (notes.empty() ? "-" : notes) << " |\n";
+          << (!nok ? "-" : unchecked == nok ? "?" : std::to_string(vls)) << " | " << (notes.empty() ? "-" : notes) << " |\n";
         first = false;
       }
     }
@@ -410,7 +412,8 @@ std::string lifetime_report(const std::vector<RunResult>& rows, const std::vecto
        "channel dependency graph over (link, VL) checked acyclic, and (OpenSM) the engine asked for, not a "
        "fallback. throughput: mean over the valid runs (flitsim, flits per endpoint per cycle; a lifetime campaign "
        "simulates the valid runs only); vs year 0: change against the same engine's year 0. EFI max: mean over the "
-       "runs that routed (valid or not); VLs: most VLs a routed run uses.\n"
+       "runs that routed (valid or not); VLs: most VLs a routed run uses (? = its path SLs, hence its VLs, unknown: "
+       "CDG not checked).\n"
        "* recommendation: among the engines valid in every run of every year, the highest mean throughput over "
        "the lifetime (without simulation: the lowest EFI max).\n\n";
   o << "#### Regression (seed 003 §V-B..D, `campaign-table --regression`)\n\n" << regression_table(life, order, link_gbytes);

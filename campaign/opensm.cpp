@@ -86,6 +86,18 @@ std::string path_pairs(const Fabric& f) {
   return out;
 }
 
+// "dfsssp: 9 VLs needed, 8 available" from the last such pair of lines in OpenSM's log (dfsssp,
+// sssp with qos; "" when absent): why dfsssp fell back to minhop on a faulty fabric.
+std::string dfsssp_vl_note(const std::string& log) {
+  static const std::string kNeeded = "Virtual Lanes needed: ", kAvail = "Virtual Lanes available: ";
+  const auto n = log.rfind(kNeeded), a = log.rfind(kAvail);
+  if (n == std::string::npos) return "";
+  const int needed = std::atoi(log.c_str() + n + kNeeded.size());
+  std::string note = "dfsssp: " + std::to_string(needed) + " VLs needed";
+  if (a != std::string::npos) note += ", " + std::to_string(std::atoi(log.c_str() + a + kAvail.size())) + " available";
+  return note;
+}
+
 // How many pairs path_pairs() lists, without listing them.
 long path_pair_count(const Fabric& f) {
   long ca_ports = 0;
@@ -237,14 +249,20 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
   }
   stopper.stop();  // the dump files are all we need from here on
   // Routing step alone (issue 4) instead of the whole `opensm -o`, when the log shows it.
+  const std::string log = slurp(w + "/opensm-1/osm.log");
+  const std::string vl_note = dfsssp_vl_note(log);
+  auto add_vl_note = [&] {  // dfsssp's VL demand goes to the message however the run ends
+    if (!vl_note.empty()) out.message += (out.message.empty() ? "" : "; ") + vl_note;
+  };
   try {
-    if (auto step = opensm_routing_step(slurp(w + "/opensm-1/osm.log"), w + "/opensm-1/osm.log")) out.route_seconds = step->seconds;
+    if (auto step = opensm_routing_step(log, w + "/opensm-1/osm.log")) out.route_seconds = step->seconds;
   } catch (const ParseError& e) {
     out.message = std::string("routing time = whole opensm run (") + e.what() + ")";
   }
   if (rc != 0) {
     out.status = "failed";
     out.message = "OpenSM: " + tail(slurp(w + "/osm.err"), 200);
+    add_vl_note();
     return out;
   }
   const std::string dump = w + "/opensm-1/dump";
@@ -286,6 +304,7 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
       out.report = validate(lr.fabric, lr.routing, o.validate);  // CDG over (link, VL) with the SA's SLs and OpenSM's SL2VL
     }
   }
+  add_vl_note();
   return out;
 }
 

@@ -374,7 +374,9 @@ TEST(Lifetime, RecommendationNeedsValidityInEveryYearThenThroughput) {
   auto rec = recommend_lifetime(engines, 8);
   EXPECT_EQ(rec.engine, "steady") << rec.why;
   EXPECT_NE(rec.why.find("15.0 % above slow"), std::string::npos) << rec.why;
-  EXPECT_NE(rec.why.find("fast (refused 1 of 18 runs, from year 5)"), std::string::npos) << rec.why;
+  EXPECT_NE(rec.why.find("fast (refused 1 of 18 runs, from year 5; mean throughput 0.8606 over its 17 valid runs)"),
+            std::string::npos)
+      << rec.why;
   EXPECT_NE(rec.why.find("opensm:ftree (OpenSM fell back to minhop in 18 of 18 runs"), std::string::npos) << rec.why;
   EXPECT_NE(rec.why.find("opensm:dfsssp (CDG not checked in 18 of 18 runs"), std::string::npos) << rec.why;
 
@@ -428,6 +430,10 @@ TEST(Lifetime, ReportHasYearsRecommendationAndRegression) {
       o.engine_used = "min|hop<b>";
       o.cdg_acyclic = false;
       rows.push_back(o);
+      RunResult d = row("opensm:dfsssp", y, s, 0);
+      d.deadlock_checked = false;  // its path SLs were not read: VLs unknown
+      d.vls_used = 1;
+      rows.push_back(d);
     }
   for (auto& r : rows) r.key.fabric = "my|fabric";
   const std::string t = lifetime_report(rows);
@@ -435,6 +441,7 @@ TEST(Lifetime, ReportHasYearsRecommendationAndRegression) {
   EXPECT_NE(t.find("| 0 | 0.0 | 0.0 | 0.0 | ftree-misroute | 2/2 | 0.4850 | - |"), std::string::npos) << t;
   EXPECT_NE(t.find("| 2 | 1.0 | 6.0 | 0.0 | ftree-misroute | 2/2 | 0.4450 | -8.2 % |"), std::string::npos) << t;
   EXPECT_NE(t.find("| opensm:updn | 0/2 | - | - | 100 | 1 | 2 fell back → min\\|hop\\<b\\>, 2 CDG cycle |"), std::string::npos) << t;
+  EXPECT_NE(t.find("| opensm:dfsssp | 0/2 | - | - | 100 | ? | 2 CDG not checked |"), std::string::npos) << t;
   EXPECT_NE(t.find("**Recommendation for my\\|fabric:** run **ftree-misroute**"), std::string::npos) << t;
   EXPECT_NE(t.find("#### Regression"), std::string::npos) << t;
   EXPECT_NE(t.find("| ftree-misroute | 6 | 0 |"), std::string::npos) << t;  // regression points: every valid run
