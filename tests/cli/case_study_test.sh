@@ -7,10 +7,11 @@
 # engine; the report printed is DIR/case_study.md and `campaign-table --lifetime` prints the same
 # tables; the recommended engine is valid in every run and has the best mean throughput of the
 # engines valid in every run (recomputed here from results.csv); a second run resumes without new
-# runs; usage mistakes exit 2 and create nothing.
+# runs; --path-sl-limit skips the SA query; the same on an ibnetdiscover dump (--fabric); usage
+# mistakes exit 2 and create nothing.
 set -Eeuo pipefail
 trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
-FT=$1; D=$2
+FT=$1; D=$2; DATA=$3
 rm -rf "$D"; mkdir -p "$D"; cd "$D"
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -90,6 +91,17 @@ if [ "$osm" = 1 ]; then
   grep '| opensm:dfsssp | 0/1 | - | - | .* | 1 CDG not checked |' lim/case_study.md > /dev/null ||
     fail "the report does not say the CDG was not checked: $(grep dfsssp lim/case_study.md)"
 fi
+
+# the plain comparison table names the years
+"$FT" campaign-table cs | grep '| year 2 | ftdrb |' > /dev/null || fail "campaign-table: no 'year 2' row"
+
+# an ibnetdiscover dump (a director fabric whose ASICs share the chassis GUID) instead of a generator
+"$FT" campaign --case-study --fabric "$DATA/ibnetdiscover_director.net" --years 1 --seeds 1 --link-rate 5% \
+  --switch-rate 5% --engines ft-minhop,ftdrb --pattern none -j 2 -q --out dump > dump.md 2> dump.err ||
+  fail "case study of a dump: $(cat dump.err)"
+for y in 0 1; do grep "^| $y | " dump.md > /dev/null || fail "dump: no row for year $y"; done
+grep '^\*\*Recommendation for ibnetdiscover\\_director.net:\*\*' dump.md > /dev/null ||
+  fail "dump: no recommendation line: $(grep Recommendation dump.md)"
 
 # usage mistakes: exit 2, nothing created
 bad() {
