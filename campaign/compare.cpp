@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "ftroute/campaign_compare.hpp"
+#include "ftroute/campaign_lifetime.hpp"
 #include "ftroute/error.hpp"
 
 namespace ftroute::campaign {
@@ -159,6 +160,7 @@ std::string comparison_table(const std::vector<RunResult>& rows, const std::vect
     const std::string& ln = s.link_failures;
     std::string faults = ln + " links";
     if (sw != "0") faults = sw + " switches" + (ln != "0" ? ", " + faults : "");
+    if (int year = 0; parse_year_level(ln, &year)) faults = "year " + std::to_string(year);  // lifetime campaign
     std::string tol = std::to_string(s.tolerated) + "/" + std::to_string(s.runs);
     if (s.unchecked_ok) {
       tol += " (+" + std::to_string(s.unchecked_ok) + " reachable, CDG not checkable †)";

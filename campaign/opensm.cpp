@@ -86,6 +86,27 @@ std::string path_pairs(const Fabric& f) {
   return out;
 }
 
+// "dfsssp: 9 VLs needed, 8 available" from the last such pair of lines in OpenSM's log (dfsssp,
+// sssp with qos; "" when absent): why dfsssp fell back to minhop on a faulty fabric.
+std::string dfsssp_vl_note(const std::string& log) {
+  static const std::string kNeeded = "Virtual Lanes needed: ", kAvail = "Virtual Lanes available: ";
+  const auto n = log.rfind(kNeeded), a = log.rfind(kAvail);
+  if (n == std::string::npos) return "";
+  const int needed = std::atoi(log.c_str() + n + kNeeded.size());
+  std::string note = "dfsssp: " + std::to_string(needed) + " VLs needed";
+  if (a != std::string::npos) note += ", " + std::to_string(std::atoi(log.c_str() + a + kAvail.size())) + " available";
+  return note;
+}
+
+// How many pairs path_pairs() lists, without listing them.
+long path_pair_count(const Fabric& f) {
+  long ca_ports = 0;
+  for (int c : f.cas())
+    for (size_t p = 1; p < f.node(c).ports.size(); ++p)
+      if (f.node(c).ports[p].connected()) ++ca_ports;
+  return ca_ports * (ca_ports - 1 + static_cast<long>(f.switches().size()));
+}
+
 // The executable `name` on $PATH, /usr/sbin or /sbin (where ftsim.sh looks), or "".
 std::string find_program(const std::string& name) {
   const char* p = std::getenv("PATH");
@@ -177,7 +198,9 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
     throw Error("ibsim did not start: " + tail(slurp(w + "/start.out"), 200));
   // Engines with per-path SLs run as a daemon so that the SA can be asked for the SLs afterwards
   // (`opensm -o` exits after its sweep); the others run once.
-  const bool daemon = opensm_uses_path_sls(engine) && !pathsl.empty();
+  const long sl_pairs = opensm_uses_path_sls(engine) ? path_pair_count(fabric) : 0;
+  const bool over_limit = o.max_path_sl_pairs > 0 && sl_pairs > o.max_path_sl_pairs;
+  const bool daemon = opensm_uses_path_sls(engine) && !pathsl.empty() && !over_limit;
   // log_flags 0x47 = 0x43 + VERBOSE: the "building routing with" line that starts the routing step.
   std::string osm = std::string(daemon ? "opensm-start" : "opensm-once") + " --engine " + shell_quote(engine) +
                     " --timeout " + to + " --conf 'log_flags 0x47'";
@@ -226,14 +249,20 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
   }
   stopper.stop();  // the dump files are all we need from here on
   // Routing step alone (issue 4) instead of the whole `opensm -o`, when the log shows it.
+  const std::string log = slurp(w + "/opensm-1/osm.log");
+  const std::string vl_note = dfsssp_vl_note(log);
+  auto add_vl_note = [&] {  // dfsssp's VL demand goes to the message however the run ends
+    if (!vl_note.empty()) out.message += (out.message.empty() ? "" : "; ") + vl_note;
+  };
   try {
-    if (auto step = opensm_routing_step(slurp(w + "/opensm-1/osm.log"), w + "/opensm-1/osm.log")) out.route_seconds = step->seconds;
+    if (auto step = opensm_routing_step(log, w + "/opensm-1/osm.log")) out.route_seconds = step->seconds;
   } catch (const ParseError& e) {
     out.message = std::string("routing time = whole opensm run (") + e.what() + ")";
   }
   if (rc != 0) {
     out.status = "failed";
     out.message = "OpenSM: " + tail(slurp(w + "/osm.err"), 200);
+    add_vl_note();
     return out;
   }
   const std::string dump = w + "/opensm-1/dump";
@@ -258,7 +287,10 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
       out.report.cdg_acyclic = true;
       out.report.cycle.clear();
       out.report.cycle_text.clear();
-      if (!daemon) out.message = "ftroute-pathsl not built: path SLs unknown; CDG not checked";
+      if (over_limit)
+        out.message = "path SLs not read: " + std::to_string(sl_pairs) + " pairs exceed the limit of " +
+                      std::to_string(o.max_path_sl_pairs) + " (--path-sl-limit); CDG not checked";
+      else if (!daemon) out.message = "ftroute-pathsl not built: path SLs unknown; CDG not checked";
       else if (sl_rc != 0) out.message = "path SL query failed (" + slurp(w + "/pathsl.err").substr(0, 200) + "); CDG not checked";
       else out.message = std::to_string(missing) + " path records missing from the SA; CDG not checked";
     } else {
@@ -272,6 +304,7 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
       out.report = validate(lr.fabric, lr.routing, o.validate);  // CDG over (link, VL) with the SA's SLs and OpenSM's SL2VL
     }
   }
+  add_vl_note();
   return out;
 }
 

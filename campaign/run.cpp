@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "ftroute/campaign.hpp"
+#include "ftroute/campaign_lifetime.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/error.hpp"
@@ -84,15 +85,26 @@ void simulate(const Config& cfg, const Fabric& f, const Routing& r, RunResult& o
   t.max_drain = 4 * cfg.sim_measure;
   t.flush = false;
   std::string trace;
+  int exchange_endpoints = 0;
   if (cfg.pattern == "shift-exchange") {
     // Finite pattern: runs until every packet is delivered; accepted = delivered flits /
     // (endpoints x cycles) = Eq. 7's N(N-1)·msg/runtime per endpoint, in flits/endpoint/cycle.
-    const int n = static_cast<int>(flitsim::endpoints_of(f).size());
+    // The endpoints are the application's: SHARP aggregation nodes (a CA inside every switch of
+    // an HDR fabric) get routes but run no exchange.
+    std::vector<int> members;  // flitsim endpoint indices, in flitsim order
+    const auto eps = flitsim::endpoints_of(f);
+    for (size_t i = 0; i < eps.size(); ++i)
+      if (!is_aggregation_node(f, eps[i].node)) members.push_back(static_cast<int>(i));
+    const int n = static_cast<int>(members.size());
+    exchange_endpoints = n;
+    std::vector<int> order = members;
+    if (cfg.shift_order_random) {
+      const std::vector<int> perm = random_endpoint_order(n, static_cast<uint64_t>(out.key.seed));
+      for (int k = 0; k < n; ++k) order[static_cast<size_t>(k)] = members[static_cast<size_t>(perm[static_cast<size_t>(k)])];
+    }
     trace = fs::temp_directory_path().string() + "/ftroute-shiftx-" + std::to_string(getpid()) + "-" +
             std::to_string(g_trace_counter++) + ".trace";
-    std::ofstream(trace) << shift_exchange_trace(
-        n, cfg.sim_msg_packets,
-        cfg.shift_order_random ? random_endpoint_order(n, static_cast<uint64_t>(out.key.seed)) : std::vector<int>{});
+    std::ofstream(trace) << shift_exchange_trace(n, cfg.sim_msg_packets, order);
     t.pattern = "trace";
     t.trace_file = trace;
     t.warmup = 0;
@@ -114,7 +126,7 @@ void simulate(const Config& cfg, const Fabric& f, const Routing& r, RunResult& o
   out.sim_dropped = res.dropped;
   out.sim_deadlock = res.deadlock.detected;
   if (!trace.empty()) {  // flitsim's window is [0, 1) for this trace: count the whole run instead
-    const double denom = static_cast<double>(std::max(1, res.endpoints)) * static_cast<double>(std::max<int64_t>(1, res.cycles));
+    const double denom = static_cast<double>(std::max(1, exchange_endpoints)) * static_cast<double>(std::max<int64_t>(1, res.cycles));
     out.sim_accepted = static_cast<double>(res.delivered) * sc.packet_flits / denom;
   }
   if (!trace.empty() && !res.deadlock.detected && res.delivered + res.dropped < res.generated)
@@ -135,6 +147,14 @@ void fill_validation(const ValidationReport& v, RunResult& out) {
   out.hops_max = v.hops_max;
 }
 
+// A lifetime campaign simulates only the runs that count (lifetime_valid: routed, CDG checked
+// acyclic, no fallback): the others' throughput would be that of routes that may deadlock or of
+// an engine nobody asked for, and on production-sized fabrics every simulation costs seconds.
+bool wants_simulation(const Config& cfg, const RunResult& out) {
+  if (cfg.pattern.empty()) return false;
+  return cfg.lifetime.years <= 0 || lifetime_valid(out);
+}
+
 // ---------------- OpenSM through ibsim (ftroute/opensm_run.hpp) ----------------
 
 void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& gen_spec, const std::string& engine,
@@ -145,6 +165,7 @@ void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& gen_
   o.pathsl_tool = cfg.pathsl_tool;
   o.scratch_dir = cfg.scratch_dir.empty() ? (cfg.out_dir.empty() ? "." : cfg.out_dir) + "/scratch" : cfg.scratch_dir;
   o.keep_scratch = cfg.keep_scratch;
+  o.max_path_sl_pairs = cfg.path_sl_max_pairs;
   o.gen_spec = gen_spec;
   o.comment = "campaign run " + out.key.id();
   OpensmResult r = run_opensm_engine(faulty, engine, o);
@@ -157,7 +178,7 @@ void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& gen_
     return;
   }
   fill_validation(r.report, out);
-  if (!cfg.pattern.empty()) simulate(cfg, r.loaded->fabric, r.loaded->routing, out);
+  if (wants_simulation(cfg, out)) simulate(cfg, r.loaded->fabric, r.loaded->routing, out);
 }
 
 }  // namespace
@@ -295,6 +316,8 @@ int failures_count(const std::string& spec, int candidates) {
 }
 
 double failures_x(const std::string& spec) {
+  int year = 0;
+  if (parse_year_level(spec, &year)) return year;
   try {
     return std::stod(spec.back() == '%' ? spec.substr(0, spec.size() - 1) : spec);
   } catch (const std::exception&) {
@@ -311,10 +334,16 @@ std::vector<RunKey> plan(const Config& cfg) {
     throw OptionError("bad shard " + std::to_string(cfg.shard_index) + "/" + std::to_string(cfg.shard_count));
   std::vector<RunKey> all;
   for (const auto& f : cfg.fabrics)
-    for (const auto& e : cfg.engines)
+    for (const auto& e : cfg.engines) {
+      if (cfg.lifetime.years > 0) {
+        for (int y = 0; y <= cfg.lifetime.years; ++y)
+          for (int s = 1; s <= cfg.seeds; ++s) all.push_back({f.name, e, year_level(y), year_level(y), s});
+        continue;
+      }
       for (const auto& sf : cfg.switch_failures)
         for (const auto& lf : cfg.link_failures)
           for (int s = 1; s <= cfg.seeds; ++s) all.push_back({f.name, e, lf, sf, s});
+    }
   std::vector<RunKey> out;
   for (size_t i = 0; i < all.size(); ++i)
     if (static_cast<int>(i % static_cast<size_t>(cfg.shard_count)) == cfg.shard_index) out.push_back(all[i]);
@@ -341,17 +370,29 @@ RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key) {
   out.key = key;
   try {
     Fabric f = intact;
-    topo::FaultSpec fs_;
-    fs_.seed = static_cast<uint64_t>(key.seed);
-    fs_.keep_connected = cfg.keep_connected;
-    fs_.host_links = cfg.host_links;
-    int cand_links = cfg.host_links ? f.num_links() : static_cast<int>(f.switch_links().size());
-    fs_.random_links = failures_count(key.link_failures, cand_links);
-    fs_.random_switches = failures_count(key.switch_failures, static_cast<int>(f.switches().size()));
-    topo::FaultReport rep = topo::inject_faults(f, fs_);
-    out.links_removed = static_cast<int>(rep.links.size());
-    out.switches_removed = static_cast<int>(rep.switches.size());
-    out.hosts_removed = static_cast<int>(rep.hosts.size());
+    int year = 0;
+    if (parse_year_level(key.link_failures, &year)) {
+      // lifetime: the failures of years 1..year of this seed, kept in place
+      if (cfg.lifetime.years <= 0) throw OptionError("failure level '" + key.link_failures + "' needs a lifetime campaign (--years)");
+      LifetimeFaults lf;
+      f = fabric_in_year(intact, cfg.lifetime, static_cast<uint64_t>(key.seed), year, cfg.keep_connected,
+                         cfg.host_links, &lf);
+      out.links_removed = lf.links;
+      out.switches_removed = lf.switches;
+      out.hosts_removed = lf.cas;
+    } else {
+      topo::FaultSpec fs_;
+      fs_.seed = static_cast<uint64_t>(key.seed);
+      fs_.keep_connected = cfg.keep_connected;
+      fs_.host_links = cfg.host_links;
+      int cand_links = cfg.host_links ? f.num_links() : static_cast<int>(f.switch_links().size());
+      fs_.random_links = failures_count(key.link_failures, cand_links);
+      fs_.random_switches = failures_count(key.switch_failures, static_cast<int>(f.switches().size()));
+      topo::FaultReport rep = topo::inject_faults(f, fs_);
+      out.links_removed = static_cast<int>(rep.links.size());
+      out.switches_removed = static_cast<int>(rep.switches.size());
+      out.hosts_removed = static_cast<int>(rep.hosts.size());
+    }
     out.switches = static_cast<int>(f.switches().size());
     out.cas = static_cast<int>(f.cas().size());
     out.links = f.num_links();
@@ -382,7 +423,7 @@ RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key) {
     out.route_seconds = cpu_now() - t0;
     ValidationReport v = validate(f, r);
     fill_validation(v, out);
-    if (!cfg.pattern.empty()) simulate(cfg, f, r, out);
+    if (wants_simulation(cfg, out)) simulate(cfg, f, r, out);
   } catch (const OptionError&) {
     throw;  // configuration mistakes stop the campaign
   } catch (const Interrupted&) {

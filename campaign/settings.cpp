@@ -13,7 +13,9 @@ namespace fs = std::filesystem;
 namespace ftroute::campaign {
 namespace {
 
-const char* const kKeys[] = {"pattern", "sim_msg_packets", "shift_order", "sim_load", "sim_cycles", "allow_disconnect", "host_links", "lids"};
+const char* const kKeys[] = {"pattern",          "sim_msg_packets", "shift_order", "sim_load",    "sim_cycles",
+                             "allow_disconnect", "host_links",      "lids",        "link_rate",   "switch_rate",
+                             "failure_counts"};
 
 std::string g(double v) {
   char b[64];
@@ -34,6 +36,7 @@ Settings campaign_settings(const Config& cfg) {
   const bool shiftx = cfg.pattern == "shift-exchange";
   bool files = false;  // the LID setting applies to --fabric files only
   for (const auto& f : cfg.fabrics) files = files || !f.net_path.empty();
+  const bool life = cfg.lifetime.years > 0;
   return {{"pattern", sim ? cfg.pattern : "none"},
           {"shift_order", shiftx ? (cfg.shift_order_random ? "random" : "index") : "-"},
           {"sim_msg_packets", shiftx ? std::to_string(cfg.sim_msg_packets) : "-"},
@@ -41,7 +44,12 @@ Settings campaign_settings(const Config& cfg) {
           {"sim_cycles", sim && !shiftx ? std::to_string(cfg.sim_measure) : "-"},
           {"allow_disconnect", cfg.keep_connected ? "0" : "1"},
           {"host_links", cfg.host_links ? "1" : "0"},
-          {"lids", files ? (cfg.file_lids ? "file" : "assign") : "-"}};
+          {"lids", files ? (cfg.file_lids ? "file" : "assign") : "-"},
+          // a lifetime campaign's annual rates (the run key only has the year)
+          {"link_rate", !life ? "-" : cfg.lifetime.links_per_switch > 0 ? g(cfg.lifetime.links_per_switch) + "/switch"
+                                                                          : g(cfg.lifetime.link_rate)},
+          {"switch_rate", life ? g(cfg.lifetime.switch_rate) : "-"},
+          {"failure_counts", life ? (cfg.lifetime.expected_counts ? "expected" : "binomial") : "-"}};
 }
 
 std::string campaign_settings_text(const Settings& s) {
@@ -94,6 +102,8 @@ bool read_campaign_settings(const std::string& dir_or_csv, Settings* out) {
 }
 
 std::string setting_option(const std::string& key) {
+  if (key == "link_rate") return "--link-rate / --link-ratio";
+  if (key == "failure_counts") return "--expected-counts";
   std::string o = "--" + key;
   for (char& c : o)
     if (c == '_') c = '-';

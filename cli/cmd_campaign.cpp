@@ -3,13 +3,17 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "cli.hpp"
 #include "ftroute/campaign.hpp"
+#include "ftroute/campaign_lifetime.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/registry.hpp"
 
@@ -27,14 +31,63 @@ std::string hms(double s) {
   return b;
 }
 
+// The engines of the case study (issue 27 item 7): ftroute's tree engines and OpenSM's.
+const char* const kCaseStudyEngines = "ftree-misroute,dqr,ftdrb,opensm:updn,opensm:ftree,opensm:dfsssp";
+
+double rate_option(const std::optional<std::string>& v, const std::string& name, const std::string& def) {
+  try {
+    return campaign::parse_rate(v ? *v : def, "--" + name);
+  } catch (const OptionError& e) {
+    throw cli::UsageError(e.what());
+  }
+}
+
+// --years / --case-study: the lifetime options (docs/campaign.md "Case study"). Args::value()
+// consumes an option, so each is read once.
+void lifetime_options(cli::Args& a, campaign::Config& cfg, bool case_study, bool failure_levels) {
+  const auto years = a.value("years"), link_rate = a.value("link-rate"), switch_rate = a.value("switch-rate"),
+             link_ratio = a.value("link-ratio");
+  const bool expected = a.flag("expected-counts");
+  if (!case_study && !years) {
+    if (link_rate || switch_rate || link_ratio || expected)
+      throw cli::UsageError("--link-rate, --switch-rate, --link-ratio and --expected-counts need --years N (or --case-study)");
+    return;
+  }
+  if (failure_levels)
+    throw cli::UsageError("--link-failures/--switch-failures and --years/--case-study exclude each other "
+                          "(a lifetime draws its failures from --link-rate/--switch-rate)");
+  if (link_rate && link_ratio) throw cli::UsageError("give --link-rate or --link-ratio, not both");
+  auto& lt = cfg.lifetime;
+  lt.years = 8;
+  if (years) {
+    char* end = nullptr;
+    const long y = std::strtol(years->c_str(), &end, 10);
+    if (years->empty() || *end || y < 1 || y > 100) throw cli::UsageError("--years expects 1..100, got '" + *years + "'");
+    lt.years = static_cast<int>(y);
+  }
+  lt.link_rate = rate_option(link_rate, "link-rate", "1%");
+  lt.switch_rate = rate_option(switch_rate, "switch-rate", "1%");
+  if (link_ratio) {
+    char* end = nullptr;
+    lt.links_per_switch = std::strtod(link_ratio->c_str(), &end);
+    if (link_ratio->empty() || *end || !(lt.links_per_switch > 0) || !std::isfinite(lt.links_per_switch))
+      throw cli::UsageError("--link-ratio expects a number > 0 (link failures per switch failure), got '" + *link_ratio + "'");
+  }
+  lt.expected_counts = expected;
+}
+
 int run_campaign_cmd(cli::Args& a) {
   campaign::Config cfg;
   for (const auto& f : a.values("fabric")) cfg.fabrics.push_back(campaign::parse_fabric_source(f, true));
   for (const auto& g : a.values("gen")) cfg.fabrics.push_back(campaign::parse_fabric_source(g, false));
+  const bool case_study = a.flag("case-study");
+  const auto link_failures = a.value("link-failures"), switch_failures = a.value("switch-failures");
+  lifetime_options(a, cfg, case_study, link_failures || switch_failures);
   auto engines = a.value("engines");
-  cfg.link_failures = cli::split_list(a.value_or("link-failures", "0"), ',');
-  cfg.switch_failures = cli::split_list(a.value_or("switch-failures", "0"), ',');
-  cfg.seeds = static_cast<int>(a.int_or("seeds", 10));
+  if (!engines && case_study) engines = kCaseStudyEngines;
+  cfg.link_failures = cli::split_list(link_failures.value_or("0"), ',');
+  cfg.switch_failures = cli::split_list(switch_failures.value_or("0"), ',');
+  cfg.seeds = static_cast<int>(a.int_or("seeds", case_study ? 3 : 10));
   unsigned hw = std::thread::hardware_concurrency();
   cfg.jobs = static_cast<int>(a.int_or("jobs", hw ? hw : 1, "-j"));
   std::string shard = a.value_or("shard", "0/1");
@@ -43,7 +96,9 @@ int run_campaign_cmd(cli::Args& a) {
   const std::string lids = a.value_or("lids", "file");
   if (lids != "file" && lids != "assign") throw cli::UsageError("--lids expects file or assign, got '" + lids + "'");
   cfg.file_lids = lids == "file";
-  cfg.pattern = a.value_or("pattern", "");
+  cfg.pattern = a.value_or("pattern", case_study ? "shift-exchange" : "");
+  if (cfg.pattern == "none") cfg.pattern.clear();
+  cfg.path_sl_max_pairs = a.int_in("path-sl-limit", case_study ? 200000 : 0, 0, 1L << 40);
   cfg.sim_load = a.double_or("sim-load", 0.9);
   cfg.sim_measure = a.int_or("sim-cycles", 3000);
   cfg.sim_msg_packets = static_cast<int>(a.int_or("sim-msg-packets", 1));
@@ -105,8 +160,15 @@ int run_campaign_cmd(cli::Args& a) {
   });
   if (!quiet) {
     if (tty) std::fprintf(stderr, "\n");
-    std::fprintf(stderr, "%zu rows in %s/results.csv; plots in %s/plots, table in %s/summary.txt\n", rows.size(),
-                 cfg.out_dir.c_str(), cfg.out_dir.c_str(), cfg.out_dir.c_str());
+    std::fprintf(stderr, "%zu rows in %s/results.csv; plots in %s/plots, table in %s/summary.txt%s\n", rows.size(),
+                 cfg.out_dir.c_str(), cfg.out_dir.c_str(), cfg.out_dir.c_str(),
+                 cfg.lifetime.years > 0 ? (", case study in " + cfg.out_dir + "/case_study.md").c_str() : "");
+  }
+  if (case_study) {  // the report on stdout too (written by run_campaign's reports)
+    std::ifstream in(cfg.out_dir + "/case_study.md");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::fputs(ss.str().c_str(), stdout);
   }
   return 0;
 }
@@ -185,7 +247,26 @@ records the settings outside the run key (--pattern, --shift-order, --sim-*, --a
   --link-failures L,..   failed links per run: counts or percentages of the switch-to-switch links
                          (e.g. 0,1,2,4 or 0,1%,3%,5%); default 0
   --switch-failures S,.. failed switches per run (counts or % of switches); default 0
-  --seeds N              seeds 1..N per point (default 10)
+  --seeds N              seeds 1..N per point (default 10; --case-study: 3)
+
+Lifetime (seed 003 section V-D: faults kept in place over the years, nothing repaired):
+  --years N              route every engine on the fabric of years 0..N of every seed instead of
+                         the failure levels: each year, every surviving switch fails with
+                         probability --switch-rate and then every surviving switch-to-switch link
+                         with --link-rate (cumulative; a failed switch takes its links, and the CAs
+                         hanging off it alone leave the fabric)
+  --link-rate R          annual link failure rate, 1% or 0.01 (default 1%)
+  --switch-rate R        annual switch failure rate (default 1%)
+  --link-ratio K         K link failures per switch failure in expectation instead of --link-rate
+                         (the paper's TSUBAME2.0 ratio 1:13: --link-ratio 13)
+  --expected-counts      fail round(year x rate x count) components instead of binomial draws
+  --case-study           the whole case study in one go: --years 8 (unless given), engines
+                         ftree-misroute,dqr,ftdrb,opensm:updn,opensm:ftree,opensm:dfsssp (unless
+                         --engines), --seeds 3, --pattern shift-exchange (none: --pattern none),
+                         --path-sl-limit 200000; prints DIR/case_study.md (the year table, the
+                         regression of campaign-table --regression, the recommendation)
+  --path-sl-limit N      do not ask OpenSM's SA for the path SLs of dfsssp/lash/nue/torus-2QoS
+                         above N pairs (their CDG is then not checked); default 0 = no limit
   -j, --jobs N           parallel runs (default: number of CPUs)
   --shard I/N            run only every N-th run starting at I (0-based) - for job arrays;
                          merge the directories with `ftroute campaign-merge`
@@ -213,9 +294,10 @@ records the settings outside the run key (--pattern, --shift-order, --sim-*, --a
   -q, --quiet            no progress bar
   -o, --out DIR          output directory (required)
 
-example (see docs/campaign.md):
+examples (see docs/campaign.md):
   ftroute campaign --gen fattree:4,3 --engines ftree-misroute,ft-minhop,opensm:ftree,opensm:updn \
-      --link-failures 0,1,2,4 --seeds 5 --pattern uniform --out camp1)",
+      --link-failures 0,1,2,4 --seeds 5 --pattern uniform --out camp1
+  ftroute campaign --case-study --gen ctree:preset=hdr-3tier --out life    # or --fabric my-ibnetdiscover.txt)",
                    run_campaign_cmd);
 
 // The macro would name it "campaign_merge"; register the dashed name directly.

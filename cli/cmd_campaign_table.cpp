@@ -7,6 +7,7 @@
 #include "json_out.hpp"
 #include "ftroute/campaign.hpp"
 #include "ftroute/campaign_compare.hpp"
+#include "ftroute/campaign_lifetime.hpp"
 #include "ftroute/campaign_regression.hpp"
 
 using namespace ftroute;
@@ -18,9 +19,13 @@ int run_campaign_table(cli::Args& a) {
   if (auto e = a.value("engines")) order = cli::split_list(*e, ',');
   const bool json = a.flag("json");
   const bool regression = a.flag("regression");
+  const bool lifetime = a.flag("lifetime");
   const double link_gbytes = a.double_or("link-gbytes", 4.0);
   if (!(link_gbytes > 0)) throw cli::UsageError("--link-gbytes must be > 0");
-  if (json && regression) throw cli::UsageError("--json prints the comparison rows; it does not go with --regression");
+  if (json && (regression || lifetime))
+    throw cli::UsageError(std::string("--json prints the comparison rows; it does not go with --") +
+                          (regression ? "regression" : "lifetime"));
+  if (regression && lifetime) throw cli::UsageError("--lifetime already includes the regression; give one of them");
   auto pos = a.positionals();
   if (pos.empty()) throw cli::UsageError("give the campaign directories (or results.csv files)");
   std::vector<std::vector<campaign::RunResult>> parts = campaign::read_result_parts(pos);
@@ -78,7 +83,9 @@ int run_campaign_table(cli::Args& a) {
   if (groups.size() > 1)
     std::printf("(the inputs ran with different settings: a fabric and engine found in more than one of them mixes those settings)\n");
   std::printf("\n");
-  if (regression)
+  if (lifetime)
+    std::fputs(campaign::lifetime_report(rows, order, link_gbytes).c_str(), stdout);
+  else if (regression)
     std::fputs(campaign::regression_table(rows, order, link_gbytes).c_str(), stdout);
   else
     std::fputs(campaign::comparison_table(rows, order).c_str(), stdout);
@@ -89,7 +96,8 @@ int run_campaign_table(cli::Args& a) {
 
 static ::ftroute::cli::Registrar ftroute_subcommand_campaign_table(
     "campaign-table", "markdown engine comparison (tolerated, VLs, EFI, routing time, fallback) of campaign results",
-    R"(usage: ftroute campaign-table DIR|results.csv ... [--engines A,B,...] [--json | --regression [--link-gbytes 4]]
+    R"(usage: ftroute campaign-table DIR|results.csv ... [--engines A,B,...] [--json | --regression | --lifetime]
+       [--link-gbytes 4]
 
 Prints one markdown row per fabric x fault level x engine of `ftroute campaign` results:
 tolerated runs (reachable, loop-free, CDG checked acyclic), VLs used, edge forwarding index
@@ -101,5 +109,11 @@ the row order within a fault level (default: order of appearance). See docs/ftre
 engine the linear regression of simulated throughput against the failures kept in place
 (intercept, slope, R^2; flits/endpoint/cycle and Gbyte/s = x HCAs x --link-gbytes, default 4 =
 4X QDR), then the recommendation: the best engine now and after how many failures another one
-becomes better (where the regression lines cross). See docs/campaign.md.)",
+becomes better (where the regression lines cross). See docs/campaign.md.
+
+--lifetime: the case study of a lifetime campaign (`ftroute campaign --years N` / --case-study):
+per year the failed switches, links and lost CAs, and per engine the valid runs, throughput and
+its change since year 0, EFI, VLs, refusals and OpenSM fallbacks; then the regression and the
+recommendation: the engine valid in every year with the best throughput (docs/campaign.md,
+"Case study").)",
     run_campaign_table);

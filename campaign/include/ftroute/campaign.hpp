@@ -16,6 +16,11 @@
 //
 // Results: one CSV row per run keyed by (fabric, engine, link_failures, switch_failures, seed),
 // appended (flushed) as soon as the run finishes; existing keys are skipped on re-run (resume).
+//
+// Lifetime campaigns (Config::lifetime, seed 003 §V-D, ftroute/campaign_lifetime.hpp): instead of
+// fixed failure levels, the failures of a fabric kept in place over `years` years at annual
+// rates, drawn per seed year by year and accumulated; the runs of year Y have the level "yY" in
+// both failure columns.
 #pragma once
 
 #include <cstdint>
@@ -52,7 +57,7 @@ Fabric build_fabric(const FabricSource& src);  // throws OptionError / ParseErro
 // "4" (count) or "1%" / "0.5%" (of the candidate links: switch-to-switch links, plus host links
 // with host_links; of the switches for switch failures). Rounded to the nearest count.
 int failures_count(const std::string& spec, int candidates);
-double failures_x(const std::string& spec);  // numeric value for plots (4 or 1 for "1%")
+double failures_x(const std::string& spec);  // numeric value for plots (4 or 1 for "1%"; 3 for year "y3")
 
 // torus-2QoS.conf for a generated grid ("mesh:4x4[,H]" / "torus:3x3x3[,H]"; topo::grid names and
 // ports) after faults: "torus|mesh X Y Z" (missing dimensions = 1) and one seed (xp/yp/zp_link,
@@ -63,6 +68,18 @@ std::string torus2qos_conf(const Fabric& faulty, const std::string& gen_spec);
 // Output of ftroute-pathsl ("slid dlid sl" lines, "- sguid dguid" for pairs without a path
 // record, counted in *missing) as a map (slid << 16 | dlid) -> SL. Throws Error on other lines.
 std::unordered_map<uint32_t, uint8_t> parse_pathsl_output(const std::string& text, size_t* missing);
+
+// A fail-in-place lifetime (seed 003 §V-D, TSUBAME2.0: about 1 % of the links and 1 % of the
+// switches fail per year, 13 switch-to-switch links per failed switch; nothing is repaired).
+struct Lifetime {
+  int years = 0;                 // 0: not a lifetime campaign (the failure levels apply)
+  double link_rate = 0.01;       // fraction of the candidate links that fails per year
+  double switch_rate = 0.01;     // fraction of the switches that fails per year
+  double links_per_switch = 0;   // > 0: link failures per switch failure in expectation (13 for
+                                 // 1:13); the link rate is then derived from it (effective_link_rate)
+  bool expected_counts = false;  // failures per year = the rounded cumulative expectation instead of
+                                 // a binomial draw of every surviving component
+};
 
 struct Config {
   std::vector<FabricSource> fabrics;
@@ -91,6 +108,8 @@ struct Config {
   std::string scratch_dir;      // default: <out_dir>/scratch (workdirs removed after each run)
   bool keep_scratch = false;
   std::string pathsl_tool;      // default: the built ftroute-pathsl ("" if not built: SL engines unchecked)
+  long path_sl_max_pairs = 0;   // > 0: no SA query above this many pairs (CDG then not checked)
+  Lifetime lifetime;            // years > 0: a lifetime campaign (link/switch_failures unused)
   std::string out_dir;
 };
 
@@ -133,7 +152,8 @@ struct RunResult {
 };
 
 // Every run of the campaign in a fixed order (fabrics, engines, switch failures, link failures,
-// seeds); with sharding only the runs with index % shard_count == shard_index.
+// seeds; lifetime: fabrics, engines, years 0..N, seeds); with sharding only the runs with
+// index % shard_count == shard_index.
 std::vector<RunKey> plan(const Config& cfg);
 
 // True when the in-process runs on `fabric` keep the LIDs of its file (Config::file_lids, a file
@@ -174,6 +194,9 @@ std::vector<RunResult> merge(const std::vector<std::vector<RunResult>>& parts, i
 //   sim_cycles        --sim-cycles (idem)
 //   allow_disconnect  --allow-disconnect (0/1)
 //   host_links        --host-links (0/1)
+//   link_rate         --link-rate / --link-ratio of a lifetime campaign ("0.01", "13/switch"; - otherwise)
+//   switch_rate       --switch-rate (lifetime; - otherwise)
+//   failure_counts    binomial | expected (--expected-counts; lifetime; - otherwise)
 // File format: "# comment" lines and "key value" lines (campaign_settings_text).
 using Settings = std::vector<std::pair<std::string, std::string>>;
 Settings campaign_settings(const Config& cfg);

@@ -29,6 +29,8 @@ struct OpensmRunOptions {
   int timeout = 120;             // seconds for OpenSM's sweep (ibsim's start and the SA query get more)
   std::string ftsim_script;      // "" = locate_ftsim_script() (next to the binary, $FTROUTE_FTSIM)
   std::string pathsl_tool;       // "" = locate_pathsl_tool() ("" there too: SL engines unchecked)
+  long max_path_sl_pairs = 0;    // > 0: above this many pairs the SA is not asked (one PathRecord per
+                                 // pair, ~0.3-5 ms each under ibsim): the CDG is then not checked
   std::string scratch_dir = ".";  // the work directory run-<pid>-<n> is made in
   bool keep_scratch = false;     // keep the work directory (ibsim/OpenSM logs, dumps)
   std::string gen_spec;          // generator spec of the fabric ("" for files): torus-2QoS.conf
