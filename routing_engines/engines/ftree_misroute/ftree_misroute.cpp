@@ -344,9 +344,39 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
   RankHints hints;
   if (options.has("root_guid_file")) hints.root_guids = read_guid_file(options.get("root_guid_file", ""));
   if (options.has("io_guid_file")) hints.io_guids = read_guid_file(options.get("io_guid_file", ""));
-  const FatTree t = recognize_fat_tree(fabric, kName, hints);
+  FatTree t = recognize_fat_tree(fabric, kName, hints);
   const int S = t.num_switches();
   const int H = t.height;
+  // Parallel cables (bundles): the up-cables are ordered parent by parent within the bundle
+  // position (the first cable to each parent, then the second, ...), and a rank's d-mod-k digit
+  // weight counts distinct parents, not cables (the D-mod-K of parallel-port generalised fat
+  // trees, PGFT). Consecutive destinations of a leaf then climb to different parents and, one
+  // rank up, to different spines; with the weight counted in cables the hosts of a leaf with
+  // fewer hosts than up-cables (director line cards, 2:1 blocking leaves) all came down one
+  // spine. Without bundles the order and the weights are unchanged, and so they are below the
+  // top two ranks (a 2-level tree's leaves: no rank above their parents to spread over, and
+  // d-mod-k over the cables in port order keeps twin cables evenly used there).
+  std::vector<size_t> parents(static_cast<size_t>(S), 0);  // distinct up-peers (cables if unchanged)
+  for (int s = 0; s < S; s++) {
+    auto& up = t.up[static_cast<size_t>(s)];
+    parents[static_cast<size_t>(s)] = up.size();
+    if (t.rank[static_cast<size_t>(s)] + 1 >= H) continue;
+    std::vector<std::pair<int, int>> key;  // (position in its bundle, first appearance of its parent)
+    std::map<int, std::pair<int, int>> seen;  // parent -> (cables so far, appearance)
+    for (const auto& e : up) {
+      auto it = seen.find(e.peer);
+      if (it == seen.end()) it = seen.emplace(e.peer, std::make_pair(0, static_cast<int>(seen.size()))).first;
+      key.push_back({it->second.first++, it->second.second});
+    }
+    parents[static_cast<size_t>(s)] = seen.size();
+    if (seen.size() == up.size()) continue;
+    std::vector<size_t> order(up.size());
+    for (size_t i = 0; i < order.size(); i++) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
+    std::vector<FatTreeLink> sorted;
+    for (size_t i : order) sorted.push_back(up[i]);
+    up.swap(sorted);
+  }
 
   // Leaf order for d-mod-k indices: by sub-tree from the top down, so that the index digits
   // follow the tree (hosts of one leaf are consecutive, leaves of one group are consecutive...).
@@ -361,11 +391,12 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
   };
   std::vector<int> leaf_order = t.hosted;
   std::sort(leaf_order.begin(), leaf_order.end(), by_subtree);
-  // divisor[r] = product of the up-degrees of the ranks below r (D-mod-K digit weights).
+  // divisor[r] = product of the up-degrees (distinct parents) of the ranks below r (D-mod-K
+  // digit weights).
   std::vector<long> divisor(static_cast<size_t>(H + 1), 1);
   for (int r = 1; r <= H; r++) {
     size_t widest = 1;
-    for (int s : t.by_rank[static_cast<size_t>(r - 1)]) widest = std::max(widest, t.up[static_cast<size_t>(s)].size());
+    for (int s : t.by_rank[static_cast<size_t>(r - 1)]) widest = std::max(widest, parents[static_cast<size_t>(s)]);
     divisor[static_cast<size_t>(r)] = std::min<long>(divisor[static_cast<size_t>(r - 1)] * static_cast<long>(widest), 1L << 40);
   }
   long top_up = 1;  // widest down-degree of the top rank (the last digit's range)
@@ -377,6 +408,7 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     // index of CA end ports in leaf order
     std::vector<std::pair<int, int>> order;  // (node, port)
     for (int l : leaf_order) {
+      if (t.rank[static_cast<size_t>(l)] > 0) continue;  // upper-level hosts: below
       const Node& nd = fabric.node(t.sw_node[static_cast<size_t>(l)]);
       for (int p = 1; p <= nd.num_ports; p++) {
         const Port& pt = nd.port(p);
@@ -394,10 +426,19 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     const long c0 = H >= 1 ? divisor[1] : 1;
     const long period = std::max<long>(1, std::min<long>(divisor[static_cast<size_t>(H)] * top_up, 1L << 30));
     const long shift = period * ((static_cast<long>(order.size()) + period) / period);
-    std::vector<long> switch_index(static_cast<size_t>(S), -1);
+    // An aggregation node (SHARP) takes an index of its own, placed like its switch's LID right
+    // after it: it then climbs and comes down other cables than its switch's LID (sharing the
+    // switch's index put both on the same cables).
+    std::vector<long> switch_index(static_cast<size_t>(S), -1), an_index(static_cast<size_t>(S), -1);
+    std::vector<char> has_an(static_cast<size_t>(S), 0);
+    for (const EndPort& ep : fabric.end_ports())
+      if (!fabric.node(ep.node).is_switch() && is_aggregation_node(fabric, ep.node)) {
+        const Attach a = fabric.attach(ep.base_lid);
+        if (a.valid()) has_an[static_cast<size_t>(t.sw_index[static_cast<size_t>(a.sw)])] = 1;
+      }
     {
       std::vector<long> taken(static_cast<size_t>(c0), 0);  // switch LIDs per digit
-      auto place = [&](int sw, long first, long count) {
+      auto place = [&](std::vector<long>& into, int sw, long first, long count) {
         std::vector<char> own(static_cast<size_t>(c0), 0);
         for (long x = 0; x < count && x < c0; x++) own[static_cast<size_t>((first + x) % c0)] = 1;
         const bool all = std::find(own.begin(), own.end(), 0) == own.end();
@@ -407,23 +448,53 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
           if (!all && own[static_cast<size_t>(d)]) continue;
           if (best < 0 || taken[static_cast<size_t>(d)] < taken[static_cast<size_t>(best)]) best = d;
         }
-        switch_index[static_cast<size_t>(sw)] = shift + best + c0 * taken[static_cast<size_t>(best)]++;
+        into[static_cast<size_t>(sw)] = shift + best + c0 * taken[static_cast<size_t>(best)]++;
+      };
+      auto place_both = [&](int sw, long first, long count) {
+        place(switch_index, sw, first, count);
+        if (has_an[static_cast<size_t>(sw)]) place(an_index, sw, first, count);
       };
       long next = 0;
       for (int l : leaf_order) {
-        place(l, next, t.hosts_per_switch[static_cast<size_t>(l)]);
+        if (t.rank[static_cast<size_t>(l)] > 0) continue;
+        place_both(l, next, t.hosts_per_switch[static_cast<size_t>(l)]);
         next += t.hosts_per_switch[static_cast<size_t>(l)];
       }
       for (int s = 0; s < S; s++)
-        if (switch_index[static_cast<size_t>(s)] < 0) place(s, 0, 0);
+        if (switch_index[static_cast<size_t>(s)] < 0) place_both(s, 0, 0);
     }
+    // Hosts and aggregation nodes on upper levels (rank r > 0): what spreads their routes is the
+    // digit of their own rank (the switches of rank r elsewhere pick the rank-(r+1) switch above
+    // them by it), so the m-th such destination of rank r takes index m * divisor[r], plus
+    // m mod divisor[r] so that the lower digits vary too (the leaves' parent choice). In leaf
+    // order they would share that digit and all come down one cable.
+    const long up_base = shift + period * ((c0 * (S + 1) + period) / period);
+    std::vector<long> upper_count(static_cast<size_t>(H + 1), 0);
+    auto upper_index = [&](int s) {
+      const int r = t.rank[static_cast<size_t>(s)];
+      const long m = upper_count[static_cast<size_t>(r)]++;
+      return up_base + m * divisor[static_cast<size_t>(r)] + m % divisor[static_cast<size_t>(r)];
+    };
+    for (int l : leaf_order) {
+      if (t.rank[static_cast<size_t>(l)] == 0) continue;
+      const Node& nd = fabric.node(t.sw_node[static_cast<size_t>(l)]);
+      for (int p = 1; p <= nd.num_ports; p++) {
+        const Port& pt = nd.port(p);
+        if (pt.connected() && !fabric.node(pt.peer_node).is_switch() && !is_aggregation_node(fabric, pt.peer_node))
+          idx[{pt.peer_node, pt.peer_port}] = upper_index(l);
+      }
+    }
+    for (int s = 0; s < S; s++)
+      if (t.rank[static_cast<size_t>(s)] > 0 && has_an[static_cast<size_t>(s)]) an_index[static_cast<size_t>(s)] = upper_index(s);
     for (const EndPort& ep : fabric.end_ports()) {
       Attach a = fabric.attach(ep.base_lid);
       if (!a.valid()) continue;  // CA port with no link: nothing can reach it
       int s = t.sw_index[static_cast<size_t>(a.sw)];
       long index;
-      if (fabric.node(ep.node).is_switch() || is_aggregation_node(fabric, ep.node)) {
-        index = switch_index[static_cast<size_t>(s)];  // an AN comes down the way its switch's LID does
+      if (fabric.node(ep.node).is_switch()) {
+        index = switch_index[static_cast<size_t>(s)];
+      } else if (is_aggregation_node(fabric, ep.node)) {
+        index = an_index[static_cast<size_t>(s)];
       } else {
         auto it = idx.find({ep.node, ep.port});
         index = it == idx.end() ? 0 : it->second;
