@@ -732,9 +732,9 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
   };
   std::vector<std::string> miss_names, unused_names;
   for (const auto& m : L.missing_pairs)
-    miss_names.push_back("\"" + f.node(m.a).id + "\" - \"" + f.node(m.b).id + "\"" + (m.cables > 1 ? " x" + std::to_string(m.cables) : ""));
+    miss_names.push_back(f.node_name(m.a) + " - " + f.node_name(m.b) + (m.cables > 1 ? " x" + std::to_string(m.cables) : ""));
   for (const auto& m : L.missing_stubs)
-    miss_names.push_back("\"" + f.node(m.node).id + "\" " + std::to_string(m.cables) + (m.up ? " up" : " down"));
+    miss_names.push_back(f.node_name(m.node) + " " + std::to_string(m.cables) + (m.up ? " up" : " down"));
   for (const auto& d : drawn)
     if (d.c->efi() == 0) unused_names.push_back(f.port_name(d.c->a, d.c->pa) + " - " + f.port_name(d.c->b, d.c->pb));
   listed("missing cables", miss_names);

@@ -266,3 +266,25 @@ TEST(DirectorPresets, BundledBlockingLeavesSpreadOverEverySpine) {
   EXPECT_LE(static_cast<double>(most), 1.5 * static_cast<double>(total) / static_cast<double>(links))
       << "busiest " << most << ", " << total << " routes over " << links << " links";
 }
+
+// An aggregation node takes an index of its own: its LID and its switch's LID leave a leaf on
+// different cables for most switches (sharing the index put both on the same cable everywhere).
+TEST(AggregationNodes, OwnIndexSpreadsAnAndSwitchLid) {
+  Fabric f = topo::cluster_tree(topo::parse_cluster_tree("preset=edr-director"));
+  f.assign_lids();
+  Routing r = make_engine("ftree-misroute")->route(f, {});
+  long pairs = 0, same = 0;
+  for (const EndPort& ep : f.end_ports()) {
+    if (f.node(ep.node).is_switch() || !is_aggregation_node(f, ep.node)) continue;
+    const Attach a = f.attach(ep.base_lid);
+    ASSERT_TRUE(a.valid());
+    const Lid sw_lid = f.node(a.sw).port(0).base_lid;
+    for (int s : f.switches()) {
+      if (s == a.sw || f.node(s).id.rfind("L", 0) != 0) continue;  // leaves only
+      pairs++;
+      same += r.lfts.get(s, ep.base_lid) == r.lfts.get(s, sw_lid);
+    }
+  }
+  ASSERT_GT(pairs, 0);
+  EXPECT_LT(static_cast<double>(same), 0.5 * static_cast<double>(pairs)) << same << " of " << pairs;
+}
