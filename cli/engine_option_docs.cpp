@@ -22,6 +22,7 @@ const OptionDoc kDocs[] = {
     {"ftree-misroute", "check", "auto", "check the result (reachability, loops, CDG on VL0); auto = every fabric size"},
     {"ftree-misroute", "max_valleys", "8", "automatic valley-leaf candidates to try"},
     {"ftree-misroute", "free_uturns", "true", "last resort: U-turns anywhere, kept only if the CDG check finds no cycle"},
+    {"ftree-misroute", "updn_fallback", "true", "last resort of all: Up*/Down* from one root on 1 VL (any connected fabric), CDG verified"},
     {"ftree-misroute", "root_guid_file", "none", "file of the top switches' node GUIDs (as OpenSM ftree's): ranks counted from them"},
     {"ftree-misroute", "io_guid_file", "none", "file of I/O CA GUIDs (storage, gateways): their switches are not leaves"},
     {"ftree-misroute", "threads", "0 (hardware)", "worker threads for the routing and the self-check (same LFTs for every count)"},

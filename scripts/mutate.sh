@@ -67,6 +67,7 @@ ftree-valley-subtree-left @ if (!t_.multi_child || !vc_[static_cast<size_t>(s)])
 ftree-an-port-unrecognised @ return port == 37 || port == 41 || port == 65 || port == 145; @ return false; @ ftree_real_shapes_test @ ^AggregationNodes\.
 ftree-pgft-core-down-no-mirror @ p.mode = Plan::UpMirror; @ (void)0; @ ftree_real_shapes_test @ ^GeneralisedFatTree\.
 ftree-bundle-weight-in-cables @ widest = std::max(widest, parents[static_cast<size_t>(s)]); @ widest = std::max(widest, t.up[static_cast<size_t>(s)].size()); @ ftree_real_shapes_test @ ^DirectorPresets\.
+ftree-updn-descends-towards-root @ if (key[static_cast<size_t>(e.peer)] > i && down[static_cast<size_t>(e.peer)] < kInf) @ if (down[static_cast<size_t>(e.peer)] < kInf) @ ftree_misroute_test @ ^FtreeMisroute\.UpDown
 ftree-an-shares-switch-index @ index = an_index[static_cast<size_t>(s)]; @ index = switch_index[static_cast<size_t>(s)]; @ ftree_real_shapes_test @ ^AggregationNodes\.
 plugin-check-accepts-foreign-port0 @ if (!o || o->node != s) @ if (!o) @ plugin_adapter_test @ ^CheckRouting\.
 EOF

@@ -110,8 +110,9 @@ TEST(FtreeShapesPlugin, OpensmRootGuidFileReachesTheEngine) {
       }
   }
   // without the file: cores taken as leaves, pod-to-pod routes would U-turn at a core outside
-  // the valley chain -> refused with a reason, OpenSM falls back
-  OpensmRun plain = sim.run_opensm_once(plugin_config("ftree-misroute"));
+  // the valley chain -> the misrouting is refused with a reason and, without the Up*/Down* last
+  // resort, OpenSM falls back
+  OpensmRun plain = sim.run_opensm_once(plugin_config("ftree-misroute", "ftree-misroute:updn_fallback=false"));
   ASSERT_TRUE(plain.subnet_up) << plain.log;
   EXPECT_EQ(plain.engine_used, "minhop") << plain.log;
   EXPECT_NE(plain.log.find("ERR FT01: ftroute: engine 'ftree-misroute' failed"), std::string::npos) << plain.log;

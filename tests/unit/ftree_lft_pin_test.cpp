@@ -87,6 +87,7 @@ std::vector<Case> cases() {
   add("kary-4-3-faults14", with_faults(topo::kary_ntree(4, 3), 14, 6), 0);
   EngineOptions free_only;
   free_only.set("max_valleys", "1");
+  free_only.set("updn_fallback", "false");  // pinned before the Up*/Down* last resort existed
   add("kary-3-3-faults10-one-valley", with_faults(topo::kary_ntree(3, 3), 10, 7), 0, free_only);
   return c;
 }

@@ -225,9 +225,12 @@ Routing route(const Fabric& f, const EngineOptions& o = {}) {
 }
 
 // For the fault sweeps: the engine's own CDG check is off, the independent checker decides.
+// The misrouting of the paper alone: no self-check, and no Up*/Down* last resort (which routes
+// every connected fabric; tested on its own).
 Routing route_unchecked(const Fabric& f) {
   EngineOptions o;
   o.set("check", "false");
+  o.set("updn_fallback", "false");
   return route(f, o);
 }
 
@@ -635,6 +638,84 @@ TEST(FtreeMisroute, FractionToleratedBeyondGuarantee) {
                 nf, ok, 100.0 * ok / 500, disconnected, with_ca_uturns);
     EXPECT_NEAR(ok, expected, tolerance) << nf << " faults: docs/ftree-misroute.md says " << expected << "/500";
   }
+}
+
+// For a routing made by the Up*/Down* last resort: the root named in its note, BFS levels from it
+// (a fat tree is bipartite, so every link joins two levels), and every switch-to-LID route walked:
+// once a route descends (to a higher level) it never climbs again. "" if so, else the first
+// offending route.
+std::string updn_violation(const Fabric& f, const Routing& r) {
+  int root = -1;
+  for (int s : f.switches())
+    if (r.notes.back().find("from root " + f.node_name(s) + " ") != std::string::npos) root = s;
+  if (root < 0) return "no root named in: " + r.notes.back();
+  std::vector<int> lvl(static_cast<size_t>(f.size()), -1), q{root};
+  lvl[static_cast<size_t>(root)] = 0;
+  for (size_t h = 0; h < q.size(); h++)
+    for (int p = 1; p <= f.node(q[h]).num_ports; p++) {
+      const Port& pt = f.node(q[h]).port(p);
+      if (pt.connected() && f.node(pt.peer_node).is_switch() && lvl[static_cast<size_t>(pt.peer_node)] < 0) {
+        lvl[static_cast<size_t>(pt.peer_node)] = lvl[static_cast<size_t>(q[h])] + 1;
+        q.push_back(pt.peer_node);
+      }
+    }
+  for (const EndPort& ep : f.end_ports())
+    for (int s : f.switches()) {
+      int at = s;
+      bool descended = false;
+      for (int hop = 0; hop < 64; hop++) {
+        const uint8_t p = r.lfts.get(at, ep.base_lid);
+        if (p == 0 || p == kNoPath) break;
+        const Port& pt = f.node(at).port(p);
+        if (!pt.connected() || !f.node(pt.peer_node).is_switch()) break;
+        const bool down = lvl[static_cast<size_t>(pt.peer_node)] > lvl[static_cast<size_t>(at)];
+        if (descended && !down) return f.node_name(s) + " -> LID " + std::to_string(ep.base_lid) + " climbs at " + f.node_name(at);
+        descended = descended || down;
+        at = pt.peer_node;
+      }
+    }
+  return "";
+}
+
+// The last resort of all (updn_fallback, on by default): Up*/Down* from one root routes every
+// connected fault set that the misrouting refuses, on one VL, loop and deadlock free (checked by
+// this file's own walker); a disconnected one stays refused. Fault sets the misrouting serves keep
+// its tables.
+TEST(FtreeMisroute, UpDownLastResortRoutesEveryConnectedFaultSet) {
+  KTree t = kary_ntree(4, 3);
+  std::mt19937 rng(777);
+  int by_updn = 0, by_misrouting = 0, disconnected = 0;
+  for (int run = 0; run < 150; run++) {
+    std::vector<int> all(128);
+    for (int i = 0; i < 128; i++) all[static_cast<size_t>(i)] = i;
+    std::shuffle(all.begin(), all.end(), rng);
+    const int nf = 10 + run % 11;
+    Fabric f = with_faults(t, std::vector<int>(all.begin(), all.begin() + nf));
+    if (!f.connected()) {
+      disconnected++;
+      EXPECT_THROW(route(f), EngineError) << "run " << run;
+      continue;
+    }
+    bool refused = false;
+    try {
+      route_unchecked(f);
+    } catch (const EngineError&) {
+      refused = true;
+    }
+    Routing r = route(f);
+    Verdict v = verify(f, r);
+    ASSERT_TRUE(v.ok()) << nf << " faults, run " << run << ": " << v.example;
+    EXPECT_EQ(r.num_vls, 1);
+    ASSERT_FALSE(r.notes.empty());
+    const bool updn = r.notes.back().find("Up*/Down* from root") != std::string::npos;
+    EXPECT_EQ(updn, refused) << r.notes.back();
+    if (updn) EXPECT_EQ(updn_violation(f, r), "") << nf << " faults, run " << run;
+    (updn ? by_updn : by_misrouting)++;
+  }
+  std::printf("150 fault sets of 10-20 faults: %d by the misrouting, %d by Up*/Down*, %d disconnected\n",
+              by_misrouting, by_updn, disconnected);
+  EXPECT_GT(by_updn, 20);
+  EXPECT_GT(by_misrouting, 20);
 }
 
 // Every one of the C(128,3) = 341,376 triple-fault sets. Long (about 15-30 min on one core):

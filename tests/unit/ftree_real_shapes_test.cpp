@@ -267,6 +267,29 @@ TEST(DirectorPresets, BundledBlockingLeavesSpreadOverEverySpine) {
       << "busiest " << most << ", " << total << " routes over " << links << " links";
 }
 
+// A fault set the storm test found (3 core-side cables down in 3 pods, ANs on every switch): no
+// valley chain and no free U-turns serve it on one VL, but Up*/Down* from one root does (issue 27:
+// refuse only what no up/down routing on one VL can serve). With updn_fallback=false it is
+// refused, naming the switch that cannot reach a LID.
+TEST(GeneralisedFatTree, UpDownLastResortServesTheStormFaultSet) {
+  Fabric f = topo::cluster_tree(topo::parse_cluster_tree("pods=3*3,aggs=3,cores=3,hosts=2,an=1"));
+  for (const auto& [sw, port] : std::vector<std::pair<std::string, int>>{{"A0_1", 4}, {"A1_2", 6}, {"A2_0", 6}})
+    f.disconnect(*f.find(sw), port);
+  f.assign_lids();
+  EngineOptions no_updn;
+  no_updn.set("updn_fallback", "false");
+  try {
+    make_engine("ftree-misroute")->route(f, no_updn);
+    FAIL() << "the misrouting alone served it: pick another fault set";
+  } catch (const EngineError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot reach LID"), std::string::npos) << e.what();
+  }
+  Routing r = make_engine("ftree-misroute")->route(f, {});
+  expect_deadlock_free_one_vl(f, r, "Up*/Down* last resort");
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.back().find("Up*/Down* from root"), std::string::npos) << r.notes.back();
+}
+
 // An aggregation node takes an index of its own: its LID and its switch's LID leave a leaf on
 // different cables for most switches (sharing the index put both on the same cable everywhere).
 TEST(AggregationNodes, OwnIndexSpreadsAnAndSwitchLid) {

@@ -433,7 +433,15 @@ TEST(FtreeShapes, EmptyLeavesAndDeadSwitchesAreRecognised) {
 TEST(FtreeShapes, RootAndIoGuidFilesSettleHostsOnCores) {
   Fabric f = make("pods=2/2,aggs=2,cores=2,hosts=2,tophosts=1");
   EXPECT_EQ(recognize_fat_tree(f).height, 1);
-  EXPECT_THROW(route(f), EngineError);
+  EngineOptions no_updn;
+  no_updn.set("updn_fallback", "false");
+  EXPECT_THROW(route(f, no_updn), EngineError);
+  {  // the last resort of all routes it on one VL, Up*/Down* from one root, and says so
+    Routing u = route(f);
+    EXPECT_TRUE(check_switch_pairs(f, u).ok());
+    ASSERT_FALSE(u.notes.empty());
+    EXPECT_NE(u.notes.back().find("Up*/Down* from root"), std::string::npos) << u.notes.back();
+  }
   const std::string dir = std::string(FTROUTE_BINARY_DIR) + "/itest-scratch";
   std::filesystem::create_directories(dir);
   const std::string roots = dir + "/ftree_shapes_roots.txt", io = dir + "/ftree_shapes_io.txt";

@@ -331,6 +331,90 @@ struct DestLid {
   long offset;  // LMC offset
 };
 
+// Last resort of all (option updn_fallback): Up*/Down* on the switch graph, oriented from one
+// root (the top-rank switch of least eccentricity): a link goes "up" towards the switch of lower
+// (BFS level, index). Every route climbs and then only descends, so one VL is deadlock free on
+// any connected fabric; a switch that can reach the destination by descending alone always
+// does (so a packet that arrived descending never climbs again), otherwise it climbs towards the
+// root on a shortest such route. Ties between ports go by the destination's d-mod-k index.
+// Returns the root's switch index, or -1 if some switch cannot reach a destination.
+int route_updn(const FatTree& t, const std::vector<std::vector<DestLid>>& dests, std::vector<uint8_t*>& tab) {
+  const int S = t.num_switches();
+  const size_t NS = static_cast<size_t>(S);
+  auto bfs = [&](int from, std::vector<int>& lvl) {
+    lvl.assign(NS, kInf);
+    std::vector<int> q{from};
+    lvl[static_cast<size_t>(from)] = 0;
+    for (size_t h = 0; h < q.size(); h++) {
+      const int x = q[h];
+      for (const auto* adj : {&t.up[static_cast<size_t>(x)], &t.down[static_cast<size_t>(x)]})
+        for (const auto& e : *adj)
+          if (lvl[static_cast<size_t>(e.peer)] == kInf) lvl[static_cast<size_t>(e.peer)] = lvl[static_cast<size_t>(x)] + 1, q.push_back(e.peer);
+    }
+    return *std::max_element(lvl.begin(), lvl.end());
+  };
+  int root = -1, best = kInf;
+  std::vector<int> lvl;
+  for (int s : t.by_rank[static_cast<size_t>(t.height)]) {
+    const int ecc = bfs(s, lvl);
+    if (ecc < best) best = ecc, root = s;
+  }
+  if (root < 0 || best >= kInf) return -1;
+  bfs(root, lvl);
+  std::vector<int> order(NS);  // root first: ascending (level, index)
+  for (int s = 0; s < S; s++) order[static_cast<size_t>(s)] = s;
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    return std::make_pair(lvl[static_cast<size_t>(a)], a) < std::make_pair(lvl[static_cast<size_t>(b)], b);
+  });
+  std::vector<int> key(NS);
+  for (int i = 0; i < S; i++) key[static_cast<size_t>(order[static_cast<size_t>(i)])] = i;
+  std::vector<int> down(NS), any(NS);  // hops to the target descending only / climbing first
+  std::vector<uint8_t> cand;
+  for (int target = 0; target < S; target++) {
+    const auto& dl = dests[static_cast<size_t>(target)];
+    if (dl.empty()) continue;
+    std::fill(down.begin(), down.end(), kInf);
+    down[static_cast<size_t>(target)] = 0;
+    for (int i = S - 1; i >= 0; i--) {  // descending moves go to a higher key
+      const int s = order[static_cast<size_t>(i)];
+      for (const auto* adj : {&t.up[static_cast<size_t>(s)], &t.down[static_cast<size_t>(s)]})
+        for (const auto& e : *adj)
+          if (key[static_cast<size_t>(e.peer)] > i && down[static_cast<size_t>(e.peer)] < kInf)
+            down[static_cast<size_t>(s)] = std::min(down[static_cast<size_t>(s)], down[static_cast<size_t>(e.peer)] + 1);
+    }
+    for (int i = 0; i < S; i++) {  // climbing moves go to a lower key
+      const int s = order[static_cast<size_t>(i)];
+      int a = down[static_cast<size_t>(s)];
+      for (const auto* adj : {&t.up[static_cast<size_t>(s)], &t.down[static_cast<size_t>(s)]})
+        for (const auto& e : *adj)
+          if (key[static_cast<size_t>(e.peer)] < i && any[static_cast<size_t>(e.peer)] < kInf)
+            a = std::min(a, any[static_cast<size_t>(e.peer)] + 1);
+      any[static_cast<size_t>(s)] = a;
+    }
+    for (int s = 0; s < S; s++) {
+      uint8_t* ts = tab[static_cast<size_t>(s)];
+      if (s == target) {
+        for (const DestLid& d : dl) ts[d.lid] = d.attach_port;
+        continue;
+      }
+      const int i = key[static_cast<size_t>(s)];
+      const bool descend = down[static_cast<size_t>(s)] < kInf;
+      if (!descend && any[static_cast<size_t>(s)] >= kInf) return -1;
+      cand.clear();
+      for (const auto* adj : {&t.up[static_cast<size_t>(s)], &t.down[static_cast<size_t>(s)]})
+        for (const auto& e : *adj) {
+          const size_t n = static_cast<size_t>(e.peer);
+          if (descend ? key[n] > i && down[n] == down[static_cast<size_t>(s)] - 1
+                      : key[n] < i && any[n] == any[static_cast<size_t>(s)] - 1)
+            cand.push_back(e.port);
+        }
+      for (const DestLid& d : dl)
+        ts[d.lid] = cand[static_cast<size_t>((d.index + d.offset) % static_cast<long>(cand.size()))];
+    }
+  }
+  return root;
+}
+
 }  // namespace
 
 Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
@@ -738,11 +822,39 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     }
     return out;
   }
-  if (!last_cycle.empty())
-    throw EngineError(kName, first_failure + "; with U-turns anywhere every switch is reachable but the single-VL " +
-                                 "channel dependency graph has a cycle: " + last_cycle + " (too many faults)");
-  throw EngineError(kName, first_failure + " (tried " + std::to_string(valleys.size()) +
-                               " U-turn placements; disconnected or too many faults)");
+  std::string why = !last_cycle.empty()
+                        ? first_failure + "; with U-turns anywhere every switch is reachable but the single-VL " +
+                              "channel dependency graph has a cycle: " + last_cycle + " (too many faults)"
+                        : first_failure + " (tried " + std::to_string(valleys.size()) +
+                              " U-turn placements; disconnected or too many faults)";
+  if (options.get_bool("updn_fallback", true)) {
+    Routing out;
+    out.engine = kName;
+    out.lfts = Lfts(fabric);
+    out.num_vls = 1;
+    std::vector<uint8_t*> tab(static_cast<size_t>(S));
+    for (int s = 0; s < S; s++) {
+      const int node = t.sw_node[static_cast<size_t>(s)];
+      if (max_dest_lid >= out.lfts.table(node).size()) out.lfts.set(node, static_cast<Lid>(max_dest_lid), kNoPath);
+      tab[static_cast<size_t>(s)] = out.lfts.table(node).data();
+    }
+    const int root = route_updn(t, dests, tab);
+    if (root < 0) throw EngineError(kName, why + "; Up*/Down* from one root does not reach every switch either (disconnected)");
+    CdgBuildOptions co;
+    co.switch_sources = true;
+    co.switch_destinations = true;
+    co.collect_loads = false;
+    co.hop_histogram = false;
+    co.threads = workers;
+    CdgBuild b = build_cdg(fabric, out, co);
+    if (b.stats.dropped != 0 || b.stats.looping != 0 || b.cdg.find_cycle(0))
+      throw EngineError(kName, "internal check failed: the Up*/Down* last resort from root " +
+                                   fabric.node_name(t.sw_node[static_cast<size_t>(root)]) + " is not loop and deadlock free");
+    out.notes.push_back(t.shape + ", Up*/Down* from root " + fabric.node_name(t.sw_node[static_cast<size_t>(root)]) +
+                        " (last resort beyond the guarantee, CDG verified; the misrouting failed: " + why + ")");
+    return out;
+  }
+  throw EngineError(kName, why);
 }
 
 }  // namespace ftroute

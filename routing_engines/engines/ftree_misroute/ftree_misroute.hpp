@@ -43,7 +43,7 @@ class FtreeMisrouteEngine : public Engine {
  public:
   static constexpr const char* kName = "ftree-misroute";
   std::string name() const override { return kName; }
-  std::vector<std::string> option_keys() const override { return {"valley_leaf", "check", "max_valleys=1..4096", "free_uturns=bool", "root_guid_file", "io_guid_file", "threads=0..64"}; }
+  std::vector<std::string> option_keys() const override { return {"valley_leaf", "check", "max_valleys=1..4096", "free_uturns=bool", "updn_fallback=bool", "root_guid_file", "io_guid_file", "threads=0..64"}; }
   using Engine::route;
   Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
 };
