@@ -37,7 +37,8 @@ ALL=(opensm libopensm-dev libibumad-dev libibverbs-dev ibsim-utils libumad2sim0 
      help2man nlohmann-json3-dev librsvg2-bin slurm-wlm munge
      bison flex    # BookSim2 (scripts/validate_booksim.sh) and upstream OpenSM
      autoconf automake libtool libtool-bin pkg-config   # upstream OpenSM (scripts/build-opensm.sh)
-     rpm)          # rpmbuild: the RPM built against upstream OpenSM 3.3.24
+     rpm           # rpmbuild: the RPM built against upstream OpenSM 3.3.24
+     ccache)       # scripts/test.sh: the OpenSM matrix reuses the main build's objects
 PKGS=("${ALL[@]}")
 LIST=0
 while [ $# -gt 0 ]; do
