@@ -637,7 +637,7 @@ void* ft_create(osm_opensm* osm) {
       c->engines.push_back(std::move(e));
     }
     plog(c, OSM_LOG_INFO,
-         "ftroute: plugin loaded, engines registered: %s (routing_engine '%s'), version %s, built for %s",
+         "ftroute: plugin loaded, engines registered: %s (routing_engine '%s'), version %s, plugin built for %s",
          names.empty() ? "(none)" : names.c_str(),
          osm->subn.opt.routing_engine_names ? osm->subn.opt.routing_engine_names : "(default)",
          FTROUTE_VERSION_STRING, OSM_VERSION);

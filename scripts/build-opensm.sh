@@ -20,7 +20,7 @@
 # install (DESTDIR staging), commit (the staged tree moved into PREFIX). Nothing lands in PREFIX
 # before every step has passed; a failure prints one line naming the step and its log and exits 1.
 # PREFIX already holding this VERSION's build (PREFIX/.ftroute-opensm-build names VERSION and the
-# tarball's sha256): "up to date", nothing rebuilt.
+# tarball's sha256): "up to date", nothing rebuilt (the tarball is not even needed then).
 # Exit codes: 0 built or up to date, 1 a step failed, 2 usage error, 3 tarball missing (CI: SKIP).
 set -Eeuo pipefail
 trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
@@ -62,6 +62,13 @@ case $PREFIX in /*) ;; *) PREFIX=$PWD/$PREFIX ;; esac
 PREFIX=${PREFIX%/}
 [ -n "$PREFIX" ] && [ "$PREFIX" != / ] || usage "PREFIX must not be /"
 
+STAMP=.ftroute-opensm-build
+want="version $VERSION sha256 $SHA"
+if [ -f "$PREFIX/$STAMP" ] && [ "$(cat "$PREFIX/$STAMP")" = "$want" ] && [ -x "$PREFIX/sbin/opensm" ] &&
+   [ -f "$PREFIX/include/infiniband/opensm/osm_event_plugin.h" ]; then
+  echo "build-opensm.sh: $PREFIX already holds OpenSM $VERSION (up to date)"
+  exit 0
+fi
 if [ -z "$TARBALL_DIR" ]; then
   # CI keeps the third-party tarballs in shared/third_party beside the clone; a third_party/ in
   # the clone works too (neither is part of the project).
@@ -75,13 +82,6 @@ if [ ! -f "$TARBALL" ]; then
   exit 3
 fi
 
-STAMP=.ftroute-opensm-build
-want="version $VERSION sha256 $SHA"
-if [ -f "$PREFIX/$STAMP" ] && [ "$(cat "$PREFIX/$STAMP")" = "$want" ] && [ -x "$PREFIX/sbin/opensm" ] &&
-   [ -f "$PREFIX/include/infiniband/opensm/osm_event_plugin.h" ]; then
-  echo "build-opensm.sh: $PREFIX already holds OpenSM $VERSION (up to date)"
-  exit 0
-fi
 if [ -e "$PREFIX" ] && [ ! -f "$PREFIX/$STAMP" ] && [ -n "$(ls -A "$PREFIX" 2>/dev/null || echo x)" ]; then
   echo "build-opensm.sh: $PREFIX exists and is not a build of this script; give a new or empty directory" >&2
   exit 1

@@ -47,7 +47,7 @@ TEST(PluginLayout, BuildsOwnOpensmPassesTheLayoutCheck) {
   const std::string v = std::string("OpenSM ") + FTROUTE_OPENSM_VERSION;
   EXPECT_EQ(lines_with(run.log, "ftroute: built for " + v + ", running " + v + ": struct layout check passed").size(), 1u)
       << run.log;
-  EXPECT_EQ(lines_with(run.log, "), version " + std::string(FTROUTE_VERSION_STRING) + ", built for " + v).size(), 1u)
+  EXPECT_EQ(lines_with(run.log, "), version " + std::string(FTROUTE_VERSION_STRING) + ", plugin built for " + v).size(), 1u)
       << run.log;
   EXPECT_TRUE(lines_with(run.log, "ERR FT00").empty()) << run.log;
 }
