@@ -10,6 +10,7 @@ using nlohmann::json;
 json json_doc(const std::string& cmd) {
   json j;
   j["ftroute_version"] = FTROUTE_VERSION_STRING;
+  j["plugin_opensm_version"] = FTROUTE_OPENSM_VERSION;  // "" when the build has no plugin
   j["command"] = cmd;
   return j;
 }

@@ -313,7 +313,11 @@ static void print_main_help() {
 
 int main(int argc, char** argv) {
   if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) {
-    std::printf("ftroute %s\n", FTROUTE_VERSION_STRING);
+    // the OpenSM the plugin of this build is built for: a plugin loads only into that version
+    if (*FTROUTE_OPENSM_VERSION)
+      std::printf("ftroute %s, plugin built for OpenSM %s\n", FTROUTE_VERSION_STRING, FTROUTE_OPENSM_VERSION);
+    else
+      std::printf("ftroute %s, no OpenSM plugin in this build\n", FTROUTE_VERSION_STRING);
     return 0;
   }
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||

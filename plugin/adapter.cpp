@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <sstream>
 
@@ -302,6 +303,59 @@ std::string describe(const std::string& engine, const Snapshot& s, const EventCo
                 engine.c_str(), s.switches, s.lids, s.entries, s.millis, s.routing.num_vls,
                 static_cast<unsigned long long>(c.heavy_sweeps.load()), static_cast<unsigned long long>(c.traps.load()));
   return buf;
+}
+
+// ---- struct layout check ----
+std::optional<long> find_pointer_word(const void* base, size_t want_off, size_t window, const void* value) {
+  const char* b = static_cast<const char*>(base);
+  auto at = [&](long d) {
+    const void* word;
+    std::memcpy(&word, b + static_cast<long>(want_off) + d, sizeof word);
+    return word == value;
+  };
+  if (at(0)) return 0L;
+  for (long d = static_cast<long>(sizeof(void*)); d <= static_cast<long>(window); d += static_cast<long>(sizeof(void*))) {
+    if (at(d)) return d;
+    if (static_cast<size_t>(d) <= want_off && at(-d)) return -d;
+  }
+  return std::nullopt;
+}
+
+namespace {
+std::string shift_text(const LayoutFacts& f) {
+  if (!f.subn_shift) return "osm_subn_t not found where OpenSM keeps it (unknown layout)";
+  const long d = *f.subn_shift;
+  if (d == 0) return "osm_subn_t " + std::to_string(f.subn_bytes) + " bytes in both";
+  return "osm_subn_t " + std::to_string(static_cast<long>(f.subn_bytes) + d) + " bytes in the running OpenSM, " +
+         std::to_string(f.subn_bytes) + " in the headers ftroute was built with";
+}
+}  // namespace
+
+std::string layout_refusal(const LayoutFacts& f) {
+  const std::string both = "plugin built for " + (f.built_for.empty() ? std::string("(unknown)") : f.built_for) +
+                           ", running " + (f.running.empty() ? std::string("(unknown)") : f.running);
+  const char* tail = "; no engines registered (docs/INSTALL.md, \"The version-mismatch log line\")";
+  if (f.built_for != f.running)
+    return "ftroute: OpenSM version mismatch: " + both + ": struct layouts differ (" + shift_text(f) +
+           "); install the ftroute build for " + (f.running.empty() ? std::string("that OpenSM") : f.running) +
+           " or rebuild it against that OpenSM's headers" + tail;
+  std::string what;
+  if (!f.subn_shift || *f.subn_shift != 0)
+    what = shift_text(f);
+  else if (!f.log_found)
+    what = "osm_opensm_t differs after osm_sm_t (osm->log not where the headers put it)";
+  else if (!f.plugin_name_found)
+    what = "osm_subn_opt_t differs (event_plugin_name does not name ftroute)";
+  else
+    return "";
+  return "ftroute: struct layout check failed: " + both + ", but " + what +
+         ": plugin built against other OpenSM headers (osm_config.h not included first, or OpenSM configured "
+         "with other options); rebuild against this OpenSM's headers" + tail;
+}
+
+std::string layout_ok_text(const LayoutFacts& f) {
+  return "ftroute: built for " + f.built_for + ", running " + f.running + ": struct layout check passed (osm_subn_t " +
+         std::to_string(f.subn_bytes) + " bytes, osm->sm and osm->log where the headers put them)";
 }
 
 }  // namespace ftroute::plugin

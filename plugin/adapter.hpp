@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -114,5 +115,33 @@ struct EventCounters {
 
 // One-line summary for the per-sweep log line.
 std::string describe(const std::string& engine, const Snapshot& s, const EventCounters& c);
+
+// ---- struct layout check of create() (docs/PLUGIN.md, "Which OpenSM") ----
+// A plugin reads OpenSM's structs at the offsets of the headers it was compiled with. OpenSM
+// 3.3.24 added a field to osm_subn_opt_t, so osm_subn_t is 8 bytes longer than in 3.3.23 and
+// every field of osm_opensm_t after `subn` sits 8 bytes further: one binary cannot serve both.
+// create() measures the running OpenSM's layout without trusting ours: osm_opensm_t starts with
+// `osm_version` and `subn` (offsets that never moved), and osm_sm_init() stored &osm->subn in
+// osm->sm.p_subn and &osm->log in osm->sm.p_log. Where sm.p_subn really is tells how much longer
+// or shorter the running osm_subn_t is.
+//
+// Offset (from `base + want_off`) of the first aligned pointer-sized word within +-window bytes
+// equal to `value`, searched outward from 0 (0 first); nullopt when there is none. Reads only
+// base[want_off - window, want_off + window + 8), which the caller guarantees is inside the object.
+std::optional<long> find_pointer_word(const void* base, size_t want_off, size_t window, const void* value);
+
+struct LayoutFacts {
+  std::string built_for;          // OSM_VERSION of the headers, e.g. "OpenSM 3.3.24"
+  std::string running;            // osm->osm_version of the running OpenSM
+  size_t subn_bytes = 0;          // sizeof(osm_subn_t) in the headers
+  std::optional<long> subn_shift; // running sizeof(osm_subn_t) - ours (nullopt: sm.p_subn not found)
+  bool log_found = false;         // sm.p_log == &osm->log at our offsets
+  bool plugin_name_found = false; // opt.event_plugin_name (our offset) names ftroute
+};
+// "" when the plugin may register its engines; otherwise the one log line (after "ERR FT00: ")
+// naming the version the plugin was built for, the running one and what differs.
+std::string layout_refusal(const LayoutFacts& f);
+// The line create() logs when the check passed.
+std::string layout_ok_text(const LayoutFacts& f);
 
 }  // namespace ftroute::plugin

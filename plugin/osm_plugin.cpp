@@ -1,4 +1,4 @@
-// libftroute.so - OpenSM 3.3.23 event plugin that registers every ftroute engine as an OpenSM
+// libftroute.so - OpenSM event plugin (built for one OpenSM version: 3.3.23, 3.3.24, ...) that registers every ftroute engine as an OpenSM
 // routing engine (osm_register_external_routing_engine, called from create(), which OpenSM runs
 // before it sets up the engines named by `routing_engine`).
 //
@@ -26,6 +26,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstddef>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -550,23 +551,48 @@ int cb_setup(osm_routing_engine* re, osm_opensm* osm) {
 }
 
 // ---- event plugin interface ------------------------------------------------------------------
+// The OpenSM version the plugin claims in osm_event_plugin (OpenSM's own check compares it with
+// its version string): the headers' OSM_VERSION. FTROUTE_CLAIM_OSM_VERSION overrides it only in
+// the test build that shows the layout check refusing a foreign OpenSM (tests/integration,
+// plugin_layout_test.cpp): OpenSM's check then passes and ours has to refuse.
+#ifdef FTROUTE_CLAIM_OSM_VERSION
+constexpr const char* kClaimedVersion = FTROUTE_CLAIM_OSM_VERSION;
+#else
+constexpr const char* kClaimedVersion = OSM_VERSION;
+#endif
+
+// Struct layout check (adapter.hpp, LayoutFacts): reads only osm->osm_version and osm->subn's
+// address (offsets every OpenSM shares) and words inside osm->sm near where the headers put
+// sm.p_subn, and dereferences nothing at an offset it has not confirmed. On refusal the line goes
+// to stderr and, when the running OpenSM's own sm.p_log was found, to its log.
 void* ft_create(osm_opensm* osm) {
-  if (!osm || !osm->osm_version || std::strcmp(osm->osm_version, OSM_VERSION) != 0) {
-    std::fprintf(stderr, "ftroute: OpenSM version mismatch: built for '%s', running '%s'; no engines registered\n",
-                 OSM_VERSION, osm && osm->osm_version ? osm->osm_version : "(null)");
-    if (osm)
-      osm_log_v2(&osm->log, OSM_LOG_ERROR,
-                 FILE_ID, "ERR FT00: ftroute: OpenSM version mismatch (built for '%s'); no engines registered\n",
-                 OSM_VERSION);
-    return nullptr;
+  if (!osm) return nullptr;
+  fp::LayoutFacts lf;
+  lf.built_for = OSM_VERSION;
+  lf.running = osm->osm_version ? osm->osm_version : "";
+  lf.subn_bytes = sizeof(osm_subn_t);
+  const size_t off_subn = offsetof(osm_opensm_t, sm) + offsetof(osm_sm_t, p_subn);
+  const size_t off_log = offsetof(osm_opensm_t, sm) + offsetof(osm_sm_t, p_log);
+  lf.subn_shift = fp::find_pointer_word(osm, off_subn, 256, &osm->subn);
+  osm_log_t* log = nullptr;  // the running OpenSM's log, once confirmed
+  if (lf.subn_shift) {
+    // osm_sm_t itself is the same in every OpenSM: p_log sits where ours is, shifted like p_subn
+    void* w = nullptr;
+    std::memcpy(&w, reinterpret_cast<const char*>(osm) + static_cast<long>(off_log) + *lf.subn_shift, sizeof w);
+    const char* lo = reinterpret_cast<const char*>(osm);
+    const char* hi = lo + sizeof(osm_opensm_t) + 4096;
+    if (w >= static_cast<const void*>(lo) && w < static_cast<const void*>(hi)) log = static_cast<osm_log_t*>(w);
+    lf.log_found = w == &osm->log;
   }
-  // Layout sanity check: if osm_subn_opt_t were laid out differently from what OpenSM uses (e.g.
-  // osm_config.h not included first), this field would not hold our own plugin name.
-  const char* epn = osm->subn.opt.event_plugin_name;
-  if (!epn || !std::strstr(epn, "ftroute")) {
-    osm_log_v2(&osm->log, OSM_LOG_ERROR, FILE_ID,
-               "ERR FT00: ftroute: struct layout check failed (event_plugin_name does not contain 'ftroute'): "
-               "plugin built against different OpenSM headers; no engines registered\n");
+  if (lf.subn_shift && *lf.subn_shift == 0 && lf.log_found) {
+    const char* epn = osm->subn.opt.event_plugin_name;
+    lf.plugin_name_found = epn && std::strstr(epn, "ftroute");
+  }
+  const std::string refusal = fp::layout_refusal(lf);
+  if (!refusal.empty()) {
+    const std::string line = ftroute::escape_name("ERR FT00: " + refusal);
+    std::fprintf(stderr, "%s\n", line.c_str());
+    if (log) osm_log_v2(log, OSM_LOG_ERROR, FILE_ID, "%s\n", line.c_str());
     return nullptr;
   }
   PluginCtx* c = nullptr;
@@ -581,6 +607,7 @@ void* ft_create(osm_opensm* osm) {
         plog(c, OSM_LOG_ERROR, "ERR FT03: ftroute: cannot open trace file '%s': %s", c->opts.log_path.c_str(),
              std::strerror(errno));
     }
+    plog(c, OSM_LOG_INFO, "%s", fp::layout_ok_text(lf).c_str());
     for (const auto& err : c->opts.errors) plog(c, OSM_LOG_ERROR, "ERR FT03: ftroute: event_plugin_options: %s", err.c_str());
     std::string names;
     for (const auto& info : ftroute::engines()) {
@@ -609,10 +636,11 @@ void* ft_create(osm_opensm* osm) {
       names += (names.empty() ? "" : " ") + info.name;
       c->engines.push_back(std::move(e));
     }
-    plog(c, OSM_LOG_INFO, "ftroute: plugin loaded, engines registered: %s (routing_engine '%s'), version %s",
+    plog(c, OSM_LOG_INFO,
+         "ftroute: plugin loaded, engines registered: %s (routing_engine '%s'), version %s, plugin built for %s",
          names.empty() ? "(none)" : names.c_str(),
          osm->subn.opt.routing_engine_names ? osm->subn.opt.routing_engine_names : "(default)",
-         FTROUTE_VERSION_STRING);
+         FTROUTE_VERSION_STRING, OSM_VERSION);
     return c;
   } catch (const std::exception& ex) {
     osm_log_v2(&osm->log, OSM_LOG_ERROR, FILE_ID, "ERR FT00: ftroute: plugin initialisation failed: %s\n", ex.what());
@@ -649,6 +677,6 @@ void ft_report(void* data, osm_epi_event_id_t ev, void* ev_data) {
 }  // namespace
 
 extern "C" {
-__attribute__((visibility("default"))) osm_event_plugin_t osm_event_plugin = {OSM_VERSION, ft_create, ft_delete,
+__attribute__((visibility("default"))) osm_event_plugin_t osm_event_plugin = {kClaimedVersion, ft_create, ft_delete,
                                                                                 ft_report};
 }

@@ -37,8 +37,10 @@
 #   --sim-host NODE        SIM_HOST: the node OpenSM attaches to (default: first node of the .net file)
 #   --until-routed         opensm-once: stop OpenSM right after "<x> tables configured on all switches"
 #                          (no LFT upload, no SUBNET UP): times the routing step of big fabrics
+#   --opensm PATH          the opensm binary (default: env FTSIM_OPENSM, else `opensm` from PATH), e.g.
+#                          an upstream OpenSM built with scripts/build-opensm.sh: PREFIX/sbin/opensm
 #
-# Environment: FTSIM_WORKDIR (default ./run/ftsim), FTSIM_LIFETIME (upper bound for background
+# Environment: FTSIM_OPENSM (the opensm binary, like --opensm), FTSIM_WORKDIR (default ./run/ftsim), FTSIM_LIFETIME (upper bound for background
 # processes, default 3600 s), FTSIM_TOOL_TIMEOUT (default 60 s), SIM_HOST (tools' attach node),
 # FTSIM_IBSIM_OPTS (extra ibsim options, e.g. '-N 14000 -S 2000 -P 100000'; unset: `start` sizes
 # ibsim itself when the fabric is beyond ibsim's default limits of 2048 nodes / 256 switches /
@@ -65,7 +67,7 @@ note() { echo "ftsim: $*" >&2; }
 
 W=${FTSIM_WORKDIR:-$PWD/run/ftsim}
 if [ "${1:-}" = "-w" ]; then W=$2; shift 2; fi
-[ $# -ge 1 ] || { sed -n '2,47p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,49p' "$0"; exit 2; }
 OP=$1; shift
 
 need() { command -v "$1" >/dev/null 2>&1 || die "'$1' not found (run scripts/install-deps.sh)"; }
@@ -171,8 +173,9 @@ cmd_start() {
   note "ibsim up on $net (IBSIM_SOCKNAME=$(cat "$W/sockname"), workdir $W)"
 }
 
-# Parses OSM-OPTS, writes <run>/opensm.conf, sets OSM_DIR, OSM_ENV, OSM_TIMEOUT.
+# Parses OSM-OPTS, writes <run>/opensm.conf, sets OSM_DIR, OSM_ENV, OSM_TIMEOUT, OSM_BIN.
 prep_opensm() {
+  OSM_BIN=${FTSIM_OPENSM:-opensm}
   local engines=minhop plugin="" pdir="" popts="" lfts="" sweep=0 host=${SIM_HOST:-}
   UNTIL_ROUTED=0
   local -a conf=()
@@ -189,10 +192,16 @@ prep_opensm() {
       --timeout) OSM_TIMEOUT=$2; shift 2 ;;
       --sim-host) host=$2; shift 2 ;;
       --until-routed) UNTIL_ROUTED=1; shift ;;
+      --opensm) OSM_BIN=$2; shift 2 ;;
       *) die "unknown OpenSM option '$1'" ;;
     esac
   done
-  need opensm
+  if [[ $OSM_BIN == */* ]]; then
+    [ -x "$OSM_BIN" ] || die "opensm '$OSM_BIN' is not an executable file (--opensm / FTSIM_OPENSM)"
+    OSM_BIN=$(readlink -f "$OSM_BIN")
+  else
+    need "$OSM_BIN"
+  fi
   alive ibsim || die "ibsim is not running in $W (run: ftsim.sh -w $W start NETFILE)"
   W=$(cd "$W" && pwd)
   local n=1
@@ -219,14 +228,14 @@ prep_opensm() {
     [ -z "$pdir" ] || [ -e "$pdir/lib$plugin.so" ] || note "warning: $pdir/lib$plugin.so not found; OpenSM will fall back"
   fi
   [ -z "$pdir" ] || OSM_ENV+=(LD_LIBRARY_PATH="$(readlink -f "$pdir")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
-  printf '%s\n' "${OSM_ENV[@]}" > "$OSM_DIR/opensm.env"   # what OpenSM ran with (which plugin dir)
+  printf '%s\n' "${OSM_ENV[@]}" "OPENSM=$OSM_BIN" > "$OSM_DIR/opensm.env"   # what OpenSM ran with (plugin dir, binary)
   echo "$OSM_DIR" > "$W/current_opensm"
 }
 
 # One OpenSM sweep (opensm -o) with the run's configuration, log and environment (after prep_opensm).
 opensm_o() {
   cd "$OSM_DIR" && exec env "${OSM_ENV[@]}" timeout -k 3 "$OSM_TIMEOUT" env LD_PRELOAD="$UM" \
-    opensm -o -F "$OSM_DIR/opensm.conf" -f "$OSM_DIR/osm.log" -d 2
+    "$OSM_BIN" -o -F "$OSM_DIR/opensm.conf" -f "$OSM_DIR/osm.log" -d 2
 }
 
 cmd_opensm_once() {
@@ -260,7 +269,7 @@ cmd_opensm_start() {
   stop_pid opensm
   prep_opensm "$@"
   (cd "$OSM_DIR" && exec env "${OSM_ENV[@]}" timeout -k 3 "$LIFE" env LD_PRELOAD="$UM" \
-     opensm -F "$OSM_DIR/opensm.conf" -f "$OSM_DIR/osm.log" -d 2) </dev/null > "$OSM_DIR/opensm.out" 2>&1 &
+     "$OSM_BIN" -F "$OSM_DIR/opensm.conf" -f "$OSM_DIR/osm.log" -d 2) </dev/null > "$OSM_DIR/opensm.out" 2>&1 &
   echo $! > "$W/opensm.pid"
   local t0=$SECONDS
   while [ $((SECONDS - t0)) -lt "$OSM_TIMEOUT" ]; do
@@ -372,6 +381,6 @@ case $OP in
     dump_fts_complete > "$W/dump_fts.txt"
     echo "LFTs: $W/dump_fts.txt ($(grep -c '^Unicast lids' "$W/dump_fts.txt") switches)"
     ;;
-  -h|--help|help) sed -n '2,47p' "$0" ;;
+  -h|--help|help) sed -n '2,49p' "$0" ;;
   *) die "unknown command '$OP' (try: ftsim.sh help)" ;;
 esac

@@ -10,6 +10,15 @@
 #      SAN_EXCLUDE below; docs/HARNESS.md)
 #   5. fuzz: every libFuzzer target of tests/fuzz/ for ~12 s over its corpus (scripts/fuzz.sh,
 #      same build directory), after replaying the kept reproducers
+#   6. OpenSM matrix: for upstream OpenSM 3.3.24 and master (fa74b98c), built from the upstream
+#      release tarballs by scripts/build-opensm.sh into ./build-osm-VERSION/opensm (kept: the next
+#      run skips the build), the plugin and the tests that load it built against that OpenSM in
+#      ./build-osm-VERSION (-DOPENSM_PREFIX; from ccache, the objects of step 2), then under that
+#      OpenSM: the 3-fault tree with ftree-misroute, Unlink + re-route, a multi-VL engine with
+#      `qos TRUE` and the SA path-SL check, dqr after a fault, the layout check; for 3.3.24 also the
+#      RPM + tarball (integration.package_rpm) and a plugin claiming "OpenSM 3.3.23" that Debian's
+#      OpenSM must refuse (integration.PluginLayout.*). A missing tarball is a loud SKIP (not a
+#      failure); OPENSM_TARBALL_DIR or --tarball-dir DIR says where they are.
 # Steps 4-5 print "SKIPPED: <reason>" when clang++/libFuzzer are missing (install-deps.sh
 # installs clang-14 + libclang-rt-14-dev, so in CI they run).
 # Exits non-zero if any step or test fails.
@@ -17,7 +26,9 @@
 # Options: --no-deps (skip install-deps.sh), --unit | --integration (only that label),
 #          -R REGEX (passed to ctest), --build-dir DIR (default ./build; env FTROUTE_BUILD_DIR),
 #          -j N (build and ctest parallelism, default 2), --no-sanitize (skip steps 4-5),
-#          --sanitize-only (only steps 1, 4, 5), --fuzz-seconds N (per fuzz target, default 12).
+#          --sanitize-only (only steps 1, 4, 5), --fuzz-seconds N (per fuzz target, default 12),
+#          --no-opensm-matrix (skip step 6), --opensm-matrix-only (only steps 1, 6),
+#          --tarball-dir DIR (step 6: where opensm-VERSION.tar.gz are; env OPENSM_TARBALL_DIR).
 set -Eeuo pipefail
 trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,6 +38,8 @@ DEPS=1
 SANITIZE=1
 SANITIZE_ONLY=0
 FUZZ_SECONDS=12
+MATRIX=1
+MATRIX_ONLY=0
 CTEST_ARGS=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -39,7 +52,10 @@ while [ $# -gt 0 ]; do
     --no-sanitize) SANITIZE=0; shift ;;
     --sanitize-only) SANITIZE_ONLY=1; shift ;;
     --fuzz-seconds) FUZZ_SECONDS=$2; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    --no-opensm-matrix) MATRIX=0; shift ;;
+    --opensm-matrix-only) MATRIX_ONLY=1; shift ;;
+    --tarball-dir) export OPENSM_TARBALL_DIR=$2; shift 2 ;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -51,10 +67,19 @@ if [ $DEPS -eq 1 ]; then
   bash "$REPO/scripts/install-deps.sh"
 fi
 
+# ccache when installed: the OpenSM matrix (step 6) compiles the same sources in build dirs beside
+# ./build; with paths relative to the repository and the directory left out of the hash, those
+# compiles are cache hits of step 2 (./build-osm-X sits at ./build's depth).
+LAUNCH=()
+if command -v ccache >/dev/null 2>&1; then
+  LAUNCH=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$REPO} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+fi
+[ $MATRIX_ONLY -eq 0 ] || SANITIZE_ONLY=1
 rc=0
 if [ $SANITIZE_ONLY -eq 0 ]; then
   step "configure ($BUILD)"
-  cmake -S "$REPO" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  cmake -S "$REPO" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${LAUNCH[@]+"${LAUNCH[@]}"}"
 
   step "build (-j$JOBS)"
   cmake --build "$BUILD" -j"$JOBS"
@@ -68,7 +93,7 @@ fi
 # RSS (cli.scale_rss: ASan's shadow memory and quarantine are not the program's memory).
 SAN_EXCLUDE='AllDoubleLinkFaults|FractionToleratedBeyondGuarantee|OpenSm|Opensm|UnderIbsim|campaign.cli_shards_merge|cli.scale_rss'
 san_rc=0
-if [ $SANITIZE -eq 1 ] && [ ${#CTEST_ARGS[@]} -eq 0 ]; then
+if [ $SANITIZE -eq 1 ] && [ ${#CTEST_ARGS[@]} -eq 0 ] && [ $MATRIX_ONLY -eq 0 ]; then
   SAN=$REPO/build-sanitize
   SCXX=$(command -v clang++-14 || command -v clang++ || true)
   SCC=$(command -v clang-14 || command -v clang || true)
@@ -79,10 +104,8 @@ if [ $SANITIZE -eq 1 ] && [ ${#CTEST_ARGS[@]} -eq 0 ]; then
     step "sanitizers + fuzz: SKIPPED: no ASan/libFuzzer runtime for $SCXX (apt-get install libclang-rt-14-dev)"
   else
     step "sanitizers: configure + build unit tests and fuzz targets ($SAN, clang -O1, ASan+UBSan)"
-    LAUNCH=()
-    command -v ccache >/dev/null 2>&1 && LAUNCH=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
     CC=$SCC CXX=$SCXX cmake -S "$REPO" -B "$SAN" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DFTROUTE_FUZZ=ON -DFTROUTE_BUILD_PLUGIN=OFF "${LAUNCH[@]}" >/dev/null
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DFTROUTE_FUZZ=ON -DFTROUTE_BUILD_PLUGIN=OFF "${LAUNCH[@]+"${LAUNCH[@]}"}" >/dev/null
     cmake --build "$SAN" -j"$JOBS" --target unit_tests fuzz_targets || san_rc=$?
     if [ $san_rc -eq 0 ]; then
       step "sanitizers: ctest -L unit under ASan+UBSan (excluded: $SAN_EXCLUDE)"
@@ -96,5 +119,51 @@ if [ $SANITIZE -eq 1 ] && [ ${#CTEST_ARGS[@]} -eq 0 ]; then
   fi
 fi
 
-step "done: exit code $rc (ctest, sanitizers, fuzz), total $((SECONDS - t0)) s"
+# 6. OpenSM matrix (docs/HARNESS.md, "Other OpenSM versions"): lean on purpose (~1.5-3 min per
+# version with a warm ccache): the plugin and three test binaries, the subset below.
+MATRIX_TESTS='PluginLayout|FtreeMisroutePlugin.OpensmFtreeFallsBackWhereMisrouteRoutes|Plugin.LinkFaultIsReroutedByPlugin'
+MATRIX_TESTS+='|Plugin.MultiVlEngineSlsAndSl2VlWithQos|Plugin.PreviousRoutingReachesDqrAfterFault'
+matrix_rc=0
+if [ $MATRIX -eq 1 ] && [ ${#CTEST_ARGS[@]} -eq 0 ]; then
+  for v in 3.3.24 master-fa74b98c; do
+    m0=$SECONDS
+    MB=$REPO/build-osm-$v
+    mkdir -p "$MB"
+    step "OpenSM matrix: OpenSM $v (scripts/build-opensm.sh, $MB)"
+    brc=0
+    bash "$REPO/scripts/build-opensm.sh" --no-deps "$v" "$MB/opensm" || brc=$?
+    if [ $brc -eq 3 ]; then
+      printf '
+!!! SKIPPED: OpenSM %s matrix: the upstream tarball opensm-%s.tar.gz is missing (--tarball-dir DIR or OPENSM_TARBALL_DIR)
+' "$v" "$v"
+      continue
+    elif [ $brc -ne 0 ]; then
+      echo "!!! FAILED: OpenSM $v matrix: building OpenSM failed (exit $brc)"; matrix_rc=1; continue
+    fi
+    targets=(ftroute_plugin itest_plugin_layout_test itest_plugin_test itest_ftree_misroute_plugin_test)
+    extra=()
+    tests=$MATRIX_TESTS
+    if [ "$v" = 3.3.24 ]; then
+      # the RPM (RHEL 8/9 ship 3.3.24): plugin in lib64, everything the package holds; and the
+      # plugin claiming Debian's OpenSM version, refused by the layout check in Debian's opensm
+      extra=(-DFTROUTE_PLUGIN_INSTALL_DIR=lib64 "-DFTROUTE_PLUGIN_CLAIM_VERSION=OpenSM 3.3.23")
+      targets+=(ftroute_plugin_claim ftroute ftroute-pathsl)
+      command -v help2man >/dev/null 2>&1 && targets+=(ftroute_man)
+      tests+='|package_rpm'
+    fi
+    if cmake -S "$REPO" -B "$MB" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENSM_PREFIX="$MB/opensm" \
+         "${extra[@]+"${extra[@]}"}" "${LAUNCH[@]+"${LAUNCH[@]}"}" > "$MB/configure.log" 2>&1 &&
+       cmake --build "$MB" -j"$JOBS" --target "${targets[@]}" > "$MB/build.log" 2>&1; then
+      (cd "$MB" && ctest --output-on-failure -j"$JOBS" --timeout 600 -L integration -R "$tests") || matrix_rc=1
+    else
+      tail -30 "$MB/configure.log" "$MB/build.log" 2>/dev/null || true
+      echo "!!! FAILED: OpenSM $v matrix: configuring or building the plugin against it failed ($MB/build.log)"
+      matrix_rc=1
+    fi
+    echo "OpenSM $v matrix: $((SECONDS - m0)) s"
+  done
+  [ $rc -ne 0 ] || rc=$matrix_rc
+fi
+
+step "done: exit code $rc (ctest, sanitizers, fuzz, OpenSM matrix), total $((SECONDS - t0)) s"
 exit $rc

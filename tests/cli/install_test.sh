@@ -131,6 +131,19 @@ CFG
   { field Recommends; field Suggests; } > recommends.txt
   for p in ibsim-utils libumad2sim0 ibutils; do grep -qw -- "$p" recommends.txt || { cat control.txt; fail "$p is in neither Recommends nor Suggests"; }; done
   ! grep -q 'example\.invalid' control.txt || { cat control.txt; fail "control file has a made-up URL (example.invalid)"; }
+  # A plugin belongs to one OpenSM version: the package version names it, Depends pins it, and the
+  # installed opensm satisfies that.
+  osmv=$(sed -n 's/.*, plugin built for OpenSM \(.*\)$/\1/p' <<< "$ver")
+  if [ -n "$osmv" ]; then
+    [[ $(basename "$deb") == ftroute_*+opensm${osmv}_*.deb ]] || fail "$(basename "$deb") does not name OpenSM $osmv"
+    grep -F "opensm (>= $osmv), opensm (<< $osmv.~)" depends.txt > /dev/null || fail "Depends does not pin opensm $osmv"
+    inst=$(dpkg-query -W -f='${Version}' opensm 2>/dev/null || true)
+    if [ -n "$inst" ]; then
+      dpkg --compare-versions "$inst" ge "$osmv" && dpkg --compare-versions "$inst" lt "$osmv.~" ||
+        fail "the installed opensm $inst does not satisfy the .deb's opensm $osmv"
+    fi
+    echo "ok: package for OpenSM $osmv (installed opensm ${inst:-none} satisfies it)"
+  fi
   echo "ok: Depends without the simulator; Recommends/Suggests: $(tr '\n' ' ' < recommends.txt); Homepage: $(field Homepage | grep . || echo none)"
   # The listing goes to a file first: `dpkg-deb -c | grep -q` under pipefail failed whenever grep
   # quit before dpkg-deb's tar had written everything (SIGPIPE; scripts/check_pipefail.py).

@@ -219,7 +219,13 @@ std::string umad2sim_lib() {
   return "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so";
 }
 
+std::string opensm_program() {
+  const char* e = std::getenv("FTROUTE_OPENSM");
+  return e && *e ? e : FTROUTE_OPENSM;
+}
+
 bool have_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0;
   std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
   path += ":/usr/sbin:/sbin:/usr/bin:/bin";
   std::stringstream ss(path);
@@ -231,7 +237,8 @@ bool have_program(const std::string& name) {
 
 std::string missing_tools() {
   std::string miss;
-  for (const char* p : {"ibsim", "opensm", "dump_fts", "ibnetdiscover", "timeout"})
+  for (const std::string& p : {std::string("ibsim"), opensm_program(), std::string("dump_fts"),
+                               std::string("ibnetdiscover"), std::string("timeout")})
     if (!have_program(p)) miss += std::string(miss.empty() ? "" : ", ") + p;
   if (!fs::exists(umad2sim_lib())) miss += std::string(miss.empty() ? "" : ", ") + umad2sim_lib();
   return miss.empty() ? "" : "missing: " + miss + " (run scripts/install-deps.sh)";
@@ -358,7 +365,7 @@ std::string SimFabric::prepare_opensm_run(const OpensmConfig& cfg, std::vector<s
   for (const auto& l : cfg.extra_conf) conf << l << "\n";
   write_file(dir + "/opensm.conf", conf.str());
 
-  argv = {"env", "LD_PRELOAD=" + umad2sim_lib(), "opensm", "-F", dir + "/opensm.conf", "-f",
+  argv = {"env", "LD_PRELOAD=" + umad2sim_lib(), cfg.opensm.empty() ? opensm_program() : cfg.opensm, "-F", dir + "/opensm.conf", "-f",
           dir + "/osm.log", "-d", "2"};
   if (!daemon) argv.push_back("-o");
   env = tool_env(cfg.sim_host.empty() ? sim_host_ : cfg.sim_host);

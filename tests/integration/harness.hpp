@@ -59,6 +59,9 @@ std::string binary_dir();
 // <build>/itest-scratch/NAME, emptied and created: a test's own files beside its SimFabric.
 std::string fresh_scratch_dir(const std::string& name);
 std::string umad2sim_lib();  // /usr/lib/<triplet>/umad2sim/libumad2sim.so
+// The opensm the tests run: $FTROUTE_OPENSM, else the build's (OPENSM_PREFIX/sbin/opensm with
+// -DOPENSM_PREFIX, cmake/ftroute_opensm.cmake), else "opensm" from PATH.
+std::string opensm_program();
 // Empty when ibsim, opensm, dump_fts, ibnetdiscover, timeout and libumad2sim are all present;
 // otherwise a message naming what is missing (tests GTEST_SKIP() with it).
 std::string missing_tools();
@@ -77,6 +80,7 @@ struct OpensmConfig {
   int sweep_interval = 0;            // seconds; 0 = no periodic sweeps (traps still trigger
                                      // heavy sweeps; see wait_for_reroute for the fallback)
   double timeout_s = 60;             // run_opensm_once: whole run; daemon: until first SUBNET UP
+  std::string opensm;                // the opensm binary; empty = opensm_program()
 };
 
 struct OpensmRun {

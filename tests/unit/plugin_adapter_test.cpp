@@ -2,6 +2,10 @@
 // before they reach OpenSM, hop counts, per-engine state across sweeps, path_sl pass-through.
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <optional>
 #include <thread>
 
 // adapter.cpp has no OpenSM dependency (library ftroute_plugin_adapter).
@@ -268,4 +272,129 @@ TEST(Registry, NoEngineUsesAnOpenSmBuiltinName) {
     for (const auto& b : builtin)
       EXPECT_NE(e.name, b) << "engine '" << e.name << "' clashes with OpenSM's built-in engine; rename it (e.g. 'ft-" << b
                            << "')";
+}
+
+// ---- the struct layout check of create() (adapter.hpp, LayoutFacts) ----
+// Two OpenSMs modelled as in 3.3.23 and 3.3.24: osm_opensm_t = { osm_version, subn, sm, ..., log },
+// where 3.3.24's subn is 8 bytes longer (osm_subn_opt_t gained max_rate_enum); osm_sm_init()
+// stored &subn in sm.p_subn and &log in sm.p_log.
+namespace {
+struct Sm {
+  char before[64];
+  void* p_subn;
+  void* p_db;
+  void* p_vendor;
+  void* p_log;
+  char after[64];
+};
+template <size_t SubnBytes>
+struct Osm {
+  const char* osm_version;
+  alignas(8) char subn[SubnBytes];
+  Sm sm;
+  char middle[200];
+  long log;
+  static Osm* make(const char* version) {
+    auto* o = new Osm();
+    std::memset(static_cast<void*>(o), 0x5a, sizeof *o);  // garbage everywhere else
+    o->osm_version = version;
+    o->sm.p_subn = &o->subn;
+    o->sm.p_log = &o->log;
+    return o;
+  }
+};
+using Osm23 = Osm<1000>;
+using Osm24 = Osm<1008>;
+
+// What create() of a plugin compiled with layout P measures in a running OpenSM r.
+template <typename P, typename R>
+ftroute::plugin::LayoutFacts measure(R* r, const char* built_for) {
+  ftroute::plugin::LayoutFacts f;
+  f.built_for = built_for;
+  f.running = r->osm_version;
+  f.subn_bytes = sizeof(P::subn);
+  const size_t off_subn = offsetof(P, sm) + offsetof(Sm, p_subn);
+  const size_t off_log = offsetof(P, sm) + offsetof(Sm, p_log);
+  // create() passes &osm->subn: at the same offset in every layout
+  f.subn_shift = ftroute::plugin::find_pointer_word(r, off_subn, 256, reinterpret_cast<char*>(r) + offsetof(P, subn));
+  if (f.subn_shift) {
+    void* w;
+    std::memcpy(&w, reinterpret_cast<char*>(r) + off_log + *f.subn_shift, sizeof w);
+    f.log_found = w == reinterpret_cast<char*>(r) + offsetof(P, log);
+  }
+  f.plugin_name_found = f.subn_shift == 0L && f.log_found;
+  return f;
+}
+}  // namespace
+
+TEST(PluginLayout, SameLayoutPasses) {
+  std::unique_ptr<Osm24> r(Osm24::make("OpenSM 3.3.24"));
+  auto f = measure<Osm24>(r.get(), "OpenSM 3.3.24");
+  ASSERT_TRUE(f.subn_shift.has_value());
+  EXPECT_EQ(*f.subn_shift, 0);
+  EXPECT_TRUE(f.log_found);
+  EXPECT_EQ(ftroute::plugin::layout_refusal(f), "");
+  EXPECT_NE(ftroute::plugin::layout_ok_text(f).find("built for OpenSM 3.3.24, running OpenSM 3.3.24"), std::string::npos);
+}
+
+TEST(PluginLayout, PluginFor3324In3323IsRefusedNamingBothVersions) {
+  std::unique_ptr<Osm23> r(Osm23::make("OpenSM 3.3.23"));
+  auto f = measure<Osm24>(r.get(), "OpenSM 3.3.24");
+  ASSERT_TRUE(f.subn_shift.has_value());
+  EXPECT_EQ(*f.subn_shift, -8);  // the running osm_subn_t is 8 bytes shorter
+  EXPECT_TRUE(f.log_found == false);
+  const std::string line = ftroute::plugin::layout_refusal(f);
+  EXPECT_NE(line.find("plugin built for OpenSM 3.3.24, running OpenSM 3.3.23"), std::string::npos) << line;
+  EXPECT_NE(line.find("osm_subn_t 1000 bytes in the running OpenSM, 1008 in the headers"), std::string::npos) << line;
+  EXPECT_NE(line.find("no engines registered"), std::string::npos) << line;
+  EXPECT_EQ(line.find('\n'), std::string::npos) << "one log line";
+}
+
+TEST(PluginLayout, PluginFor3323In3324IsRefusedNamingBothVersions) {
+  std::unique_ptr<Osm24> r(Osm24::make("OpenSM 3.3.24"));
+  auto f = measure<Osm23>(r.get(), "OpenSM 3.3.23");
+  ASSERT_TRUE(f.subn_shift.has_value());
+  EXPECT_EQ(*f.subn_shift, 8);
+  const std::string line = ftroute::plugin::layout_refusal(f);
+  EXPECT_NE(line.find("plugin built for OpenSM 3.3.23, running OpenSM 3.3.24"), std::string::npos) << line;
+  EXPECT_NE(line.find("osm_subn_t 1008 bytes in the running OpenSM, 1000 in the headers"), std::string::npos) << line;
+}
+
+// Same version string, other layout (another configure, or osm_config.h not included first):
+// OpenSM's own check passes, the layout check refuses.
+TEST(PluginLayout, SameVersionOtherLayoutIsRefused) {
+  std::unique_ptr<Osm23> r(Osm23::make("OpenSM 3.3.24"));
+  auto f = measure<Osm24>(r.get(), "OpenSM 3.3.24");
+  const std::string line = ftroute::plugin::layout_refusal(f);
+  EXPECT_NE(line.find("struct layout check failed"), std::string::npos) << line;
+  EXPECT_NE(line.find("osm_subn_t 1000 bytes in the running OpenSM, 1008"), std::string::npos) << line;
+  // not found at all (garbage where osm_sm_t should be): refused too
+  ftroute::plugin::LayoutFacts g = f;
+  g.subn_shift.reset();
+  EXPECT_NE(ftroute::plugin::layout_refusal(g).find("unknown layout"), std::string::npos);
+  g.subn_shift = 0;
+  g.log_found = false;
+  EXPECT_NE(ftroute::plugin::layout_refusal(g).find("osm->log"), std::string::npos);
+  g.log_found = true;
+  g.plugin_name_found = false;
+  EXPECT_NE(ftroute::plugin::layout_refusal(g).find("event_plugin_name"), std::string::npos);
+}
+
+TEST(PluginLayout, FindPointerWordSearchesOutwardAndStaysInWindow) {
+  void* words[16] = {};
+  int target = 0;
+  words[8] = &target;
+  EXPECT_EQ(ftroute::plugin::find_pointer_word(words, 8 * sizeof(void*), 64, &target), 0L);
+  words[8] = nullptr;
+  words[5] = &target;
+  EXPECT_EQ(ftroute::plugin::find_pointer_word(words, 8 * sizeof(void*), 64, &target),
+            -3L * static_cast<long>(sizeof(void*)));
+  EXPECT_EQ(ftroute::plugin::find_pointer_word(words, 8 * sizeof(void*), 16, &target), std::nullopt);  // outside
+  words[5] = nullptr;
+  words[11] = &target;
+  EXPECT_EQ(ftroute::plugin::find_pointer_word(words, 8 * sizeof(void*), 64, &target), 3L * static_cast<long>(sizeof(void*)));
+  // never reads before the start of the object
+  words[11] = nullptr;
+  words[0] = &target;
+  EXPECT_EQ(ftroute::plugin::find_pointer_word(words, 1 * sizeof(void*), 64, &target), -1L * static_cast<long>(sizeof(void*)));
 }
