@@ -2,6 +2,7 @@
 // otherwise. See ftroute/dqr.hpp.
 #include <chrono>
 #include <cstdio>
+#include <memory>
 
 #include "ftroute/cdg.hpp"
 #include "ftree_misroute/fattree.hpp"
@@ -205,6 +206,17 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
       patched = dqr_routing(old, res);
       patched.engine = kName;
       patched.notes = old_notes;
+      if (!res.changes.empty() || !res.sl_changes.empty()) {
+        // The checked order, for an SM that applies it stage by stage (the plugin, dqr:staged).
+        auto t = std::make_shared<LftTransition>();
+        t->sl_changes = res.sl_changes.size();
+        for (const LftChange& c : res.changes) {
+          if (t->stages.empty() || t->stages.back().hops != c.stage || t->stages.back().idle != c.idle)
+            t->stages.push_back(LftTransition::Stage{c.stage, c.idle, {}});
+          t->stages.back().entries.push_back({c.sw, c.lid, c.old_port, c.new_port});
+        }
+        patched.transition = std::move(t);
+      }
       if (res.failed_channels == 0) {
         patched.notes.push_back(
             "dqr: no link of the previous routing disappeared; previous routing kept (0 entries changed)");
