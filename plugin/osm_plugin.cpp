@@ -727,10 +727,9 @@ void stage_transition(PluginCtx* c, EngineCtx* e, const fp::Snapshot& snap, cons
         const double planned = stop.empty() && !exiting && k + 1 < N ? drain.ms : 0.0;
         if (stop.empty())
           plog(c, OSM_LOG_INFO,
-               "ftroute: %s transition stage %zu/%zu (%s%d hops): %zu LFT blocks to %zu switches (%zu entries), "
+               "ftroute: %s transition stage %zu/%zu: %zu LFT blocks to %zu switches (%zu entries, %zu idle), "
                "acknowledged in %.1f ms, drain %.1f ms",
-               name.c_str(), k + 1, N, st.idle ? "idle entries, " : "", st.hops, pending.size(), nsw, st.entries.size(),
-               ack_ms, planned);
+               name.c_str(), k + 1, N, pending.size(), nsw, st.entries.size(), st.idle, ack_ms, planned);
         if (planned > 0) {
           const auto t0 = std::chrono::steady_clock::now();
           exiting = !sleep_ms(drain.ms);

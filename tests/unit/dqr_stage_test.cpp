@@ -8,6 +8,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include <unistd.h>
@@ -117,9 +119,13 @@ TEST(DqrTransition, EngineHandsTheChangesInStages) {
   ASSERT_NE(x->second.transition, nullptr);
   const LftTransition& t = *x->second.transition;
   ASSERT_GE(t.stages.size(), 2u);
-  for (size_t i = 1; i < t.stages.size(); i++) {
-    EXPECT_FALSE(t.stages[i - 1].idle) << "idle entries form the last stage";
-    EXPECT_TRUE(t.stages[i].idle || t.stages[i - 1].hops < t.stages[i].hops) << "stages by increasing hops";
+  // packed: each LID's changes keep DqrResult's order (stage, idle last) across the stages
+  {
+    std::map<Lid, std::vector<int>> seen;  // LID -> stage index of each of its entries, in order
+    for (size_t k = 0; k < t.stages.size(); k++)
+      for (const auto& e : t.stages[k].entries) seen[e.lid].push_back(static_cast<int>(k));
+    for (const auto& [lid, ks] : seen) EXPECT_TRUE(std::is_sorted(ks.begin(), ks.end())) << "LID " << lid;
+    EXPECT_FALSE(seen.empty());
   }
   size_t changed = 0;
   for (int sw : f.switches())
@@ -165,6 +171,32 @@ TEST(DqrTransition, ReverseStageOrderLoopsOrCyclesWhereForwardOrderIsSafe) {
               m.staged, m.reverse_unsafe, m.example.c_str());
   EXPECT_GT(m.staged, 0);
   EXPECT_GT(m.reverse_unsafe, 0);
+  // the unpacked grouping (one stage per hop count, dqr:stages=hops): forward safe as well
+  so.set("stages", "hops");
+  const ControlCount h = control(tree(), so);
+  EXPECT_GT(h.staged, t.staged);
+  EXPECT_GT(h.reverse_unsafe, 0);
+}
+
+// Packing per LID needs no more stages than one stage per hop count, and usually far fewer.
+TEST(DqrTransition, PackedStagesAreFewerThanHopStages) {
+  const Fabric f = mesh(8, 8);
+  EngineOptions hops;
+  hops.set("stages", "hops");
+  size_t packed_total = 0, hops_total = 0;
+  for (auto [s, p] : f.switch_links()) {
+    auto a = patch(f, s, p), b = patch(f, s, p, hops);
+    if (!a || !a->second.transition) continue;
+    ASSERT_TRUE(b && b->second.transition);
+    EXPECT_EQ(a->second.lfts, b->second.lfts);
+    EXPECT_EQ(a->second.transition->entries(), b->second.transition->entries());
+    EXPECT_LE(a->second.transition->stages.size(), b->second.transition->stages.size());
+    packed_total += a->second.transition->stages.size();
+    hops_total += b->second.transition->stages.size();
+  }
+  std::printf("8x8 mesh, every single fault: %zu stages packed, %zu by hops\n", packed_total, hops_total);
+  EXPECT_LT(packed_total, hops_total);
+  EXPECT_THROW(make_engine("dqr")->route(f, EngineOptions::parse("stages=fast")), OptionError);
 }
 
 TEST(DqrTransition, DrainTimeFromTheIbLifetimes) {

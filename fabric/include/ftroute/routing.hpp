@@ -74,9 +74,8 @@ struct LftTransition {
     uint8_t old_port = kNoPath, new_port = kNoPath;
   };
   struct Stage {
-    int hops = 0;        // hops from the switches to the LIDs along the new routes
-    bool idle = false;   // entries that carry no traffic in the new routing (the last stage)
     std::vector<Entry> entries;
+    size_t idle = 0;  // of which entries that carry no traffic in the new routing
   };
   std::vector<Stage> stages;
   // Path SLs changed by layer moves: they take effect before the first stage (the SA answers the
