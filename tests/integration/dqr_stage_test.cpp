@@ -183,16 +183,19 @@ StagedRun staged_fault(const std::string& test, const std::string& net, const st
 
 }  // namespace
 
+// One stage per hop count (stages=hops): this fault packs into a single stage, which would leave
+// nothing between two stages to look at.
 TEST(DqrStage, MeshFaultAppliedStageByStage) {
   REQUIRE_PLUGIN();
   const StagedRun r = staged_fault("dqr_stage_mesh", source_dir() + "/ibsim_topologies/nets/mesh4x4.net", "S1_1", 2,
-                                   "drain_ms=600,switch_sources=true");
+                                   "drain_ms=600,switch_sources=true,stages=hops");
   EXPECT_GE(r.stages, 2) << r.log;
   EXPECT_FALSE(r.mid_fts.empty()) << "no dump_fts during stage 1's drain:\n" << r.log;
   EXPECT_NE(r.log.find("patched the previous routing (dqr(ft-dor))"), std::string::npos) << r.log;
   std::printf("mesh: %d stages\n", r.stages);
 }
 
+// Packed stages (the default).
 TEST(DqrStage, FatTreeFaultAppliedStageByStage) {
   REQUIRE_PLUGIN();
   const StagedRun r = staged_fault("dqr_stage_tree", source_dir() + "/ibsim_topologies/nets/4ary3tree.net", "S1_00", 2,
@@ -213,7 +216,7 @@ TEST(DqrStage, NewTrapMidTransitionFinishesTheCheckedStages) {
   sim.start(source_dir() + "/ibsim_topologies/nets/mesh4x4.net");
   const std::string not_dir = sim.scratch() + "/not-a-dir";
   write_file(not_dir, "x\n");
-  sim.start_opensm_daemon(plugin_config("dqr", "dqr:drain_ms=700,stage_dump=" + not_dir));
+  sim.start_opensm_daemon(plugin_config("dqr", "dqr:drain_ms=700,stages=hops,stage_dump=" + not_dir));
   ASSERT_EQ(sim.engine_used(), "dqr") << sim.opensm_log();
   const size_t log0 = sim.opensm_log().size();
   sim.unlink("S1_1", 2);

@@ -174,7 +174,7 @@ TEST(DqrTransition, ReverseStageOrderLoopsOrCyclesWhereForwardOrderIsSafe) {
   // the unpacked grouping (one stage per hop count, dqr:stages=hops): forward safe as well
   so.set("stages", "hops");
   const ControlCount h = control(tree(), so);
-  EXPECT_GT(h.staged, t.staged);
+  EXPECT_GE(h.staged, t.staged);
   EXPECT_GT(h.reverse_unsafe, 0);
 }
 
