@@ -3,13 +3,21 @@
 #include "ftroute/route_walk.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <sstream>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "ftroute/atomic_file.hpp"
 #include "ftroute/input_file.hpp"
+#include "ftroute/lft_io.hpp"
 
 namespace ftroute::plugin {
 
@@ -242,7 +250,7 @@ std::shared_ptr<const Snapshot> EngineSlot::run(Fabric fabric, const std::functi
   try {
     const auto t0 = std::chrono::steady_clock::now();
     options_.check_known(name_, engine_->option_keys());
-    std::shared_ptr<const Snapshot> prev = last();
+    std::shared_ptr<const Snapshot> prev = from_scratch_.exchange(false) ? nullptr : last();
     PreviousRouting pr;
     if (prev) pr = PreviousRouting{&prev->fabric, &prev->routing};
     auto snap = std::make_shared<Snapshot>();
@@ -356,6 +364,115 @@ std::string layout_refusal(const LayoutFacts& f) {
 std::string layout_ok_text(const LayoutFacts& f) {
   return "ftroute: built for " + f.built_for + ", running " + f.running + ": struct layout check passed (osm_subn_t " +
          std::to_string(f.subn_bytes) + " bytes, osm->sm and osm->log where the headers put them)";
+}
+
+// ---------------------------------------------------------------- staged transitions
+
+double ib_lifetime_ms(unsigned v) {
+  if (v >= 20) return -1;
+  return 4.096e-3 * std::ldexp(1.0, static_cast<int>(v));
+}
+
+DrainTime drain_time(unsigned packet_life_time, unsigned hoq_lifetime, unsigned leaf_hoq_lifetime, long override_ms) {
+  DrainTime d;
+  char buf[256];
+  if (override_ms >= 0) {
+    d.ms = static_cast<double>(override_ms);
+    d.why = "drain_ms=" + std::to_string(override_ms);
+    return d;
+  }
+  const struct {
+    const char* name;
+    unsigned v;
+  } lt[] = {{"packet_life_time", packet_life_time},
+            {"head_of_queue_lifetime", hoq_lifetime},
+            {"leaf_head_of_queue_lifetime", leaf_hoq_lifetime}};
+  bool any = false;
+  for (const auto& x : lt) {
+    const double ms = ib_lifetime_ms(x.v);
+    if (ms >= 0) {
+      std::snprintf(buf, sizeof buf, "%s%s %u = %.1f ms", d.why.empty() ? "" : ", ", x.name, x.v, ms);
+      d.ms = std::max(d.ms, ms);
+      any = true;
+    } else {
+      std::snprintf(buf, sizeof buf, "%s%s %u = infinite", d.why.empty() ? "" : ", ", x.name, x.v);
+    }
+    d.why += buf;
+  }
+  if (!any) {
+    d.ms = kDrainWhenInfiniteMs;
+    std::snprintf(buf, sizeof buf, "; all infinite, %.0f ms used (set dqr:drain_ms)", kDrainWhenInfiniteMs);
+    d.why += buf;
+  }
+  return d;
+}
+
+TransitionPlan::TransitionPlan(const Lfts& final_lfts, const LftTransition& t, const std::string& engine)
+    : t_(t), state_(final_lfts) {
+  for (const LftTransition::Stage& st : t_.stages)
+    for (const LftTransition::Entry& e : st.entries) {
+      if (e.sw < 0 || e.sw >= state_.num_nodes() || state_.table(e.sw).empty())
+        throw EngineError(engine, "transition names node " + std::to_string(e.sw) + ", which has no LFT");
+    }
+  // put the old ports back, last stage first (an entry changed twice ends at its first old port)
+  for (auto st = t_.stages.rbegin(); st != t_.stages.rend(); ++st)
+    for (auto e = st->entries.rbegin(); e != st->entries.rend(); ++e) state_.set(e->sw, e->lid, e->old_port);
+  // every stage applied in order must give the final tables
+  Lfts check = state_;
+  for (const LftTransition::Stage& st : t_.stages)
+    for (const LftTransition::Entry& e : st.entries) check.set(e.sw, e.lid, e.new_port);
+  if (!(check == final_lfts)) throw EngineError(engine, "the transition's stages do not end at the routing's tables");
+}
+
+std::vector<std::pair<int, unsigned>> TransitionPlan::apply_next() {
+  std::vector<std::pair<int, unsigned>> blocks;
+  if (next_ >= t_.stages.size()) return blocks;
+  for (const LftTransition::Entry& e : t_.stages[next_].entries) {
+    if (state_.get(e.sw, e.lid) == e.new_port) continue;
+    state_.set(e.sw, e.lid, e.new_port);
+    blocks.emplace_back(e.sw, static_cast<unsigned>(e.lid) / kBlock);
+  }
+  next_++;
+  std::sort(blocks.begin(), blocks.end());
+  blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+  return blocks;
+}
+
+std::string stage_dump_dir_problem(const std::string& dir) {
+  if (dir.empty()) return "no directory given";
+  if (has_control_chars(dir)) return "the directory name contains control characters";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return "not a directory";
+  const std::string probe = dir + "/.ftroute-stage-probe." + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return std::strerror(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return "";
+}
+
+std::string stage_dump_path(const std::string& dir, size_t k) { return dir + "/stage-" + std::to_string(k) + ".dump"; }
+
+int remove_stage_dumps(const std::string& dir) {
+  int n = 0;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() < 12 || name.rfind("stage-", 0) != 0 || name.substr(name.size() - 5) != ".dump") continue;
+    const std::string num = name.substr(6, name.size() - 11);
+    if (num.empty() || num.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::error_code rm;
+    if (std::filesystem::remove(it->path(), rm)) n++;
+  }
+  return n;
+}
+
+void write_stage_dump(const std::string& path, const Fabric& fabric, const Lfts& lfts) {
+  AtomicFile out(path);
+  TextOut text(out.sink());
+  write_lfts(fabric, lfts, LftFormat::Opensm, text);
+  text.flush();
+  out.commit();
 }
 
 }  // namespace ftroute::plugin

@@ -91,6 +91,10 @@ class EngineSlot {
   std::shared_ptr<const Snapshot> run(Fabric fabric,
                                       const std::function<void(const Snapshot&)>& accept = {});
   std::shared_ptr<const Snapshot> last() const;
+  // The next run() gets no PreviousRouting (routes from scratch), once; last() stays for the
+  // readers (path_sl). The plugin calls it when a staged transition stopped half way, so the
+  // switches hold neither the previous nor the last routing.
+  void route_next_from_scratch() { from_scratch_ = true; }
 
   // SL for a path (OpenSM path_sl). Returns the hint when no routing is known or the engine
   // sets no SLs, so QoS-assigned SLs pass through single-VL engines unchanged.
@@ -106,6 +110,7 @@ class EngineSlot {
   mutable std::mutex mu_;
   std::shared_ptr<const Snapshot> last_;
   std::atomic<uint64_t> runs_{0}, failures_{0};
+  std::atomic<bool> from_scratch_{false};
 };
 
 // Counters fed by the event plugin's report() callback (any thread).
@@ -143,5 +148,57 @@ struct LayoutFacts {
 std::string layout_refusal(const LayoutFacts& f);
 // The line create() logs when the check passed.
 std::string layout_ok_text(const LayoutFacts& f);
+
+// ---- staged transitions (Routing::transition, engine dqr; docs/PLUGIN.md "Staged DQR transition")
+
+// IB lifetime encoding (PortInfo:HOQLife, SwitchInfo:LifeTimeValue, OpenSM's packet_life_time,
+// head_of_queue_lifetime, leaf_head_of_queue_lifetime): 4.096 us * 2^v; v >= 20 means infinite,
+// returned as a negative value.
+double ib_lifetime_ms(unsigned v);
+
+// The wait between two stages so that packets forwarded by the old entries have left every
+// switch: the longest finite lifetime among the switch lifetime (packet_life_time) and the two
+// head-of-queue lifetimes (a packet is discarded once it has waited that long in one switch).
+// override_ms >= 0 (dqr:drain_ms) wins. When all three are infinite, kDrainWhenInfiniteMs.
+struct DrainTime {
+  double ms = 0;
+  std::string why;  // "drain_ms=N" or "packet_life_time 18 = 1073.7 ms, ..."
+};
+constexpr double kDrainWhenInfiniteMs = 1000;
+DrainTime drain_time(unsigned packet_life_time, unsigned hoq_lifetime, unsigned leaf_hoq_lifetime, long override_ms);
+
+// The tables of a transition, stage after stage, and which 64-entry LFT blocks each stage changes
+// (an LFT Set carries one block: LIDs 64*b .. 64*b+63).
+class TransitionPlan {
+ public:
+  static constexpr unsigned kBlock = 64;
+  // Starts from the tables before the transition: `final_lfts` with every entry's old_port put
+  // back. Throws EngineError (engine `engine`) if an entry disagrees with final_lfts (its new_port
+  // is not the final entry) or names a switch without a table.
+  TransitionPlan(const Lfts& final_lfts, const LftTransition& t, const std::string& engine);
+  size_t stages() const { return t_.stages.size(); }
+  // Tables after the stages applied so far (before any: the previous tables).
+  const Lfts& state() const { return state_; }
+  // Applies the next stage; returns its changed (switch, block) pairs, sorted, each once.
+  std::vector<std::pair<int, unsigned>> apply_next();
+  size_t applied() const { return next_; }
+
+ private:
+  LftTransition t_;
+  Lfts state_;
+  size_t next_ = 0;
+};
+
+// dqr:stage_dump=DIR: "" if DIR is a directory this process can create files in, else why not
+// (the plugin logs it once and the transition goes on without dumps). Probes by creating and
+// removing a file.
+std::string stage_dump_dir_problem(const std::string& dir);
+// DIR/stage-K.dump
+std::string stage_dump_path(const std::string& dir, size_t k);
+// Removes DIR/stage-<digits>.dump files of an earlier transition; returns how many.
+int remove_stage_dumps(const std::string& dir);
+// Writes `lfts` (the tables as the switches acknowledged them) to `path` in opensm-lfts.dump
+// format, atomically (temp file + rename; nothing is left on failure). Throws Error.
+void write_stage_dump(const std::string& path, const Fabric& fabric, const Lfts& lfts);
 
 }  // namespace ftroute::plugin

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -61,6 +62,32 @@ class Sl2Vl {
   std::unordered_map<uint64_t, Table> tables_;
 };
 
+// An ordered transition from the previous routing to this one (DQR, docs/dqr.md "Transition
+// order"): the changed entries grouped in stages, to be applied stage after stage, each stage
+// acknowledged by the switches and its old packets drained before the next one is sent. Every
+// state "previous tables + stages 1..k" was checked (loop-free, dependencies in the channel list).
+// The previous tables are the final ones with every entry's old_port put back.
+struct LftTransition {
+  struct Entry {
+    int sw = -1;  // node index in the fabric this routing was computed for
+    Lid lid = 0;
+    uint8_t old_port = kNoPath, new_port = kNoPath;
+  };
+  struct Stage {
+    std::vector<Entry> entries;
+    size_t idle = 0;  // of which entries that carry no traffic in the new routing
+  };
+  std::vector<Stage> stages;
+  // Path SLs changed by layer moves: they take effect before the first stage (the SA answers the
+  // new SLs as soon as the routing is installed), so one drain comes before stage 1.
+  size_t sl_changes = 0;
+  size_t entries() const {
+    size_t n = 0;
+    for (const Stage& s : stages) n += s.entries.size();
+    return n;
+  }
+};
+
 // The result of routing a fabric.
 struct Routing {
   std::string engine;       // engine name that produced it
@@ -71,6 +98,8 @@ struct Routing {
   int num_vls = 1;          // VLs the routing needs (1 = no VL-based deadlock avoidance)
   // Free-form notes for logs/reports ("3 faulty links tolerated by misrouting", ...).
   std::vector<std::string> notes;
+  // Set by engines that patch the previous routing in a checked order (dqr); null otherwise.
+  std::shared_ptr<const LftTransition> transition;
 
   uint8_t sl(Lid slid, Lid dlid) const { return path_sl ? path_sl(slid, dlid) : 0; }
 };

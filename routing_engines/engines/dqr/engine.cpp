@@ -2,11 +2,14 @@
 // otherwise. See ftroute/dqr.hpp.
 #include <chrono>
 #include <cstdio>
+#include <memory>
+#include <unordered_map>
 
 #include "ftroute/cdg.hpp"
 #include "ftree_misroute/fattree.hpp"
 #include "ftroute/dqr.hpp"
 #include "ftroute/grid.hpp"
+#include "ftroute/input_file.hpp"
 
 namespace ftroute {
 
@@ -40,12 +43,49 @@ std::vector<int> map_nodes(const Fabric& prev, const Fabric& now) {
 
 }  // namespace
 
+LftTransition dqr_transition(const DqrResult& res, bool by_hops) {
+  LftTransition t;
+  t.sl_changes = res.sl_changes.size();
+  // res.changes is sorted by (idle, stage, LID, switch). by_hops: one stage per (idle, stage)
+  // group. Packed: the order only matters among the entries of one LID (a packet meets the
+  // entries of its own DLID only), so each LID's k-th group goes into stage k.
+  struct Last {
+    bool idle = false;
+    int stage = -1;
+    size_t rank = 0;
+  };
+  std::unordered_map<Lid, Last> last;
+  bool g_idle = false;
+  int g_stage = -1;
+  for (const LftChange& c : res.changes) {
+    size_t k;
+    if (by_hops) {
+      if (t.stages.empty() || g_idle != c.idle || g_stage != c.stage) t.stages.emplace_back();
+      g_idle = c.idle;
+      g_stage = c.stage;
+      k = t.stages.size() - 1;
+    } else {
+      Last& l = last[c.lid];
+      if (l.stage < 0 || l.idle != c.idle || l.stage != c.stage) l.rank++;
+      l.idle = c.idle;
+      l.stage = c.stage;
+      k = l.rank - 1;
+      if (t.stages.size() <= k) t.stages.resize(k + 1);
+    }
+    t.stages[k].entries.push_back({c.sw, c.lid, c.old_port, c.new_port});
+    t.stages[k].idle += c.idle;
+  }
+  return t;
+}
+
 DqrEngine::~DqrEngine() {
   if (next_.valid()) next_.wait();
 }
 
 Routing DqrEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) {
   options.check_known(kName, option_keys());
+  if (const std::string st = options.get("stages", "packed"); st != "packed" && st != "hops")
+    throw OptionError("option stages=" + escape_name(st) + " for engine 'dqr': expected packed or hops");
   const bool precompute = options.get_bool("precompute", true);
   const bool switch_sources = options.get_bool("switch_sources", false);
   std::shared_ptr<Prepared> prepared;
@@ -205,6 +245,10 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
       patched = dqr_routing(old, res);
       patched.engine = kName;
       patched.notes = old_notes;
+      if (!res.changes.empty() || !res.sl_changes.empty()) {
+        // The checked order, for an SM that applies it stage by stage (the plugin, dqr:staged).
+        patched.transition = std::make_shared<LftTransition>(dqr_transition(res, options.get("stages", "packed") == "hops"));
+      }
       if (res.failed_channels == 0) {
         patched.notes.push_back(
             "dqr: no link of the previous routing disappeared; previous routing kept (0 entries changed)");

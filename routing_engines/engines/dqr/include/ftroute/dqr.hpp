@@ -194,7 +194,15 @@ Routing dqr_routing(const Routing& old, const DqrResult& res);
 //                         DQR does not wait for it (default true). It is used only if the
 //                         next previous routing is that very routing on the same fabric
 //                         layout (same node order, same LFTs); otherwise it is rebuilt.
-// Routing::notes records what happened ("dqr: patched ...: N of M entries changed").
+//   staged=bool, drain_ms=0..60000, ack_timeout_ms=100..600000, stage_dump=DIR
+//                         how the plugin applies Routing::transition inside OpenSM (stage by
+//                         stage, docs/PLUGIN.md "Staged DQR transition"); offline they are
+//                         accepted and change nothing.
+//   stages=packed|hops    how Routing::transition groups the changes: packed (default): stage k
+//                         holds the k-th group of every LID (the order only matters within one
+//                         LID); hops: one stage per hop count, as DqrResult::changes is sorted.
+// Routing::notes records what happened ("dqr: patched ...: N of M entries changed"), and
+// Routing::transition the changed entries in their checked order (stages) after a patch.
 class DqrEngine : public Engine {
  public:
   using Factory = std::function<std::unique_ptr<Engine>(const std::string&)>;
@@ -204,7 +212,7 @@ class DqrEngine : public Engine {
   std::string name() const override { return kName; }
   std::vector<std::string> option_keys() const override {
     return {"base", "base.*", "paths", "turns", "plugin", "layers", "tlr", "switch_sources=bool", "search_bound=bool", "fallback=bool",
-            "precompute=bool"};
+            "precompute=bool", "staged=bool", "drain_ms=0..60000", "ack_timeout_ms=100..600000", "stage_dump", "stages"};
   }
   using Engine::route;
   Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
@@ -229,6 +237,12 @@ class DqrEngine : public Engine {
   // ft-minhop, whose routes on a mesh have dependency cycles.
   std::string base_;
 };
+
+// DqrResult::changes as stages for the SM (Routing::transition): by_hops = one stage per
+// (idle, stage) group of the sorted changes; otherwise packed per LID (stage k = every LID's k-th
+// group), which keeps the order of each LID's entries and needs as many stages as the LID with
+// the most groups.
+LftTransition dqr_transition(const DqrResult& res, bool by_hops);
 
 // Options parsed from EngineOptions (shared by the engine and the CLI).
 DqrOptions dqr_options_from(const EngineOptions& o, bool mesh_recognised);
