@@ -76,6 +76,7 @@ class Parser {
     if (f_.size() == 0) fail(filename, 0, "no nodes: not a fabric (empty, or only comments and directives)");
     finish();
     if (!shared_.empty()) warn_shared();
+    if (unassigned_) warn_unassigned();
     return std::move(f_);
   }
 
@@ -395,7 +396,8 @@ class Parser {
       uint64_t lid = 0, lmc = 0;
       bool has = field(rest, "lid ", lid, file, ln);
       field(rest, "lmc ", lmc, file, ln);
-      if (has && lid) lids_.push_back({n, 0, lid, lmc, &file, ln});
+      if (has && lid == kUnassignedLid) note_unassigned(file, ln);
+      else if (has && lid) lids_.push_back({n, 0, lid, lmc, &file, ln});
     }
 
     // port lines
@@ -474,6 +476,20 @@ class Parser {
     }
     taken(own, id, guid);
     return own;
+  }
+
+  // `lid 65535` (0xffff, the permissive LID) is what a port without an assigned LID shows in some
+  // ibnetdiscover captures: read as no LID, with one warning per file read naming the first.
+  static constexpr uint64_t kUnassignedLid = 0xffff;
+  void note_unassigned(const std::string& file, int ln) {
+    if (unassigned_++ == 0) unassigned_example_ = file + ":" + std::to_string(ln);
+  }
+  void warn_unassigned() const {
+    const std::string w = unassigned_example_ + ": LID 65535 (unassigned) read as no LID (" +
+                          std::to_string(unassigned_) + " port" + (unassigned_ == 1 ? "" : "s") +
+                          " in all); where other ports have LIDs, renumber with --lmc N";
+    if (opt_.warnings) opt_.warnings->push_back(w);
+    else std::fprintf(stderr, "ftroute: warning: %s\n", w.c_str());
   }
 
   // One warning per file read: how many switches were told apart by their port GUIDs.
@@ -579,7 +595,8 @@ class Parser {
           uint64_t lid = 0, lmc = 0;
           bool has = field(head, "lid ", lid, file, ln);
           field(head, "lmc ", lmc, file, ln);
-          if (has && lid) lids_.push_back({n, port, lid, lmc, &file, ln});
+          if (has && lid == kUnassignedLid) note_unassigned(file, ln);
+          else if (has && lid) lids_.push_back({n, port, lid, lmc, &file, ln});
         }
         int rl = 0, w = 0;
         char sp[16] = {0};
@@ -691,6 +708,8 @@ class Parser {
   std::vector<std::pair<const std::string*, int>> where_;  // by node: file and line of its header
   std::unordered_map<uint64_t, int> shared_;  // node GUID reported by several switches -> the first of them
   std::string shared_example_;  // the first sharing: "file:line: node GUID .. of "A" and "B""
+  long unassigned_ = 0;             // `lid 65535` ports read as without LID
+  std::string unassigned_example_;  // "file:line" of the first
   std::vector<std::unique_ptr<std::string>> files_, texts_;
   std::vector<std::string> stack_;
   int depth_ = 0;

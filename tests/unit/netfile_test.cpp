@@ -784,3 +784,31 @@ TEST(NetFile, MutatedInputFailsCleanly) {
   EXPECT_GT(errors, 100);
   EXPECT_GT(parsed, 10);
 }
+
+// `lid 65535` (unassigned, as some ibnetdiscover captures show it) is read as no LID with one
+// warning naming the first line; a file whose ports all lack LIDs then gets OpenSM-like LIDs
+// where a command assigns them, and one with other LIDs asks for --lmc (the existing rule).
+TEST(NetFile, UnassignedLid65535IsReadAsNoLidWithOneWarning) {
+  const std::string text =
+      "Switch\t4 \"S-0000000000000001\"\t\t# \"sw1\" base port 0 lid 65535 lmc 0\r\n"
+      "[1]\t\"H-0000000000000002\"[1](2)\t\t# \"h1\" lid 65535 4xEDR\r\n"
+      "[2]\t\"H-0000000000000004\"[1](4)\t\t# \"h2\" lid 65535 4xEDR\r\n"
+      "\r\n"
+      "Ca\t1 \"H-0000000000000002\"\t\t# \"h1\"\r\n"
+      "[1](2)\t\"S-0000000000000001\"[1]\t\t# lid 65535 lmc 0 \"sw1\" lid 65535 4xEDR\r\n"
+      "\r\n"
+      "Ca\t1 \"H-0000000000000004\"\t\t# \"h2\"\r\n"
+      "[1](4)\t\"S-0000000000000001\"[2]\t\t# lid 65535 lmc 0 \"sw1\" lid 65535 4xEDR\r\n";
+  std::vector<std::string> warnings;
+  NetReadOptions o;
+  o.warnings = &warnings;
+  Fabric f = parse_net(text, "u.net", o);
+  EXPECT_EQ(f.size(), 3);
+  EXPECT_EQ(f.max_lid(), 0);  // no LID read
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].rfind("u.net:1: LID 65535 (unassigned) read as no LID (3 ports in all)", 0), 0u) << warnings[0];
+  // any other LID beyond the unicast range is still an error naming the line
+  std::string bad = text;
+  bad.replace(bad.find("lid 65535 lmc 0 \"sw1\""), 9, "lid 65534");
+  EXPECT_THROW(parse_net(bad, "b.net"), ParseError);
+}
