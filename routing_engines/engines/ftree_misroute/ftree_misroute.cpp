@@ -658,6 +658,30 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
 
   std::string first_failure;
   std::string last_cycle;
+  // An empty single-VL routing, and each switch's table sized to every destination LID (`tab`).
+  auto new_routing = [&](std::vector<uint8_t*>& tab) {
+    Routing out;
+    out.engine = kName;
+    out.lfts = Lfts(fabric);
+    out.num_vls = 1;
+    tab.assign(static_cast<size_t>(S), nullptr);
+    for (int s = 0; s < S; s++) {
+      const int node = t.sw_node[static_cast<size_t>(s)];
+      if (max_dest_lid >= out.lfts.table(node).size()) out.lfts.set(node, static_cast<Lid>(max_dest_lid), kNoPath);
+      tab[static_cast<size_t>(s)] = out.lfts.table(node).data();
+    }
+    return out;
+  };
+  // The self-check: every switch and CA source to every LID, on VL0.
+  auto self_check = [&](const Routing& out) {
+    CdgBuildOptions co;
+    co.switch_sources = true;
+    co.switch_destinations = true;
+    co.collect_loads = false;
+    co.hop_histogram = false;
+    co.threads = workers;
+    return build_cdg(fabric, out, co);
+  };
   for (int valley : valleys) {
     const bool restricted = valley >= 0;
     // U-turn points: switches in the sub-tree of their own rank that holds the valley leaf.
@@ -667,20 +691,12 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
       vc[static_cast<size_t>(s)] = t.block[static_cast<size_t>(r)][static_cast<size_t>(s)] ==
                                    t.block[static_cast<size_t>(r)][static_cast<size_t>(valley)];
     }
-    Routing out;
-    out.engine = kName;
-    out.lfts = Lfts(fabric);
-    out.num_vls = 1;
     // Per attach switch ("target", in parallel over targets): classes, then the memoised plan,
     // then every destination LID of the target gets its column. Each entry depends on its
     // destination alone, so the LFTs are the same for every thread count; the failure reported is
     // the one of the lowest target, as in a sequential pass.
-    std::vector<uint8_t*> tab(static_cast<size_t>(S));
-    for (int s = 0; s < S; s++) {
-      const int node = t.sw_node[static_cast<size_t>(s)];
-      if (max_dest_lid >= out.lfts.table(node).size()) out.lfts.set(node, static_cast<Lid>(max_dest_lid), kNoPath);
-      tab[static_cast<size_t>(s)] = out.lfts.table(node).data();
-    }
+    std::vector<uint8_t*> tab;
+    Routing out = new_routing(tab);
     std::vector<int> fail_switch(static_cast<size_t>(S), -1);
     std::vector<long> uturns(static_cast<size_t>(S), 0);
     std::atomic<int> first_fail{S};
@@ -800,13 +816,7 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     if (restricted && !check) return out;
 
     // Safety net (the construction is acyclic by design; this catches bugs, never repairs).
-    CdgBuildOptions co;
-    co.switch_sources = true;
-    co.switch_destinations = true;
-    co.collect_loads = false;
-    co.hop_histogram = false;
-    co.threads = workers;
-    CdgBuild b = build_cdg(fabric, out, co);
+    CdgBuild b = self_check(out);
     if (b.stats.dropped != 0 || b.stats.looping != 0) {
       std::string ex = !b.stats.unreachable_examples.empty() ? b.stats.unreachable_examples.front()
                        : !b.stats.loop_examples.empty()      ? b.stats.loop_examples.front()
@@ -828,25 +838,11 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
                         : first_failure + " (tried " + std::to_string(valleys.size()) +
                               " U-turn placements; disconnected or too many faults)";
   if (options.get_bool("updn_fallback", true)) {
-    Routing out;
-    out.engine = kName;
-    out.lfts = Lfts(fabric);
-    out.num_vls = 1;
-    std::vector<uint8_t*> tab(static_cast<size_t>(S));
-    for (int s = 0; s < S; s++) {
-      const int node = t.sw_node[static_cast<size_t>(s)];
-      if (max_dest_lid >= out.lfts.table(node).size()) out.lfts.set(node, static_cast<Lid>(max_dest_lid), kNoPath);
-      tab[static_cast<size_t>(s)] = out.lfts.table(node).data();
-    }
+    std::vector<uint8_t*> tab;
+    Routing out = new_routing(tab);
     const int root = route_updn(t, dests, tab);
     if (root < 0) throw EngineError(kName, why + "; Up*/Down* from one root does not reach every switch either (disconnected)");
-    CdgBuildOptions co;
-    co.switch_sources = true;
-    co.switch_destinations = true;
-    co.collect_loads = false;
-    co.hop_histogram = false;
-    co.threads = workers;
-    CdgBuild b = build_cdg(fabric, out, co);
+    CdgBuild b = self_check(out);
     if (b.stats.dropped != 0 || b.stats.looping != 0 || b.cdg.find_cycle(0))
       throw EngineError(kName, "internal check failed: the Up*/Down* last resort from root " +
                                    fabric.node_name(t.sw_node[static_cast<size_t>(root)]) + " is not loop and deadlock free");
