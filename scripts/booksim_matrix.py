@@ -243,6 +243,65 @@ def svg(path, name, rows):
         f.write("\n".join(out) + "\n")
 
 
+def run_point(a, c, path, load, seed, extra):
+    """One point in both simulators; seed None = each simulator's default seed (BookSim2's 0, which
+    --booksim-config passes on to flitsim). Returns (row, BookSim2 seconds, flitsim seconds)."""
+    row = {}
+    tag = "" if seed is None else f"_s{seed}"
+    lg = os.path.join(a.out, "logs", f"{c['name']}_{load:.3f}{tag}")
+    # the near-zero load point is measured 10x longer in both (few packets per period there,
+    # and the zero-load target is 2 %)
+    zl = load <= 0.05 and load == c["loads"][0]
+    bs_seed = [] if seed is None else [f"seed={seed}"]
+    fs_seed = [] if seed is None else ["--seed", str(seed)]
+    rc, out, dt_bs = run_booksim([a.booksim, path, f"injection_rate={load}"] + (["sample_period=10000"] if zl else [])
+                                 + bs_seed + a.booksim_args.split(), lg + ".booksim.txt", a.timeout, load)
+    row.update(parse_booksim(out))
+    row["bs_rc"], row["bs_seconds"] = rc, round(dt_bs, 2)
+    cmd = [a.ftroute, "sim", "--booksim-config", path, "--load", str(load), "--json"] + \
+        (["--warmup", "30000", "--measure", "30000"] if zl else []) + fs_seed + extra
+    rc, out, dt_fs = run(cmd, lg + ".flitsim.txt", a.timeout)
+    row["fs_rc"], row["fs_seconds"] = rc, round(dt_fs, 2)
+    try:
+        j = json.loads(out[out.index("{"):])
+        p = j["points"][0]
+        row.update({"fs_latency": p["latency"]["avg"], "fs_net_latency": p["latency"]["avg_network"],
+                    "fs_accepted": p["accepted"], "fs_offered": p["offered"], "fs_hops": p["avg_hops"],
+                    "fs_drained": p["drained"], "fs_cycles": p["cycles"]})
+    except (ValueError, KeyError, IndexError):
+        row.update({"fs_latency": None, "fs_accepted": None})
+    return row, dt_bs, dt_fs
+
+
+def seed_range(r, sim):
+    lo, hi = r.get(sim + "_latency_min"), r.get(sim + "_latency_max")
+    return "" if lo is None else f" [{fmt(lo, 1)}-{fmt(hi, 1)}]"
+
+
+MEAN_KEYS = ("bs_offered", "bs_accepted", "bs_latency", "bs_net_latency", "bs_hops", "fs_offered", "fs_accepted",
+             "fs_latency", "fs_net_latency", "fs_hops", "bs_seconds", "fs_seconds")
+
+
+def merge_seeds(runs):
+    """One row per point: the mean over the seeds of every figure (None if a seed gave none), the
+    seeds' lowest and highest packet latency, complete/drained only if every seed's was."""
+    if len(runs) == 1:
+        return runs[0]
+    row = {"seeds": len(runs)}
+    for k in MEAN_KEYS:
+        v = [r.get(k) for r in runs]
+        row[k] = None if any(x is None for x in v) else sum(v) / len(v)
+    for sim in ("bs", "fs"):
+        v = [r.get(sim + "_latency") for r in runs]
+        if all(x is not None for x in v):
+            row[sim + "_latency_min"], row[sim + "_latency_max"] = min(v), max(v)
+    row["bs_complete"] = all(r.get("bs_complete") for r in runs)
+    row["fs_drained"] = all(r.get("fs_drained", True) for r in runs)
+    row["bs_cycles"] = sum(r.get("bs_cycles") or 0 for r in runs)
+    row["fs_cycles"] = sum(r.get("fs_cycles") or 0 for r in runs)
+    return row
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--booksim", required=True)
@@ -254,6 +313,9 @@ def main():
     ap.add_argument("--booksim-args", default="")
     ap.add_argument("--loads", default="", help="comma-separated loads instead of each configuration's sweep")
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--seeds", type=int, default=1,
+                    help="run every point with seeds 0..N-1 in both simulators and report the means and the "
+                         "seeds' latency range (default 1: each simulator's default seed)")
     a = ap.parse_args()
     for d in ("cfg", "svg", "logs"):
         os.makedirs(os.path.join(a.out, d), exist_ok=True)
@@ -266,6 +328,10 @@ def main():
         print("booksim_matrix: no configuration matches --only " + a.only, file=sys.stderr)
         return 2
     extra = a.flitsim_args.split()
+    if a.seeds < 1:
+        print("booksim_matrix: --seeds must be >= 1", file=sys.stderr)
+        return 2
+    seeds = [None] if a.seeds == 1 else list(range(a.seeds))
     all_rows, summaries = [], []
     bs_time = fs_time = 0.0
     bs_cycles = fs_cycles = 0
@@ -275,30 +341,15 @@ def main():
         rows = []
         for load in c["loads"]:
             row = {"config": c["name"], "load": load}
-            lg = os.path.join(a.out, "logs", f"{c['name']}_{load:.3f}")
-            # the near-zero load point is measured 10x longer in both (few packets per period there,
-            # and the zero-load target is 2 %)
-            zl = load <= 0.05 and load == c["loads"][0]
-            rc, out, dt = run_booksim([a.booksim, path, f"injection_rate={load}"] + (["sample_period=10000"] if zl else [])
-                                      + a.booksim_args.split(), lg + ".booksim.txt", a.timeout, load)
-            row.update(parse_booksim(out))
-            row["bs_rc"], row["bs_seconds"] = rc, round(dt, 2)
-            bs_time += dt
-            bs_cycles += row["bs_cycles"] or 0
-            cmd = [a.ftroute, "sim", "--booksim-config", path, "--load", str(load), "--json"] + \
-                (["--warmup", "30000", "--measure", "30000"] if zl else []) + extra
-            rc, out, dt = run(cmd, lg + ".flitsim.txt", a.timeout)
-            fs_time += dt
-            row["fs_rc"], row["fs_seconds"] = rc, round(dt, 2)
-            try:
-                j = json.loads(out[out.index("{"):])
-                p = j["points"][0]
-                row.update({"fs_latency": p["latency"]["avg"], "fs_net_latency": p["latency"]["avg_network"],
-                            "fs_accepted": p["accepted"], "fs_offered": p["offered"], "fs_hops": p["avg_hops"],
-                            "fs_drained": p["drained"], "fs_cycles": p["cycles"]})
-                fs_cycles += p["cycles"]
-            except (ValueError, KeyError, IndexError):
-                row.update({"fs_latency": None, "fs_accepted": None})
+            runs = []
+            for seed in seeds:
+                r1, dt_bs, dt_fs = run_point(a, c, path, load, seed, extra)
+                bs_time += dt_bs
+                fs_time += dt_fs
+                bs_cycles += r1.get("bs_cycles") or 0
+                fs_cycles += r1.get("fs_cycles") or 0
+                runs.append(r1)
+            row.update(merge_seeds(runs))
             rows.append(row)
             print(f"{c['name']:32s} load {load:.3f}: BookSim2 lat {fmt(row.get('bs_latency'), 1):>8s} acc "
                   f"{fmt(row.get('bs_accepted'))} | flitsim lat {fmt(row.get('fs_latency'), 1):>8s} acc "
@@ -310,7 +361,8 @@ def main():
         svg(os.path.join(a.out, "svg", c["name"] + ".svg"), c["name"], rows)
     cols = ["config", "load", "bs_offered", "bs_accepted", "bs_latency", "bs_net_latency", "bs_hops", "bs_complete",
             "fs_offered", "fs_accepted", "fs_latency", "fs_net_latency", "fs_hops", "fs_drained", "bs_seconds",
-            "fs_seconds", "bs_cycles", "fs_cycles"]
+            "fs_seconds", "bs_cycles", "fs_cycles", "seeds", "bs_latency_min", "bs_latency_max", "fs_latency_min",
+            "fs_latency_max"]
     with open(os.path.join(a.out, "matrix.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
@@ -329,8 +381,11 @@ def main():
                 "accepted | flitsim accepted | BookSim2 latency | flitsim latency |\n|---|---|---|---|---|---|\n")
         for r in all_rows:
             f.write(f"| {r['config']} | {r['load']:.2f} | {fmt(r.get('bs_accepted'))} | {fmt(r.get('fs_accepted'))} "
-                    f"| {fmt(r.get('bs_latency'), 1)}{'' if r.get('bs_complete') else ' (unstable)'} | "
-                    f"{fmt(r.get('fs_latency'), 1)}{'' if r.get('fs_drained', True) else ' (not drained)'} |\n")
+                    f"| {fmt(r.get('bs_latency'), 1)}{seed_range(r, 'bs')}{'' if r.get('bs_complete') else ' (unstable)'} | "
+                    f"{fmt(r.get('fs_latency'), 1)}{seed_range(r, 'fs')}{'' if r.get('fs_drained', True) else ' (not drained)'} |\n")
+        if a.seeds > 1:
+            f.write(f"\nEvery figure is the mean of seeds 0-{a.seeds - 1} in each simulator; [lowest-highest] "
+                    "packet latency of the seeds.\n")
         f.write(f"\nBookSim2: {bs_cycles} cycles in {bs_time:.0f} s wall; flitsim: {fs_cycles} cycles in "
                 f"{fs_time:.0f} s wall (incl. process start and fabric build).\n")
     print(open(os.path.join(a.out, "matrix.md")).read().split("\nPer load")[0])

@@ -9,6 +9,8 @@
 #                               [--flitsim-args "ARGS"]  extra `ftroute sim` options for every flitsim run
 #                               [--booksim-args "K=V .."] extra BookSim2 assignments for every BookSim2 run
 #                                                        (either: switch one model feature to isolate it)
+#                               [--seeds N]              every point with seeds 0..N-1 in both simulators:
+#                                                        means and the seeds' latency range (default 1)
 #
 # --booksim PATH       a BookSim2 binary (built outside this tree).
 # --build-booksim DIR  DIR holds a BookSim2 checkout (git clone https://github.com/booksim/booksim2 DIR);
@@ -33,6 +35,7 @@ loads=""
 out=""
 fargs=""
 bargs=""
+seeds=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --booksim) booksim="$2"; shift ;;
@@ -44,7 +47,8 @@ while [ $# -gt 0 ]; do
     --ftroute) FT="$2"; shift ;;
     --flitsim-args) fargs="$2"; shift ;;
     --booksim-args) bargs="$2"; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    --seeds) seeds="$2"; shift ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "validate_booksim.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -78,4 +82,4 @@ out=${out:-$here/build/validate-booksim${quick:+-quick}}
 mkdir -p "$out"
 echo "validate_booksim.sh: BookSim2 $booksim, flitsim $FT, output $out"
 exec python3 "$here/scripts/booksim_matrix.py" --booksim "$booksim" --ftroute "$FT" --out "$out" $quick \
-  ${only:+--only "$only"} ${loads:+--loads "$loads"} ${fargs:+--flitsim-args "$fargs"} ${bargs:+--booksim-args "$bargs"}
+  ${only:+--only "$only"} ${loads:+--loads "$loads"} ${fargs:+--flitsim-args "$fargs"} ${bargs:+--booksim-args "$bargs"} ${seeds:+--seeds "$seeds"}
