@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "ftroute/fabric.hpp"
@@ -46,9 +47,14 @@ class SwitchGraph {
 
   // Hop distances from switch position src: dist[pos] (-1: not reached). `queue` is scratch
   // (reused between calls: no allocation once both have grown). allow(u, edge) filters the links
-  // (a subset, live links only, ...); the unfiltered form takes every link.
+  // (a subset, live links only, ...); the unfiltered form takes every link. The span form starts
+  // from several switches at once (distance to the nearest; duplicates allowed).
   template <class Allow>
-  void bfs(int src, std::vector<int>& dist, std::vector<int>& queue, Allow&& allow) const;
+  void bfs(std::span<const int> srcs, std::vector<int>& dist, std::vector<int>& queue, Allow&& allow) const;
+  template <class Allow>
+  void bfs(int src, std::vector<int>& dist, std::vector<int>& queue, Allow&& allow) const {
+    bfs(std::span<const int>(&src, 1), dist, queue, std::forward<Allow>(allow));
+  }
   void bfs(int src, std::vector<int>& dist, std::vector<int>& queue) const {
     bfs(src, dist, queue, [](int, const Edge&) { return true; });
   }
@@ -70,12 +76,12 @@ class SwitchGraph {
 };
 
 template <class Allow>
-void SwitchGraph::bfs(int src, std::vector<int>& dist, std::vector<int>& queue, Allow&& allow) const {
+void SwitchGraph::bfs(std::span<const int> srcs, std::vector<int>& dist, std::vector<int>& queue, Allow&& allow) const {
   dist.assign(node_.size(), -1);
   queue.resize(node_.size());
   size_t head = 0, tail = 0;
-  queue[tail++] = src;
-  dist[static_cast<size_t>(src)] = 0;
+  for (const int src : srcs)
+    if (dist[static_cast<size_t>(src)] < 0) dist[static_cast<size_t>(src)] = 0, queue[tail++] = src;
   while (head < tail) {
     const int u = queue[head++];
     const int du = dist[static_cast<size_t>(u)] + 1;
