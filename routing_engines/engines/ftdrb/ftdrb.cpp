@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "ftdrb/incremental_dag.hpp"
+#include "ftroute/route_walk.hpp"
 #include "ftroute/switch_graph.hpp"
 
 namespace ftroute {
@@ -96,16 +97,15 @@ class Router {
     for (int s = 0; s < g_.size(); s++)
       if (dd[static_cast<size_t>(s)] > 0) rings[static_cast<size_t>(dd[static_cast<size_t>(s)])].push_back(s);
     auto entry_port = [&](int s) -> int {  // port of Dsw where the leg from s arrives
-      int prev = s;
-      for (int hops = 0; s != d.dsw && s >= 0 && hops <= g_.size(); hops++) {
-        uint8_t p = get(s, base);
-        if (p == kNoPath || p == 0) return -1;
-        prev = s;
-        s = next(s, p);
-      }
-      if (s != d.dsw) return -1;
-      const Node& pn = f_.node(g_.node(prev));
-      return pn.port(get(prev, base)).peer_port;
+      if (s == d.dsw) return f_.node(g_.node(s)).port(get(s, base)).peer_port;
+      int entry = -1;
+      const PathWalk w = walk_path(f_, lfts_, g_.node(s), base, -1, 0, [&](int n, const RouteHop& h) {
+        if (g_.pos(n) == d.dsw) return false;  // arrived: entry is the port the last hop entered by
+        if (h.kind != RouteHop::Forward) return true;  // the walk ends here (no route, port 0, a CA)
+        entry = h.next_port;
+        return true;
+      });
+      return w.end == PathWalk::Stopped ? entry : -1;
     };
     std::vector<char> used_entry(256, 0), taken(static_cast<size_t>(g_.size()), 0);
     for (int pass = 0; pass < 2 && chosen.size() < want; pass++) {
@@ -282,20 +282,16 @@ Routing FtDrbEngine::route(const Fabric& f, const EngineOptions& opt, const Prev
   int layers_used = 1;
   for (const Unit& u : units) {
     chans.clear();
-    int s = u.src;
-    for (int hops = 0;; hops++) {
-      uint8_t p = router.get(s, u.lid);
-      if (p == 0) break;
-      if (p == kNoPath)
-        throw EngineError(name(), "LID " + std::to_string(u.lid) + " is unreachable from switch " +
-                                      f.node_name(g.node(s)) + " (fabric is disconnected)");
-      if (hops > g.size())
-        throw EngineError(name(), "internal error: forwarding loop for LID " + std::to_string(u.lid));
-      int nx = router.next(s, p);
-      if (nx < 0) break;  // delivered to the CA
-      chans.push_back(g.port_base(s) + p);
-      s = nx;
-    }
+    // the channels of the route from u.src (walk_path: the owner is not checked; port 0, a CA or
+    // a port without link end it)
+    const PathWalk w = walk_path(f, r.lfts, g.node(u.src), u.lid, -1, 0, [&](int n, const RouteHop& h) {
+      if (h.kind == RouteHop::Forward) chans.push_back(g.port_base(g.pos(n)) + h.port);
+    });
+    if (w.end == PathWalk::Dropped && w.hop.drop == DropKind::NoRoute)
+      throw EngineError(name(), "LID " + std::to_string(u.lid) + " is unreachable from switch " +
+                                    f.node_name(w.sw) + " (fabric is disconnected)");
+    if (w.end == PathWalk::Loop)
+      throw EngineError(name(), "internal error: forwarding loop for LID " + std::to_string(u.lid));
     int placed = -1;
     auto try_layer = [&](int L) {
       while (static_cast<int>(layers.size()) <= L) layers.push_back(std::make_unique<ftdrb::IncrementalDag>(g.num_port_slots()));
