@@ -243,18 +243,6 @@ std::optional<std::vector<Cdg::Id>> Cdg::topological_order(int vl, bool include_
   return order;
 }
 
-const char* drop_kind_text(DropKind k) {
-  switch (k) {
-    case DropKind::NoRoute: return "no route (LFT entry 255)";
-    case DropKind::BadPort: return "LFT names a port the switch does not have";
-    case DropKind::DownPort: return "LFT names a port with no link";
-    case DropKind::NotLocal: return "LFT entry 0 (local) but the switch does not own the LID";
-    case DropKind::WrongEndpoint: return "delivered to a node that does not own the LID";
-    case DropKind::Loop: return "forwarding loop";
-  }
-  return "?";
-}
-
 // ---------------------------------------------------------------- build_cdg
 
 namespace {

@@ -4,6 +4,18 @@
 
 namespace ftroute {
 
+const char* drop_kind_text(DropKind k) {
+  switch (k) {
+    case DropKind::NoRoute: return "no route (LFT entry 255)";
+    case DropKind::BadPort: return "LFT names a port the switch does not have";
+    case DropKind::DownPort: return "LFT names a port with no link";
+    case DropKind::NotLocal: return "LFT entry 0 (local) but the switch does not own the LID";
+    case DropKind::WrongEndpoint: return "delivered to a node that does not own the LID";
+    case DropKind::Loop: return "forwarding loop";
+  }
+  return "?";
+}
+
 RouteWalker::RouteWalker(const Fabric& f, const Lfts& lfts)
     : lfts_(lfts), known_(static_cast<size_t>(f.size()), 0), onpath_(static_cast<size_t>(f.size()), 0) {
   info_.assign(static_cast<size_t>(f.size()), NodeInfo{});

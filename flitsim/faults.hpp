@@ -3,6 +3,7 @@
 // routing change.
 #pragma once
 
+#include "ftroute/route_walk.hpp"
 #include "sim_impl.hpp"
 
 namespace ftroute::flitsim {
@@ -20,17 +21,19 @@ inline Lid Simulator::Impl::find_escape(int c, const Pkt& p, uint8_t* sl_out) co
     const uint8_t sl = R->sl(p.slid, l);
     int in = c;
     bool ok = false;
-    for (size_t hop = 0; hop <= sws.size(); hop++) {  // more switch hops than switches: a loop
-      int s = ch[in].dst_sw;
-      if (s < 0) {
-        ok = ch[in].dst_ep == p.dst;
-        break;
-      }
-      uint8_t port = R->lfts.get(sws[s].node, l);
-      if (port == kNoPath || port == 0 || port >= sws[s].out_by_port.size() || sws[s].out_by_port[port] < 0) break;
-      int oc = sws[s].out_by_port[port];
-      if (!ch[oc].alive || vl_at(in, port, sl) * vc_blk >= V) break;
-      in = oc;
+    if (ch[in].dst_sw < 0) {
+      ok = ch[in].dst_ep == p.dst;
+    } else {
+      // the LFT walk (walk_path: hop decoding, loop bound), over live channels with a VL below V
+      const PathWalk w = walk_path(f, R->lfts, sws[ch[in].dst_sw].node, l, d.node, d.port, [&](int, const RouteHop& h) {
+        if (h.kind == RouteHop::Dropped || h.port == 0) return false;
+        const int s = ch[in].dst_sw;
+        const int oc = sws[s].out_by_port[h.port];
+        if (oc < 0 || !ch[oc].alive || vl_at(in, h.port, sl) * vc_blk >= V) return false;
+        in = oc;
+        return true;
+      });
+      ok = w.end == PathWalk::Delivered;
     }
     if (ok) {
       *sl_out = sl;

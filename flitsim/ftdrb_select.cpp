@@ -9,6 +9,8 @@
 
 #include <algorithm>
 
+#include "ftroute/route_walk.hpp"
+
 namespace ftroute::flitsim {
 
 uint64_t FtDrbSelector::link_key(int node, int port) const {
@@ -25,18 +27,21 @@ void FtDrbSelector::walk(const Routing& r, int src_node, int src_port, Lid dlid,
   const Port& sp = f_.node(src_node).port(src_port);
   if (!sp.connected()) return;
   m.links.push_back(link_key(src_node, src_port));
-  int cur = sp.peer_node;
-  for (int hop = 0; hop <= cfg_.hop_limit; hop++) {
-    const Node& n = f_.node(cur);
-    if (!n.is_switch()) {
-      m.path_ok = true;
-      return;
-    }
-    uint8_t port = r.lfts.get(cur, dlid);
-    if (port == kNoPath || port == 0 || port > n.num_ports || !n.port(port).connected()) return;
-    m.links.push_back(link_key(cur, port));
-    cur = n.port(port).peer_node;
+  const int first = sp.peer_node;
+  if (!f_.node(first).is_switch()) {
+    m.path_ok = true;
+    return;
   }
+  // A path reaches a CA after at most hop_limit switches (links recorded for hop_limit + 1 of
+  // them; walk_path's own bound catches loops); any CA counts (the owner is not checked) and
+  // port 0 is no path.
+  int visited = 0;
+  const PathWalk w = walk_path(f_, r.lfts, first, dlid, -1, 0, [&](int cur, const RouteHop& h) {
+    if (++visited > cfg_.hop_limit + 1 || h.port == 0 || h.kind == RouteHop::Dropped) return false;
+    m.links.push_back(link_key(cur, h.port));
+    return true;
+  });
+  m.path_ok = w.end == PathWalk::Delivered && w.switches <= cfg_.hop_limit;
 }
 
 bool FtDrbSelector::faulty(const SrcState& s, const Msp& m, bool* permanent) const {

@@ -1,9 +1,9 @@
 #include "ftroute/flitsim_testnets.hpp"
 
-#include <deque>
 #include <string>
 
 #include "ftroute/error.hpp"
+#include "ftroute/switch_graph.hpp"
 
 namespace ftroute::flitsim {
 
@@ -177,35 +177,25 @@ Routing route_minhop(const Fabric& f) {
   Routing r;
   r.engine = "flitsim-minhop";
   r.lfts = compact_lfts(f);
-  std::vector<int> dist(static_cast<size_t>(f.size()));
+  const SwitchGraph g(f);
+  std::vector<int> dist, queue;
   for (const EndPort& e : f.end_ports()) {
     Attach a = f.attach(e.base_lid);
     if (!a.valid()) continue;
-    std::fill(dist.begin(), dist.end(), -1);
-    std::deque<int> q{a.sw};
-    dist[a.sw] = 0;
-    while (!q.empty()) {
-      int u = q.front();
-      q.pop_front();
-      const Node& n = f.node(u);
-      for (int p = 1; p <= n.num_ports; p++) {
-        const Port& pp = n.port(p);
-        if (!pp.connected() || !f.node(pp.peer_node).is_switch() || dist[pp.peer_node] >= 0) continue;
-        dist[pp.peer_node] = dist[u] + 1;
-        q.push_back(pp.peer_node);
-      }
-    }
-    for (int s : f.switches()) {
-      if (dist[s] < 0) continue;
+    g.bfs(g.pos(a.sw), dist, queue);
+    for (int i = 0; i < g.size(); i++) {
+      const int di = dist[static_cast<size_t>(i)];
+      if (di < 0) continue;
+      const int s = g.node(i);
       uint8_t port = kNoPath;
-      if (s == a.sw) port = a.port;
-      else {
-        const Node& n = f.node(s);
-        for (int p = 1; p <= n.num_ports && port == kNoPath; p++) {
-          const Port& pp = n.port(p);
-          if (pp.connected() && f.node(pp.peer_node).is_switch() && dist[pp.peer_node] == dist[s] - 1)
-            port = static_cast<uint8_t>(p);
-        }
+      if (s == a.sw) {
+        port = a.port;
+      } else {
+        for (const SwitchGraph::Edge& x : g.edges(i))  // the lowest port one hop nearer
+          if (dist[static_cast<size_t>(x.nbr)] == di - 1) {
+            port = x.port;
+            break;
+          }
       }
       for (Lid l = e.base_lid; l <= e.last_lid(); l++) r.lfts.set(s, l, port);
     }

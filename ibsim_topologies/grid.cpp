@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "ftroute/switch_graph.hpp"
+
 namespace ftroute {
 
 std::string MeshGrid::describe() const {
@@ -16,41 +18,31 @@ std::string MeshGrid::describe() const {
 
 namespace {
 
-// Distinct switch neighbours of every switch, with the lowest port leading to each.
-struct SwitchGraph {
+// Distinct switch neighbours of every switch, with the lowest port leading to each, read from
+// the fabric's SwitchGraph (ftroute/switch_graph.hpp), which also gives the BFS.
+struct GridGraph {
+  SwitchGraph sg;
   std::vector<std::map<int, uint8_t>> nbr;  // by node index
 };
 
-SwitchGraph switch_graph(const Fabric& f) {
-  SwitchGraph g;
+GridGraph switch_graph(const Fabric& f) {
+  GridGraph g{SwitchGraph(f), {}};
   g.nbr.resize(static_cast<size_t>(f.size()));
-  for (int s : f.switches()) {
-    const Node& n = f.node(s);
-    for (int p = 1; p <= n.num_ports; p++) {
-      const Port& pt = n.port(p);
-      if (!pt.connected() || pt.peer_node == s || !f.node(pt.peer_node).is_switch()) continue;
-      auto it = g.nbr[static_cast<size_t>(s)].find(pt.peer_node);
-      if (it == g.nbr[static_cast<size_t>(s)].end()) g.nbr[static_cast<size_t>(s)][pt.peer_node] = static_cast<uint8_t>(p);
-    }
-  }
+  for (int i = 0; i < g.sg.size(); i++)
+    for (const SwitchGraph::Edge& e : g.sg.edges(i)) g.nbr[static_cast<size_t>(g.sg.node(i))].emplace(g.sg.node(e.nbr), e.port);
   return g;
 }
 
-std::vector<int> bfs(const Fabric& f, const SwitchGraph& g, int src) {
+// Hop distances from switch node src, by node index (-1: not reached, or not a switch).
+std::vector<int> bfs(const Fabric& f, const GridGraph& g, int src) {
+  const std::vector<int> by_pos = g.sg.bfs(g.sg.pos(src));
   std::vector<int> d(static_cast<size_t>(f.size()), -1);
-  std::deque<int> q{src};
-  d[static_cast<size_t>(src)] = 0;
-  while (!q.empty()) {
-    int u = q.front();
-    q.pop_front();
-    for (auto& [v, p] : g.nbr[static_cast<size_t>(u)])
-      if (d[static_cast<size_t>(v)] < 0) d[static_cast<size_t>(v)] = d[static_cast<size_t>(u)] + 1, q.push_back(v);
-  }
+  for (int i = 0; i < g.sg.size(); i++) d[static_cast<size_t>(g.sg.node(i))] = by_pos[static_cast<size_t>(i)];
   return d;
 }
 
 // Tries one choice of axis corners; returns the verified grid or nullopt.
-std::optional<MeshGrid> try_axes(const Fabric& f, const SwitchGraph& g, const std::vector<int>& d0,
+std::optional<MeshGrid> try_axes(const Fabric& f, const GridGraph& g, const std::vector<int>& d0,
                              const std::vector<std::vector<int>>& dk, const std::vector<int>& len) {
   const int n = static_cast<int>(dk.size());
   MeshGrid grid;
@@ -115,7 +107,7 @@ const char* kDirName[6] = {"+x", "-x", "+y", "-y", "+z", "-z"};
 
 // One torus embedding attempt from the root's frame (root_frame[2d] = root + e_d, [2d+1] = root -
 // e_d); see grid.hpp for the method. On failure sets why (naming a switch) and returns nullopt.
-std::optional<MeshGrid> try_torus_frame(const Fabric& f, const SwitchGraph& g, int n, int root,
+std::optional<MeshGrid> try_torus_frame(const Fabric& f, const GridGraph& g, int n, int root,
                                         const std::array<int, 6>& root_frame, std::string& why) {
   const int deg = 2 * n;
   const size_t N = f.switches().size();
@@ -262,7 +254,7 @@ struct DegreeSummary {
   int mindeg = 0, maxdeg = 0;
 };
 
-DegreeSummary degree_summary(const Fabric& f, const SwitchGraph& g) {
+DegreeSummary degree_summary(const Fabric& f, const GridGraph& g) {
   DegreeSummary r;
   std::map<int, int> hist;
   for (int s : f.switches()) hist[static_cast<int>(g.nbr[static_cast<size_t>(s)].size())]++;
@@ -278,7 +270,7 @@ DegreeSummary degree_summary(const Fabric& f, const SwitchGraph& g) {
 }
 
 // "switches "A" and "B" have 3 switch neighbours, every other switch (14 of 16) has 4: a missing link?"
-std::string degree_reason(const Fabric& f, const SwitchGraph& g, const DegreeSummary& ds, const std::string& shape) {
+std::string degree_reason(const Fabric& f, const GridGraph& g, const DegreeSummary& ds, const std::string& shape) {
   const int s0 = ds.off.front();
   const int d0 = static_cast<int>(g.nbr[static_cast<size_t>(s0)].size());
   std::string who = "switch " + quoted(f, s0) + " has ";
@@ -298,7 +290,7 @@ std::optional<MeshGrid> recognise_mesh(const Fabric& f, std::string* why) {
   };
   const auto& sw = f.switches();
   if (sw.size() < 4) return fail("fewer than 4 switches: not a 2-D/3-D mesh");
-  SwitchGraph g = switch_graph(f);
+  GridGraph g = switch_graph(f);
   int mindeg = 1 << 30, maxdeg = 0;
   for (int s : sw) {
     int d = static_cast<int>(g.nbr[static_cast<size_t>(s)].size());
@@ -353,7 +345,7 @@ std::optional<MeshGrid> recognise_torus(const Fabric& f, std::string* why) {
   };
   const auto& sw = f.switches();
   if (sw.size() < 9) return fail("fewer than 9 switches: not a 2-D/3-D torus with rings of >= 3 switches");
-  SwitchGraph g = switch_graph(f);
+  GridGraph g = switch_graph(f);
   DegreeSummary ds = degree_summary(f, g);
   if (ds.modal != 4 && ds.modal != 6)
     return fail("most switches have " + std::to_string(ds.modal) +
@@ -401,7 +393,7 @@ std::optional<MeshGrid> recognise_grid(const Fabric& f, std::string* why) {
   if (why) {
     // Explain the shape the fabric resembles (message only): a torus with a few missing/extra
     // links has almost every switch at degree 4/6 and the rest one off; a mesh has corners.
-    SwitchGraph g = switch_graph(f);
+    GridGraph g = switch_graph(f);
     DegreeSummary ds = degree_summary(f, g);
     const bool torus_like = (ds.modal == 4 || ds.modal == 6) && ds.mindeg >= ds.modal - 1 &&
                             ds.maxdeg <= ds.modal + 1 && ds.off.size() * 4 <= f.switches().size();

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ftroute/error.hpp"
+#include "ftroute/switch_graph.hpp"
 
 namespace ftroute {
 
@@ -161,26 +162,16 @@ KnsSize kns_count_size(const KnsParams& prm, const Fabric& f) {
   // Diameter: longest router-to-router Hybrid-DOR path, counted on the fabric by BFS between
   // routers (equals the DOR length because Hybrid-DOR is minimal).
   int best = 0, best_sw = 0;
-  std::vector<int> dist(static_cast<size_t>(f.size()));
+  const SwitchGraph g(f);
+  std::vector<int> dist, queue;
   for (int src : f.switches()) {
     if (!is_router[static_cast<size_t>(src)]) continue;
-    std::fill(dist.begin(), dist.end(), -1);
-    std::vector<int> q{src};
-    dist[static_cast<size_t>(src)] = 0;
-    for (size_t h = 0; h < q.size(); h++) {
-      int u = q[h];
-      for (int pp = 1; pp <= f.node(u).num_ports; pp++) {
-        const Port& pt = f.node(u).port(pp);
-        if (!pt.connected() || !f.node(pt.peer_node).is_switch()) continue;
-        if (dist[static_cast<size_t>(pt.peer_node)] >= 0) continue;
-        dist[static_cast<size_t>(pt.peer_node)] = dist[static_cast<size_t>(u)] + 1;
-        q.push_back(pt.peer_node);
-      }
-    }
+    g.bfs(g.pos(src), dist, queue);
     for (int t : f.switches())
       if (is_router[static_cast<size_t>(t)]) {
-        best = std::max(best, dist[static_cast<size_t>(t)]);
-        best_sw = std::max(best_sw, dist[static_cast<size_t>(t)] + 1);
+        const int d = dist[static_cast<size_t>(g.pos(t))];
+        best = std::max(best, d);
+        best_sw = std::max(best_sw, d + 1);
       }
   }
   z.diameter = best;

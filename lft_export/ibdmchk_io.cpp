@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <deque>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -11,6 +10,7 @@
 
 #include "ftroute/error.hpp"
 #include "ftroute/input_file.hpp"
+#include "ftroute/switch_graph.hpp"
 #include "strfmt.hpp"
 
 namespace ftroute {
@@ -99,30 +99,18 @@ const char* speed_str(int s) {
   return "??";
 }
 
-// Hop distance (links) between switches, BFS over switch-to-switch links.
+// Hop distance (links) between switches, BFS over switch-to-switch links (SwitchGraph, whose
+// positions are Fabric::switches() order: sw_index maps a node to its row).
 std::vector<std::vector<uint16_t>> switch_distances(const Fabric& f, std::vector<int>& sw_index) {
-  const auto& sws = f.switches();
-  sw_index.assign(static_cast<size_t>(f.size()), -1);
-  for (size_t i = 0; i < sws.size(); i++) sw_index[static_cast<size_t>(sws[i])] = static_cast<int>(i);
-  std::vector<std::vector<uint16_t>> d(sws.size(), std::vector<uint16_t>(sws.size(), UINT16_MAX));
-  std::deque<int> q;
-  for (size_t a = 0; a < sws.size(); a++) {
-    auto& row = d[a];
-    row[a] = 0;
-    q.assign(1, sws[a]);
-    while (!q.empty()) {
-      int u = q.front();
-      q.pop_front();
-      const Node& n = f.node(u);
-      for (int p = 1; p <= n.num_ports; p++) {
-        int v = n.port(p).peer_node;
-        if (v < 0 || !f.node(v).is_switch()) continue;
-        auto& dv = row[static_cast<size_t>(sw_index[static_cast<size_t>(v)])];
-        if (dv != UINT16_MAX) continue;
-        dv = static_cast<uint16_t>(row[static_cast<size_t>(sw_index[static_cast<size_t>(u)])] + 1);
-        q.push_back(v);
-      }
-    }
+  const SwitchGraph g(f);
+  sw_index = g.positions();
+  const size_t S = static_cast<size_t>(g.size());
+  std::vector<std::vector<uint16_t>> d(S, std::vector<uint16_t>(S, UINT16_MAX));
+  std::vector<int> dist, queue;
+  for (size_t a = 0; a < S; a++) {
+    g.bfs(static_cast<int>(a), dist, queue);
+    for (size_t t = 0; t < S; t++)
+      if (dist[t] >= 0) d[a][t] = static_cast<uint16_t>(dist[t]);
   }
   return d;
 }

@@ -1,12 +1,12 @@
 // Where the switches of the picture go (fabric_svg.hpp): the recognised fat tree, or BFS levels.
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <set>
 
 #include "ftree_misroute/fattree.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/fabric_svg.hpp"
+#include "ftroute/switch_graph.hpp"
 
 namespace ftroute {
 
@@ -103,24 +103,16 @@ void place_missing(const FatTree& t, TreeLevels& L) {
 }
 
 void bfs_levels(const Fabric& f, TreeLevels& L) {
-  std::deque<int> q;
-  for (int s : f.switches())
-    if (has_end_node(f, s)) {
-      L.level[at(s)] = 0;
-      q.push_back(s);
-    }
-  if (q.empty())  // no CA at all: one row
+  const SwitchGraph g(f);
+  std::vector<int> seeds;
+  for (int i = 0; i < g.size(); i++)
+    if (has_end_node(f, g.node(i))) seeds.push_back(i);
+  if (seeds.empty()) {  // no CA at all: one row
     for (int s : f.switches()) L.level[at(s)] = 0;
-  while (!q.empty()) {
-    const int s = q.front();
-    q.pop_front();
-    const Node& n = f.node(s);
-    for (int p = 1; p <= n.num_ports; p++) {
-      const Port& x = n.port(p);
-      if (!x.connected() || !f.node(x.peer_node).is_switch() || L.level[at(x.peer_node)] >= 0) continue;
-      L.level[at(x.peer_node)] = L.level[at(s)] + 1;
-      q.push_back(x.peer_node);
-    }
+  } else {
+    std::vector<int> dist, queue;
+    g.bfs(seeds, dist, queue, [](int, const SwitchGraph::Edge&) { return true; });
+    for (int i = 0; i < g.size(); i++) L.level[at(g.node(i))] = dist[at(i)];
   }
   for (int s : f.switches()) L.height = std::max(L.height, L.level[at(s)]);
 }

@@ -18,7 +18,8 @@
 // sources per first switch: O(switches) per destination instead of O(sources). Sources are CA ports (+ switches on request); the
 // VL of each hop is Sl2Vl::vl(node, in_port, out_port, sl), CA injection uses in_port 0.
 // The same walk yields what the validators need: unreachable pairs, forwarding loops, hop counts
-// and the number of routes per link (edge forwarding index), collected in RouteWalkStats.
+// and the number of routes per link (edge forwarding index), collected in RouteWalkStats
+// (ftroute/route_walk.hpp, which also owns DropKind).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "ftroute/fabric.hpp"
+#include "ftroute/route_walk.hpp"
 #include "ftroute/routing.hpp"
 
 namespace ftroute {
@@ -137,34 +139,6 @@ struct CdgBuildOptions {
   // Worker threads of the switch-level pass (0 = one per hardware thread). The result is the
   // same for every count.
   int threads = 0;
-};
-
-// Why a route from a source stopped before its destination.
-enum class DropKind : uint8_t {
-  NoRoute,        // LFT entry is kNoPath (255)
-  BadPort,        // LFT entry names a port the switch does not have
-  DownPort,       // LFT entry names a port with no link
-  NotLocal,       // LFT entry 0 (this switch) for a LID the switch does not own
-  WrongEndpoint,  // route ends at a CA/router that does not own the LID
-  Loop,           // route revisits a (switch, in-port, SL) state: forwarding loop
-};
-const char* drop_kind_text(DropKind k);
-
-struct RouteWalkStats {
-  uint64_t pairs = 0;        // source/destination LID pairs walked
-  uint64_t delivered = 0;
-  uint64_t dropped = 0;      // NoRoute/BadPort/DownPort/NotLocal/WrongEndpoint
-  uint64_t looping = 0;      // pairs caught in a forwarding loop
-  uint64_t per_kind[6] = {}; // pairs per DropKind
-  // "H1(5) -> H7(12) stops at \"S2\"[4]: no route (LFT entry 255)"
-  std::vector<std::string> unreachable_examples;
-  // "\"S1\"[2] -> \"S2\"[3] -> \"S1\" (DLID 12)"
-  std::vector<std::string> loop_examples;
-  std::vector<uint64_t> hop_histogram;  // delivered pairs by number of links traversed (empty without CdgBuildOptions::hop_histogram)
-  // Routes (delivered pairs) per link id (Cdg::link_id); empty if !collect_loads.
-  std::vector<uint64_t> link_load;
-  uint16_t vl_mask = 0;      // VLs carrying traffic
-  int sources = 0, destinations = 0;
 };
 
 struct CdgBuild {

@@ -1,24 +1,58 @@
-// The LFT route walk, switch by switch, shared by every checker that follows routes without
-// tracking VLs: the plugin's result check (plugin/adapter.cpp), the simulator's routing check
-// (flitsim check_routing) and route_hops(). build_cdg() (ftroute/cdg.hpp) walks the same
-// routes per (switch, input port, SL) state, because the VL of a hop depends on them; its stop
-// reasons are the same DropKinds.
+// The LFT route walk, switch by switch, shared by every checker and every tool that follows
+// routes: the plugin's result check (plugin/adapter.cpp), the simulator's routing check
+// (flitsim check_routing), route_hops(), and walk_path()'s users (the simulator's escape-LID
+// search, FT-DRB's source paths, KNS's layer assignment, dqr-eval's flow model, DQR's traffic
+// marks). build_cdg() (ftroute/cdg.hpp) walks the same routes per (switch, input port, SL)
+// state, because the VL of a hop depends on them; its stop reasons are the same DropKinds,
+// which live here with RouteWalkStats so that the walk does not depend on the CDG.
 //
-// follow() is one hop: what the LFT entry of switch `sw` for a LID does with a packet for the
-// destination port (dst_node, dst_port). RouteWalker follows hops from many start switches
+// decode_hop() is one hop: what an LFT entry of switch `sw` does with a packet for the
+// destination port (dst_node, dst_port); follow() reads the entry from the LFTs. walk_path()
+// follows one route hop by hop, with one loop bound (more switch visits than the fabric has
+// switches), calling a callback per hop. RouteWalker follows hops from many start switches
 // towards one LID at a time, memoised: a walk stops where an earlier walk for the same LID
 // passed (Joined), so checking every switch costs one visit per switch and LID.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
-#include "ftroute/cdg.hpp"
 #include "ftroute/fabric.hpp"
 #include "ftroute/routing.hpp"
 
 namespace ftroute {
+
+// Why a route from a source stopped before its destination.
+enum class DropKind : uint8_t {
+  NoRoute,        // LFT entry is kNoPath (255)
+  BadPort,        // LFT entry names a port the switch does not have
+  DownPort,       // LFT entry names a port with no link
+  NotLocal,       // LFT entry 0 (this switch) for a LID the switch does not own
+  WrongEndpoint,  // route ends at a CA/router that does not own the LID
+  Loop,           // route revisits a (switch, in-port, SL) state: forwarding loop
+};
+const char* drop_kind_text(DropKind k);
+
+struct RouteWalkStats {
+  uint64_t pairs = 0;        // source/destination LID pairs walked
+  uint64_t delivered = 0;
+  uint64_t dropped = 0;      // NoRoute/BadPort/DownPort/NotLocal/WrongEndpoint
+  uint64_t looping = 0;      // pairs caught in a forwarding loop
+  uint64_t per_kind[6] = {}; // pairs per DropKind
+  // "H1(5) -> H7(12) stops at \"S2\"[4]: no route (LFT entry 255)"
+  std::vector<std::string> unreachable_examples;
+  // "\"S1\"[2] -> \"S2\"[3] -> \"S1\" (DLID 12)"
+  std::vector<std::string> loop_examples;
+  std::vector<uint64_t> hop_histogram;  // delivered pairs by number of links traversed (empty without CdgBuildOptions::hop_histogram)
+  // Routes (delivered pairs) per link id (Cdg::link_id); empty if !collect_loads.
+  std::vector<uint64_t> link_load;
+  uint16_t vl_mask = 0;      // VLs carrying traffic
+  int sources = 0, destinations = 0;
+};
 
 struct RouteHop {
   enum Kind : uint8_t {
@@ -33,17 +67,18 @@ struct RouteHop {
   int next_port = 0;  // its port
 };
 
-// One hop from switch sw for LID lid, whose owner is the port (dst_node, dst_port) (port 0 for
-// a switch's own LID). Order of the checks: no route (255), port 0 (Delivered when sw owns the
-// LID, else NotLocal), a port the switch lacks (BadPort), a port without link (DownPort), a
-// link to a CA/router (Delivered when it is the owner's port, else WrongEndpoint).
-inline RouteHop follow(const Fabric& f, const Lfts& lfts, int sw, Lid lid, int dst_node, int dst_port) {
+// One hop from switch sw whose LFT entry for the LID is p; the LID is owned by the port
+// (dst_node, dst_port) (port 0 for a switch's own LID). Order of the checks: no route (255),
+// port 0 (Delivered when sw owns the LID, else NotLocal), a port the switch lacks (BadPort), a
+// port without link (DownPort), a link to a CA/router (Delivered when it is the owner's port,
+// else WrongEndpoint). dst_node < 0 means "owner not checked": the first CA/router reached is
+// Delivered, and port 0 is Delivered on any switch.
+inline RouteHop decode_hop(const Fabric& f, int sw, uint8_t p, int dst_node, int dst_port) {
   RouteHop h;
-  const uint8_t p = lfts.get(sw, lid);
   h.port = p;
   if (p == kNoPath) return h;  // Dropped, NoRoute
   if (p == 0) {
-    if (dst_node == sw) h.kind = RouteHop::Delivered;
+    if (dst_node == sw || dst_node < 0) h.kind = RouteHop::Delivered;
     else h.drop = DropKind::NotLocal;
     return h;
   }
@@ -61,12 +96,72 @@ inline RouteHop follow(const Fabric& f, const Lfts& lfts, int sw, Lid lid, int d
   h.next_port = x.peer_port;
   if (f.node(x.peer_node).is_switch()) {
     h.kind = RouteHop::Forward;
-  } else if (x.peer_node == dst_node && x.peer_port == dst_port) {
+  } else if (dst_node < 0 || (x.peer_node == dst_node && x.peer_port == dst_port)) {
     h.kind = RouteHop::Delivered;
   } else {
     h.drop = DropKind::WrongEndpoint;
   }
   return h;
+}
+
+// One hop from switch sw for LID lid, whose owner is the port (dst_node, dst_port): decode_hop()
+// of the switch's LFT entry.
+inline RouteHop follow(const Fabric& f, const Lfts& lfts, int sw, Lid lid, int dst_node, int dst_port) {
+  return decode_hop(f, sw, lfts.get(sw, lid), dst_node, dst_port);
+}
+
+// How walk_path() ended.
+struct PathWalk {
+  enum End : uint8_t {
+    Delivered,  // the last hop delivered (hop.kind == Delivered)
+    Dropped,    // the last hop dropped the packet: hop.drop (never Loop)
+    Loop,       // more switch visits than the fabric has switches: the route loops
+    Stopped,    // on_hop returned false
+  };
+  End end = Dropped;
+  int sw = -1;     // the last switch visited (Loop: the switch the bound was hit at)
+  RouteHop hop;    // the hop taken at sw (not set for Loop)
+  int switches = 0;  // switches visited, sw included
+};
+
+// Follows one route from switch `sw`, hop by hop: the LFT entry of switch s is entry(s), decoded
+// by decode_hop(f, s, entry(s), dst_node, dst_port). on_hop(s, hop) is called for every switch of
+// the walk in order, including the last (the one that delivers or drops); when it returns false
+// (it may also return void) the walk stops there (Stopped). The one loop bound of every walk: a
+// route that visits more switches than the fabric has loops. No allocation.
+template <class Entry, class OnHop>
+PathWalk walk_path_by(const Fabric& f, Entry&& entry, int sw, int dst_node, int dst_port, OnHop&& on_hop) {
+  PathWalk w;
+  const int limit = static_cast<int>(f.switches().size());
+  for (int s = sw;;) {
+    w.sw = s;
+    if (w.switches == limit) {
+      w.end = PathWalk::Loop;
+      w.hop = RouteHop{};
+      return w;
+    }
+    w.switches++;
+    w.hop = decode_hop(f, s, static_cast<uint8_t>(entry(s)), dst_node, dst_port);
+    if constexpr (std::is_void_v<decltype(on_hop(s, w.hop))>) {
+      on_hop(s, w.hop);
+    } else if (!on_hop(s, w.hop)) {
+      w.end = PathWalk::Stopped;
+      return w;
+    }
+    if (w.hop.kind == RouteHop::Forward) {
+      s = w.hop.next;
+      continue;
+    }
+    w.end = w.hop.kind == RouteHop::Delivered ? PathWalk::Delivered : PathWalk::Dropped;
+    return w;
+  }
+}
+
+// walk_path_by() over the LFTs for LID lid, owned by (dst_node, dst_port) (dst_node < 0: not
+// checked, see decode_hop()).
+template <class OnHop>
+PathWalk walk_path(const Fabric& f, const Lfts& lfts, int sw, Lid lid, int dst_node, int dst_port, OnHop&& on_hop) {
+  return walk_path_by(f, [&](int s) { return lfts.get(s, lid); }, sw, dst_node, dst_port, std::forward<OnHop>(on_hop));
 }
 
 // Memoised walks towards one LID at a time (see the file comment). The walker takes the same

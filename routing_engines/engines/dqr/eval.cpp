@@ -16,6 +16,7 @@
 #include "ftroute/channel_list.hpp"
 #include "ftroute/grid.hpp"
 #include "ftroute/registry.hpp"
+#include "ftroute/route_walk.hpp"
 #include "ftroute/topology.hpp"
 
 namespace ftroute {
@@ -129,6 +130,22 @@ struct FlowModel {
   int id(int n, int p) const { return base[static_cast<size_t>(n)] + p; }
 };
 
+}  // namespace
+
+std::vector<std::pair<int, uint8_t>> dqr_flow_path(const Fabric& f, const Lfts& lfts, int s, int t, Lid dl) {
+  std::vector<std::pair<int, uint8_t>> links;
+  const PathWalk w = walk_path(f, lfts, s, dl, -1, 0, [&](int y, const RouteHop& h) {
+    if (y == t) return false;  // arrived: t's own hop is not part of the switch path
+    if (h.kind == RouteHop::Forward) links.emplace_back(y, h.port);
+    return true;
+  });
+  if (w.end != PathWalk::Stopped)
+    throw Error("dqr-eval --model flow: the base routing does not deliver " + f.node_label(s) + " -> " + f.node_label(t));
+  return links;
+}
+
+namespace {
+
 FlowModel flow_model(const Fabric& f, const Routing& r) {
   FlowModel m;
   m.f = &f;
@@ -163,13 +180,7 @@ FlowModel flow_model(const Fabric& f, const Routing& r) {
       const Lid sl = ca_lid[static_cast<size_t>(s)], dl = ca_lid[static_cast<size_t>(t)];
       FlowModel::Flow fl;
       fl.layer = std::min<int>(layers - 1, r.sl(sl, dl));
-      int y = s;
-      for (int hops = 0; y != t && hops <= f.size(); hops++) {
-        const uint8_t q = r.lfts.get(y, dl);
-        fl.links.push_back(m.id(y, q));
-        y = f.node(y).port(q).peer_node;
-      }
-      if (y != t) throw Error("dqr-eval --model flow: the base routing does not deliver " + f.node_label(s) + " -> " + f.node_label(t));
+      for (auto [y, q] : dqr_flow_path(f, r.lfts, s, t, dl)) fl.links.push_back(m.id(y, q));
       for (size_t i = 0; i + 1 < fl.links.size(); i++)
         deps[static_cast<size_t>(fl.layer)].push_back({static_cast<ChannelList::Id>(fl.links[i]), static_cast<ChannelList::Id>(fl.links[i + 1])});
       m.flows.push_back(std::move(fl));

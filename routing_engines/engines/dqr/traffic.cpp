@@ -2,6 +2,8 @@
 // of its traffic (old routing + committed new paths).
 #include "reconfigurer.hpp"
 
+#include "ftroute/route_walk.hpp"
+
 namespace ftroute::dqr_detail {
 
 void Reconfigurer::collect_sources() {
@@ -69,21 +71,20 @@ void Reconfigurer::mark_traffic(const Dest& D) {
       vl = (q == kNoPath || q == 0) ? 0 : r_.sl2vl.vl(y, 0, q, sl);
     }
     const uint16_t bit = static_cast<uint16_t>(1u << vl);
-    for (int hops = 0; hops <= before_.size(); hops++) {
-      if (mask_[static_cast<size_t>(y)] & bit) break;
-      mask_[static_cast<size_t>(y)] |= bit;
-      uint8_t q = cur(y);
-      if (y == D.t || q == kNoPath || q == 0 || q > before_.node(y).num_ports) break;
-      const Port& p = before_.node(y).port(q);
-      if (!p.connected() || dead(y, q) || !before_.node(p.peer_node).is_switch()) break;
-      const int vl2 = r_.sl2vl.vl(y, in_port, q, sl);
+    // the working column's route (walk_path: one hop decoding, one loop bound); a switch that
+    // already carries this VL stops the walk, so does the destination switch
+    walk_path_by(before_, [&](int x) { return cur(x); }, y, -1, 0, [&](int x, const RouteHop& h) {
+      if (mask_[static_cast<size_t>(x)] & bit) return false;
+      mask_[static_cast<size_t>(x)] |= bit;
+      if (x == D.t || h.kind != RouteHop::Forward || dead(x, h.port)) return false;
+      const int vl2 = r_.sl2vl.vl(x, in_port, h.port, sl);
       if (vl2 != vl)
-        throw EngineError("dqr", "the routing changes VL along a path (at " + before_.port_name(y, q) + ", VL " +
+        throw EngineError("dqr", "the routing changes VL along a path (at " + before_.port_name(x, h.port) + ", VL " +
                                      std::to_string(vl) + " -> " + std::to_string(vl2) +
                                      "): DQR needs virtual layers (one VL per path)");
-      in_port = p.peer_port;
-      y = p.peer_node;
-    }
+      in_port = static_cast<uint8_t>(h.next_port);
+      return true;
+    });
   }
 }
 

@@ -1,69 +1,16 @@
 #include "ftdrb/ftdrb.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <memory>
 #include <unordered_map>
 
 #include "ftdrb/incremental_dag.hpp"
+#include "ftroute/route_walk.hpp"
+#include "ftroute/switch_graph.hpp"
 
 namespace ftroute {
 
 namespace {
-
-// Switch-only view of the fabric: CAs do not forward.
-struct SwitchGraph {
-  struct Edge {
-    uint8_t port;
-    int nbr;  // switch id (sid)
-  };
-  std::vector<int> node_of;            // sid -> node index
-  std::vector<int> sid_of;             // node index -> sid, -1 for CAs
-  std::vector<std::vector<Edge>> adj;  // per sid
-  std::vector<int> chan_base;          // channel id = chan_base[sid] + port
-  int num_channels = 0;
-
-  // Switches are ordered by GUID (then id) so that the routing does not depend on the order in
-  // which a fabric was discovered: the plugin (OpenSM's tables) and offline tools (.net files,
-  // ibnetdiscover) then compute identical LFTs and SLs.
-  explicit SwitchGraph(const Fabric& f) : sid_of(static_cast<size_t>(f.size()), -1) {
-    node_of = f.switches();
-    std::sort(node_of.begin(), node_of.end(), [&](int a, int b) {
-      const Node &x = f.node(a), &y = f.node(b);
-      return x.guid != y.guid ? x.guid < y.guid : x.id < y.id;
-    });
-    for (size_t s = 0; s < node_of.size(); s++) sid_of[static_cast<size_t>(node_of[s])] = static_cast<int>(s);
-    adj.resize(node_of.size());
-    chan_base.resize(node_of.size());
-    for (size_t s = 0; s < node_of.size(); s++) {
-      const Node& nd = f.node(node_of[s]);
-      chan_base[s] = num_channels;
-      num_channels += nd.num_ports + 1;
-      for (int p = 1; p <= nd.num_ports; p++) {
-        const Port& x = nd.port(p);
-        if (x.connected() && sid_of[static_cast<size_t>(x.peer_node)] >= 0)
-          adj[s].push_back({static_cast<uint8_t>(p), sid_of[static_cast<size_t>(x.peer_node)]});
-      }
-    }
-  }
-  int size() const { return static_cast<int>(node_of.size()); }
-
-  std::vector<int> bfs(int target) const {
-    std::vector<int> d(node_of.size(), -1);
-    std::deque<int> q{target};
-    d[static_cast<size_t>(target)] = 0;
-    while (!q.empty()) {
-      int u = q.front();
-      q.pop_front();
-      for (const Edge& e : adj[static_cast<size_t>(u)])
-        if (d[static_cast<size_t>(e.nbr)] < 0) {
-          d[static_cast<size_t>(e.nbr)] = d[static_cast<size_t>(u)] + 1;
-          q.push_back(e.nbr);
-        }
-    }
-    return d;
-  }
-};
 
 struct Dest {
   EndPort ep;
@@ -75,7 +22,7 @@ class Router {
  public:
   Router(const Fabric& f, const SwitchGraph& g, Lfts& lfts)
       : f_(f), g_(g), lfts_(lfts), load_(static_cast<size_t>(g.size())) {
-    for (int s = 0; s < g.size(); s++) load_[static_cast<size_t>(s)].assign(static_cast<size_t>(f.node(g.node_of[static_cast<size_t>(s)]).num_ports) + 1, 0);
+    for (int s = 0; s < g.size(); s++) load_[static_cast<size_t>(s)].assign(static_cast<size_t>(f.node(g.node(s)).num_ports) + 1, 0);
   }
 
   const std::vector<int>& dist(int target) {
@@ -88,7 +35,7 @@ class Router {
   uint8_t pick(int s, const std::vector<int>& d) {
     int best = -1;
     uint32_t best_load = 0;
-    for (const auto& e : g_.adj[static_cast<size_t>(s)]) {
+    for (const auto& e : g_.edges(s)) {
       if (d[static_cast<size_t>(e.nbr)] != d[static_cast<size_t>(s)] - 1) continue;
       uint32_t l = load_[static_cast<size_t>(s)][e.port];
       if (best < 0 || l < best_load) best = e.port, best_load = l;
@@ -97,13 +44,13 @@ class Router {
   }
 
   void set(int s, Lid lid, uint8_t port) {
-    lfts_.set(g_.node_of[static_cast<size_t>(s)], lid, port);
+    lfts_.set(g_.node(s), lid, port);
     if (port != kNoPath && port != 0) load_[static_cast<size_t>(s)][port]++;
   }
-  uint8_t get(int s, Lid lid) const { return lfts_.get(g_.node_of[static_cast<size_t>(s)], lid); }
+  uint8_t get(int s, Lid lid) const { return lfts_.get(g_.node(s), lid); }
   int next(int s, uint8_t port) const {
-    int peer = f_.node(g_.node_of[static_cast<size_t>(s)]).port(port).peer_node;
-    return peer < 0 ? -1 : g_.sid_of[static_cast<size_t>(peer)];
+    int peer = f_.node(g_.node(s)).port(port).peer_node;
+    return peer < 0 ? -1 : g_.pos(peer);
   }
   void count(int s, uint8_t port) {
     if (port != kNoPath && port != 0) load_[static_cast<size_t>(s)][port]++;
@@ -150,16 +97,15 @@ class Router {
     for (int s = 0; s < g_.size(); s++)
       if (dd[static_cast<size_t>(s)] > 0) rings[static_cast<size_t>(dd[static_cast<size_t>(s)])].push_back(s);
     auto entry_port = [&](int s) -> int {  // port of Dsw where the leg from s arrives
-      int prev = s;
-      for (int hops = 0; s != d.dsw && s >= 0 && hops <= g_.size(); hops++) {
-        uint8_t p = get(s, base);
-        if (p == kNoPath || p == 0) return -1;
-        prev = s;
-        s = next(s, p);
-      }
-      if (s != d.dsw) return -1;
-      const Node& pn = f_.node(g_.node_of[static_cast<size_t>(prev)]);
-      return pn.port(get(prev, base)).peer_port;
+      if (s == d.dsw) return f_.node(g_.node(s)).port(get(s, base)).peer_port;
+      int entry = -1;
+      const PathWalk w = walk_path(f_, lfts_, g_.node(s), base, -1, 0, [&](int n, const RouteHop& h) {
+        if (g_.pos(n) == d.dsw) return false;  // arrived: entry is the port the last hop entered by
+        if (h.kind != RouteHop::Forward) return true;  // the walk ends here (no route, port 0, a CA)
+        entry = h.next_port;
+        return true;
+      });
+      return w.end == PathWalk::Stopped ? entry : -1;
     };
     std::vector<char> used_entry(256, 0), taken(static_cast<size_t>(g_.size()), 0);
     for (int pass = 0; pass < 2 && chosen.size() < want; pass++) {
@@ -196,7 +142,7 @@ bool tree_intact(const Fabric& now, const SwitchGraph& g, const Fabric& before, 
     uint8_t p = prev.lfts.get(pn, lid);
     if (p == kNoPath) return false;
     if (p == 0) continue;
-    const Node& nd = now.node(g.node_of[static_cast<size_t>(s)]);
+    const Node& nd = now.node(g.node(s));
     if (p > nd.num_ports) return false;
     const Port& x = nd.port(p);
     const Port& y = before.node(pn).port(p);
@@ -204,7 +150,7 @@ bool tree_intact(const Fabric& now, const SwitchGraph& g, const Fabric& before, 
     if (now.node(x.peer_node).guid != before.node(y.peer_node).guid || x.peer_port != y.peer_port) return false;
   }
   for (int s = 0; s < g.size(); s++)
-    out.set(g.node_of[static_cast<size_t>(s)], lid, prev.lfts.get(prev_node_of_sid[static_cast<size_t>(s)], lid));
+    out.set(g.node(s), lid, prev.lfts.get(prev_node_of_sid[static_cast<size_t>(s)], lid));
   return true;
 }
 
@@ -220,7 +166,10 @@ Routing FtDrbEngine::route(const Fabric& f, const EngineOptions& opt, const Prev
   const long spread_vls = opt.get_int("spread_vls", 0);
   if (spread_vls < 0 || spread_vls > max_vls) throw OptionError("ftdrb: spread_vls must be 0..max_vls");
 
-  SwitchGraph g(f);
+  // Switches ordered by GUID (then id) so that the routing does not depend on the order in which
+  // a fabric was discovered: the plugin (OpenSM's tables) and offline tools (.net files,
+  // ibnetdiscover) then compute identical LFTs and SLs.
+  SwitchGraph g(f, SwitchGraph::Order::Guid);
   if (g.size() == 0) throw EngineError(name(), "fabric has no switches");
   Routing r;
   r.engine = name();
@@ -231,7 +180,7 @@ Routing FtDrbEngine::route(const Fabric& f, const EngineOptions& opt, const Prev
   for (const EndPort& e : f.end_ports()) {
     Attach a = f.attach(e.base_lid);
     if (!a.valid()) continue;  // CA port attached to nothing: nothing to route
-    dests.push_back({e, g.sid_of[static_cast<size_t>(a.sw)], a.port});
+    dests.push_back({e, g.pos(a.sw), a.port});
   }
 
   // ---- keep intact trees of the previous routing (after a fault) ----
@@ -243,7 +192,7 @@ Routing FtDrbEngine::route(const Fabric& f, const EngineOptions& opt, const Prev
     const Fabric& pf = *previous.fabric;
     bool same = static_cast<int>(pf.switches().size()) == g.size();
     for (int s = 0; same && s < g.size(); s++) {
-      auto pn = pf.find_guid(f.node(g.node_of[static_cast<size_t>(s)]).guid);
+      auto pn = pf.find_guid(f.node(g.node(s)).guid);
       if (!pn || !pf.node(*pn).is_switch()) same = false;
       else prev_node_of_sid.push_back(*pn);
     }
@@ -290,8 +239,8 @@ Routing FtDrbEngine::route(const Fabric& f, const EngineOptions& opt, const Prev
     const Node& n = f.node(c);
     for (int p = 1; p <= n.num_ports; p++) {
       const Port& x = n.port(p);
-      if (x.connected() && g.sid_of[static_cast<size_t>(x.peer_node)] >= 0)
-        is_source[static_cast<size_t>(g.sid_of[static_cast<size_t>(x.peer_node)])] = 1;
+      if (x.connected() && g.pos(x.peer_node) >= 0)
+        is_source[static_cast<size_t>(g.pos(x.peer_node))] = 1;
     }
   }
   const size_t stride = static_cast<size_t>(f.max_lid()) + 1;
@@ -300,7 +249,7 @@ Routing FtDrbEngine::route(const Fabric& f, const EngineOptions& opt, const Prev
   for (const EndPort& e : f.end_ports()) {
     Attach a = f.attach(e.base_lid);
     if (!a.valid()) continue;
-    for (uint32_t l = e.base_lid; l <= e.last_lid(); l++) (*src_sid)[l] = g.sid_of[static_cast<size_t>(a.sw)];
+    for (uint32_t l = e.base_lid; l <= e.last_lid(); l++) (*src_sid)[l] = g.pos(a.sw);
   }
 
   struct Unit {
@@ -333,23 +282,19 @@ Routing FtDrbEngine::route(const Fabric& f, const EngineOptions& opt, const Prev
   int layers_used = 1;
   for (const Unit& u : units) {
     chans.clear();
-    int s = u.src;
-    for (int hops = 0;; hops++) {
-      uint8_t p = router.get(s, u.lid);
-      if (p == 0) break;
-      if (p == kNoPath)
-        throw EngineError(name(), "LID " + std::to_string(u.lid) + " is unreachable from switch " +
-                                      f.node_name(g.node_of[static_cast<size_t>(s)]) + " (fabric is disconnected)");
-      if (hops > g.size())
-        throw EngineError(name(), "internal error: forwarding loop for LID " + std::to_string(u.lid));
-      int nx = router.next(s, p);
-      if (nx < 0) break;  // delivered to the CA
-      chans.push_back(g.chan_base[static_cast<size_t>(s)] + p);
-      s = nx;
-    }
+    // the channels of the route from u.src (walk_path: the owner is not checked; port 0, a CA or
+    // a port without link end it)
+    const PathWalk w = walk_path(f, r.lfts, g.node(u.src), u.lid, -1, 0, [&](int n, const RouteHop& h) {
+      if (h.kind == RouteHop::Forward) chans.push_back(g.port_base(g.pos(n)) + h.port);
+    });
+    if (w.end == PathWalk::Dropped && w.hop.drop == DropKind::NoRoute)
+      throw EngineError(name(), "LID " + std::to_string(u.lid) + " is unreachable from switch " +
+                                    f.node_name(w.sw) + " (fabric is disconnected)");
+    if (w.end == PathWalk::Loop)
+      throw EngineError(name(), "internal error: forwarding loop for LID " + std::to_string(u.lid));
     int placed = -1;
     auto try_layer = [&](int L) {
-      while (static_cast<int>(layers.size()) <= L) layers.push_back(std::make_unique<ftdrb::IncrementalDag>(g.num_channels));
+      while (static_cast<int>(layers.size()) <= L) layers.push_back(std::make_unique<ftdrb::IncrementalDag>(g.num_port_slots()));
       auto& dag = *layers[static_cast<size_t>(L)];
       size_t k = 0;
       for (; k + 1 < chans.size(); k++)

@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ftroute/route_walk.hpp"
+
 namespace ftroute {
 
 namespace {
@@ -584,15 +586,11 @@ Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, con
   // Channel sequence of the path from switch `sw` to `lid` (channel = node * 256 + out port).
   auto path_channels = [&](int sw, Lid lid) {
     std::vector<uint32_t> ch;
-    int cur = sw;
-    for (int guard = 0; guard < 4 * fabric.size(); guard++) {
-      uint8_t port = r.lfts.get(cur, lid);
-      if (port == kNoPath || port == 0) break;
-      ch.push_back(static_cast<uint32_t>(cur) * 256u + port);
-      int nx = fabric.node(cur).port(port).peer_node;
-      if (nx < 0 || !fabric.node(nx).is_switch()) break;
-      cur = nx;
-    }
+    walk_path(fabric, r.lfts, sw, lid, -1, 0, [&](int cur, const RouteHop& h) {
+      // every hop out of a port of the switch, the last one (to a CA, or a port without link) included
+      const bool out = h.kind != RouteHop::Dropped ? h.port != 0 : h.drop == DropKind::DownPort;
+      if (out) ch.push_back(static_cast<uint32_t>(cur) * 256u + h.port);
+    });
     return ch;
   };
   // Pass 1: paths without restarts (pure Hybrid-DOR legs) into layer 0 of their class. Their

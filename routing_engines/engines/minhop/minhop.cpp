@@ -2,61 +2,19 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <deque>
 #include <limits>
 #include <tuple>
 
 #include "ftroute/parallel.hpp"
+#include "ftroute/switch_graph.hpp"
 
 namespace ftroute {
 
-namespace {
-
-struct SwitchGraph {
-  std::vector<int> pos;                                 // node index -> switch position, -1
-  std::vector<std::vector<std::pair<uint8_t, int>>> adj;  // per switch: (port, neighbour position)
-};
-
-SwitchGraph build_graph(const Fabric& f) {
-  SwitchGraph g;
-  g.pos.assign(static_cast<size_t>(f.size()), -1);
-  const auto& sws = f.switches();
-  for (size_t i = 0; i < sws.size(); i++) g.pos[static_cast<size_t>(sws[i])] = static_cast<int>(i);
-  g.adj.resize(sws.size());
-  for (size_t i = 0; i < sws.size(); i++) {
-    const Node& n = f.node(sws[i]);
-    for (int p = 1; p <= n.num_ports; p++) {
-      const Port& x = n.port(p);
-      if (!x.connected()) continue;
-      int q = g.pos[static_cast<size_t>(x.peer_node)];
-      if (q >= 0 && q != static_cast<int>(i)) g.adj[i].push_back({static_cast<uint8_t>(p), q});
-    }
-  }
-  return g;
-}
-
-std::vector<int> bfs(const SwitchGraph& g, int src) {
-  std::vector<int> d(g.adj.size(), -1);
-  std::deque<int> q{src};
-  d[static_cast<size_t>(src)] = 0;
-  while (!q.empty()) {
-    int u = q.front();
-    q.pop_front();
-    for (auto [port, v] : g.adj[static_cast<size_t>(u)])
-      if (d[static_cast<size_t>(v)] < 0) {
-        d[static_cast<size_t>(v)] = d[static_cast<size_t>(u)] + 1;
-        q.push_back(v);
-      }
-  }
-  return d;
-}
-
-}  // namespace
-
 std::vector<std::vector<int>> switch_distances(const Fabric& fabric) {
-  SwitchGraph g = build_graph(fabric);
-  std::vector<std::vector<int>> d(g.adj.size());
-  for (size_t i = 0; i < g.adj.size(); i++) d[i] = bfs(g, static_cast<int>(i));
+  SwitchGraph g(fabric);
+  std::vector<std::vector<int>> d(static_cast<size_t>(g.size()));
+  std::vector<int> queue;
+  for (int i = 0; i < g.size(); i++) g.bfs(i, d[static_cast<size_t>(i)], queue);
   return d;
 }
 
@@ -87,8 +45,8 @@ Routing route_reference(const Fabric& fabric, bool balance, bool spread, bool co
       unattached++;
       continue;
     }
-    const int dst = g.pos[static_cast<size_t>(a.sw)];
-    if (dist_to[static_cast<size_t>(dst)].empty()) dist_to[static_cast<size_t>(dst)] = bfs(g, dst);
+    const int dst = g.pos(a.sw);
+    if (dist_to[static_cast<size_t>(dst)].empty()) dist_to[static_cast<size_t>(dst)] = g.bfs(dst);
     const std::vector<int>& dist = dist_to[static_cast<size_t>(dst)];
     const bool is_sw_lid = fabric.node(e.node).is_switch();
     for (size_t i = 0; i < S; i++) used_ports[i].clear(), used_nbrs[i].clear();
@@ -107,7 +65,7 @@ Routing route_reference(const Fabric& fabric, bool balance, bool spread, bool co
           std::tuple<int, int, uint32_t, int> best{1 << 30, 0, 0, 0};
           int best_nbr = -1;
           out = kNoPath;
-          for (auto [port, v] : g.adj[i]) {
+          for (auto [port, v] : g.edges(static_cast<int>(i))) {
             if (dist[static_cast<size_t>(v)] != di - 1) continue;
             int nbr_used = 0, port_used = 0;
             if (spread && e.lmc > 0) {
@@ -176,11 +134,11 @@ Routing MinHopEngine::route(const Fabric& fabric, const EngineOptions& options, 
     r.notes.push_back("fabric has no switches: nothing to route");
     return r;
   }
-  SwitchGraph g = build_graph(fabric);
+  SwitchGraph g(fabric);
   const size_t S = sws.size();
   // Connectivity: every switch must reach every other one.
   {
-    std::vector<int> d0 = bfs(g, 0);
+    std::vector<int> d0 = g.bfs(0);
     for (size_t i = 0; i < S; i++)
       if (d0[i] < 0)
         throw EngineError(kName, "fabric is disconnected: switch " + fabric.node_name(sws[i]) +
@@ -197,7 +155,7 @@ Routing MinHopEngine::route(const Fabric& fabric, const EngineOptions& options, 
       unattached++;
       continue;
     }
-    dests.push_back({e.base_lid, e.last_lid(), g.pos[static_cast<size_t>(a.sw)], a.port,
+    dests.push_back({e.base_lid, e.last_lid(), g.pos(a.sw), a.port,
                      count_sw || !fabric.node(e.node).is_switch(), spread && e.lmc > 0});
   }
   const double entries = static_cast<double>(S) * static_cast<double>(fabric.max_lid());
@@ -215,7 +173,7 @@ Routing MinHopEngine::route(const Fabric& fabric, const EngineOptions& options, 
     row[d] = 0;
     for (size_t h = 0; h < q.size(); h++) {
       const int u = q[h];
-      for (auto [port, v] : g.adj[static_cast<size_t>(u)])
+      for (auto [port, v] : g.edges(u))
         if (row[v] == std::numeric_limits<uint16_t>::max()) {
           row[v] = static_cast<uint16_t>(row[u] + 1);
           q.push_back(v);
@@ -231,7 +189,7 @@ Routing MinHopEngine::route(const Fabric& fabric, const EngineOptions& options, 
     // Min-hop candidates of switch i towards every destination switch d: neighbours v with
     // hops(v, d) = hops(i, d) - 1, in port order. Count, then fill (CSR).
     sc.off.assign(S + 1, 0);
-    for (auto [port, v] : g.adj[i]) {
+    for (auto [port, v] : g.edges(static_cast<int>(i))) {
       const uint16_t* hv = &hops[static_cast<size_t>(v) * S];
       for (size_t d = 0; d < S; d++) sc.off[d + 1] += static_cast<uint32_t>(hv[d] + 1 == hi[d]);
     }
@@ -241,7 +199,7 @@ Routing MinHopEngine::route(const Fabric& fabric, const EngineOptions& options, 
     {
       std::vector<uint32_t>& at = sc.counter;  // borrowed as the fill cursor
       at.assign(sc.off.begin(), sc.off.end() - 1);
-      for (auto [port, v] : g.adj[i]) {
+      for (auto [port, v] : g.edges(static_cast<int>(i))) {
         const uint16_t* hv = &hops[static_cast<size_t>(v) * S];
         for (size_t d = 0; d < S; d++)
           if (hv[d] + 1 == hi[d]) {

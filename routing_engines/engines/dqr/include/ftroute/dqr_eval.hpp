@@ -32,4 +32,10 @@ struct DqrEvalOptions {
 // The markdown tables of docs/dqr.md; progress lines go to stderr.
 std::string dqr_eval(const DqrEvalOptions& options);
 
+// The flow model's path of one flow (--model flow): the links (switch, output port) the LFTs take
+// for DLID dl from switch s until switch t, walked by walk_path() (ftroute/route_walk.hpp).
+// Throws Error "dqr-eval --model flow: the base routing does not deliver S -> T" when the route
+// stops (no route, port 0, a bad or down port, a CA), loops or passes t by.
+std::vector<std::pair<int, uint8_t>> dqr_flow_path(const Fabric& f, const Lfts& lfts, int s, int t, Lid dl);
+
 }  // namespace ftroute
