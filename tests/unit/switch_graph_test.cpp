@@ -162,3 +162,15 @@ TEST(SwitchGraph, ComponentsOfACutMesh) {
   // no switches: no components
   EXPECT_EQ(SwitchGraph(Fabric{}).components(comp), 0);
 }
+
+TEST(SwitchGraph, SeveralSourcesGiveTheNearest) {
+  const SwitchGraph g(mesh(5, 4));
+  const std::vector<int> a = g.bfs(0);
+  const int far = static_cast<int>(std::max_element(a.begin(), a.end()) - a.begin());
+  const std::vector<int> b = g.bfs(far);
+  const std::vector<int> srcs{far, 0, far};  // duplicates allowed
+  std::vector<int> d, q;
+  g.bfs(srcs, d, q, [](int, const SwitchGraph::Edge&) { return true; });
+  for (int s = 0; s < g.size(); s++) EXPECT_EQ(d[static_cast<size_t>(s)], std::min(a[static_cast<size_t>(s)], b[static_cast<size_t>(s)])) << s;
+  EXPECT_EQ(*std::max_element(d.begin(), d.end()), 3);  // half of the corner-to-corner 7, rounded down
+}

@@ -1,10 +1,10 @@
 // The LFT route walk, switch by switch, shared by every checker and every tool that follows
 // routes: the plugin's result check (plugin/adapter.cpp), the simulator's routing check
-// (flitsim check_routing), route_hops(), and walk_path()'s users (the simulator's escape-LID
-// search, FT-DRB's source paths, KNS's layer assignment, dqr-eval's flow model, DQR's traffic
-// marks). build_cdg() (ftroute/cdg.hpp) walks the same routes per (switch, input port, SL)
-// state, because the VL of a hop depends on them; its stop reasons are the same DropKinds,
-// which live here with RouteWalkStats so that the walk does not depend on the CDG.
+// (flitsim check_routing), route_hops(), and walk_path()'s users (flitsim's escape-LID search,
+// FT-DRB's source paths, the ftdrb engine's leg and layer walks, KNS's layer assignment,
+// dqr-eval's flow model, DQR's traffic marks). build_cdg() (ftroute/cdg.hpp) walks the same
+// routes per (switch, input port, SL) state, because the VL of a hop depends on them; its stop
+// reasons are the same DropKinds, which live here with RouteWalkStats (no CDG dependency).
 //
 // decode_hop() is one hop: what an LFT entry of switch `sw` does with a packet for the
 // destination port (dst_node, dst_port); follow() reads the entry from the LFTs. walk_path()
