@@ -6,37 +6,13 @@
 #include <set>
 
 #include "ftroute/cdg.hpp"
+#include "test_fabrics.hpp"
 
 using namespace ftroute;
+using test_fabrics::clockwise;
+using test_fabrics::ring;
 
 namespace {
-
-// Ring of n switches R0..R(n-1): Ri[1] -> R(i+1)[2], CA Ci on Ri[3]. LIDs: switches 1..n, CAs n+1..2n.
-Fabric ring(int n) {
-  Fabric f;
-  for (int i = 0; i < n; i++) f.add_node(NodeType::Switch, "R" + std::to_string(i), 4);
-  for (int i = 0; i < n; i++) f.add_node(NodeType::Ca, "C" + std::to_string(i), 1);
-  for (int i = 0; i < n; i++) {
-    f.connect(i, 1, (i + 1) % n, 2);
-    f.connect(i, 3, n + i, 1);
-  }
-  f.assign_default_guids();
-  f.assign_lids();
-  return f;
-}
-
-// Every switch sends every foreign LID clockwise (port 1).
-Routing clockwise(const Fabric& f, int n) {
-  Routing r;
-  r.lfts = Lfts(f);
-  for (int s = 0; s < n; s++)
-    for (const EndPort& e : f.end_ports()) {
-      int home = f.node(e.node).is_switch() ? e.node : e.node - n;
-      uint8_t port = home != s ? 1 : (e.node == s ? 0 : 3);
-      for (uint32_t l = e.base_lid; l <= e.last_lid(); l++) r.lfts.set(s, static_cast<Lid>(l), port);
-    }
-  return r;
-}
 
 std::set<std::string> names(const Cdg& g, const std::vector<Channel>& cyc) {
   std::set<std::string> s;

@@ -8,36 +8,13 @@
 #include <string>
 
 #include "ftroute/route_walk.hpp"
+#include "test_fabrics.hpp"
 
 using namespace ftroute;
+using test_fabrics::clockwise;
+using test_fabrics::ring;
 
 namespace {
-
-// Ring of n switches R0..R(n-1): Ri[1] -> R(i+1)[2], CA Ci on Ri[3], port 4 without link.
-Fabric ring(int n) {
-  Fabric f;
-  for (int i = 0; i < n; i++) f.add_node(NodeType::Switch, "R" + std::to_string(i), 4);
-  for (int i = 0; i < n; i++) f.add_node(NodeType::Ca, "C" + std::to_string(i), 1);
-  for (int i = 0; i < n; i++) {
-    f.connect(i, 1, (i + 1) % n, 2);
-    f.connect(i, 3, n + i, 1);
-  }
-  f.assign_default_guids();
-  f.assign_lids();
-  return f;
-}
-
-// Clockwise: every switch forwards on port 1 until the home switch of the LID.
-Routing clockwise(const Fabric& f, int n) {
-  Routing r;
-  r.lfts = Lfts(f);
-  for (int s = 0; s < n; s++)
-    for (const EndPort& e : f.end_ports()) {
-      const int home = f.node(e.node).is_switch() ? e.node : e.node - n;
-      r.lfts.set(s, e.base_lid, home != s ? 1 : (e.node == s ? 0 : 3));
-    }
-  return r;
-}
 
 struct Trace {
   std::vector<int> sws;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ftroute/fabric.hpp"
+#include "ftroute/routing.hpp"
 
 namespace ftroute::test_fabrics {
 
@@ -31,6 +32,35 @@ inline int switch_links(const Fabric& f) {
       if (x.connected() && f.node(x.peer_node).is_switch()) n++;
     }
   return n / 2;
+}
+
+// Ring of n switches R0..R(n-1): Ri[1] -> R(i+1)[2], CA Ci on Ri[3], port 4 without link. LIDs:
+// switches 1..n, CAs n+1..2n.
+inline Fabric ring(int n) {
+  Fabric f;
+  for (int i = 0; i < n; i++) f.add_node(NodeType::Switch, "R" + std::to_string(i), 4);
+  for (int i = 0; i < n; i++) f.add_node(NodeType::Ca, "C" + std::to_string(i), 1);
+  for (int i = 0; i < n; i++) {
+    f.connect(i, 1, (i + 1) % n, 2);
+    f.connect(i, 3, n + i, 1);
+  }
+  f.assign_default_guids();
+  f.assign_lids();
+  return f;
+}
+
+// On ring(n): every switch sends every foreign LID clockwise (port 1), its own LID to port 0 and
+// its CA's LIDs to port 3.
+inline Routing clockwise(const Fabric& f, int n) {
+  Routing r;
+  r.lfts = Lfts(f);
+  for (int s = 0; s < n; s++)
+    for (const EndPort& e : f.end_ports()) {
+      const int home = f.node(e.node).is_switch() ? e.node : e.node - n;
+      const uint8_t port = home != s ? 1 : (e.node == s ? 0 : 3);
+      for (uint32_t l = e.base_lid; l <= e.last_lid(); l++) r.lfts.set(s, static_cast<Lid>(l), port);
+    }
+  return r;
 }
 
 }  // namespace ftroute::test_fabrics

@@ -7,24 +7,11 @@
 #include "ftroute/validate.hpp"
 
 using namespace ftroute;
+using test_fabrics::ring;
 
 namespace {
 
 const std::string kDir = std::string(FTROUTE_SOURCE_DIR) + "/tests/data/lft/";
-
-// Ring of n switches R0..R(n-1): Ri[1] -> R(i+1)[2], CA Ci on Ri[3].
-Fabric ring(int n) {
-  Fabric f;
-  for (int i = 0; i < n; i++) f.add_node(NodeType::Switch, "R" + std::to_string(i), 4);
-  for (int i = 0; i < n; i++) f.add_node(NodeType::Ca, "C" + std::to_string(i), 1);
-  for (int i = 0; i < n; i++) {
-    f.connect(i, 1, (i + 1) % n, 2);
-    f.connect(i, 3, n + i, 1);
-  }
-  f.assign_default_guids();
-  f.assign_lids();
-  return f;
-}
 
 int home_of(const Fabric& f, int n, const EndPort& e) { return f.node(e.node).is_switch() ? e.node : e.node - n; }
 
@@ -388,6 +375,7 @@ TEST(Validate, RealOpenSMRoutings) {
 #include <filesystem>
 
 #include "ftroute/ibdmchk_io.hpp"
+#include "test_fabrics.hpp"
 
 namespace {
 std::string run_ibdmchk(const std::string& dir, bool with_sl) {
