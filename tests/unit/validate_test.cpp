@@ -5,6 +5,7 @@
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/validate.hpp"
+#include "test_fabrics.hpp"
 
 using namespace ftroute;
 using test_fabrics::ring;
