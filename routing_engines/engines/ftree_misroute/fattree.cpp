@@ -480,7 +480,7 @@ std::string explain_fat_tree(const Fabric& f, const FatTree& t, int max_names) {
       }
     o += "upper-level hosts (storage, management): " + std::to_string(n) + " switches" + upper + (n > max_names ? "\n  ..." : "") + "\n";
   }
-  o += "aggregation nodes (SHARP, routed like their switch's LID, no leaf): " + std::to_string(t.num_aggregation_nodes) + "\n";
+  o += "aggregation nodes (SHARP, destinations of their switch, no leaf): " + std::to_string(t.num_aggregation_nodes) + "\n";
   o += std::string("cores reaching a sub-tree through several switches (generalised fat tree): ") +
        (t.multi_child ? "yes" : "no") + "\n";
   if (have_links) {

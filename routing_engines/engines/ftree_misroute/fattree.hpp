@@ -60,7 +60,7 @@ struct FatTree {
   // generalised fat tree: cores cabled to several spines of each pod). Routes from a sub-tree of
   // the valley chain to a destination inside it then stay inside it (see ftree_misroute.cpp).
   bool multi_child = false;
-  int num_aggregation_nodes = 0;        // SHARP ANs (is_aggregation_node): routed like their switch's LID
+  int num_aggregation_nodes = 0;        // SHARP ANs (is_aggregation_node): destinations of their switch, no leaf
   int missing_links = 0;                // inferred missing switch-switch links (faults)
   int k = 0, n = 0;                     // k-ary n-tree parameters, 0 if the shape does not fit
   std::string shape;                    // human-readable description

@@ -489,17 +489,19 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
   // Destination LIDs grouped by attach switch.
   std::vector<std::vector<DestLid>> dests(static_cast<size_t>(S));
   {
-    // index of CA end ports in leaf order
-    std::vector<std::pair<int, int>> order;  // (node, port)
-    for (int l : leaf_order) {
-      if (t.rank[static_cast<size_t>(l)] > 0) continue;  // upper-level hosts: below
+    // The host ports (CA/router ports, aggregation nodes aside) on switch l, as (node, port).
+    auto for_each_host = [&](int l, auto&& fn) {
       const Node& nd = fabric.node(t.sw_node[static_cast<size_t>(l)]);
       for (int p = 1; p <= nd.num_ports; p++) {
         const Port& pt = nd.port(p);
         if (pt.connected() && !fabric.node(pt.peer_node).is_switch() && !is_aggregation_node(fabric, pt.peer_node))
-          order.push_back({pt.peer_node, pt.peer_port});
+          fn(std::make_pair(pt.peer_node, pt.peer_port));
       }
-    }
+    };
+    // index of CA end ports in leaf order
+    std::vector<std::pair<int, int>> order;  // (node, port)
+    for (int l : leaf_order)  // leaves; the upper levels' hosts below
+      if (t.rank[static_cast<size_t>(l)] == 0) for_each_host(l, [&](std::pair<int, int> h) { order.push_back(h); });
     std::map<std::pair<int, int>, long> idx;
     for (size_t i = 0; i < order.size(); i++) idx[order[i]] = static_cast<long>(i);
     // Switch LIDs, after every CA index (shifted by a multiple of the digit period, so the digits
@@ -559,15 +561,8 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
       const long m = upper_count[static_cast<size_t>(r)]++;
       return up_base + m * divisor[static_cast<size_t>(r)] + m % divisor[static_cast<size_t>(r)];
     };
-    for (int l : leaf_order) {
-      if (t.rank[static_cast<size_t>(l)] == 0) continue;
-      const Node& nd = fabric.node(t.sw_node[static_cast<size_t>(l)]);
-      for (int p = 1; p <= nd.num_ports; p++) {
-        const Port& pt = nd.port(p);
-        if (pt.connected() && !fabric.node(pt.peer_node).is_switch() && !is_aggregation_node(fabric, pt.peer_node))
-          idx[{pt.peer_node, pt.peer_port}] = upper_index(l);
-      }
-    }
+    for (int l : leaf_order)
+      if (t.rank[static_cast<size_t>(l)] > 0) for_each_host(l, [&](std::pair<int, int> h) { idx[h] = upper_index(l); });
     for (int s = 0; s < S; s++)
       if (t.rank[static_cast<size_t>(s)] > 0 && has_an[static_cast<size_t>(s)]) an_index[static_cast<size_t>(s)] = upper_index(s);
     for (const EndPort& ep : fabric.end_ports()) {
