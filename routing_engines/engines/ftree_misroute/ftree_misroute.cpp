@@ -11,6 +11,7 @@
 #include "ftroute/cdg.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/parallel.hpp"
+#include "ftroute/switch_graph.hpp"
 
 namespace ftroute {
 
@@ -338,20 +339,24 @@ struct DestLid {
 // does (so a packet that arrived descending never climbs again), otherwise it climbs towards the
 // root on a shortest such route. Ties between ports go by the destination's d-mod-k index.
 // Returns the root's switch index, or -1 if some switch cannot reach a destination.
-int route_updn(const FatTree& t, const std::vector<std::vector<DestLid>>& dests, std::vector<uint8_t*>& tab) {
+int route_updn(const Fabric& fabric, const FatTree& t, const std::vector<std::vector<DestLid>>& dests,
+               std::vector<uint8_t*>& tab) {
   const int S = t.num_switches();
   const size_t NS = static_cast<size_t>(S);
+  // BFS levels over the switch links (the fabric's switch graph), by dense switch index; the
+  // largest, or kInf if some switch is not reached
+  const SwitchGraph g(fabric);
+  std::vector<int> dist, queue;
   auto bfs = [&](int from, std::vector<int>& lvl) {
+    g.bfs(g.pos(t.sw_node[static_cast<size_t>(from)]), dist, queue);
     lvl.assign(NS, kInf);
-    std::vector<int> q{from};
-    lvl[static_cast<size_t>(from)] = 0;
-    for (size_t h = 0; h < q.size(); h++) {
-      const int x = q[h];
-      for (const auto* adj : {&t.up[static_cast<size_t>(x)], &t.down[static_cast<size_t>(x)]})
-        for (const auto& e : *adj)
-          if (lvl[static_cast<size_t>(e.peer)] == kInf) lvl[static_cast<size_t>(e.peer)] = lvl[static_cast<size_t>(x)] + 1, q.push_back(e.peer);
+    int ecc = 0;
+    for (int s = 0; s < S; s++) {
+      const int d = dist[static_cast<size_t>(g.pos(t.sw_node[static_cast<size_t>(s)]))];
+      lvl[static_cast<size_t>(s)] = d < 0 ? kInf : d;
+      ecc = std::max(ecc, lvl[static_cast<size_t>(s)]);
     }
-    return *std::max_element(lvl.begin(), lvl.end());
+    return ecc;
   };
   int root = -1, best = kInf;
   std::vector<int> lvl;
@@ -835,7 +840,7 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
   if (options.get_bool("updn_fallback", true)) {
     std::vector<uint8_t*> tab;
     Routing out = new_routing(tab);
-    const int root = route_updn(t, dests, tab);
+    const int root = route_updn(fabric, t, dests, tab);
     if (root < 0) throw EngineError(kName, why + "; Up*/Down* from one root does not reach every switch either (disconnected)");
     CdgBuild b = self_check(out);
     if (b.stats.dropped != 0 || b.stats.looping != 0 || b.cdg.find_cycle(0))
