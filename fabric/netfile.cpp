@@ -478,6 +478,12 @@ class Parser {
     return own;
   }
 
+  // A reader's warning: to opt_.warnings when set, else to stderr.
+  void warn(const std::string& w) const {
+    if (opt_.warnings) opt_.warnings->push_back(w);
+    else std::fprintf(stderr, "ftroute: warning: %s\n", w.c_str());
+  }
+
   // `lid 65535` (0xffff, the permissive LID) is what a port without an assigned LID shows in some
   // ibnetdiscover captures: read as no LID, with one warning per file read naming the first.
   static constexpr uint64_t kUnassignedLid = 0xffff;
@@ -488,8 +494,7 @@ class Parser {
     const std::string w = unassigned_example_ + ": LID 65535 (unassigned) read as no LID (" +
                           std::to_string(unassigned_) + " port" + (unassigned_ == 1 ? "" : "s") +
                           " in all); where other ports have LIDs, renumber with --lmc N";
-    if (opt_.warnings) opt_.warnings->push_back(w);
-    else std::fprintf(stderr, "ftroute: warning: %s\n", w.c_str());
+    warn(w);
   }
 
   // One warning per file read: how many switches were told apart by their port GUIDs.
@@ -502,8 +507,7 @@ class Parser {
                           " in all, as the ASICs of a director chassis report the chassis GUID): each is read " +
                           "with the port GUID of its switchguid= line as its GUID, the shared one kept as its " +
                           "reported GUID; ibsim refuses the file, `ftroute export --to ibsim` writes one it loads";
-    if (opt_.warnings) opt_.warnings->push_back(w);
-    else std::fprintf(stderr, "ftroute: warning: %s\n", w.c_str());
+    warn(w);
   }
 
   // "key N" somewhere in s -> v; returns whether key was present.
