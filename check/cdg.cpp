@@ -894,7 +894,7 @@ CdgBuild build_cdg(const Fabric& f, const Routing& r, const CdgBuildOptions& opt
     Lid d;
   };
   std::vector<Dest> dlist;
-  const std::vector<EndPort> end_ports = f.end_ports();
+  const std::vector<EndPort>& end_ports = f.end_ports();
   for (const EndPort& de : end_ports) {
     if (f.node(de.node).is_switch() && !opt.switch_destinations) continue;
     for (uint32_t dl = de.base_lid; dl <= de.last_lid(); dl++) dlist.push_back({&de, static_cast<Lid>(dl)});

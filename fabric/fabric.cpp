@@ -346,7 +346,7 @@ void Fabric::reindex_lids() {
       if (lid_owner_[l] < 0) lid_owner_[l] = static_cast<int32_t>(k);  // overlaps reported by validate()
 }
 
-std::vector<EndPort> Fabric::end_ports() const { return lid_ports_; }
+const std::vector<EndPort>& Fabric::end_ports() const { return lid_ports_; }
 
 std::optional<EndPort> Fabric::owner(Lid lid) const {
   if (lid >= lid_owner_.size() || lid_owner_[lid] < 0) return std::nullopt;

@@ -13,6 +13,7 @@
 #include "ftroute/engine.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/validate.hpp"
+#include "test_scale.hpp"
 
 using namespace ftroute;
 
@@ -153,7 +154,7 @@ TEST(CdgFast, MatchesPerSourceWalkOnRandomRoutings) {
 // Switches with more than 63 ports: the dependency rows of the switch-level pass span several
 // 64-bit words (input ports 64..), and switch-switch links land on high port numbers.
 TEST(CdgFast, MatchesPerSourceWalkWithWideSwitches) {
-  for (uint64_t seed = 1; seed <= 20; seed++) {
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(test_scale::rounds(20, 4)); seed++) {
     auto [f, r] = random_routing(seed, 64 + static_cast<int>(seed % 3) * 40);
     for (int combo = 0; combo < 4; combo++) {
       CdgBuildOptions o;

@@ -20,6 +20,7 @@
 #include "ftroute/cdg.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/registry.hpp"
+#include "test_scale.hpp"
 
 using namespace ftroute;
 
@@ -587,7 +588,7 @@ TEST(FtreeMisroute, AllDoubleLinkFaults4ary3tree) {
 TEST(FtreeMisroute, ThousandRandomTripleLinkFaults4ary3tree) {
   KTree t = kary_ntree(4, 3);
   std::mt19937 rng(20260101);
-  for (int run = 0; run < 1000; run++) {
+  for (int run = 0; run < test_scale::rounds(1000); run++) {
     std::vector<int> all(128);
     for (int i = 0; i < 128; i++) all[static_cast<size_t>(i)] = i;
     std::shuffle(all.begin(), all.end(), rng);
@@ -709,7 +710,9 @@ TEST(FtreeMisroute, UpDownLastResortRoutesEveryConnectedFaultSet) {
     ASSERT_FALSE(r.notes.empty());
     const bool updn = r.notes.back().find("Up*/Down* from root") != std::string::npos;
     EXPECT_EQ(updn, refused) << r.notes.back();
-    if (updn) EXPECT_EQ(updn_violation(f, r), "") << nf << " faults, run " << run;
+    if (updn) {
+      EXPECT_EQ(updn_violation(f, r), "") << nf << " faults, run " << run;
+    }
     (updn ? by_updn : by_misrouting)++;
   }
   std::printf("150 fault sets of 10-20 faults: %d by the misrouting, %d by Up*/Down*, %d disconnected\n",

@@ -7,6 +7,7 @@
 // full reader's error is what load_routing reports.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -17,6 +18,7 @@
 #include "ftroute/error.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
+#include "test_scale.hpp"
 
 using namespace ftroute;
 
@@ -116,8 +118,14 @@ TEST(LftFast, RealToolOutput) {
 
 TEST(LftFast, GeneratedDumpsOfShippedFabrics) {
   int took = 0, n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(kSrc + "/ibsim_topologies/nets")) {
-    if (e.path().extension() != ".net") continue;
+  std::vector<std::filesystem::path> nets;
+  for (const auto& e : std::filesystem::directory_iterator(kSrc + "/ibsim_topologies/nets"))
+    if (e.path().extension() == ".net") nets.push_back(e.path());
+  std::sort(nets.begin(), nets.end());
+  ASSERT_GE(nets.size(), 10u);
+  for (size_t k = 0; k < nets.size(); k++) {
+    if (!test_scale::sampled(k, 4)) continue;
+    const std::filesystem::directory_entry e(nets[k]);
     Fabric f = net(e.path().string());
     f.assign_lids(1);
     const Routing r = make_engine("ft-minhop")->route(f);
@@ -146,7 +154,7 @@ TEST(LftFast, RandomDamageAgreesWithFullReader) {
   const std::string good[2] = {write_lfts(f, r.lfts, LftFormat::Opensm), write_lfts(f, r.lfts, LftFormat::DumpFts)};
   std::mt19937_64 rng(15);
   int took = 0, declined = 0;
-  for (int it = 0; it < 800; it++) {
+  for (int it = 0; it < test_scale::rounds(800); it++) {
     std::vector<std::string> lines;
     {
       std::istringstream in(good[it % 2]);
@@ -185,8 +193,8 @@ TEST(LftFast, RandomDamageAgreesWithFullReader) {
     declined += !t;
     if (::testing::Test::HasFailure()) break;
   }
-  EXPECT_GT(took, 40) << "fast path never exercised";
-  EXPECT_GT(declined, 40) << "damage never reached the full reader";
+  EXPECT_GT(took, test_scale::rounds(40)) << "fast path never exercised";
+  EXPECT_GT(declined, test_scale::rounds(40)) << "damage never reached the full reader";
 }
 
 TEST(LftFast, LoadRoutingUsesItAndKeepsErrors) {

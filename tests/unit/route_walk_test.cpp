@@ -165,7 +165,9 @@ TEST(RouteWalk, AgreesWithRouteWalkerOnDamagedRoutings) {
           EXPECT_EQ(b.hop.drop, a.hop.drop);
           kinds[1]++;
         }
-        if (b.end != PathWalk::Loop) EXPECT_EQ(b.switches, static_cast<int>(rw.path().size()));
+        if (b.end != PathWalk::Loop) {
+          EXPECT_EQ(b.switches, static_cast<int>(rw.path().size()));
+        }
       }
   }
   EXPECT_GT(kinds[0], 0);

@@ -76,7 +76,9 @@ TEST(SwitchGraph, PositionsPortTableAndLinksMatchTheFabric) {
     }
     EXPECT_EQ(g.num_port_slots(), slots);
     for (const EndPort& e : f.end_ports())
-      if (!f.node(e.node).is_switch()) EXPECT_EQ(g.pos(e.node), -1);
+      if (!f.node(e.node).is_switch()) {
+        EXPECT_EQ(g.pos(e.node), -1);
+      }
     if (order == SwitchGraph::Order::Guid)
       for (int s = 1; s < g.size(); s++) EXPECT_LT(f.node(g.node(s - 1)).guid, f.node(g.node(s)).guid);
     else
@@ -129,7 +131,9 @@ TEST(SwitchGraph, FilteredBfsAvoidsTheFilteredLinks) {
   g.bfs(0, d, q, [](int, const SwitchGraph::Edge& e) { return e.nbr != 1; });
   EXPECT_EQ(d[1], -1);
   for (int s = 0; s < g.size(); s++)
-    if (s != 1) EXPECT_GE(d[static_cast<size_t>(s)], 0) << s;
+    if (s != 1) {
+      EXPECT_GE(d[static_cast<size_t>(s)], 0) << s;
+    }
 }
 
 TEST(SwitchGraph, ComponentsOfACutMesh) {

@@ -118,7 +118,7 @@ class Fabric {
   std::vector<std::pair<int, int>> switch_links() const;
 
   // Rebuilds the LID index after set_lid/assign_lids (called automatically by them).
-  std::vector<EndPort> end_ports() const;       // sorted by base LID, only those with a LID
+  const std::vector<EndPort>& end_ports() const;  // sorted by base LID, only those with a LID
   Lid max_lid() const { return max_lid_; }      // highest LID in use (0 if none)
   // End port owning the LID, if any.
   std::optional<EndPort> owner(Lid lid) const;
