@@ -74,6 +74,8 @@ LAUNCH=()
 if command -v ccache >/dev/null 2>&1; then
   LAUNCH=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$REPO} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+  # the test binaries' precompiled header (tests/CMakeLists.txt) is cacheable only so
+  export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
 fi
 [ $MATRIX_ONLY -eq 0 ] || SANITIZE_ONLY=1
 rc=0
