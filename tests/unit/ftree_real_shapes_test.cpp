@@ -16,6 +16,7 @@
 #include "ftree_misroute/ftree_misroute.hpp"
 #include "ftroute/cluster_tree.hpp"
 #include "ftroute/error.hpp"
+#include "ftroute/fabric_spec.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/validate.hpp"
 
@@ -240,6 +241,39 @@ TEST(DirectorPresets, BalancedNoWorseThanFtMinhop) {
     std::printf("%s: EFI max ftree-misroute %llu, ft-minhop %llu\n", preset, static_cast<unsigned long long>(ours),
                 static_cast<unsigned long long>(theirs));
   }
+}
+
+// A two-level tree with 4-cable bundles and one cable missing (a replica of the small FDR
+// cluster's dump, where this was found): before, the leaves picked the spine for a LID by their
+// own digit over 8 up-cables and the LID's leaf its cable by the digit over its 7, so the spine
+// could not mirror it; 6 of the short leaf's 25 LIDs came down one cable (EFI max 729 against
+// ft-minhop's 588 on the dump). Now every other leaf climbs to the spine the LID's leaf climbs to
+// for it, which brings the LID down the cable it leaves on: the short leaf's 7 down-cables carry
+// at most ceil(25 / 7) = 4 of its LIDs' routes from the other leaves' hosts each.
+TEST(TwoLevelBundles, UnequalBundlesMirrorTheDestinationLeafsCable) {
+  Fabric f = topo::build_fabric_spec("fattree2:6,2,24,4");
+  const int leaf = *f.find("L0"), spine = *f.find("S1");
+  int cut = -1;
+  for (int p = 1; p <= f.node(leaf).num_ports && cut < 0; p++)
+    if (f.node(leaf).port(p).connected() && f.node(leaf).port(p).peer_node == spine) cut = p;
+  ASSERT_GT(cut, 0);
+  f.disconnect(leaf, cut);
+  f.assign_lids();
+  Routing r = make_engine("ftree-misroute")->route(f, {});
+  expect_deadlock_free_one_vl(f, r, "unequal bundles");
+  Routing m = make_engine("ft-minhop")->route(f, {});
+  const ValidationReport v = validate(f, r, {});
+  const uint64_t theirs = validate(f, m, {}).efi_max;
+  EXPECT_LE(v.efi_max, theirs);
+  // the short leaf's down-cables: routes from the 5 x 24 hosts of the other leaves (each LID's
+  // route from each of them) to its 25 LIDs, at most 4 LIDs per cable
+  uint64_t most = 0;
+  for (const LinkLoad& l : v.switch_link_loads)
+    if (f.node(l.node).port(l.port).peer_node == leaf) most = std::max(most, l.routes);
+  EXPECT_LE(most, 4u * 5u * 24u) << "ft-minhop: " << theirs;
+  std::printf("unequal bundles: EFI max ftree-misroute %llu, ft-minhop %llu, busiest cable into the short leaf %llu\n",
+              static_cast<unsigned long long>(v.efi_max), static_cast<unsigned long long>(theirs),
+              static_cast<unsigned long long>(most));
 }
 
 // A leaf's hosts spread over every (parent, spine) pair above it: with 2:1 blocking leaves (18

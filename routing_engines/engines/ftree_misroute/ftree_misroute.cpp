@@ -99,7 +99,7 @@ class Router {
       for (size_t s = 0; s < NS; s++)
         slot_[s + 1] = slot_[s] + static_cast<uint32_t>(std::max(t_.up[s].size(), t_.down[s].size()));
       flat_.assign(slot_[NS], 0);
-      flat_peer_.assign(t_.multi_child ? slot_[NS] : 0, -1);
+      flat_peer_.assign(t_.multi_child || t_.height == 1 ? slot_[NS] : 0, -1);
       dirty_.assign(NS, 0);
       for (int s = 0; s < S; s++) plan_switch(s, target);
       planned_ = true;
@@ -157,10 +157,36 @@ class Router {
         }
       }
     }
+    if (p.mode == Plan::Local) return flat_[p.off + static_cast<uint32_t>(mod(q[t_.height + 1], p.len))];
+    if (p.mode == Plan::UpToMirror) {
+      // the parent the destination's leaf climbs to for it, over a cable of this leaf's bundle
+      // to that parent (the digit above the leaf's own, so the bundle is spread too)
+      const auto& tup = t_.up[static_cast<size_t>(target_)];
+      if (!tup.empty()) {
+        const uint32_t tn = static_cast<uint32_t>(tup.size());
+        const uint64_t local = q[t_.height + 1];
+        const uint32_t c = static_cast<uint32_t>(mod(local, tn));
+        const int a = tup[c].peer;
+        uint64_t j = local / tn;  // the cable's place in its bundle, turned by the cycle over the cables
+        for (uint32_t i = 0; i < c; i++) j += tup[i].peer == a;
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < p.len; i++) n += flat_peer_[p.off + i] == a;
+        if (n > 0) {
+          uint64_t pick = mod(j, n);
+          for (uint32_t i = 0; i < p.len; i++)
+            if (flat_peer_[p.off + i] == a && pick-- == 0) return flat_[p.off + i];
+        }
+        // that spine is out of reach (a missing cable): by the position over all the cables
+        return flat_[p.off + static_cast<uint32_t>(mod(local, p.len))];
+      }
+    }
     if (p.mode == Plan::Mirror) {
       const auto& up = t_.up[static_cast<size_t>(p.child)];
       if (!up.empty()) {
-        const FatTreeLink& pick = up[static_cast<size_t>(mod(idx, static_cast<uint32_t>(up.size())))];
+        // in a two-level tree the destination's leaf spreads its own LIDs over its up-cables by
+        // their position on it (UpToMirror: the other leaves climb to the spine of that cable)
+        const uint64_t own = t_.height == 1 && p.child == target_ ? q[t_.height + 1] : idx;
+        const FatTreeLink& pick = up[static_cast<size_t>(mod(own, static_cast<uint32_t>(up.size())))];
         if (pick.peer == s) return pick.peer_port;
       }
     }
@@ -183,17 +209,46 @@ class Router {
     const auto& cls = c_.cls;
     const auto& dist = c_.dist;
     if (k % 2 == 1) {
+      bool bundled = false;  // parallel cables to one of the candidate parents
+      bool one_parent = true;
+      int prev = -1;
       for (const auto& e : t_.up[si]) {
         int c = cls[static_cast<size_t>(e.peer)];
-        if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1))
+        if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1)) {
           cand_.push_back(e.port);
+          bundled = bundled || e.peer == prev;
+          one_parent = one_parent && (prev < 0 || e.peer == prev);
+          prev = e.peer;
+        }
       }
+      // Only the cables of one bundle lead on (a U-turn's way out of the valley leaf to the one
+      // spine of the destination's plane, or what faults left): the destinations that come here
+      // share their d-mod-k digits in patterns (they were picked for this parent by them), so
+      // they take the cables by their position on their own switch: a switch's LID and its
+      // aggregation node, a leaf's consecutive hosts, alternate over the bundle.
+      if (bundled && one_parent) p.mode = Plan::Local;
+      // A leaf of a two-level tree with cable bundles, climbing to a destination on another
+      // leaf: it climbs to the spine the destination's leaf itself climbs to for it (Mirror
+      // there then takes the very cable the destination leaves on), so the destination leaf's
+      // down-cables carry its LIDs as evenly as its up-cables do; with bundles of unequal size
+      // (a missing cable) the leaves' own d-mod-k digits pick spines that Mirror cannot follow.
+      // (A plan depends only on classes and distances, which re-planning tracks: whether the
+      // destination sits on a leaf is decided per query, a spine's own hosts have no up-cables.)
+      else if (bundled && t_.height == 1 && p.rank == 0 && k == 1 && dist[si] == 1) p.mode = Plan::UpToMirror;
     } else if (k > 0 && dist[si] == 1) {
       int best = kInf;
       for (const auto& e : t_.down[si])
         if (is_exit(k, e.peer)) best = std::min(best, dist[static_cast<size_t>(e.peer)]);
+      int child = -1;
+      bool one_child = true;
       for (const auto& e : t_.down[si])
-        if (is_exit(k, e.peer) && dist[static_cast<size_t>(e.peer)] == best) cand_.push_back(e.port);
+        if (is_exit(k, e.peer) && dist[static_cast<size_t>(e.peer)] == best) {
+          cand_.push_back(e.port);
+          one_child = one_child && (child < 0 || child == e.peer);
+          child = e.peer;
+        }
+      // a U-turn into the valley leaf over a bundle: by position, as a climb over one bundle
+      if (cand_.size() > 1 && one_child) p.mode = Plan::Local;
     } else {
       int child = -1;
       bool one_child = true;
@@ -224,9 +279,9 @@ class Router {
     p.off = slot_[si];
     p.len = static_cast<uint8_t>(cand_.size());
     std::copy(cand_.begin(), cand_.end(), flat_.begin() + p.off);
-    if (p.mode == Plan::UpMirror)
+    if (p.mode == Plan::UpMirror || p.mode == Plan::UpToMirror)
       for (size_t i = 0; i < cand_.size(); i++)
-        for (const auto& e : t_.down[si])
+        for (const auto& e : p.mode == Plan::UpMirror ? t_.down[si] : t_.up[si])
           if (e.port == cand_[i]) flat_peer_[p.off + i] = e.peer;
   }
 
@@ -293,7 +348,7 @@ class Router {
   }
 
   struct Plan {
-    enum Mode : uint8_t { Normal, Mirror, UpMirror, None };
+    enum Mode : uint8_t { Normal, Mirror, UpMirror, UpToMirror, Local, None };
     uint32_t off = 0;
     uint8_t len = 0;
     uint8_t mode = Normal;
@@ -330,6 +385,7 @@ struct DestLid {
   uint8_t attach_port;
   long index;   // d-mod-k index
   long offset;  // LMC offset
+  long local = 0;  // the attach switch's first index + position among its LIDs by (index, offset)
 };
 
 // Last resort of all (option updn_fallback): Up*/Down* on the switch graph, oriented from one
@@ -586,6 +642,17 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
       for (long o = 0; o < (1L << ep.lmc); o++)
         dests[static_cast<size_t>(s)].push_back({static_cast<Lid>(ep.base_lid + o), a.port, index, o});
     }
+    std::vector<size_t> by_index;
+    for (auto& dl : dests) {
+      by_index.resize(dl.size());
+      for (size_t i = 0; i < dl.size(); i++) by_index[i] = i;
+      std::sort(by_index.begin(), by_index.end(), [&](size_t a, size_t b) {
+        return std::pair(dl[a].index, dl[a].offset) < std::pair(dl[b].index, dl[b].offset);
+      });
+      // counted from the switch's first index (its first host's), so that the leaves' LIDs
+      // follow each other as their hosts' indices do
+      for (size_t i = 0; i < dl.size(); i++) dl[by_index[i]].local = dl[by_index[0]].index + static_cast<long>(i);
+    }
   }
 
   Lid max_dest_lid = 0;
@@ -758,13 +825,16 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
         if (failed) continue;
         uturns[static_cast<size_t>(target)] = ut;
         router.plan(target);
-        // q[j * R + r]: destination j's d-mod-k digit source at rank r
-        const size_t R = static_cast<size_t>(H + 1), nd = dl.size();
+        // q[j * R + r]: destination j's d-mod-k digit source at rank r; q[j * R + H + 1] its
+        // position among its attach switch's LIDs (Router::planned_port)
+        const size_t R = static_cast<size_t>(H + 2), nd = dl.size();
         auto& q = qbuf[static_cast<size_t>(w)];
         q.resize(nd * R);
-        for (size_t j = 0; j < nd; j++)
-          for (size_t r = 0; r < R; r++)
+        for (size_t j = 0; j < nd; j++) {
+          for (size_t r = 0; r + 1 < R; r++)
             q[j * R + r] = static_cast<uint64_t>(dl[j].index / divisor[r] + dl[j].offset);
+          q[j * R + R - 1] = static_cast<uint64_t>(dl[j].local);
+        }
         const size_t c0 = col0[static_cast<size_t>(target)];
         std::fill(own.begin() + static_cast<long>(c0), own.begin() + static_cast<long>(c0 + nd), 1);
         owned += nd;
