@@ -70,6 +70,7 @@ ftree-bundle-weight-in-cables @ widest = std::max(widest, parents[static_cast<si
 ftree-updn-descends-towards-root @ if (key[static_cast<size_t>(e.peer)] > i && down[static_cast<size_t>(e.peer)] < kInf) @ if (down[static_cast<size_t>(e.peer)] < kInf) @ ftree_misroute_test @ ^FtreeMisroute\.UpDown
 ftree-an-shares-switch-index @ index = an_index[static_cast<size_t>(s)]; @ index = switch_index[static_cast<size_t>(s)]; @ ftree_real_shapes_test @ ^AggregationNodes\.
 ftree-two-level-no-up-mirror @ else if (bundled && t_.height == 1 && p.rank == 0 && k == 1 && dist[si] == 1) p.mode = Plan::UpToMirror; @ else if (false) p.mode = Plan::UpToMirror; @ ftree_real_shapes_test @ ^TwoLevelBundles\.
+ftree-bundle-only-if-adjacent @ if (mark == stamp_) c.bundle = true; @ if (mark == stamp_ && c.last == peer) c.bundle = true; @ ftree_real_shapes_test @ ^TwoLevelBundles\.
 plugin-check-accepts-foreign-port0 @ if (!o || o->node != s) @ if (!o) @ plugin_adapter_test @ ^CheckRouting\.
 EOF
 )

@@ -250,8 +250,32 @@ TEST(DirectorPresets, BalancedNoWorseThanFtMinhop) {
 // ft-minhop's 588 on the dump). Now every other leaf climbs to the spine the LID's leaf climbs to
 // for it, which brings the LID down the cable it leaves on: the short leaf's 7 down-cables carry
 // at most ceil(25 / 7) = 4 of its LIDs' routes from the other leaves' hosts each.
-TEST(TwoLevelBundles, UnequalBundlesMirrorTheDestinationLeafsCable) {
+// The leaves' cables re-plugged so that their bundles interleave in port order (S0, S1, S0, ...):
+// a bundle is a bundle wherever its cables sit.
+static void interleave_leaf_bundles(Fabric& f) {
+  for (int l : f.switches()) {
+    if (f.node(l).id.rfind("L", 0) != 0) continue;
+    std::vector<int> ports;
+    std::map<int, std::vector<std::pair<int, int>>> by_spine;  // spine -> its (spine, spine port)
+    for (int p = 1; p <= f.node(l).num_ports; p++) {
+      const Port& pt = f.node(l).port(p);
+      if (!pt.connected() || !f.node(pt.peer_node).is_switch()) continue;
+      ports.push_back(p);
+      by_spine[pt.peer_node].push_back({pt.peer_node, pt.peer_port});
+    }
+    std::vector<std::pair<int, int>> order;
+    for (size_t i = 0; order.size() < ports.size(); i++)
+      for (const auto& [sp, cables] : by_spine)
+        if (i < cables.size()) order.push_back(cables[i]);
+    for (int p : ports) f.disconnect(l, p);
+    for (size_t i = 0; i < ports.size(); i++) f.connect(l, ports[i], order[i].first, order[i].second);
+  }
+}
+
+static void unequal_bundles(bool interleaved) {
+  SCOPED_TRACE(interleaved ? "bundles interleaved in port order" : "bundles on consecutive ports");
   Fabric f = topo::build_fabric_spec("fattree2:6,2,24,4");
+  if (interleaved) interleave_leaf_bundles(f);
   const int leaf = *f.find("L0"), spine = *f.find("S1");
   int cut = -1;
   for (int p = 1; p <= f.node(leaf).num_ports && cut < 0; p++)
@@ -271,9 +295,14 @@ TEST(TwoLevelBundles, UnequalBundlesMirrorTheDestinationLeafsCable) {
   for (const LinkLoad& l : v.switch_link_loads)
     if (f.node(l.node).port(l.port).peer_node == leaf) most = std::max(most, l.routes);
   EXPECT_LE(most, 4u * 5u * 24u) << "ft-minhop: " << theirs;
-  std::printf("unequal bundles: EFI max ftree-misroute %llu, ft-minhop %llu, busiest cable into the short leaf %llu\n",
-              static_cast<unsigned long long>(v.efi_max), static_cast<unsigned long long>(theirs),
-              static_cast<unsigned long long>(most));
+  std::printf("unequal bundles%s: EFI max ftree-misroute %llu, ft-minhop %llu, busiest cable into the short leaf %llu\n",
+              interleaved ? " (interleaved)" : "", static_cast<unsigned long long>(v.efi_max),
+              static_cast<unsigned long long>(theirs), static_cast<unsigned long long>(most));
+}
+
+TEST(TwoLevelBundles, UnequalBundlesMirrorTheDestinationLeafsCable) {
+  unequal_bundles(false);
+  unequal_bundles(true);
 }
 
 // A leaf's hosts spread over every (parent, spine) pair above it: with 2:1 blocking leaves (18

@@ -101,6 +101,7 @@ class Router {
       flat_.assign(slot_[NS], 0);
       flat_peer_.assign(t_.multi_child || t_.height == 1 ? slot_[NS] : 0, -1);
       dirty_.assign(NS, 0);
+      seen_.assign(NS, 0);
       for (int s = 0; s < S; s++) plan_switch(s, target);
       planned_ = true;
     } else {
@@ -209,24 +210,21 @@ class Router {
     const auto& cls = c_.cls;
     const auto& dist = c_.dist;
     if (k % 2 == 1) {
-      bool bundled = false;  // parallel cables to one of the candidate parents
-      bool one_parent = true;
-      int prev = -1;
+      Peers parents = peers();
       for (const auto& e : t_.up[si]) {
         int c = cls[static_cast<size_t>(e.peer)];
         if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1)) {
           cand_.push_back(e.port);
-          bundled = bundled || e.peer == prev;
-          one_parent = one_parent && (prev < 0 || e.peer == prev);
-          prev = e.peer;
+          add_peer(parents, e.peer);
         }
       }
+      const bool bundled = parents.bundle;
       // Only the cables of one bundle lead on (a U-turn's way out of the valley leaf to the one
       // spine of the destination's plane, or what faults left): the destinations that come here
       // share their d-mod-k digits in patterns (they were picked for this parent by them), so
       // they take the cables by their position on their own switch: a switch's LID and its
       // aggregation node, a leaf's consecutive hosts, alternate over the bundle.
-      if (bundled && one_parent) p.mode = Plan::Local;
+      if (bundled && parents.distinct == 1) p.mode = Plan::Local;
       // A leaf of a two-level tree with cable bundles, climbing to a destination on another
       // leaf: it climbs to the spine the destination's leaf itself climbs to for it (Mirror
       // there then takes the very cable the destination leaves on), so the destination leaf's
@@ -239,29 +237,25 @@ class Router {
       int best = kInf;
       for (const auto& e : t_.down[si])
         if (is_exit(k, e.peer)) best = std::min(best, dist[static_cast<size_t>(e.peer)]);
-      int child = -1;
-      bool one_child = true;
+      Peers exits = peers();
       for (const auto& e : t_.down[si])
         if (is_exit(k, e.peer) && dist[static_cast<size_t>(e.peer)] == best) {
           cand_.push_back(e.port);
-          one_child = one_child && (child < 0 || child == e.peer);
-          child = e.peer;
+          add_peer(exits, e.peer);
         }
       // a U-turn into the valley leaf over a bundle: by position, as a climb over one bundle
-      if (cand_.size() > 1 && one_child) p.mode = Plan::Local;
+      if (exits.bundle && exits.distinct == 1) p.mode = Plan::Local;
     } else {
-      int child = -1;
-      bool one_child = true;
+      Peers children = peers();
       for (const auto& e : t_.down[si])
         if (cls[static_cast<size_t>(e.peer)] == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1) {
           cand_.push_back(e.port);
-          one_child = one_child && (child < 0 || child == e.peer);
-          child = e.peer;
+          add_peer(children, e.peer);
         }
-      if (cand_.size() > 1 && one_child) {
+      if (children.bundle && children.distinct == 1) {
         p.mode = Plan::Mirror;
-        p.child = child;
-        p.rank = static_cast<uint8_t>(t_.rank[static_cast<size_t>(child)]);
+        p.child = children.last;
+        p.rank = static_cast<uint8_t>(t_.rank[static_cast<size_t>(children.last)]);
       } else if (cand_.size() > 1 && k == 0 && p.rank >= 2 && t_.rank[static_cast<size_t>(target)] < p.rank) {
         // A core of a generalised fat tree going down into a pod through one of several
         // spines: it takes the spine the destination itself climbs to (its up-path from its leaf
@@ -296,6 +290,24 @@ class Router {
     const int r = t_.rank[static_cast<size_t>(s)];
     return t_.rank[static_cast<size_t>(target_)] <= r &&
            t_.block[static_cast<size_t>(r)][static_cast<size_t>(target_)] == t_.block[static_cast<size_t>(r)][static_cast<size_t>(s)];
+  }
+
+  // The neighbours a switch's candidate ports lead to: how many distinct ones, whether some is
+  // reached over several cables (a bundle, wherever its cables sit in port order), the last one.
+  struct Peers {
+    int distinct = 0;
+    bool bundle = false;
+    int last = -1;
+  };
+  Peers peers() {
+    if (++stamp_ == 0) std::fill(seen_.begin(), seen_.end(), 0), stamp_ = 1;
+    return {};
+  }
+  void add_peer(Peers& c, int peer) {
+    uint32_t& mark = seen_[static_cast<size_t>(peer)];
+    if (mark == stamp_) c.bundle = true;
+    else mark = stamp_, c.distinct++;
+    c.last = peer;
   }
 
   bool is_exit(int k, int c) const { return vc_[static_cast<size_t>(c)] && c_.cls[static_cast<size_t>(c)] == k - 1; }
@@ -369,6 +381,8 @@ class Router {
   std::vector<uint8_t> cand_;
   std::vector<Plan> plan_;
   std::vector<uint8_t> flat_;   // candidate ports, slot_[s].. for switch s
+  std::vector<uint32_t> seen_;  // add_peer's marks, by switch; stamp_ tells this call's apart
+  uint32_t stamp_ = 0;
   std::vector<int> flat_peer_;  // their peer switches (generalised fat trees only, for UpMirror)
   std::vector<uint32_t> slot_;
   // incremental plan(): the classes and target it was made for, switches to re-plan
