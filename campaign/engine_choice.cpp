@@ -11,16 +11,11 @@
 #include "ftroute/error.hpp"
 #include "ftroute/input_file.hpp"
 #include "ftroute/lft_io.hpp"
+#include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
 
 namespace ftroute::campaign {
 namespace {
-
-double cpu_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 // Ctrl-C / SIGTERM while OpenSM runs: the run under way ends (ibsim and OpenSM run under
 // timeout(1) in process groups of their own and are stopped by PID; a child that does die of the
@@ -112,14 +107,16 @@ std::vector<EngineRow> compare_engines(const Fabric& fabric, const CompareOption
     row.source = EngineRow::Source::Engine;
     row.options = engine_options_for(name, o.opts);
     row.fabric = shared;
-    auto engine = make_engine(name);  // unknown name: OptionError
-    const double t0 = cpu_now();
+    PipelineOptions po;  // the verdict is the full validation's, whose figures the row shows
+    po.require_ok = false;
+    po.validate = o.validate;
+    RoutingPipeline pipeline(name, row.options, po);  // unknown name or option: OptionError
     try {
-      Routing r = engine->route(fabric, row.options);
-      row.seconds = cpu_now() - t0;
-      row.needs_qos = r.num_vls > 1;
-      row.num_vls = r.num_vls;
-      row.report = validate(fabric, r, o.validate);
+      RoutedStep step = pipeline.run(fabric);
+      row.seconds = step.engine_cpu_ms / 1e3;  // the process: the engine's worker threads too
+      row.needs_qos = step.routing.num_vls > 1;
+      row.num_vls = step.routing.num_vls;
+      row.report = std::move(*step.report);
     } catch (const EngineError& e) {
       row.status = "refused";
       row.message = e.reason();

@@ -3,8 +3,8 @@
 // SL2VL files. `ftroute engines`: list the engines and their options.
 //
 // The engine code, the option handling and the result validation are exactly what the OpenSM
-// plugin runs (plugin/adapter.cpp: EngineSlot + check_routing), so offline and online results
-// agree for the same fabric and LIDs.
+// plugin runs (the routing pipeline, ftroute/pipeline.hpp), so offline and online results agree
+// for the same fabric and LIDs.
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -15,13 +15,11 @@
 #include "engine_option_docs.hpp"
 #include "json_out.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
-
-// OpenSM-free half of the plugin (library ftroute_plugin_adapter): one code path for both.
-#include "adapter.hpp"
 
 namespace {
 
@@ -76,7 +74,7 @@ int run_route(cli::Args& a) {
   std::string opt_text;
   for (const auto& o : opts) opt_text += (opt_text.empty() ? "" : ",") + o;
   EngineOptions options = EngineOptions::parse(opt_text);
-  options.check_known(engine_name, make_engine(engine_name)->option_keys());  // keys and ranges, before any work
+  RoutingPipeline pipeline(engine_name, options);  // keys and ranges checked here, before any work
 
   Fabric fabric = cli::load_fabric(fab, [](const std::string& p) { return read_net_file(p); });
   if (lmc >= 0) {
@@ -101,10 +99,10 @@ int run_route(cli::Args& a) {
   }
   fabric.validate();
 
-  plugin::EngineSlot slot(engine_name, make_engine(engine_name), options);
-  auto snap = slot.run(std::move(fabric));
-  const Fabric& f = snap->fabric;
-  const Routing& r = snap->routing;
+  const RoutedStep step = pipeline.run(fabric);
+  const RoutedStep* snap = &step;
+  const Fabric& f = fabric;
+  const Routing& r = step.routing;
 
   // Stream every file into its temp file first, publish them only when all are complete: a
   // failure leaves no output at all, and no file exists in memory as a whole.

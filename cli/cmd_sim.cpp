@@ -8,6 +8,7 @@
 #include "cli.hpp"
 #include "json_out.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/booksim_config.hpp"
 #include "ftroute/flitsim.hpp"
@@ -155,15 +156,33 @@ std::vector<int> parse_ints(const std::string& s, char sep, const std::string& w
   return r;
 }
 
-Routing run_engine(const std::string& name, const Fabric& f, const EngineOptions& opts) {
-  if (name == "flitsim-minhop") return route_minhop(f);
-  std::unique_ptr<Engine> e;
+// The simulator's routing check: every LID (LMC ranges by the LID policy) from the switches end
+// ports attach to, where traffic enters; not every unused entry (ftroute/verdict.hpp).
+PipelineOptions sim_check(bool all_lmc_lids) {
+  PipelineOptions po;
+  po.require_ok = false;  // reported; --strict refuses
+  po.reuse_self_check = false;
+  po.verify.all_switches = false;
+  po.verify.scan_entries = false;
+  po.verify.all_lmc_lids = all_lmc_lids;
+  return po;
+}
+
+// engine: an ftroute engine through the routing pipeline (options checked when it is made), or
+// the simulator's own min-hop helper (flitsim-minhop).
+std::optional<RoutingPipeline> sim_pipeline(const std::string& name, const EngineOptions& opts, bool all_lmc_lids) {
+  if (name.empty() || name == "flitsim-minhop") return std::nullopt;
   try {
-    e = make_engine(name);
+    return std::optional<RoutingPipeline>(std::in_place, name, opts, sim_check(all_lmc_lids));
   } catch (const OptionError& x) {
+    if (find_engine(name)) throw;
     throw OptionError(std::string(x.what()) + "; also: flitsim-minhop (simulator's min-hop helper)");
   }
-  return e->route(f, opts);
+}
+
+Routing run_engine(std::optional<RoutingPipeline>& pipeline, const Fabric& f) {
+  if (!pipeline) return route_minhop(f);
+  return pipeline->run(f).routing;
 }
 
 int run_sim(cli::Args& a) {
@@ -327,11 +346,13 @@ int run_sim(cli::Args& a) {
   std::string opt_text;
   for (const auto& o : opts) opt_text += (opt_text.empty() ? "" : ",") + o;
   EngineOptions eopts = EngineOptions::parse(opt_text);
-  if (!engine.empty() && engine != "flitsim-minhop" && find_engine(engine))
-    eopts.check_known(engine, make_engine(engine)->option_keys());  // keys and ranges, before any work
+  const bool all_lmc_lids = c.lid_policy != LidPolicy::Base;
+  // keys and ranges checked here, before any work
+  std::optional<RoutingPipeline> pipeline = sim_pipeline(engine, eopts, all_lmc_lids);
 
   Fabric fabric;
   Routing routing;
+  std::optional<Verdict> verdict;  // the routing pipeline's, for an engine's routing
   auto fmt = parse_lft_format(lft_fmt);
   if (!fmt) throw cli::UsageError("--lft-format: unknown format '" + lft_fmt + "'");
   if (bsc) {
@@ -348,7 +369,13 @@ int run_sim(cli::Args& a) {
     if (lmc >= 0) fabric.assign_lids(static_cast<uint8_t>(lmc));
     else if (fabric.max_lid() == 0) fabric.assign_lids(0);
     fabric.validate();
-    routing = run_engine(engine, fabric, eopts);
+    if (pipeline) {
+      RoutedStep step = pipeline->run(fabric);
+      routing = std::move(step.routing);
+      verdict = std::move(step.verdict);
+    } else {
+      routing = route_minhop(fabric);
+    }
   }
 
   // Faults and re-routes (validated before anything runs).
@@ -381,13 +408,13 @@ int run_sim(cli::Args& a) {
         if (l.cycle <= cyc) state[{l.node, l.port}] = l.up;
       for (auto& [k, up] : state)
         if (!up) g.disconnect(k.first, k.second);
-      reroute_tables.push_back(run_engine(engine, g, eopts));
+      reroute_tables.push_back(run_engine(pipeline, g));
     }
     reroute_at.push_back({cyc, &reroute_tables.back()});
   }
 
   // Consistency report before simulating.
-  CheckReport chk = check_routing(fabric, routing, c.lid_policy != LidPolicy::Base);
+  const Verdict chk = verdict ? *verdict : verdict_for(fabric, routing, sim_check(all_lmc_lids));
   if (!chk.ok()) {
     std::fprintf(stderr, "%s", chk.summary().c_str());
     if (strict) throw Error("routing check failed (--strict)");

@@ -28,6 +28,7 @@
 #include <thread>
 
 #include "ftroute/engine.hpp"
+#include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/fabric_spec.hpp"
 #include "ftroute/topology.hpp"
@@ -173,8 +174,7 @@ FtdrbEvalTables ftdrb_eval(const FtdrbEvalOptions& opt) {
   std::vector<TopoSpec> specs;
   for (auto& tn : topos) specs.push_back(make_topo(tn));
   for (size_t ti = 0; ti < specs.size(); ti++) {
-    auto engine = make_engine("ftdrb");
-    EngineOptions eo = EngineOptions::parse("max_vls=15");
+    RoutingPipeline ftdrb("ftdrb", EngineOptions::parse("max_vls=15"));  // ftroute/pipeline.hpp
     int lmc = static_cast<int>(lmc_req);
     Fabric intact;
     Routing r_free;
@@ -182,7 +182,7 @@ FtdrbEvalTables ftdrb_eval(const FtdrbEvalOptions& opt) {
       intact = specs[ti].fabric;
       intact.assign_lids(static_cast<uint8_t>(lmc));
       try {
-        r_free = engine->route(intact, eo);
+        r_free = ftdrb.run(intact).routing;
         break;
       } catch (const EngineError& e) {
         if (lmc <= 1) throw;
@@ -217,7 +217,7 @@ FtdrbEvalTables ftdrb_eval(const FtdrbEvalOptions& opt) {
         fs.seed = prm.seed * 1000003u + h + static_cast<uint64_t>(sc->failed);
         topo::inject_faults(sc->faulty, fs);
         sc->dead = removed_links(intact, sc->faulty);
-        sc->r_fault = engine->route(sc->faulty, eo, PreviousRouting{&intact, &r_free});
+        sc->r_fault = ftdrb.run(sc->faulty, PreviousRouting{&intact, &r_free}).routing;
       } else {
         sc->r_fault = r_free;
       }
@@ -225,7 +225,7 @@ FtdrbEvalTables ftdrb_eval(const FtdrbEvalOptions& opt) {
       if (std::find(methods.begin(), methods.end(), "ftree") != methods.end() &&
           specs[ti].name.find("tree") != std::string::npos) {
         try {  // the fat-tree engine re-run on the faulty fabric: single path + re-route
-          sc->r_ftree = make_engine("ftree-misroute")->route(sc->faulty);
+          sc->r_ftree = RoutingPipeline("ftree-misroute", {}).run(sc->faulty).routing;
           sc->has_ftree = true;
         } catch (const EngineError& e) {
           std::fprintf(stderr, "%s %.1f%%: ftree-misroute: %s\n", sc->topo.c_str(), pct, e.what());
@@ -246,12 +246,12 @@ FtdrbEvalTables ftdrb_eval(const FtdrbEvalOptions& opt) {
       try {
         for (int round = 0; round < 3; round++) {  // until every routing spreads over the same VLs
           const int target = vcs;
-          EngineOptions es = EngineOptions::parse("max_vls=15,spread_vls=" + std::to_string(target));
-          Routing rf = engine->route(intact, es);
+          RoutingPipeline spread("ftdrb", EngineOptions::parse("max_vls=15,spread_vls=" + std::to_string(target)));
+          Routing rf = spread.run(intact).routing;
           std::vector<Routing> rs;
           for (auto& s : scen)
             if (s->topo == specs[ti].name)
-              rs.push_back(s->failed ? engine->route(s->faulty, es, PreviousRouting{&intact, &rf}) : rf);
+              rs.push_back(s->failed ? spread.run(s->faulty, PreviousRouting{&intact, &rf}).routing : rf);
           size_t k = 0;
           for (auto& s : scen)
             if (s->topo == specs[ti].name) {

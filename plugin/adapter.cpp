@@ -165,119 +165,32 @@ void switch_hops_to(const Fabric& f, const Lfts& lfts, Lid lid, std::vector<int>
   }
 }
 
-void check_routing(const Fabric& f, const Routing& r, const std::string& engine) {
-  const auto& sws = f.switches();
-  for (int s : sws)
-    if (s >= r.lfts.num_nodes())
-      throw EngineError(engine, "routing has no LFT for switch " + f.node_name(s));
-  // switch components over working switch-switch links
-  std::vector<int> comp(static_cast<size_t>(f.size()), -1);
-  int ncomp = 0;
-  for (int s : sws) {
-    if (comp[static_cast<size_t>(s)] >= 0) continue;
-    std::deque<int> q{s};
-    comp[static_cast<size_t>(s)] = ncomp;
-    while (!q.empty()) {
-      int u = q.front();
-      q.pop_front();
-      const Node& n = f.node(u);
-      for (int p = 1; p <= n.num_ports; p++) {
-        int v = n.port(p).peer_node;
-        if (v >= 0 && f.node(v).is_switch() && comp[static_cast<size_t>(v)] < 0) {
-          comp[static_cast<size_t>(v)] = ncomp;
-          q.push_back(v);
-        }
-      }
-    }
-    ncomp++;
-  }
-  // entry sanity
-  for (int s : sws) {
-    const Node& n = f.node(s);
-    const size_t top = std::min<size_t>(r.lfts.table(s).size(), size_t{kMaxUnicastLid} + 1);
-    for (size_t lid = 1; lid < top; lid++) {
-      uint8_t p = r.lfts.get(s, static_cast<Lid>(lid));
-      if (p == kNoPath) continue;
-      if (p == 0) {
-        auto o = f.owner(static_cast<Lid>(lid));
-        if (!o || o->node != s)
-          throw EngineError(engine, "switch " + f.node_name(s) + " delivers LID " + std::to_string(lid) +
-                                        " to itself (port 0) but does not own it");
-        continue;
-      }
-      if (p > n.num_ports)
-        throw EngineError(engine, "switch " + f.node_name(s) + " routes LID " + std::to_string(lid) + " to port " +
-                                      std::to_string(p) + " (switch has " + std::to_string(n.num_ports) + " ports)");
-      if (!n.port(p).connected())
-        throw EngineError(engine, "switch " + f.node_name(s) + " routes LID " + std::to_string(lid) + " to port " +
-                                      f.port_name(s, p) + ", which has no working link");
-    }
-  }
-  // every LID routed on every switch of its component, loop-free, ending at its owner
-  RouteWalker walker(f, r.lfts);  // ftroute/route_walk.hpp
-  for (const EndPort& e : f.end_ports()) {
-    Attach a = f.attach(e.base_lid);
-    if (!a.valid()) continue;
-    const int c = comp[static_cast<size_t>(a.sw)];
-    for (uint32_t lid = e.base_lid; lid <= e.last_lid(); lid++) {
-      walker.begin(static_cast<Lid>(lid), e.node, e.port);
-      for (int s : sws) {
-        if (comp[static_cast<size_t>(s)] != c || walker.known(s)) continue;
-        const RouteWalker::Walk w = walker.walk(s);
-        if (w.end == RouteWalker::End::Loop)
-          throw EngineError(engine, "LID " + std::to_string(lid) + " loops through switch " + f.node_name(w.sw));
-        if (w.end != RouteWalker::End::Dropped) continue;
-        // (port 0 for a LID the switch does not own, missing or unlinked ports: refused above)
-        if (w.hop.drop == DropKind::NoRoute)
-          throw EngineError(engine, "switch " + f.node_name(w.sw) + " has no route to LID " + std::to_string(lid) +
-                                        " (" + f.port_name(e.node, e.port) + ")");
-        if (w.hop.drop == DropKind::WrongEndpoint)
-          throw EngineError(engine, "switch " + f.node_name(w.sw) + " sends LID " + std::to_string(lid) +
-                                        " out of " + f.port_name(w.sw, w.hop.port) + " to " +
-                                        f.port_name(w.hop.next, w.hop.next_port) + ", which does not own it");
-      }
-    }
-  }
-}
-
 // ---------------------------------------------------------------- engine slot
 
 EngineSlot::EngineSlot(std::string name, std::unique_ptr<Engine> engine, EngineOptions options)
-    : name_(std::move(name)), engine_(std::move(engine)), options_(std::move(options)) {}
+    : name_(std::move(name)), engine_(std::move(engine)), options_(std::move(options)) {
+  if (!engine_) throw Error("EngineSlot " + name_ + ": no engine");
+}
 
 std::shared_ptr<const Snapshot> EngineSlot::run(Fabric fabric, const std::function<void(const Snapshot&)>& accept) {
   runs_++;
   try {
     const auto t0 = std::chrono::steady_clock::now();
-    options_.check_known(name_, engine_->option_keys());
+    // the options are checked once, by the first run (a bad key fails every run: OpenSM falls back)
+    if (!pipeline_) pipeline_.emplace(std::move(engine_), options_);  // ftroute/pipeline.hpp
     std::shared_ptr<const Snapshot> prev = from_scratch_.exchange(false) ? nullptr : last();
     PreviousRouting pr;
     if (prev) pr = PreviousRouting{&prev->fabric, &prev->routing};
     auto snap = std::make_shared<Snapshot>();
     snap->fabric = std::move(fabric);
-    snap->routing = engine_->route(snap->fabric, options_, pr);
-    const auto t1 = std::chrono::steady_clock::now();
-    check_routing(snap->fabric, snap->routing, name_);
-    snap->engine_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-    snap->check_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
-    snap->switches = static_cast<int>(snap->fabric.switches().size());
-    {
-      // Switch-major (each table read sequentially; LID-major was one cache miss per entry).
-      std::vector<Lid> owned;
-      for (const EndPort& e : snap->fabric.end_ports())
-        for (uint32_t lid = e.base_lid; lid <= e.last_lid(); lid++) owned.push_back(static_cast<Lid>(lid));
-      std::vector<uint8_t> any(static_cast<size_t>(snap->fabric.max_lid()) + 1, 0);
-      for (int s : snap->fabric.switches()) {
-        if (s >= snap->routing.lfts.num_nodes()) continue;
-        const std::vector<uint8_t>& tab = snap->routing.lfts.table(s);
-        for (Lid lid : owned)
-          if (lid < tab.size() && tab[lid] != kNoPath) {
-            any[lid] = 1;
-            snap->entries++;
-          }
-      }
-      for (Lid lid : owned) snap->lids += any[lid];
-    }
+    RoutedStep step = pipeline_->run(snap->fabric, pr);
+    snap->routing = std::move(step.routing);
+    snap->verdict = std::move(step.verdict);
+    snap->engine_ms = step.engine_ms;
+    snap->check_ms = step.check_ms;
+    snap->switches = step.switches;
+    snap->lids = step.lids;
+    snap->entries = step.entries;
     if (accept) accept(*snap);
     snap->millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::lock_guard<std::mutex> lk(mu_);

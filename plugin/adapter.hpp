@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ftroute/engine.hpp"
+#include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
 
 namespace ftroute::plugin {
@@ -54,15 +55,9 @@ struct Snapshot {
   long entries = 0;        // LFT entries that are not kNoPath
   double millis = 0;       // engine + validation time
   double engine_ms = 0;    // of which the engine's route()
-  double check_ms = 0;     // and check_routing
+  double check_ms = 0;     // and the verdict
+  Verdict verdict;         // the routing pipeline's (ftroute/pipeline.hpp)
 };
-
-// Checks an engine's result before anything is written to OpenSM: every switch has a table,
-// every entry is kNoPath, 0 on the switch that owns the LID, or a port number of that switch
-// whose link is up; port 0 for a LID the switch does not own is an error. Every LID owned by an
-// end port must be routed on every switch of its connected component. Throws EngineError naming
-// the switch/port/LID.
-void check_routing(const Fabric& fabric, const Routing& routing, const std::string& engine);
 
 // Switch-to-switch links a packet for `lid` crosses from switch `sw` following `lfts` (0 when
 // sw delivers it itself); -1 on kNoPath, a loop or a dead end. This is what OpenSM's hop matrix
@@ -84,8 +79,11 @@ class EngineSlot {
   const std::string& name() const { return name_; }
   const EngineOptions& options() const { return options_; }
 
-  // Runs the engine (unknown option keys -> OptionError), validates the result with
-  // check_routing, and on success makes it the new snapshot. On any exception the previous
+  // Runs the engine through the routing pipeline (ftroute/pipeline.hpp: options checked once, on
+  // the first run -> OptionError; route; one verdict, EngineError naming the first problem: a
+  // missing table, an entry naming a missing or unlinked port, port 0 on a switch that does not
+  // own the LID, a LID some switch of its component cannot reach, a loop), and on success makes
+  // it the new snapshot. On any exception the previous
   // snapshot stays and the exception propagates (the caller logs it and returns < 0).
   // `accept` (optional) runs on the finished snapshot before it is committed; it may throw to
   // reject it (the plugin checks VL capabilities and OpenSM's LFT bounds there).
@@ -106,8 +104,9 @@ class EngineSlot {
 
  private:
   std::string name_;
-  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<Engine> engine_;  // moved into pipeline_ by the first run
   EngineOptions options_;
+  std::optional<RoutingPipeline> pipeline_;
   mutable std::mutex mu_;
   std::shared_ptr<const Snapshot> last_;
   std::atomic<uint64_t> runs_{0}, failures_{0};

@@ -3,7 +3,7 @@
 // before it sets up the engines named by `routing_engine`).
 //
 // Per routing pass (ucast_build_fwd_tables):
-//   osm_subn_t --(fabric_from_subn)--> ftroute::Fabric --(EngineSlot::run)--> Routing, validated
+//   osm_subn_t --(fabric_from_subn)--> ftroute::Fabric --(EngineSlot::run: the routing pipeline)--> Routing, validated
 //   --(check_vls, plan_lfts, write_lfts)--> p_sw->new_lft[] + osm_switch_count_path + hop fix-ups.
 // Anything that goes wrong (EngineError, OptionError, FabricError, bad_alloc, ...) is logged as an
 // OSM_LOG_ERROR line and the callback returns -1 before a single LFT byte is written, so OpenSM
@@ -460,11 +460,11 @@ int cb_ucast_build_fwd_tables(void* context) {
       for (int i = 0; i < snap->fabric.size(); i++) e->guid_index[snap->fabric.node(i).guid] = i;
     }
     std::string line = fp::describe(name, *snap, c->counters);
-    char extra[192];
+    char extra[320];
     std::snprintf(extra, sizeof extra,
-                  ", fabric adapted in %.2f ms (engine %.2f ms, check_routing %.2f ms, LFTs written in %.2f ms, hop rows "
-                  "in %.2f ms)",
-                  adapt_ms, snap->engine_ms, snap->check_ms, st.lft_ms, st.hop_ms);
+                  ", fabric adapted in %.2f ms (engine %.2f ms, verdict %.2f ms by the %s, LFTs written in %.2f ms, hop "
+                  "rows in %.2f ms)",
+                  adapt_ms, snap->engine_ms, snap->check_ms, snap->verdict.source.c_str(), st.lft_ms, st.hop_ms);
     line += extra;
     if (st.hop_fixes) line += ", " + std::to_string(st.hop_fixes) + " non-minimal hop entries set";
     plog(c, OSM_LOG_INFO, "%s", line.c_str());

@@ -3,7 +3,7 @@
 #
 # Applies one-line bugs, one at a time, to the code that decides whether a routing is good (the
 # validators' route walk and verdicts, the CDG cycle search, the plugin's result check
-# check_routing, `ftroute check`'s exit status), rebuilds only the affected test binaries in a
+# and the routing pipeline's verdict, `ftroute check`'s exit status), rebuilds only the affected test binaries in a
 # separate build directory, runs the tests that guard that code, and reports each mutant as
 # CAUGHT (some test failed) or MISSED (every test passed: a hole in the suite). Exits 1 if any
 # mutant is missed, 2 on a setup error (a mutation site not found exactly once, a build or a test
@@ -62,7 +62,7 @@ validate-deadlock-not-a-failure @ add(r.deadlock_ok(), "deadlock"); @ (void)0; @
 validate-cycle-ignored @ rep.cdg_acyclic = !cyc; @ rep.cdg_acyclic = true; @ validate_test @ ^(Validate|ValidateDrop)\.
 check-cli-exits-0-on-failure @ return rep.ok() ? 0 : 1; @ return 0; @ ftroute @ ^cli\.check$
 cdg-cycle-search-ignores-back-edges @ if (!ok(s) || color[s] == 2) continue; @ if (!ok(s) || color[s] >= 1) continue; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
-plugin-check-accepts-wrong-ca @ if (w.hop.drop == DropKind::WrongEndpoint) @ if (false) @ plugin_adapter_test @ ^CheckRouting\.
+plugin-check-accepts-wrong-ca @ count(DropKind::WrongEndpoint, "switch " + f.node_name(w.sw) + " sends LID " + std::to_string(lid) + @ if (false) count(DropKind::WrongEndpoint, "switch " + f.node_name(w.sw) + " sends LID " + std::to_string(lid) + @ plugin_adapter_test @ ^CheckRouting\.
 ftree-valley-subtree-left @ if (!t_.multi_child || !vc_[static_cast<size_t>(s)]) return false; @ return false; @ ftree_real_shapes_test @ ^GeneralisedFatTree\.
 ftree-an-port-unrecognised @ return port == 37 || port == 41 || port == 65 || port == 145; @ return false; @ ftree_real_shapes_test @ ^AggregationNodes\.
 ftree-pgft-core-down-no-mirror @ p.mode = Plan::UpMirror; @ (void)0; @ ftree_real_shapes_test @ ^GeneralisedFatTree\.
@@ -71,7 +71,9 @@ ftree-updn-descends-towards-root @ if (key[static_cast<size_t>(e.peer)] > i && d
 ftree-an-shares-switch-index @ index = an_index[static_cast<size_t>(s)]; @ index = switch_index[static_cast<size_t>(s)]; @ ftree_real_shapes_test @ ^AggregationNodes\.
 ftree-two-level-no-up-mirror @ else if (bundled && t_.height == 1 && p.rank == 0 && k == 1 && dist[si] == 1) p.mode = Plan::UpToMirror; @ else if (false) p.mode = Plan::UpToMirror; @ ftree_real_shapes_test @ ^TwoLevelBundles\.
 ftree-bundle-only-if-adjacent @ if (mark == stamp_) c.bundle = true; @ if (mark == stamp_ && c.last == peer) c.bundle = true; @ ftree_real_shapes_test @ ^TwoLevelBundles\.
-plugin-check-accepts-foreign-port0 @ if (!o || o->node != s) @ if (!o) @ plugin_adapter_test @ ^CheckRouting\.
+plugin-check-accepts-port0-unwalked @ cls[0] = 1; @ cls[0] = 0; @ plugin_adapter_test @ ^CheckRouting\.
+pipeline-self-check-digest-ignored @ if (lfts_digest(f, r.lfts, threads) != rec->digest) return std::nullopt; @ (void)threads; @ pipeline_test @ ^Pipeline\.
+pipeline-switch-lids-not-walked @ if (own_lid && !o.all_switches) continue;          // traffic goes to end ports only @ if (own_lid) continue; @ pipeline_test @ ^Verdict\.
 EOF
 )
 

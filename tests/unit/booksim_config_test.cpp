@@ -3,6 +3,7 @@
 // and TrafficSpec, and every kind of bad input: each must throw a ParseError naming file:line
 // and the key.
 #include <gtest/gtest.h>
+#include "sim_check.hpp"
 
 #include <fstream>
 #include <string>
@@ -100,7 +101,7 @@ TEST(BookSimConfig, ReadsTheIssueConfigAndMapsIt) {
   Fabric f = booksim_fabric(b);
   Routing r = booksim_routing(f, b);
   EXPECT_EQ(static_cast<int>(endpoints_of(f).size()), 64);
-  EXPECT_TRUE(check_routing(f, r, false).ok());
+  EXPECT_TRUE(sim_check(f, r, false).ok());
 }
 
 TEST(BookSimConfig, DefaultsSyntaxAndUnits) {
@@ -152,7 +153,7 @@ TEST(BookSimConfig, DefaultsSyntaxAndUnits) {
   BookSimConfig ft = parse_booksim_config("topology = fattree; k = 4; n = 3; routing_function = nca;", "ft");
   Fabric f = booksim_fabric(ft);
   EXPECT_EQ(static_cast<int>(endpoints_of(f).size()), 64);
-  EXPECT_TRUE(check_routing(f, booksim_routing(f, ft), false).ok());
+  EXPECT_TRUE(sim_check(f, booksim_routing(f, ft), false).ok());
 }
 
 TEST(BookSimConfig, RandomRoutingChoicesUseLmcLidsPickedAtRandom) {
@@ -180,7 +181,7 @@ TEST(BookSimConfig, RandomRoutingChoicesUseLmcLidsPickedAtRandom) {
       EXPECT_EQ(c.lid_policy, lmc > 0 ? LidPolicy::Random : LidPolicy::Base) << k.text;
       const Port& p = f.node(f.cas().front()).port(1);
       EXPECT_EQ(p.lmc, lmc) << k.text << " random " << rnd;
-      EXPECT_TRUE(check_routing(f, r, false).ok()) << k.text << " random " << rnd;
+      EXPECT_TRUE(sim_check(f, r, false).ok()) << k.text << " random " << rnd;
     }
   }
   // an up-port digit per level needs k a power of two within LMC 7

@@ -146,7 +146,7 @@ TEST_F(FlitsimCli, BadOptionsAndInputsFailClearlyWithoutOutput) {
       {"sim --fabric " + kMesh + " --lfts " + badlfts + " --csv " + csv, 1,
        badlfts + ":19: port 9 beyond the 5 ports of switch \"S0_0\""},
       {"sim --fabric " + kMesh + " --lfts " + unlinked + " --strict --csv " + csv, 1,
-       "sends LID 18 (\"H1_0_0\"[1]) to \"S0_0\"[3], which is not linked"},
+       "routes LID 18 (\"H1_0_0\"[1]) to port \"S0_0\"[3], which has no working link"},
   };
   for (const Case& k : cases) {
     std::remove(csv.c_str());

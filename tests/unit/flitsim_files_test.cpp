@@ -1,6 +1,7 @@
 // flitsim fed from files: a .net written by netfile.hpp and an opensm-lfts.dump written by
 // lft_io.hpp are read back with load_routing() and replayed; results match the in-memory run.
 #include <gtest/gtest.h>
+#include "sim_check.hpp"
 
 #include <fstream>
 
@@ -21,7 +22,7 @@ TEST(FlitsimFiles, NetAndLftDumpReplayLikeInMemory) {
   std::ofstream(lft) << write_lfts(f, r.lfts);
   LoadedRouting lr = load_routing(net, lft);
   ASSERT_EQ(lr.fabric.size(), f.size());
-  CheckReport chk = check_routing(lr.fabric, lr.routing, false);
+  Verdict chk = sim_check(lr.fabric, lr.routing, false);
   EXPECT_TRUE(chk.ok()) << chk.summary();
   Config c;
   TrafficSpec t;

@@ -3,6 +3,7 @@
 // packets routed over it are dropped until the end; with FT-DRB the sources are notified, move
 // to other MSPs, and drops stop within the notification window.
 #include <gtest/gtest.h>
+#include "sim_check.hpp"
 
 #include <set>
 
@@ -88,7 +89,7 @@ TEST(FlitsimFtDrb, EngineGivesFourLidsPerCa) {
   const Net& n = net();
   ASSERT_EQ(n.f.size(), 32);
   for (const Endpoint& e : endpoints_of(n.f)) EXPECT_EQ(e.lmc, 2);
-  CheckReport chk = check_routing(n.f, n.r, true);
+  Verdict chk = sim_check(n.f, n.r, true);
   EXPECT_TRUE(chk.ok()) << chk.summary();
 }
 

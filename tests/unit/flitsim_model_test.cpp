@@ -3,6 +3,7 @@
 // injection in flits, self traffic, per-flit switch allocation (packets interleave on a link
 // across VCs), wait_tail_credit, and that the Ib model is untouched by the new fields.
 #include <gtest/gtest.h>
+#include "sim_check.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -403,5 +404,5 @@ TEST(FlitsimBookSimModel, TreeUpPortsFollowTheLidOffsetWithUpsByLmc) {
     EXPECT_EQ(r.lfts.get(leaf0, static_cast<Lid>(h5 + o)), 4 + 1 + o) << o;
     EXPECT_EQ(r.lfts.get(leaf0, static_cast<Lid>(h1 + o)), 2) << o;  // host 1 is on leaf 0, port 2
   }
-  EXPECT_TRUE(check_routing(f, r, false).ok());
+  EXPECT_TRUE(sim_check(f, r, false).ok());
 }

@@ -1,6 +1,7 @@
 // flitsim: zero-load latency, throughput bounds, credit and packet conservation, faults,
 // LFT reloads, consistency checks, deadlock detection and NAC recovery.
 #include <gtest/gtest.h>
+#include "sim_check.hpp"
 
 #include <cstdio>
 #include <fstream>
@@ -243,24 +244,24 @@ TEST(FlitsimTraffic, TraceErrorsNameFileAndLine) {
 TEST(FlitsimCheck, ReportsMissingRoutesBadPortsAndLoops) {
   Fabric f = make_mesh(3, 1, false);
   Routing r = route_dor(f, 3, 1, false);
-  EXPECT_TRUE(check_routing(f, r, false).ok()) << check_routing(f, r, false).summary();
+  EXPECT_TRUE(sim_check(f, r, false).ok()) << sim_check(f, r, false).summary();
   int s0 = *f.find("S0_0"), s1 = *f.find("S1_0");
   Lid h2 = f.node(*f.find("H2_0")).port(1).base_lid;
   Lid h0 = f.node(*f.find("H0_0")).port(1).base_lid;
   Routing bad = r;
   bad.lfts.set(s0, h2, kNoPath);
   bad.lfts.set(s1, h0, 7);  // S1_0 has 3 ports
-  CheckReport rep = check_routing(f, bad, false);
+  Verdict rep = sim_check(f, bad, false);
   EXPECT_FALSE(rep.ok());
-  EXPECT_EQ(rep.counts[Issue::NoRoute], 1u);
-  EXPECT_EQ(rep.counts[Issue::BadPort], 1u);
+  EXPECT_EQ(rep.per_kind[static_cast<int>(DropKind::NoRoute)], 1u);
+  EXPECT_EQ(rep.per_kind[static_cast<int>(DropKind::BadPort)], 1u);
   std::string s = rep.summary();
-  EXPECT_NE(s.find("\"S0_0\" has no route for LID " + std::to_string(h2)), std::string::npos) << s;
-  EXPECT_NE(s.find("port 7, which does not exist"), std::string::npos) << s;
+  EXPECT_NE(s.find("\"S0_0\" has no route to LID " + std::to_string(h2)), std::string::npos) << s;
+  EXPECT_NE(s.find("to port 7 (switch has 3 ports)"), std::string::npos) << s;
   Routing loop = r;
   loop.lfts.set(s1, h2, 3);  // S1 -> S0 (-x), S0 -> S1 (+x): loop
-  CheckReport lr = check_routing(f, loop, false);
-  EXPECT_EQ(lr.counts[Issue::Loop], 1u) << lr.summary();
+  Verdict lr = sim_check(f, loop, false);
+  EXPECT_EQ(lr.per_kind[static_cast<int>(DropKind::Loop)], 1u) << lr.summary();
   // at runtime those packets are dropped with a reason, never lost
   Config c;
   c.hop_limit = 8;
@@ -278,7 +279,7 @@ TEST(FlitsimLmc, SourcesSpreadOverDestinationLids) {
   Fabric f = make_kary_ntree(2, 3);
   f.assign_lids(2);  // 4 LIDs per CA
   Routing r = route_minhop(f);
-  EXPECT_TRUE(check_routing(f, r, true).ok());
+  EXPECT_TRUE(sim_check(f, r, true).ok());
   for (auto pol : {LidPolicy::Base, LidPolicy::Random, LidPolicy::Hash, LidPolicy::RoundRobin}) {
     Config c;
     c.lid_policy = pol;
@@ -365,7 +366,7 @@ TEST(FlitsimFaults, NewLftsAtACycleRouteAroundTheFault) {
   Fabric g = f;
   g.disconnect(s, 2);
   Routing r2 = route_minhop(g);  // 1 VL re-route on the faulty fabric
-  ASSERT_TRUE(check_routing(g, r2, false).ok());
+  ASSERT_TRUE(sim_check(g, r2, false).ok());
   Config c;
   c.num_vcs = 2;
   TrafficSpec t;

@@ -10,6 +10,7 @@
 
 // adapter.cpp has no OpenSM dependency (library ftroute_plugin_adapter).
 #include "adapter.hpp"
+#include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"
 #include "minhop/minhop.hpp"
@@ -40,7 +41,7 @@ struct ProbeEngine : Engine {
   std::vector<const Routing*> seen_previous;
   std::string name() const override { return "probe"; }
   std::vector<std::string> option_keys() const override { return {"k"}; }
-  Routing route(const Fabric& f, const EngineOptions& o, const PreviousRouting& prev) override {
+  Routing compute(const Fabric& f, const EngineOptions& o, const PreviousRouting& prev) override {
     seen_previous.push_back(prev.routing);
     if (mode == 1) throw EngineError("probe", "fabric does not fit");
     Routing r = MinHopEngine().route(f);
@@ -59,6 +60,15 @@ struct ProbeEngine : Engine {
 };
 
 }  // namespace
+
+// What the plugin and `ftroute route` do with an engine's tables (ftroute/pipeline.hpp): the
+// verdict, and EngineError naming the first problem when it fails.
+void refuse_bad_tables(const Fabric& f, const Routing& r, const std::string& engine) {
+  PipelineOptions po;
+  po.verify.stop_at_first = true;
+  const Verdict v = verdict_for(f, r, po);
+  if (!v.ok()) throw EngineError(engine, v.first_problem());
+}
 
 TEST(PluginOptions, EngineAndGlobalTokens) {
   auto po = PluginOptions::parse("ft-minhop:balance=0,lmc_spread=1  log=/tmp/x.log ft-minhop:count_switch_lids=false",
@@ -92,7 +102,7 @@ TEST(PluginOptions, EmptyIsFine) {
 TEST(CheckRouting, AcceptsMinhop) {
   Fabric f = small(1);
   Routing r = MinHopEngine().route(f);
-  EXPECT_NO_THROW(check_routing(f, r, "ft-minhop"));
+  EXPECT_NO_THROW(refuse_bad_tables(f, r, "ft-minhop"));
 }
 
 TEST(CheckRouting, RejectsHolesLoopsForeignPortZeroAndBadPorts) {
@@ -101,7 +111,7 @@ TEST(CheckRouting, RejectsHolesLoopsForeignPortZeroAndBadPorts) {
   Lid hca3 = f.node(*f.find("Hca3")).port(1).base_lid;
   auto expect_fail = [&](const Routing& r, const std::string& needle) {
     try {
-      check_routing(f, r, "x");
+      refuse_bad_tables(f, r, "x");
       ADD_FAILURE() << "expected failure containing " << needle;
     } catch (const EngineError& e) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
@@ -127,6 +137,14 @@ TEST(CheckRouting, RejectsHolesLoopsForeignPortZeroAndBadPorts) {
   Routing wrongca = r;
   wrongca.lfts.set(s1, hca3, 1);  // Hca1
   expect_fail(wrongca, "does not own it");
+  // entries for a LID no port owns are never walked: the entry scan refuses them
+  const Lid spare = static_cast<Lid>(f.max_lid() + 1);
+  Routing spare0 = r;
+  spare0.lfts.set(s1, spare, 0);
+  expect_fail(spare0, "delivers LID " + std::to_string(spare) + " to itself (port 0) but does not own it");
+  Routing spare9 = r;
+  spare9.lfts.set(s1, spare, 9);
+  expect_fail(spare9, "routes LID " + std::to_string(spare) + " to port 9");
 }
 
 TEST(RouteHops, CountsSwitchLinks) {

@@ -1,5 +1,5 @@
 // A minimal parallel loop for the per-destination passes (ftree-misroute's routing, build_cdg's
-// switch-level pass, the plugin's result check). Items are handed out in order from an atomic
+// switch-level pass, the verdict's entry scan and digest). Items are handed out in order from an atomic
 // counter; callers keep per-worker state (indexed by the worker number) and make the result
 // independent of which worker did which item, so it is the same for every thread count.
 #pragma once

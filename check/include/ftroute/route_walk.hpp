@@ -1,6 +1,6 @@
 // The LFT route walk, switch by switch, shared by every checker and every tool that follows
-// routes: the plugin's result check (plugin/adapter.cpp), the simulator's routing check
-// (flitsim check_routing), route_hops(), and walk_path()'s users (flitsim's escape-LID search,
+// routes: the routing pipeline's result walk (verify_routing, ftroute/verdict.hpp: the plugin's,
+// `route`'s and the simulator's check), route_hops(), and walk_path()'s users (flitsim's escape-LID search,
 // FT-DRB's source paths, the ftdrb engine's leg and layer walks, KNS's layer assignment,
 // dqr-eval's flow model, DQR's traffic marks). build_cdg() (ftroute/cdg.hpp) walks the same
 // routes per (switch, input port, SL) state, because the VL of a hop depends on them; its stop

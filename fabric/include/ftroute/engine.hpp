@@ -51,6 +51,24 @@ struct PreviousRouting {
   const Routing* routing = nullptr;
 };
 
+class Engine;
+
+// Options an engine has checked (keys and ranges, EngineOptions::check_known against its
+// option_keys()): only Engine::check_options() makes one, so a routing step that holds one has
+// checked its options exactly once (the routing pipeline checks them when it is made, before the
+// fabric is even read, and routes with them on every sweep).
+class CheckedOptions {
+ public:
+  const EngineOptions& options() const { return options_; }
+  const std::string& engine() const { return engine_; }
+
+ private:
+  friend class Engine;
+  CheckedOptions(std::string engine, EngineOptions options) : engine_(std::move(engine)), options_(std::move(options)) {}
+  std::string engine_;
+  EngineOptions options_;
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -59,13 +77,29 @@ class Engine {
   // docs/<engine>.md, see README.md "Engines"), with the range of numeric ones: "max_vls=1..15";
   // "flag=bool" (see EngineOptions::check_known, option_key_name).
   virtual std::vector<std::string> option_keys() const { return {}; }
-  // Compute a routing. Throws EngineError when the fabric does not fit.
-  // `previous` is empty on the first sweep.
-  virtual Routing route(const Fabric& fabric, const EngineOptions& options,
-                        const PreviousRouting& previous) = 0;
+  // Checks the options (OptionError naming the key, its range or the known keys).
+  CheckedOptions check_options(const EngineOptions& options) const {
+    options.check_known(name(), option_keys());
+    return CheckedOptions(name(), options);
+  }
+  // Compute a routing. Throws EngineError when the fabric does not fit. `previous` is empty on
+  // the first sweep. With EngineOptions the options are checked first; CheckedOptions were
+  // checked when they were made (by this engine: another engine's are an OptionError).
+  Routing route(const Fabric& fabric, const CheckedOptions& options, const PreviousRouting& previous) {
+    if (options.engine() != name())
+      throw OptionError("options checked for engine '" + options.engine() + "' given to engine '" + name() + "'");
+    return compute(fabric, options.options(), previous);
+  }
+  Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) {
+    return route(fabric, check_options(options), previous);
+  }
   Routing route(const Fabric& fabric, const EngineOptions& options = {}) {
     return route(fabric, options, PreviousRouting{});
   }
+
+ protected:
+  // The engine's algorithm, with options already checked.
+  virtual Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) = 0;
 };
 
 }  // namespace ftroute

@@ -88,6 +88,22 @@ struct LftTransition {
   }
 };
 
+// What an engine's self-check established about its tables, kept on the Routing so that the
+// routing pipeline (ftroute/pipeline.hpp) need not walk them a second time. Recorded only by
+// check/'s record_self_check() (ftroute/verdict.hpp), which also stamps `digest`: the pipeline
+// reuses the record only while the tables still hash to it, so a table changed after the
+// self-check is walked again.
+struct RoutingSelfCheck {
+  uint64_t digest = 0;            // lfts_digest() of the tables that were checked
+  int nodes = 0;                  // fabric size and highest LID they were checked on
+  Lid max_lid = 0;
+  bool every_switch_source = false;  // every switch walked to every LID (switch-level reachability)
+  bool switch_destinations = false;  // switch LIDs among the destinations
+  uint64_t pairs = 0, delivered = 0, dropped = 0, looping = 0;
+  bool cdg_checked = false, cdg_acyclic = true;  // the channel dependency graph of those pairs
+  std::string by;                 // "ftree-misroute self-check"
+};
+
 // The result of routing a fabric.
 struct Routing {
   std::string engine;       // engine name that produced it
@@ -100,6 +116,8 @@ struct Routing {
   std::vector<std::string> notes;
   // Set by engines that patch the previous routing in a checked order (dqr); null otherwise.
   std::shared_ptr<const LftTransition> transition;
+  // Set by engines whose self-check walked every switch to every LID (see RoutingSelfCheck).
+  std::shared_ptr<const RoutingSelfCheck> self_check;
 
   uint8_t sl(Lid slid, Lid dlid) const { return path_sl ? path_sl(slid, dlid) : 0; }
 };

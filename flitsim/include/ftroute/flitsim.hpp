@@ -145,13 +145,6 @@ struct TrafficSpec {
   bool self_traffic = false;
 };
 
-// One row of the pre-simulation consistency report.
-struct Issue {
-  enum Kind { NoRoute, BadPort, UnlinkedPort, Loop, Misdelivery, Unattached, VlRange } kind;
-  std::string message;  // names the switch/port and LID
-};
-const char* issue_kind_name(Issue::Kind k);
-
 // An endpoint: a connected CA/router port with a LID. Endpoints are numbered in node order,
 // then port order (the order traffic patterns use).
 struct Endpoint {
@@ -162,16 +155,8 @@ struct Endpoint {
 };
 std::vector<Endpoint> endpoints_of(const Fabric& f);
 
-// Walks every (source attach switch, destination LID) through the LFTs and reports LIDs without
-// a route, ports that do not exist or are unlinked, loops, LIDs delivered to the wrong CA.
-// Examples are capped per kind (max_examples), counts are not.
-struct CheckReport {
-  std::vector<Issue> examples;
-  std::map<Issue::Kind, uint64_t> counts;
-  bool ok() const { return counts.empty(); }
-  std::string summary() const;
-};
-CheckReport check_routing(const Fabric& f, const Routing& r, bool all_lmc_lids, size_t max_examples = 20);
+// The routing check before a run is the routing pipeline's verdict (ftroute/verdict.hpp,
+// verify_routing with the attach switches as start switches; cli/cmd_sim.cpp).
 
 struct DeadlockReport {
   bool detected = false;

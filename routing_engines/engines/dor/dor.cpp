@@ -25,8 +25,7 @@ int torus_layer(const MeshGrid& grid, const std::array<int, 3>& a, const std::ar
   return layer;
 }
 
-Routing DorEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
-  options.check_known(kName, option_keys());
+Routing DorEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
   const long max_vls = options.get_int("max_vls", 8);
   if (max_vls < 1 || max_vls > 15) throw OptionError("option max_vls=" + std::to_string(max_vls) + " for engine 'ft-dor': must be 1..15");
   std::string why;

@@ -60,7 +60,10 @@ class DorEngine : public Engine {
   std::string name() const override { return kName; }
   std::vector<std::string> option_keys() const override { return {"order", "max_vls=1..15"}; }
   using Engine::route;
-  Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+ protected:
+  Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+
+ public:
 };
 
 // E-cube on a torus grid: direction of the ring segment from coordinate `from` to `to` in

@@ -82,8 +82,7 @@ DqrEngine::~DqrEngine() {
   if (next_.valid()) next_.wait();
 }
 
-Routing DqrEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) {
-  options.check_known(kName, option_keys());
+Routing DqrEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) {
   if (const std::string st = options.get("stages", "packed"); st != "packed" && st != "hops")
     throw OptionError("option stages=" + escape_name(st) + " for engine 'dqr': expected packed or hops");
   const bool precompute = options.get_bool("precompute", true);

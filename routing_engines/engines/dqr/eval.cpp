@@ -15,6 +15,7 @@
 #include "ftroute/cdg.hpp"
 #include "ftroute/channel_list.hpp"
 #include "ftroute/grid.hpp"
+#include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/route_walk.hpp"
 #include "ftroute/topology.hpp"
@@ -434,7 +435,7 @@ std::string dqr_eval(const DqrEvalOptions& opt) {
     Fabric f = topo::grid(g);
     f.assign_lids();
     // ft-dor: tori by E-cube, one virtual layer (SL = VL) per path; ft-lash: layered shortest paths
-    Routing r = make_engine(opt.base)->route(f);
+    Routing r = RoutingPipeline(opt.base, {}).run(f).routing;  // ftroute/pipeline.hpp
     ChannelList list = ChannelList::build(f, r);
     auto grid = recognise_mesh(f);  // precomputed once for the plug-in (fault-free mesh)
     const std::string algo = opt.base == "ft-dor" ? (torus ? "dor (E-cube, " : "dor") : opt.base + " (";
@@ -462,7 +463,7 @@ std::string dqr_eval(const DqrEvalOptions& opt) {
     const int ft_runs = std::max(1, runs / 5);
     // node-to-node traffic only, then (P4's fat-tree experiment) switch-to-switch paths as well
     for (bool s2s : {false, true}) {
-      Routing r = make_engine(ft_engine)->route(f);
+      Routing r = RoutingPipeline(ft_engine, {}).run(f).routing;
       ChannelListOptions clo;
       clo.switch_sources = s2s;
       ChannelList list;

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "ftroute/cdg.hpp"
+#include "ftroute/verdict.hpp"
 #include "ftroute/channel_list.hpp"
 
 namespace ftroute {
@@ -20,8 +21,7 @@ uint64_t dep_key(const ChannelList::Dep& d) { return (static_cast<uint64_t>(d.fi
 
 }  // namespace
 
-Routing FtLashEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
-  options.check_known(kName, option_keys());
+Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
   const long max_vls = options.get_int("max_vls", 8);
   if (max_vls < 1 || max_vls > 15) throw OptionError("option max_vls=" + std::to_string(max_vls) + " for engine 'ft-lash': expected 1..15");
   const bool check = options.get_bool("check", true);
@@ -162,6 +162,8 @@ Routing FtLashEngine::route(const Fabric& fabric, const EngineOptions& options, 
     if (b.stats.delivered != b.stats.pairs && fabric.connected())
       throw EngineError(kName, "internal error: " + std::to_string(b.stats.pairs - b.stats.delivered) + " pairs not delivered");
     if (auto cyc = b.cdg.find_cycle()) throw EngineError(kName, "internal error: dependency cycle " + b.cdg.format_cycle(*cyc));
+    // every switch walked to every LID: the routing pipeline's verdict (ftroute/verdict.hpp)
+    record_self_check(fabric, r, b, co, std::string(kName) + " self-check", true, true);
   }
   return r;
 }

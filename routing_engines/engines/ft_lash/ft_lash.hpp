@@ -31,7 +31,10 @@ class FtLashEngine : public Engine {
   std::string name() const override { return kName; }
   std::vector<std::string> option_keys() const override { return {"max_vls", "check"}; }
   using Engine::route;
-  Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+ protected:
+  Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+
+ public:
 };
 
 }  // namespace ftroute

@@ -156,8 +156,7 @@ bool tree_intact(const Fabric& now, const SwitchGraph& g, const Fabric& before, 
 
 }  // namespace
 
-Routing FtDrbEngine::route(const Fabric& f, const EngineOptions& opt, const PreviousRouting& previous) {
-  opt.check_known(name(), option_keys());
+Routing FtDrbEngine::compute(const Fabric& f, const EngineOptions& opt, const PreviousRouting& previous) {
   const long max_alt = opt.get_int("max_alternatives", 4);
   const long max_vls = opt.get_int("max_vls", 8);
   const bool switch_sources = opt.get_bool("switch_sources", false);

@@ -44,7 +44,10 @@ class FtDrbEngine : public Engine {
   std::vector<std::string> option_keys() const override {
     return {"max_alternatives=0..127", "max_vls=1..15", "switch_sources=bool", "spread_vls=0..15"};
   }
-  Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+ protected:
+  Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+
+ public:
   using Engine::route;
 };
 

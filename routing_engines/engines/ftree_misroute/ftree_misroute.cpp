@@ -11,6 +11,7 @@
 #include "ftroute/cdg.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/parallel.hpp"
+#include "ftroute/verdict.hpp"
 #include "ftroute/switch_graph.hpp"
 
 namespace ftroute {
@@ -492,8 +493,7 @@ int route_updn(const Fabric& fabric, const FatTree& t, const std::vector<std::ve
 
 }  // namespace
 
-Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
-  options.check_known(kName, option_keys());
+Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
   // check=auto: verify every fabric (build_cdg's switch-level pass costs O(switches) per
   // destination LID, docs/scale.md); check=false trusts the construction's proof.
   const std::string check_opt = options.get("check", "auto");
@@ -754,14 +754,17 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     return out;
   };
   // The self-check: every switch and CA source to every LID, on VL0.
-  auto self_check = [&](const Routing& out) {
-    CdgBuildOptions co;
-    co.switch_sources = true;
-    co.switch_destinations = true;
-    co.collect_loads = false;
-    co.hop_histogram = false;
-    co.threads = workers;
-    return build_cdg(fabric, out, co);
+  CdgBuildOptions self_check_options;
+  self_check_options.switch_sources = true;
+  self_check_options.switch_destinations = true;
+  self_check_options.collect_loads = false;
+  self_check_options.hop_histogram = false;
+  self_check_options.threads = workers;
+  auto self_check = [&](const Routing& out) { return build_cdg(fabric, out, self_check_options); };
+  // A passed self-check walked every switch to every LID of these final tables: the routing
+  // pipeline takes it as its verdict instead of walking them again (ftroute/verdict.hpp).
+  auto keep_self_check = [&](Routing& out, const CdgBuild& b) {
+    record_self_check(fabric, out, b, self_check_options, std::string(kName) + " self-check", true, true, workers);
   };
   for (int valley : valleys) {
     const bool restricted = valley >= 0;
@@ -914,6 +917,7 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
       last_cycle = b.cdg.format_cycle(*cyc);
       continue;
     }
+    keep_self_check(out, b);
     return out;
   }
   std::string why = !last_cycle.empty()
@@ -930,6 +934,7 @@ Routing FtreeMisrouteEngine::route(const Fabric& fabric, const EngineOptions& op
     if (b.stats.dropped != 0 || b.stats.looping != 0 || b.cdg.find_cycle(0))
       throw EngineError(kName, "internal check failed: the Up*/Down* last resort from root " +
                                    fabric.node_name(t.sw_node[static_cast<size_t>(root)]) + " is not loop and deadlock free");
+    keep_self_check(out, b);
     out.notes.push_back(t.shape + ", Up*/Down* from root " + fabric.node_name(t.sw_node[static_cast<size_t>(root)]) +
                         " (last resort beyond the guarantee, CDG verified; the misrouting failed: " + why + ")");
     return out;

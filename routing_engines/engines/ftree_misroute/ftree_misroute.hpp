@@ -45,7 +45,10 @@ class FtreeMisrouteEngine : public Engine {
   std::string name() const override { return kName; }
   std::vector<std::string> option_keys() const override { return {"valley_leaf", "check", "max_valleys=1..4096", "free_uturns=bool", "updn_fallback=bool", "root_guid_file", "io_guid_file", "threads=0..64"}; }
   using Engine::route;
-  Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+ protected:
+  Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+
+ public:
 };
 
 }  // namespace ftroute

@@ -391,8 +391,7 @@ KnsShape recognize_kns(const Fabric& f, int expect_k, int expect_n) {
   return sh;
 }
 
-Routing KnsEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
-  options.check_known(kName, option_keys());
+Routing KnsEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
   const int max_in = static_cast<int>(options.get_int("max_in", 2));
   if (max_in < 0 || max_in > 2) throw OptionError("kns: max_in must be 0, 1 or 2");
   const bool xordet = options.get_bool("xordet", false);

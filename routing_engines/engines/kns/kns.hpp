@@ -65,7 +65,10 @@ class KnsEngine : public Engine {
     return {"max_in=0..2", "xordet=bool", "vls=1..8", "max_vls=1..15", "k=0..65535", "n=0..16", "lmc_alt=bool", "switch_sources=bool"};
   }
   using Engine::route;
-  Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+ protected:
+  Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+
+ public:
   // After route(): the DLID a CA source (slid) should use to reach the CA owning dlid, i.e. that
   // CA's base LID + the LMC offset of the tree serving the source's router within max_in
   // intermediate routers (= dlid's base LID unless the base tree needs too many). The value is

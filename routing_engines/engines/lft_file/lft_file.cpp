@@ -10,8 +10,7 @@
 
 namespace ftroute {
 
-Routing LftFileEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
-  options.check_known(kName, option_keys());
+Routing LftFileEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
   const std::string path = options.get("file", "");
   if (path.empty()) throw OptionError("engine 'lft-file' needs option file=PATH (an opensm-lfts.dump or dump_fts output)");
   for (const std::string& key : {std::string("file"), std::string("sl"), std::string("sl2vl")}) {

@@ -30,7 +30,10 @@ class LftFileEngine : public Engine {
   std::string name() const override { return kName; }
   std::vector<std::string> option_keys() const override { return {"file", "sl", "sl2vl"}; }
   using Engine::route;
-  Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+ protected:
+  Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+
+ public:
 };
 
 }  // namespace ftroute

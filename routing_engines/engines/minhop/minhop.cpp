@@ -119,8 +119,7 @@ struct Scratch {
 // spread over threads (the result does not depend on which thread routes which switch). For a
 // switch, the min-hop ports towards every destination switch are found once (from the all-pairs
 // hop matrix, one streaming pass per neighbour) and shared by every LID attached there.
-Routing MinHopEngine::route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
-  options.check_known(kName, option_keys());
+Routing MinHopEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
   const bool balance = options.get_bool("balance", true);
   const bool spread = options.get_bool("lmc_spread", true);
   const bool count_sw = options.get_bool("count_switch_lids", true);

@@ -42,7 +42,10 @@ class MinHopEngine : public Engine {
     return {"balance=bool", "lmc_spread=bool", "count_switch_lids=bool", "threads=0..64"};
   }
   using Engine::route;
-  Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+ protected:
+  Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+
+ public:
 };
 
 // Hop distances between switches over working switch-switch links: dist[a][b], -1 if

@@ -215,7 +215,10 @@ class DqrEngine : public Engine {
             "precompute=bool", "staged=bool", "drain_ms=0..60000", "ack_timeout_ms=100..600000", "stage_dump", "stages"};
   }
   using Engine::route;
-  Routing route(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+ protected:
+  Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
+
+ public:
 
   // The channel list of the last routing returned, built in the background (owns copies of
   // the fabric and routing it refers to).
