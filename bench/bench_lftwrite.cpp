@@ -5,7 +5,7 @@
 // -o /dev/null` does), best of REPS by CPU time (one thread; wall alongside). Then each writer's
 // stream is hashed once more (a 64-bit hash over the bytes, independent of where the chunks
 // end) and the line says whether both gave the same bytes:
-//   opensm-lfts writer: X.XX s old, Y.YY s new, R.RRx (CPU; wall ...), same bytes (N bytes, hash H)
+//   opensm-lfts writer: X.XXX s old, Y.YYY s new, R.RRx (CPU; wall ...), same bytes (N bytes, hash H)
 //
 // Usage: bench_lftwrite [RADIX ...] (default 24 56) [--reps N (default 3)]
 //                       [--style opensm|dump_fts|minimal (repeatable; default all three)]
@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
       const StreamHash hn = hash_writer(write_lfts, f, r.lfts, style);
       const bool same = ho.bytes() == hn.bytes() && ho.digest() == hn.digest();
       all_same = all_same && same;
-      std::printf("%s writer: %.2f s old, %.2f s new, %.2fx (CPU; wall %.2f / %.2f s, %.2fx), %s (%s bytes, hash "
+      std::printf("%s writer: %.3f s old, %.3f s new, %.2fx (CPU; wall %.3f / %.3f s, %.2fx), %s (%s bytes, hash "
                   "%016" PRIx64 ")\n",
                   label(style), old.cpu, now.cpu, old.cpu / now.cpu, old.wall, now.wall, old.wall / now.wall,
                   same ? "same bytes" : "BYTES DIFFER", thousands(hn.bytes()).c_str(), hn.digest());
