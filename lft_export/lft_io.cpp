@@ -10,9 +10,26 @@
 
 #include "ftroute/error.hpp"
 #include "ftroute/input_file.hpp"
+#include "lft_text.hpp"
 #include "strfmt.hpp"
 
 namespace ftroute {
+
+namespace detail {
+
+std::string header_opensm(const LftTable& t) {
+  return fmt("Unicast lids [%u-%u] of switch %s guid 0x%016" PRIx64 " ('%s'):", t.lid_lo, t.lid_hi, t.addr.c_str(),
+             t.guid, t.desc.c_str());
+}
+std::string header_dumpfts(const LftTable& t) {
+  return fmt("Unicast lids [0x%x-0x%x] of switch %s guid 0x%016" PRIx64 " (%s):", t.lid_lo, t.lid_hi,
+             t.addr.c_str(), t.guid, t.desc.c_str());
+}
+std::string header_minimal(const LftTable& t) {
+  return fmt("Unicast lids [%u-%u] of switch guid 0x%016" PRIx64 " :", t.lid_lo, t.lid_hi, t.guid);
+}
+
+}  // namespace detail
 
 namespace {
 
@@ -53,23 +70,14 @@ std::optional<uint64_t> take_number(std::string_view& s, bool allow_hex = true) 
   return v;
 }
 
-std::string header_opensm(const LftTable& t) {
-  return fmt("Unicast lids [%u-%u] of switch %s guid 0x%016" PRIx64 " ('%s'):", t.lid_lo, t.lid_hi, t.addr.c_str(),
-             t.guid, t.desc.c_str());
-}
-std::string header_dumpfts(const LftTable& t) {
-  return fmt("Unicast lids [0x%x-0x%x] of switch %s guid 0x%016" PRIx64 " (%s):", t.lid_lo, t.lid_hi,
-             t.addr.c_str(), t.guid, t.desc.c_str());
-}
-std::string header_minimal(const LftTable& t) {
-  return fmt("Unicast lids [%u-%u] of switch guid 0x%016" PRIx64 " :", t.lid_lo, t.lid_hi, t.guid);
-}
+using detail::header_dumpfts;
+using detail::header_minimal;
+using detail::header_opensm;
+using detail::kDumpFtsCol1;
+using detail::kDumpFtsCol2;
 std::string entry_prefix(const LftEntry& e) { return fmt("0x%04x %03u", e.lid, e.port); }
 
 constexpr size_t kMaxLftLine = 4096;  // OpenSM / dump_fts lines are < 200 characters
-
-const char* kDumpFtsCol1 = "  Lid  Out   Destination";
-const char* kDumpFtsCol2 = "       Port     Info ";
 
 void scan_info(LftEntry& e) {
   e.portguid = 0;
@@ -561,9 +569,11 @@ LftFile make_lft_file(const Fabric& f, const Lfts& lfts, LftFormat style) {
   return file;
 }
 
-// ------------------------------------------------------------------ streaming generation
+// ------------------------------------------------------------------ streaming generation (reference)
 
-void write_lfts(const Fabric& f, const Lfts& lfts, LftFormat style, TextOut& out) {
+// The streaming writer of issue 15 (one hex4/dec3/put per field of every entry), kept as the
+// reference of write_lfts (lft_write.cpp): lft_write_test compares the two, bench_lftwrite times them.
+void write_lfts_reference(const Fabric& f, const Lfts& lfts, LftFormat style, TextOut& out) {
   if (style == LftFormat::Auto) style = LftFormat::Opensm;
   std::vector<int> sws = f.switches();
   if (style == LftFormat::Opensm)
@@ -600,7 +610,7 @@ void write_lfts(const Fabric& f, const Lfts& lfts, LftFormat style, TextOut& out
       st.last = own[l]->last_lid();
     }
     return fmt(" : (%s portguid 0x%016" PRIx64 ": '%s')", ib_node_type_str(f.node(own[l]->node).type), st.pg,
-               f.node(own[l]->node).desc.c_str());
+               escape_name(f.node(own[l]->node).desc).c_str());  // as make_lft_file: no raw control characters
   };
   if (style == LftFormat::DumpFts) {
     canon.resize(static_cast<size_t>(hi) + 1);
@@ -659,14 +669,6 @@ void write_lfts(const Fabric& f, const Lfts& lfts, LftFormat style, TextOut& out
     if (style == LftFormat::Opensm) out.printf("%u lids dumped\n", hi);
     else if (style == LftFormat::DumpFts) out.printf("%d valid lids dumped \n", count);
   }
-}
-
-std::string write_lfts(const Fabric& fabric, const Lfts& lfts, LftFormat style) {
-  std::string s;
-  TextOut out(TextOut::to_string(s));
-  write_lfts(fabric, lfts, style, out);
-  out.flush();
-  return s;
 }
 
 }  // namespace ftroute

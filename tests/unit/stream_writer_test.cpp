@@ -159,3 +159,25 @@ TEST(StreamWriter, SinkErrorLeavesTheWriter) {
   EXPECT_THROW(write_lfts(f, r.lfts, LftFormat::Opensm, out), Error);
   EXPECT_EQ(calls, 3u);
 }
+
+// Hostile node descriptions (quotes, backslashes, control characters, a NUL, DEL): every style
+// writes them as make_lft_file does, control characters as \xNN, never raw. (dump_fts used to
+// print the destination's description raw, cut at a NUL.)
+TEST(StreamWriter, LftsEscapeHostileNames) {
+  Fabric f = read_net_file(std::string(FTROUTE_SOURCE_DIR) + "/ibsim_topologies/nets/4ary3tree.net");
+  f.assign_lids(1);
+  const Routing r = make_engine("ft-minhop")->route(f);
+  const std::string evil[] = {"it's \"q\" \\ ", std::string("a\x01\x1b[31m\x7f", 8), std::string("nul\0cut", 7),
+                              "tab\there\r\nnext"};
+  for (int i = 0; i < f.size(); i++) f.node(i).desc = evil[static_cast<size_t>(i) % 4] + std::to_string(i);
+  expect_same_lfts(f, r.lfts, "hostile names");
+  for (LftFormat style : {LftFormat::Opensm, LftFormat::DumpFts, LftFormat::Minimal}) {
+    const std::string s = write_lfts(f, r.lfts, style);
+    for (char c : s) {
+      ASSERT_FALSE((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f) << lft_format_name(style);
+    }
+    if (style != LftFormat::Minimal) {
+      EXPECT_NE(s.find("a\\x01\\x1b[31m\\x7f"), std::string::npos) << lft_format_name(style);
+    }
+  }
+}

@@ -141,10 +141,16 @@ std::optional<LftMapResult> fast_read_map_lfts(const std::string& path, LftForma
 // engine remaps LIDs. Throws FabricError if a switch has no GUID.
 LftFile make_lft_file(const Fabric& fabric, const Lfts& lfts, LftFormat style);
 // Streams the text write_lft_file(make_lft_file(fabric, lfts, style)) gives, byte for byte, without
-// building the LftFile: the destination comment of each LID is formatted once, not once per switch,
-// so memory stays O(LIDs) beyond the output chunk. Does not flush `out`.
+// building the LftFile (lft_write.cpp): each LID's whole line ("0xLLLL PPP" + its destination
+// comment + newline) is rendered once per dump, not once per switch, and copied into the output
+// chunk with the port digits filled in, so memory stays O(LIDs) beyond the output chunk. Throws
+// FabricError (before writing anything) if a switch has no GUID. Does not flush `out`.
 void write_lfts(const Fabric& fabric, const Lfts& lfts, LftFormat style, TextOut& out);
 std::string write_lfts(const Fabric& fabric, const Lfts& lfts, LftFormat style = LftFormat::Opensm);
+// The previous streaming writer (issue 15: the comment of each LID formatted once, each entry's
+// fields put one by one): same bytes, 5-7x slower at radix 56. Kept as the reference of write_lfts for
+// tests/unit/lft_write_test.cpp and as the in-run baseline of bench/bench_lftwrite.cpp.
+void write_lfts_reference(const Fabric& fabric, const Lfts& lfts, LftFormat style, TextOut& out);
 
 // "Channel Adapter", "Switch", "Router" (ib_get_node_type_str)
 const char* ib_node_type_str(NodeType t);
