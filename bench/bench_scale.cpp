@@ -17,6 +17,12 @@
 // Peak RSS of the commands from GNU time (%M; package `time`). Files go to --dir (default /tmp/bench_scale) and
 // are deleted after each tree (a radix-56 dump is 12.6 GB) unless --keep.
 //
+//   routing step  (first) the routing step as the plugin runs it (ftroute/pipeline.hpp: engine,
+//               self-check, verdict; no file output) in a forked child: wall, CPU, peak RSS (the
+//               fabric held by this process included), and the ratio of its wall time to a plain
+//               single-threaded d-mod-k pass over the same tables in the same run (issue #29
+//               item 1); then the same step with the second walk (the result walk after the
+//               self-check, what the plugin did before the routing pipeline) for comparison.
 // Usage: bench_scale [--ftroute PATH] [--dir DIR] [--keep] [--baseline-radix R] [--engine-only] [--minhop] [RADIX ...]
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -37,6 +43,7 @@
 #include "ftroute/registry.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
+#include "ftroute/pipeline.hpp"
 #include "ftroute/topology.hpp"
 #include "ftroute/validate.hpp"
 
@@ -95,6 +102,143 @@ std::string self_dir() {
 }
 
 double mb(uint64_t bytes) { return static_cast<double>(bytes) / 1e6; }
+
+// A plain single-threaded d-mod-k pass over the same LFT shape (issue #29 item 1's yardstick): per
+// switch and destination LID one table lookup: down towards the destination's leaf when the
+// switch is above it, else up port (LID mod number of up ports). Ranks are BFS distances from the
+// leaves (switches with CAs); the down tables are built before the timed pass. Switch LIDs go up
+// (or to port 0 on their own switch): a timing reference, not a routing.
+struct PlainDmodk {
+  std::vector<int> sw;                           // switch nodes
+  std::vector<std::vector<uint8_t>> down;        // by switch position: leaf index -> down port (0: none)
+  std::vector<std::vector<uint8_t>> up;          // by switch position: up ports
+  std::vector<int> lid_leaf;                     // LID -> leaf index (-1: a switch LID)
+  std::vector<uint8_t> lid_port;                 // LID -> CA port on its leaf (or 0)
+  std::vector<int> lid_switch;                   // LID -> switch position owning it (-1)
+  std::vector<int> leaf_pos;                     // leaf index -> switch position
+
+  explicit PlainDmodk(const Fabric& f) {
+    sw = f.switches();
+    std::vector<int> pos(static_cast<size_t>(f.size()), -1);
+    for (size_t i = 0; i < sw.size(); i++) pos[static_cast<size_t>(sw[i])] = static_cast<int>(i);
+    const size_t S = sw.size();
+    std::vector<int> rank(S, -1), leaf_of(S, -1), order;
+    for (size_t i = 0; i < S; i++) {
+      const Node& n = f.node(sw[i]);
+      for (int p = 1; p <= n.num_ports; p++)
+        if (n.port(p).peer_node >= 0 && !f.node(n.port(p).peer_node).is_switch()) rank[i] = 0;
+      if (rank[i] == 0) {
+        leaf_of[i] = static_cast<int>(leaf_pos.size());
+        leaf_pos.push_back(static_cast<int>(i));
+        order.push_back(static_cast<int>(i));
+      }
+    }
+    for (size_t h = 0; h < order.size(); h++) {  // BFS ranks
+      const Node& n = f.node(sw[static_cast<size_t>(order[h])]);
+      for (int p = 1; p <= n.num_ports; p++) {
+        const int v = n.port(p).peer_node;
+        if (v < 0 || !f.node(v).is_switch() || rank[static_cast<size_t>(pos[static_cast<size_t>(v)])] >= 0) continue;
+        rank[static_cast<size_t>(pos[static_cast<size_t>(v)])] = rank[static_cast<size_t>(order[h])] + 1;
+        order.push_back(pos[static_cast<size_t>(v)]);
+      }
+    }
+    down.assign(S, std::vector<uint8_t>(leaf_pos.size(), 0));
+    up.assign(S, {});
+    for (int i : order) {  // increasing rank: children first
+      const Node& n = f.node(sw[static_cast<size_t>(i)]);
+      for (int p = 1; p <= n.num_ports; p++) {
+        const int v = n.port(p).peer_node;
+        if (v < 0 || !f.node(v).is_switch()) continue;
+        const int c = pos[static_cast<size_t>(v)];
+        if (rank[static_cast<size_t>(c)] > rank[static_cast<size_t>(i)]) {
+          up[static_cast<size_t>(i)].push_back(static_cast<uint8_t>(p));
+        } else if (rank[static_cast<size_t>(c)] < rank[static_cast<size_t>(i)]) {
+          if (leaf_of[static_cast<size_t>(c)] >= 0) down[static_cast<size_t>(i)][static_cast<size_t>(leaf_of[static_cast<size_t>(c)])] = static_cast<uint8_t>(p);
+          for (size_t L = 0; L < leaf_pos.size(); L++)
+            if (down[static_cast<size_t>(c)][L] && !down[static_cast<size_t>(i)][L]) down[static_cast<size_t>(i)][L] = static_cast<uint8_t>(p);
+        }
+      }
+    }
+    const size_t top = static_cast<size_t>(f.max_lid()) + 1;
+    lid_leaf.assign(top, -1);
+    lid_port.assign(top, 0);
+    lid_switch.assign(top, -1);
+    for (const EndPort& e : f.end_ports())
+      for (uint32_t l = e.base_lid; l <= e.last_lid(); l++) {
+        if (f.node(e.node).is_switch()) {
+          lid_switch[l] = pos[static_cast<size_t>(e.node)];
+          continue;
+        }
+        const Port& p = f.node(e.node).port(e.port);
+        if (p.peer_node < 0) continue;
+        lid_leaf[l] = leaf_of[static_cast<size_t>(pos[static_cast<size_t>(p.peer_node)])];
+        lid_port[l] = static_cast<uint8_t>(p.peer_port);
+      }
+  }
+  // The timed pass: every entry of every switch's table.
+  void fill(Lfts& out) const {
+    for (size_t i = 0; i < sw.size(); i++) {
+      std::vector<uint8_t>& tab = out.table(sw[i]);
+      const std::vector<uint8_t>& dn = down[i];
+      const std::vector<uint8_t>& ups = up[i];
+      const size_t nup = std::max<size_t>(1, ups.size());
+      for (size_t l = 1; l < lid_leaf.size(); l++) {
+        const int L = lid_leaf[l];
+        uint8_t p;
+        if (L >= 0 && leaf_pos[static_cast<size_t>(L)] == static_cast<int>(i)) p = lid_port[l];
+        else if (L >= 0 && dn[static_cast<size_t>(L)]) p = dn[static_cast<size_t>(L)];
+        else if (lid_switch[l] == static_cast<int>(i)) p = 0;
+        else p = ups.empty() ? kNoPath : ups[l % nup];
+        tab[l] = p;
+      }
+    }
+  }
+};
+
+// The routing step as the plugin runs it (the routing pipeline: engine + self-check + verdict, no
+// file output) in a forked child, so that its peak RSS is the step's on top of the fabric the
+// parent holds (ru_maxrss keeps the high-water mark of the pages the child shares at the fork).
+struct StepFigures {
+  double wall = 0, cpu = 0;
+  long maxrss_kb = 0;
+  int ok = 0;          // verdict ok
+  uint64_t digest = 0;  // of the tables
+  char source[64] = {};
+};
+StepFigures routing_step_in_child(const Fabric& f, bool reuse_self_check) {
+  StepFigures out;
+  int fd[2];
+  if (pipe(fd) != 0) return out;
+  std::fflush(stdout);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    StepFigures r;
+    PipelineOptions po;
+    po.reuse_self_check = reuse_self_check;
+    RoutingPipeline p("ftree-misroute", EngineOptions{}, po);
+    const double c = cpu_now();
+    const auto t = Clock::now();
+    RoutedStep st = p.run(f);
+    r.wall = secs(t, Clock::now());
+    r.cpu = cpu_now() - c;
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    r.maxrss_kb = ru.ru_maxrss;
+    r.ok = st.verdict.ok();
+    r.digest = lfts_digest(f, st.routing.lfts);
+    std::snprintf(r.source, sizeof r.source, "%s", st.verdict.source.c_str());
+    const ssize_t n = write(fd[1], &r, sizeof r);
+    _exit(n == static_cast<ssize_t>(sizeof r) ? 0 : 1);
+  }
+  close(fd[1]);
+  const ssize_t n = read(fd[0], &out, sizeof out);
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (n != static_cast<ssize_t>(sizeof out)) out = StepFigures{};
+  return out;
+}
 
 }  // namespace
 
@@ -170,6 +314,26 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
       std::filesystem::remove(tag + ".net");
       continue;
+    }
+    // the routing step as the plugin runs it, against a plain d-mod-k pass over the same tables
+    {
+      const StepFigures st = routing_step_in_child(f, true);
+      const StepFigures walk = routing_step_in_child(f, false);
+      PlainDmodk plain(f);
+      Lfts tabs(f);
+      const double c = cpu_now();
+      const auto t = Clock::now();
+      plain.fill(tabs);
+      const double pw = secs(t, Clock::now()), pc = cpu_now() - c;
+      std::printf("routing step: %.2f s wall, %.2f s CPU, %.0f MB peak RSS, %.2fx plain d-mod-k\n", st.wall, st.cpu,
+                  static_cast<double>(st.maxrss_kb) / 1024.0, pw > 0 ? st.wall / pw : 0.0);
+      std::printf("  verdict %s by the %s; plain d-mod-k %.2f s wall, %.2f s CPU (one thread); with the second walk "
+                  "(the result walk after the self-check) %.2f s wall, %.2f s CPU, verdict %s: step/with %.2fx wall, "
+                  "%.2fx CPU%s\n",
+                  st.ok ? "ok" : "FAILED", st.source, pw, pc, walk.wall, walk.cpu, walk.ok ? "ok" : "FAILED",
+                  walk.wall > 0 ? st.wall / walk.wall : 0.0, walk.cpu > 0 ? st.cpu / walk.cpu : 0.0,
+                  st.digest == walk.digest && st.ok == walk.ok ? ", same LFTs and verdict" : ", LFTS OR VERDICT DIFFER");
+      std::fflush(stdout);
     }
     // engine
     auto engine = make_engine("ftree-misroute");
