@@ -38,6 +38,12 @@ std::string Verdict::first_problem() const {
          std::to_string(bad_entries) + " bad LFT entries";
 }
 
+std::string Verdict::first_of(DropKind k) const {
+  for (const Problem& e : examples)
+    if (e.kind == k) return e.text;
+  return first_problem();
+}
+
 std::string Verdict::summary() const {
   if (ok()) return "routing check: ok";
   std::ostringstream o;

@@ -59,6 +59,8 @@ struct Verdict {
   }
   // The first problem's text ("" when there is none).
   std::string first_problem() const;
+  // The first example of kind k (first_problem() when there is none of that kind).
+  std::string first_of(DropKind k) const;
   // "routing check: ok" or "routing check found problems: no-route=1 unlinked-port=2\n" followed
   // by one indented line per example.
   std::string summary() const;

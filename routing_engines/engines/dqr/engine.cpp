@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "ftroute/cdg.hpp"
+#include "ftroute/verdict.hpp"
 #include "ftree_misroute/fattree.hpp"
 #include "ftroute/dqr.hpp"
 #include "ftroute/grid.hpp"
@@ -144,13 +145,10 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
     CdgBuildOptions co;
     co.switch_sources = dopt.switch_sources;
     co.collect_loads = false;
-    CdgBuild b = build_cdg(fabric, r, co);
+    const Verdict v = verdict_of(fabric, build_cdg(fabric, r, co), kName, true);  // ftroute/verdict.hpp
     const std::string refused = reason + "; the full routing by base engine '" + base + "' ";
-    if (b.stats.looping > 0)
-      throw EngineError(kName, refused + "has forwarding loops" +
-                                   (b.stats.loop_examples.empty() ? "" : ": " + b.stats.loop_examples.front()));
-    if (auto cyc = b.cdg.find_cycle())
-      throw EngineError(kName, refused + "is not deadlock free: dependency cycle " + b.cdg.format_cycle(*cyc));
+    if (v.looping() > 0) throw EngineError(kName, refused + "has forwarding loops: " + v.first_of(DropKind::Loop));
+    if (!v.cdg_acyclic) throw EngineError(kName, refused + "is not deadlock free: dependency cycle " + v.cycle);
     base_ = base;
     r.notes.push_back("dqr: " + reason + "; full routing with base engine '" + base + "' (" +
                       std::to_string(static_cast<long>(s * 1e3)) + " ms)");

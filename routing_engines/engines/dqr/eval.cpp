@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "ftroute/cdg.hpp"
+#include "ftroute/verdict.hpp"
 #include "ftroute/channel_list.hpp"
 #include "ftroute/grid.hpp"
 #include "ftroute/pipeline.hpp"
@@ -56,7 +57,7 @@ bool validate(const Fabric& f, const Routing& r, std::vector<ChannelList::Dep>* 
   co.switch_sources = switch_sources;
   co.collect_loads = false;
   CdgBuild b = build_cdg(f, r, co);
-  if (b.stats.looping || b.stats.delivered != b.stats.pairs || b.cdg.find_cycle()) return false;
+  if (!verdict_of(f, b, "dqr-eval", true).ok()) return false;  // ftroute/verdict.hpp
   if (edges) *edges = b.cdg.edges();
   return true;
 }

@@ -158,10 +158,11 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
     co.switch_sources = true;
     co.collect_loads = false;
     CdgBuild b = build_cdg(fabric, r, co);
-    if (b.stats.looping) throw EngineError(kName, "internal error: forwarding loop");
-    if (b.stats.delivered != b.stats.pairs && fabric.connected())
-      throw EngineError(kName, "internal error: " + std::to_string(b.stats.pairs - b.stats.delivered) + " pairs not delivered");
-    if (auto cyc = b.cdg.find_cycle()) throw EngineError(kName, "internal error: dependency cycle " + b.cdg.format_cycle(*cyc));
+    const Verdict v = verdict_of(fabric, b, std::string(kName) + " self-check", true);  // ftroute/verdict.hpp
+    if (v.looping()) throw EngineError(kName, "internal error: forwarding loop: " + v.first_of(DropKind::Loop));
+    if (v.dropped() && fabric.connected())
+      throw EngineError(kName, "internal error: " + std::to_string(v.dropped()) + " pairs not delivered, e.g. " + v.first_problem());
+    if (!v.cdg_acyclic) throw EngineError(kName, "internal error: dependency cycle " + v.cycle);
     // every switch walked to every LID: the routing pipeline's verdict (ftroute/verdict.hpp)
     record_self_check(fabric, r, b, co, std::string(kName) + " self-check", true, true);
   }

@@ -904,17 +904,13 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
 
     // Safety net (the construction is acyclic by design; this catches bugs, never repairs).
     CdgBuild b = self_check(out);
-    if (b.stats.dropped != 0 || b.stats.looping != 0) {
-      std::string ex = !b.stats.unreachable_examples.empty() ? b.stats.unreachable_examples.front()
-                       : !b.stats.loop_examples.empty()      ? b.stats.loop_examples.front()
-                                                             : std::string("?");
-      throw EngineError(kName, "internal check failed: " + std::to_string(b.stats.dropped) + " unreachable and " +
-                                   std::to_string(b.stats.looping) + " looping pairs, e.g. " + ex);
-    }
-    if (auto cyc = b.cdg.find_cycle(0)) {
-      if (restricted && !t.multi_child)
-        throw EngineError(kName, "internal check failed: channel dependency cycle on VL0: " + b.cdg.format_cycle(*cyc));
-      last_cycle = b.cdg.format_cycle(*cyc);
+    const Verdict v = verdict_of(fabric, b, std::string(kName) + " self-check", true, 0);  // ftroute/verdict.hpp
+    if (v.dropped() != 0 || v.looping() != 0)
+      throw EngineError(kName, "internal check failed: " + std::to_string(v.dropped()) + " unreachable and " +
+                                   std::to_string(v.looping()) + " looping pairs, e.g. " + v.first_problem());
+    if (!v.cdg_acyclic) {
+      if (restricted && !t.multi_child) throw EngineError(kName, "internal check failed: channel dependency cycle on VL0: " + v.cycle);
+      last_cycle = v.cycle;
       continue;
     }
     keep_self_check(out, b);
@@ -931,7 +927,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     const int root = route_updn(fabric, t, dests, tab);
     if (root < 0) throw EngineError(kName, why + "; Up*/Down* from one root does not reach every switch either (disconnected)");
     CdgBuild b = self_check(out);
-    if (b.stats.dropped != 0 || b.stats.looping != 0 || b.cdg.find_cycle(0))
+    if (!verdict_of(fabric, b, std::string(kName) + " self-check", true, 0).ok())
       throw EngineError(kName, "internal check failed: the Up*/Down* last resort from root " +
                                    fabric.node_name(t.sw_node[static_cast<size_t>(root)]) + " is not loop and deadlock free");
     keep_self_check(out, b);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "ftroute/cdg.hpp"
+#include "ftroute/verdict.hpp"
 #include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
 
@@ -50,15 +51,12 @@ Routing LftFileEngine::compute(const Fabric& fabric, const EngineOptions& option
   CdgBuildOptions co;
   co.collect_loads = false;
   co.max_examples = 1;
-  const CdgBuild b = build_cdg(fabric, r, co);
-  if (b.stats.looping > 0)
-    throw EngineError(kName, "the tables of " + path + " loop on this fabric: " +
-                                 (b.stats.loop_examples.empty() ? std::string("?") : b.stats.loop_examples.front()));
-  if (b.stats.dropped > 0)
-    throw EngineError(kName, "the tables of " + path + " do not route this fabric (" + std::to_string(b.stats.dropped) +
-                                 " of " + std::to_string(b.stats.pairs) + " pairs undelivered, e.g. " +
-                                 (b.stats.unreachable_examples.empty() ? std::string("?")
-                                                                       : b.stats.unreachable_examples.front()) +
+  const Verdict v = verdict_of(fabric, build_cdg(fabric, r, co), kName, false);  // ftroute/verdict.hpp
+  if (v.looping() > 0)
+    throw EngineError(kName, "the tables of " + path + " loop on this fabric: " + v.first_of(DropKind::Loop));
+  if (v.dropped() > 0)
+    throw EngineError(kName, "the tables of " + path + " do not route this fabric (" + std::to_string(v.dropped()) +
+                                 " of " + std::to_string(v.walks) + " pairs undelivered, e.g. " + v.first_problem() +
                                  "); were they dumped for another fabric, or before a link failed?");
   r.notes.push_back("lft-file: tables of " + path + (r.path_sl ? " with path SLs" : "") +
                     (r.sl2vl.empty() ? "" : ", SL2VL tables"));
