@@ -15,7 +15,6 @@
 #include "ftroute/flitsim_testnets.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
-#include "ftroute/port_ref.hpp"
 
 namespace {
 
@@ -103,41 +102,13 @@ output:
   --json                 results (every load point) as JSON on stdout (docs/JSON.md)
 )";
 
-struct LinkRef {
-  int64_t cycle;
-  int node, port;
-  bool up;
-};
-
-LinkRef parse_link(const Fabric& f, const std::string& arg, bool up) {
-  // CYCLE:"NODE"[PORT] (the port syntax of port_ref.hpp; the older CYCLE:NODE[PORT] too)
-  auto colon = arg.find(':');
-  if (colon == std::string::npos) throw cli::UsageError("expected CYCLE:\"NODE\"[PORT], got '" + arg + "'");
-  LinkRef l{};
+// --fail/--recover: flitsim's parser; its errors are usage errors here
+LinkEvent parse_link(const Fabric& f, const std::string& arg, bool up) {
   try {
-    size_t used = 0;
-    l.cycle = std::stoll(arg.substr(0, colon), &used);
-    if (used != colon) throw 1;
-  } catch (...) {
-    throw cli::UsageError("expected CYCLE:\"NODE\"[PORT], got '" + arg + "': bad cycle '" + arg.substr(0, colon) + "'");
-  }
-  PortRef pr;
-  try {
-    pr = parse_port_ref(std::string_view(arg).substr(colon + 1));
+    return parse_link_event(f, arg, up);
   } catch (const OptionError& e) {
-    throw cli::UsageError(std::string(e.what()) + " in '" + arg + "'");
+    throw cli::UsageError(e.what());
   }
-  l.port = pr.port;
-  if (l.cycle < 0) throw cli::UsageError("cycle " + std::to_string(l.cycle) + " in '" + arg + "' is negative (cycles count from 0)");
-  const std::string& name = pr.node;
-  auto n = f.find(name);
-  if (!n) throw cli::UsageError("unknown node '" + name + "' in '" + arg + "'");
-  const Node& nd = f.node(*n);
-  if (l.port < 1 || l.port > nd.num_ports || !nd.port(l.port).connected())
-    throw cli::UsageError("port " + f.port_name(*n, l.port) + " in '" + arg + "' is not linked");
-  l.node = *n;
-  l.up = up;
-  return l;
 }
 
 std::vector<int> parse_ints(const std::string& s, char sep, const std::string& what) {
@@ -379,7 +350,7 @@ int run_sim(cli::Args& a) {
   }
 
   // Faults and re-routes (validated before anything runs).
-  std::vector<LinkRef> links;
+  std::vector<LinkEvent> links;
   for (auto& s : fails) links.push_back(parse_link(fabric, s, false));
   for (auto& s : recovers) links.push_back(parse_link(fabric, s, true));
   std::deque<Routing> reroute_tables;
@@ -400,15 +371,7 @@ int run_sim(cli::Args& a) {
       reroute_tables.push_back(std::move(lr.routing));
     } else {
       if (engine.empty()) throw cli::UsageError("--reroute CYCLE without a file needs --engine");
-      Fabric g = fabric;  // links failed (and not recovered) by then
-      std::map<std::pair<int, int>, bool> state;
-      std::vector<LinkRef> sorted = links;
-      std::stable_sort(sorted.begin(), sorted.end(), [](auto& x, auto& y) { return x.cycle < y.cycle; });
-      for (auto& l : sorted)
-        if (l.cycle <= cyc) state[{l.node, l.port}] = l.up;
-      for (auto& [k, up] : state)
-        if (!up) g.disconnect(k.first, k.second);
-      reroute_tables.push_back(run_engine(pipeline, g));
+      reroute_tables.push_back(run_engine(pipeline, fabric_at(fabric, links, cyc)));  // links failed by then
     }
     reroute_at.push_back({cyc, &reroute_tables.back()});
   }

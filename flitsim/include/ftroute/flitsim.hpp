@@ -158,6 +158,20 @@ std::vector<Endpoint> endpoints_of(const Fabric& f);
 // The routing check before a run is the routing pipeline's verdict (ftroute/verdict.hpp,
 // verify_routing with the attach switches as start switches; cli/cmd_sim.cpp).
 
+// A link event of a run (`sim --fail` / `--recover`): link (node, port) and its peer go down
+// (up = false) or come back at `cycle`.
+struct LinkEvent {
+  int64_t cycle = 0;
+  int node = -1, port = 0;
+  bool up = false;
+};
+// CYCLE:"NODE"[PORT] (the port syntax of ftroute/port_ref.hpp; the older CYCLE:NODE[PORT] too):
+// OptionError naming the bad cycle, node or port (a port must have a link).
+LinkEvent parse_link_event(const Fabric& f, const std::string& arg, bool up);
+// The fabric as it is at `cycle`: every link whose last event at or before `cycle` (events of one
+// cycle in the given order) took it down is disconnected. What `sim --reroute CYCLE` routes.
+Fabric fabric_at(const Fabric& f, const std::vector<LinkEvent>& events, int64_t cycle);
+
 struct DeadlockReport {
   bool detected = false;
   int64_t cycle = 0;          // cycle at which the watchdog fired
