@@ -110,14 +110,9 @@ EngineOptions PluginOptions::for_engine(const std::string& name) const {
 int route_hops(const Fabric& f, const Lfts& lfts, int sw, Lid lid) {
   auto owner = f.owner(lid);
   if (!owner) return -1;
-  int cur = sw;
-  for (int hops = 0; hops <= f.size(); hops++) {
-    const RouteHop h = follow(f, lfts, cur, lid, owner->node, owner->port);  // ftroute/route_walk.hpp
-    if (h.kind == RouteHop::Delivered) return hops;
-    if (h.kind == RouteHop::Dropped) return -1;
-    cur = h.next;
-  }
-  return -1;
+  // the one walk and loop bound (ftroute/route_walk.hpp): switch-to-switch links = switches - 1
+  const PathWalk w = walk_path(f, lfts, sw, lid, owner->node, owner->port, [](int, const RouteHop&) {});
+  return w.end == PathWalk::Delivered ? w.switches - 1 : -1;
 }
 
 void switch_hops_to(const Fabric& f, const Lfts& lfts, Lid lid, std::vector<int>& hops) {
