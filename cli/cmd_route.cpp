@@ -12,7 +12,6 @@
 
 #include "ftroute/atomic_file.hpp"
 #include "cli.hpp"
-#include "engine_option_docs.hpp"
 #include "json_out.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/pipeline.hpp"
@@ -180,22 +179,25 @@ int run_engines(cli::Args& a) {
   for (const auto& info : engines()) {
     nlohmann::json opts = nlohmann::json::array();
     if (!json) std::printf("%-16s %s\n", info.name.c_str(), info.summary.c_str());
-    const auto keys = info.create()->option_keys();
-    if (!json) std::printf("%-16s options: %s\n", "", keys.empty() ? "(none)" : "key, default, meaning");
-    for (const auto& spec : keys) {
-      // option_keys() entries carry the accepted range: "max_vls=1..15", "check=bool"
-      const std::string k = option_key_name(spec);
-      const std::string range = spec.size() > k.size() ? spec.substr(k.size() + 1) : "";
-      const cli::OptionDoc* d = cli::find_option_doc(info.name, k);
-      if (!d) ++undocumented;
-      const char* def = d ? d->def : "?";
-      std::string meaning = d ? d->meaning : "(undocumented: add it to cli/engine_option_docs.cpp)";
+    // the engine's OptionSpecs: name, range, default (none: "-", JSON null), meaning
+    const auto specs = info.create()->option_specs();
+    if (!json) std::printf("%-16s options: %s\n", "", specs.empty() ? "(none)" : "key, default, meaning");
+    for (const auto& spec : specs) {
+      const std::string range = spec.range();
+      std::string meaning = spec.doc;
+      if (meaning.empty()) {
+        ++undocumented;
+        meaning = "(undocumented: give its OptionSpec a doc)";
+      }
       if (json) {
-        opts.push_back({{"key", k}, {"default", def}, {"meaning", meaning},
+        opts.push_back({{"key", spec.name},
+                        {"default", spec.def.empty() ? nlohmann::json() : nlohmann::json(spec.def)},
+                        {"meaning", meaning},
                         {"range", range.empty() ? nlohmann::json() : nlohmann::json(range)}});
       } else {
         if (!range.empty()) meaning += " [" + range + "]";
-        std::printf("%-16s   %-18s %-18s %s\n", "", k.c_str(), def, meaning.c_str());
+        std::printf("%-16s   %-18s %-18s %s\n", "", spec.name.c_str(), spec.def.empty() ? "-" : spec.def.c_str(),
+                    meaning.c_str());
       }
     }
     if (json) list.push_back({{"name", info.name}, {"summary", info.summary}, {"options", opts}});

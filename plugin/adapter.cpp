@@ -50,7 +50,7 @@ PluginOptions PluginOptions::parse(const std::string& text, const std::vector<En
         for (const auto& [k, v] : parsed.all()) dst.set(k, v);
         // early warning for misspelt keys; the engine fails on them when it runs
         try {
-          dst.check_known(name, info->create()->option_keys());
+          dst.check_known(name, info->create()->option_specs());
         } catch (const OptionError& e) {
           po.errors.push_back(e.what());
         }
