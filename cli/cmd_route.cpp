@@ -14,6 +14,7 @@
 #include "cli.hpp"
 #include "json_out.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/engine_option_text.hpp"
 #include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/ibdmchk_io.hpp"
@@ -70,9 +71,10 @@ int run_route(cli::Args& a) {
     throw cli::UsageError("--format must be opensm, dump_fts or minimal, got '" + fmt_name + "'");
   cli::check_output_paths({out, sl_out, sl2vl_out});  // before any work: all or none is written
 
-  std::string opt_text;
+  std::string opt_text;  // as given (the JSON summary's "options")
   for (const auto& o : opts) opt_text += (opt_text.empty() ? "" : ",") + o;
-  EngineOptions options = EngineOptions::parse(opt_text);
+  // [ENGINE:]k=v, as compare, campaign and the plugin take them; another engine's: OptionError
+  EngineOptions options = engine_options_for(engine_name, opts, true);
   RoutingPipeline pipeline(engine_name, options);  // keys and ranges checked here, before any work
 
   Fabric fabric = cli::load_fabric(fab, [](const std::string& p) { return read_net_file(p); });
@@ -232,7 +234,8 @@ format) with the same code and checks the OpenSM plugin uses, and writes the LFT
   --lmc N                (re)assign LIDs like OpenSM: switches first, CA ports LMC-aligned.
                          Without it the LIDs in the file are used (ibnetdiscover output carries
                          OpenSM's), or 1.. with LMC 0 when the file has none.
-  --opt K=V[,K=V...]     engine options (repeatable); unknown keys are an error
+  --opt [ENGINE:]K=V[,K=V...]  engine options (repeatable; `ftroute engines` lists them); unknown
+                         keys are an error, and so is an ENGINE: other than --engine
   --sl-out FILE          path SLs (ibdmchk -c format: src node GUID, DLID, SL), one line per
                          source node (CAs and switches) and DLID, SL 0 included: every pair
                          `ibdmchk -a` traces (docs/ibdmchk.md). OpenSM's file engine cannot load

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "ftroute/engine.hpp"
+#include "ftroute/engine_option_text.hpp"
 
 namespace ftroute {
 
@@ -149,6 +150,27 @@ EngineOptions EngineOptions::with_prefix(const std::string& prefix) const {
   for (const auto& [k, v] : kv_)
     if (k.size() > p.size() && k.starts_with(p)) o.set(k.substr(p.size()), v);
   return o;
+}
+
+std::optional<std::pair<std::string, std::string>> split_engine_option(const std::string& text) {
+  const size_t colon = text.find(':'), eq = text.find('=');
+  if (colon != std::string::npos && (eq == std::string::npos || colon < eq))
+    return std::make_pair(text.substr(0, colon), text.substr(colon + 1));
+  return std::nullopt;
+}
+
+EngineOptions engine_options_for(const std::string& engine, const std::vector<std::string>& texts, bool only_engine) {
+  EngineOptions eo;
+  for (const auto& t : texts) {
+    const auto named = split_engine_option(t);
+    if (named && named->first != engine) {
+      if (only_engine) throw OptionError("--opt '" + t + "' is for engine '" + named->first + "', not '" + engine + "'");
+      continue;
+    }
+    const EngineOptions parsed = EngineOptions::parse(named ? named->second : t);
+    for (const auto& [k, v] : parsed.all()) eo.set(k, v);
+  }
+  return eo;
 }
 
 }  // namespace ftroute

@@ -1,6 +1,6 @@
 // Engine options as data (issue #28 item 3): every registered engine's OptionSpecs are well
 // formed, Engine::check_options enforces each spec's kind and range, and `ftroute engines --json`
-// lists exactly the specs.
+// lists exactly the specs; one [ENGINE:]k=v syntax for engine options.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ftroute/engine.hpp"
+#include "ftroute/engine_option_text.hpp"
 #include "ftroute/registry.hpp"
 
 using namespace ftroute;
@@ -161,4 +162,22 @@ TEST(OptionSpec, EnginesJsonListsExactlyTheSpecs) {
       }
     }
   }
+}
+
+// One syntax for engine options, "[ENGINE:]k=v[,k=v]" (engine_option_text.hpp): the CLI's --opt
+// and the plugin's event_plugin_options tokens.
+TEST(OptionSpec, EngineOptionTextOneSyntax) {
+  EXPECT_EQ(split_engine_option("ft-lash:max_vls=4,check=0"), std::make_pair(std::string("ft-lash"), std::string("max_vls=4,check=0")));
+  EXPECT_EQ(split_engine_option("file=/a:b"), std::nullopt);  // ':' after the first '=': a value
+  EXPECT_EQ(split_engine_option("max_vls=4"), std::nullopt);
+  const std::vector<std::string> texts = {"max_vls=3", "ft-lash:max_vls=4,check=0", "kns:max_in=1", "ft-lash:check=1"};
+  const EngineOptions lash = engine_options_for("ft-lash", texts);
+  EXPECT_EQ(lash.get("max_vls", ""), "4");  // later texts win
+  EXPECT_EQ(lash.get("check", ""), "1");
+  EXPECT_FALSE(lash.has("max_in"));
+  EXPECT_EQ(engine_options_for("kns", texts).get("max_in", ""), "1");
+  EXPECT_EQ(engine_options_for("kns", texts).get("max_vls", ""), "3");
+  EXPECT_THROW(engine_options_for("ft-lash", texts, true), OptionError);  // kns:... with one engine
+  EXPECT_NO_THROW(engine_options_for("ft-lash", {"max_vls=3", "ft-lash:check=0"}, true));
+  EXPECT_THROW(engine_options_for("ft-lash", {"ft-lash:novalue"}), OptionError);
 }
