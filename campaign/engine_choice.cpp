@@ -8,6 +8,7 @@
 #include <set>
 
 #include "ftroute/campaign.hpp"
+#include "ftroute/engine_option_text.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/input_file.hpp"
 #include "ftroute/lft_io.hpp"
@@ -86,15 +87,7 @@ int fabric_lmc(const Fabric& f) {
 }
 
 EngineOptions engine_options_for(const std::string& engine, const std::vector<std::string>& opts) {
-  EngineOptions eo;
-  for (const auto& o : opts) {
-    auto colon = o.find(':');
-    const bool for_one = colon != std::string::npos && o.find('=') > colon;
-    if (for_one && o.substr(0, colon) != engine) continue;
-    const EngineOptions parsed = EngineOptions::parse(for_one ? o.substr(colon + 1) : o);  // named: all() refers into it
-    for (const auto& [k, v] : parsed.all()) eo.set(k, v);
-  }
-  return eo;
+  return ftroute::engine_options_for(engine, opts, false);  // the one [ENGINE:]k=v syntax
 }
 
 std::vector<EngineRow> compare_engines(const Fabric& fabric, const CompareOptions& o) {

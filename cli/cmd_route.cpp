@@ -12,9 +12,9 @@
 
 #include "ftroute/atomic_file.hpp"
 #include "cli.hpp"
-#include "engine_option_docs.hpp"
 #include "json_out.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/engine_option_text.hpp"
 #include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/ibdmchk_io.hpp"
@@ -71,9 +71,10 @@ int run_route(cli::Args& a) {
     throw cli::UsageError("--format must be opensm, dump_fts or minimal, got '" + fmt_name + "'");
   cli::check_output_paths({out, sl_out, sl2vl_out});  // before any work: all or none is written
 
-  std::string opt_text;
+  std::string opt_text;  // as given (the JSON summary's "options")
   for (const auto& o : opts) opt_text += (opt_text.empty() ? "" : ",") + o;
-  EngineOptions options = EngineOptions::parse(opt_text);
+  // [ENGINE:]k=v, as compare, campaign and the plugin take them; another engine's: OptionError
+  EngineOptions options = engine_options_for(engine_name, opts, true);
   RoutingPipeline pipeline(engine_name, options);  // keys and ranges checked here, before any work
 
   Fabric fabric = cli::load_fabric(fab, [](const std::string& p) { return read_net_file(p); });
@@ -180,22 +181,25 @@ int run_engines(cli::Args& a) {
   for (const auto& info : engines()) {
     nlohmann::json opts = nlohmann::json::array();
     if (!json) std::printf("%-16s %s\n", info.name.c_str(), info.summary.c_str());
-    const auto keys = info.create()->option_keys();
-    if (!json) std::printf("%-16s options: %s\n", "", keys.empty() ? "(none)" : "key, default, meaning");
-    for (const auto& spec : keys) {
-      // option_keys() entries carry the accepted range: "max_vls=1..15", "check=bool"
-      const std::string k = option_key_name(spec);
-      const std::string range = spec.size() > k.size() ? spec.substr(k.size() + 1) : "";
-      const cli::OptionDoc* d = cli::find_option_doc(info.name, k);
-      if (!d) ++undocumented;
-      const char* def = d ? d->def : "?";
-      std::string meaning = d ? d->meaning : "(undocumented: add it to cli/engine_option_docs.cpp)";
+    // the engine's OptionSpecs: name, range, default (none: "-", JSON null), meaning
+    const auto specs = info.create()->option_specs();
+    if (!json) std::printf("%-16s options: %s\n", "", specs.empty() ? "(none)" : "key, default, meaning");
+    for (const auto& spec : specs) {
+      const std::string range = spec.range();
+      std::string meaning = spec.doc;
+      if (meaning.empty()) {
+        ++undocumented;
+        meaning = "(undocumented: give its OptionSpec a doc)";
+      }
       if (json) {
-        opts.push_back({{"key", k}, {"default", def}, {"meaning", meaning},
+        opts.push_back({{"key", spec.name},
+                        {"default", spec.def.empty() ? nlohmann::json() : nlohmann::json(spec.def)},
+                        {"meaning", meaning},
                         {"range", range.empty() ? nlohmann::json() : nlohmann::json(range)}});
       } else {
         if (!range.empty()) meaning += " [" + range + "]";
-        std::printf("%-16s   %-18s %-18s %s\n", "", k.c_str(), def, meaning.c_str());
+        std::printf("%-16s   %-18s %-18s %s\n", "", spec.name.c_str(), spec.def.empty() ? "-" : spec.def.c_str(),
+                    meaning.c_str());
       }
     }
     if (json) list.push_back({{"name", info.name}, {"summary", info.summary}, {"options", opts}});
@@ -230,7 +234,8 @@ format) with the same code and checks the OpenSM plugin uses, and writes the LFT
   --lmc N                (re)assign LIDs like OpenSM: switches first, CA ports LMC-aligned.
                          Without it the LIDs in the file are used (ibnetdiscover output carries
                          OpenSM's), or 1.. with LMC 0 when the file has none.
-  --opt K=V[,K=V...]     engine options (repeatable); unknown keys are an error
+  --opt [ENGINE:]K=V[,K=V...]  engine options (repeatable; `ftroute engines` lists them); unknown
+                         keys are an error, and so is an ENGINE: other than --engine
   --sl-out FILE          path SLs (ibdmchk -c format: src node GUID, DLID, SL), one line per
                          source node (CAs and switches) and DLID, SL 0 included: every pair
                          `ibdmchk -a` traces (docs/ibdmchk.md). OpenSM's file engine cannot load

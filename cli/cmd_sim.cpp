@@ -8,6 +8,7 @@
 #include "cli.hpp"
 #include "json_out.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/engine_option_text.hpp"
 #include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/booksim_config.hpp"
@@ -32,7 +33,7 @@ torus:4x4, ...; `ftroute gen --help`)
 routing (one of):
   --lfts FILE            LFT dump (opensm-lfts.dump, dump_fts, minimal; --lft-format to force)
     --sl FILE            path-SL file (ibdmchk -c format); --sl2vl FILE SL2VL file (ibdmchk -d)
-  --engine NAME          route with an ftroute engine (`ftroute engines`); --opt k=v (repeatable);
+  --engine NAME          route with an ftroute engine (`ftroute engines`); --opt [ENGINE:]k=v (repeatable);
                          flitsim-minhop = the simulator's own min-hop helper
   --lmc N                renumber LIDs with LMC N (default: LIDs of the .net file, else LMC 0)
   --booksim-config FILE  a BookSim2 config file instead of --fabric/--engine: its topology (mesh,
@@ -314,9 +315,8 @@ int run_sim(cli::Args& a) {
   c.validate();
   cli::check_output_paths({csv, svg});  // before any work: all or none is written
 
-  std::string opt_text;
-  for (const auto& o : opts) opt_text += (opt_text.empty() ? "" : ",") + o;
-  EngineOptions eopts = EngineOptions::parse(opt_text);
+  // [ENGINE:]k=v, as route, compare and the plugin take them
+  EngineOptions eopts = engine_options_for(engine, opts, !engine.empty());
   const bool all_lmc_lids = c.lid_policy != LidPolicy::Base;
   // keys and ranges checked here, before any work
   std::optional<RoutingPipeline> pipeline = sim_pipeline(engine, eopts, all_lmc_lids);

@@ -2,8 +2,10 @@
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
+#include <stdexcept>
 
 #include "ftroute/engine.hpp"
+#include "ftroute/engine_option_text.hpp"
 
 namespace ftroute {
 
@@ -23,33 +25,19 @@ std::optional<long> to_long(const std::string& s) {
   return v;
 }
 
-// An option_keys() entry: "key", "key=LO..HI" (integer range) or "key=bool"; "prefix.*".
-struct KeySpec {
-  std::string name;
-  enum { Any, Int, Bool } kind = Any;
-  long lo = 0, hi = 0;
-};
-KeySpec key_spec(const std::string& s) {
-  KeySpec k;
-  const auto eq = s.find('=');
-  k.name = s.substr(0, eq);
-  if (eq == std::string::npos) return k;
-  const std::string t = s.substr(eq + 1);
-  if (t == "bool") {
-    k.kind = KeySpec::Bool;
-    return k;
-  }
-  const auto dots = t.find("..");
-  auto lo = to_long(t.substr(0, dots)), hi = dots == std::string::npos ? std::nullopt : to_long(t.substr(dots + 2));
-  if (!lo || !hi) throw std::logic_error("bad option key spec '" + s + "'");
-  k.kind = KeySpec::Int;
-  k.lo = *lo;
-  k.hi = *hi;
-  return k;
-}
 }  // namespace
 
-std::string option_key_name(const std::string& spec) { return spec.substr(0, spec.find('=')); }
+std::string OptionSpec::range() const {
+  if (kind == Kind::Int) return std::to_string(lo) + ".." + std::to_string(hi);
+  if (kind == Kind::Bool) return "bool";
+  return "";
+}
+
+const OptionSpec& find_option_spec(const std::vector<OptionSpec>& specs, const std::string& name) {
+  for (const auto& s : specs)
+    if (s.name == name) return s;
+  throw std::logic_error("option '" + name + "' is not declared (OptionSpec)");
+}
 
 EngineOptions EngineOptions::parse(const std::string& text) {
   EngineOptions o;
@@ -101,27 +89,52 @@ bool EngineOptions::get_bool(const std::string& key, bool def) const {
   throw OptionError("option " + key + "=" + it->second + " is not a boolean (use true/false)");
 }
 
-void EngineOptions::check_known(const std::string& engine, const std::vector<std::string>& known) const {
-  std::vector<KeySpec> specs;
-  for (const auto& s : known) specs.push_back(key_spec(s));
+namespace {
+const OptionSpec& typed(const OptionSpec& spec, OptionSpec::Kind kind) {
+  if (spec.kind != kind) throw std::logic_error("option '" + spec.name + "' read as another kind than declared");
+  if (kind != OptionSpec::Kind::Text && spec.def.empty()) throw std::logic_error("option '" + spec.name + "' has no default: check has() first");
+  return spec;
+}
+}  // namespace
+
+long EngineOptions::get_int(const OptionSpec& spec) const {
+  typed(spec, OptionSpec::Kind::Int);
+  auto def = to_long(spec.def);
+  if (!def) throw std::logic_error("option '" + spec.name + "': default '" + spec.def + "' is not an integer");
+  return get_int(spec.name, *def);
+}
+
+bool EngineOptions::get_bool(const OptionSpec& spec) const {
+  typed(spec, OptionSpec::Kind::Bool);
+  EngineOptions d;
+  d.set(spec.name, spec.def);
+  return has(spec.name) ? get_bool(spec.name, false) : d.get_bool(spec.name, false);
+}
+
+std::string EngineOptions::get(const OptionSpec& spec) const {
+  typed(spec, OptionSpec::Kind::Text);
+  return get(spec.name, spec.def);
+}
+
+void EngineOptions::check_known(const std::string& engine, const std::vector<OptionSpec>& specs) const {
   for (const auto& [k, v] : kv_) {
-    auto it = std::find_if(specs.begin(), specs.end(), [&k = k](const KeySpec& s) { return s.name == k; });
+    auto it = std::find_if(specs.begin(), specs.end(),
+                           [&k = k](const OptionSpec& s) { return s.kind != OptionSpec::Kind::Prefix && s.name == k; });
     if (it != specs.end()) {
       const std::string what = "option " + k + "=" + v + " for engine '" + engine + "'";
-      if (it->kind == KeySpec::Int) {
+      if (it->kind == OptionSpec::Kind::Int) {
         auto x = to_long(v);
-        if (!x) throw OptionError(what + ": not an integer (" + std::to_string(it->lo) + ".." + std::to_string(it->hi) + ")");
-        if (*x < it->lo || *x > it->hi)
-          throw OptionError(what + ": must be " + std::to_string(it->lo) + ".." + std::to_string(it->hi));
-      } else if (it->kind == KeySpec::Bool) {
+        if (!x) throw OptionError(what + ": not an integer (" + it->range() + ")");
+        if (*x < it->lo || *x > it->hi) throw OptionError(what + ": must be " + it->range());
+      } else if (it->kind == OptionSpec::Kind::Bool) {
         get_bool(k, false);  // throws for anything but 1/0, true/false, yes/no, on/off
       }
       continue;
     }
     // "prefix.*" accepts every key that starts with "prefix." (options passed on to another engine)
-    if (std::any_of(specs.begin(), specs.end(), [&k = k](const KeySpec& sp) {
+    if (std::any_of(specs.begin(), specs.end(), [&k = k](const OptionSpec& sp) {
           const std::string& s = sp.name;
-          return s.size() > 2 && s.ends_with(".*") && k.size() > s.size() - 1 && k.starts_with(s.substr(0, s.size() - 1));
+          return sp.kind == OptionSpec::Kind::Prefix && s.size() > 2 && s.ends_with(".*") && k.size() > s.size() - 1 && k.starts_with(s.substr(0, s.size() - 1));
         }))
       continue;
     std::string list;
@@ -137,6 +150,27 @@ EngineOptions EngineOptions::with_prefix(const std::string& prefix) const {
   for (const auto& [k, v] : kv_)
     if (k.size() > p.size() && k.starts_with(p)) o.set(k.substr(p.size()), v);
   return o;
+}
+
+std::optional<std::pair<std::string, std::string>> split_engine_option(const std::string& text) {
+  const size_t colon = text.find(':'), eq = text.find('=');
+  if (colon != std::string::npos && (eq == std::string::npos || colon < eq))
+    return std::make_pair(text.substr(0, colon), text.substr(colon + 1));
+  return std::nullopt;
+}
+
+EngineOptions engine_options_for(const std::string& engine, const std::vector<std::string>& texts, bool only_engine) {
+  EngineOptions eo;
+  for (const auto& t : texts) {
+    const auto named = split_engine_option(t);
+    if (named && named->first != engine) {
+      if (only_engine) throw OptionError("--opt '" + t + "' is for engine '" + named->first + "', not '" + engine + "'");
+      continue;
+    }
+    const EngineOptions parsed = EngineOptions::parse(named ? named->second : t);
+    for (const auto& [k, v] : parsed.all()) eo.set(k, v);
+  }
+  return eo;
 }
 
 }  // namespace ftroute

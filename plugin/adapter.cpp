@@ -1,5 +1,6 @@
 #include "adapter.hpp"
 
+#include "ftroute/engine_option_text.hpp"
 #include "ftroute/route_walk.hpp"
 
 #include <algorithm>
@@ -33,9 +34,11 @@ PluginOptions PluginOptions::parse(const std::string& text, const std::vector<En
     return nullptr;
   };
   while (in >> tok) {
-    const size_t eq = tok.find('='), colon = tok.find(':');
-    if (colon != std::string::npos && (eq == std::string::npos || colon < eq)) {
-      const std::string name = tok.substr(0, colon), rest = tok.substr(colon + 1);
+    const size_t eq = tok.find('=');
+    // ENGINE:k=v[,k=v]: the one syntax of engine options (also the CLI's --opt)
+    if (const auto named = split_engine_option(tok)) {
+      const std::string& name = named->first;
+      const std::string& rest = named->second;
       const EngineInfo* info = engine_known(name);
       if (!info) {
         std::string list;
@@ -50,7 +53,7 @@ PluginOptions PluginOptions::parse(const std::string& text, const std::vector<En
         for (const auto& [k, v] : parsed.all()) dst.set(k, v);
         // early warning for misspelt keys; the engine fails on them when it runs
         try {
-          dst.check_known(name, info->create()->option_keys());
+          dst.check_known(name, info->create()->option_specs());
         } catch (const OptionError& e) {
           po.errors.push_back(e.what());
         }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "adapter.hpp"
+#include "ftroute/dqr.hpp"
 #include "ftroute/engine.hpp"
 
 // osm_event_plugin.h names a struct member `delete` (a C++ keyword).
@@ -135,7 +136,8 @@ void stage_transition(PluginCtx* c, EngineCtx* e, const fp::Snapshot& snap, cons
   osm_opensm_t* osm = c->osm;
   osm_subn_t* subn = &osm->subn;
   const size_t N = tr.stages.size();
-  if (!o.get_bool("staged", true)) {
+  const std::vector<ftroute::OptionSpec> specs = ftroute::dqr_option_specs();
+  if (!o.get_bool(ftroute::find_option_spec(specs, "staged"))) {
     plog(c, OSM_LOG_INFO, "ftroute: %s transition not staged (staged=false): OpenSM sends the %zu changed entries at once",
          name.c_str(), tr.entries());
     return;
@@ -193,7 +195,7 @@ void stage_transition(PluginCtx* c, EngineCtx* e, const fp::Snapshot& snap, cons
         return;
       }
 
-  std::string dump_dir = o.get("stage_dump", "");
+  std::string dump_dir = o.get(ftroute::find_option_spec(specs, "stage_dump"));
   if (!dump_dir.empty()) {
     const std::string why = fp::stage_dump_dir_problem(dump_dir);
     if (!why.empty()) {

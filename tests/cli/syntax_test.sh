@@ -165,6 +165,23 @@ for e in $examples; do
 done
 echo "ok: ftsim.sh --help engine examples exist: $examples"
 
+# ---- engine options: one [ENGINE:]k=v syntax (route, sim, compare, the plugin) ----
+"$FT" route --gen fattree:4,2 -e ftree-misroute --opt ftree-misroute:max_valleys=4 -o o1.dump -q
+"$FT" route --gen fattree:4,2 -e ftree-misroute --opt max_valleys=4 -o o2.dump -q
+cmp -s o1.dump o2.dump || fail "route --opt ENGINE:k=v and --opt k=v differ"
+# the ENGINE: prefix is read, not ignored: an out-of-range value behind it is refused
+rc=0; "$FT" route --gen fattree:4,2 -e ftree-misroute --opt ftree-misroute:max_valleys=0 -o o3.dump 2> o3.err || rc=$?
+[ $rc -eq 1 ] && [ ! -e o3.dump ] || fail "route --opt ftree-misroute:max_valleys=0: exit $rc"
+grep -q "option max_valleys=0 for engine 'ftree-misroute': must be 1..4096" o3.err || fail "$(cat o3.err)"
+# another engine's options with one --engine: an error, no output
+rc=0; "$FT" route --gen fattree:4,2 -e ftree-misroute --opt ft-lash:max_vls=4 -o o3.dump 2> o3.err || rc=$?
+[ $rc -eq 1 ] && [ ! -e o3.dump ] || fail "route --opt ft-lash:... -e ftree-misroute: exit $rc"
+grep -q "is for engine 'ft-lash', not 'ftree-misroute'" o3.err || fail "$(cat o3.err)"
+rc=0; "$FT" sim --gen fattree:4,2 -e ftree-misroute --opt ft-lash:max_vls=4 > o4.txt 2> o4.err || rc=$?
+[ $rc -eq 1 ] || fail "sim --opt ft-lash:... -e ftree-misroute: exit $rc"
+grep -q "is for engine 'ft-lash', not 'ftree-misroute'" o4.err || fail "$(cat o4.err)"
+echo "ok: --opt [ENGINE:]k=v"
+
 # ---- bash completion of the new spellings ----
 comp() {  # comp WORDS... -> completions of the last word (FT stands in for `ftroute`)
   bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _ftroute; printf "%s\n" "${COMPREPLY[@]}"' _ \

@@ -9,7 +9,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::guarded([&] {
     ftroute::EngineOptions o = ftroute::EngineOptions::parse(s);
     for (const auto& info : ftroute::engines())
-      fuzz::guarded([&] { o.check_known(info.name, info.create()->option_keys()); });
+      fuzz::guarded([&] { o.check_known(info.name, info.create()->option_specs()); });
     for (const auto& kv : o.all()) {
       const std::string& k = kv.first;
       fuzz::guarded([&] { o.get_int(k, 0); });

@@ -103,7 +103,7 @@ TEST(EngineOptions, ParseAndValidate) {
   EXPECT_TRUE(o.get_bool("b", false));
   EXPECT_EQ(o.get("c", ""), "x");
   EXPECT_THROW(o.get_int("c", 0), OptionError);
-  EXPECT_THROW(o.check_known("e", {"a", "b"}), OptionError);
+  EXPECT_THROW(o.check_known("e", {OptionSpec::integer("a", 0, 9, "0", "a"), OptionSpec::boolean("b", "false", "b")}), OptionError);
   EXPECT_THROW(EngineOptions::parse("novalue"), OptionError);
   EXPECT_THROW(make_engine("no-such-engine"), OptionError);
 }

@@ -191,15 +191,18 @@ TEST(EngineOptions, PrefixKeysPassOptionsOn) {
   o.set("base.file", "x");
   o.set("base.sl", "y");
   o.set("paths", "e2e");
-  EXPECT_NO_THROW(o.check_known("dqr", {"paths", "base.*"}));
-  EXPECT_THROW(o.check_known("dqr", {"paths"}), OptionError);
+  const OptionSpec paths = OptionSpec::text("paths", "local", "p"), base = OptionSpec::prefix("base.*", "b");
+  EXPECT_NO_THROW(o.check_known("dqr", {paths, base}));
+  EXPECT_THROW(o.check_known("dqr", {paths}), OptionError);
+  // a Text spec named like a prefix is no prefix
+  EXPECT_THROW(o.check_known("dqr", {paths, OptionSpec::text("base.*", "", "b")}), OptionError);
   const EngineOptions b = o.with_prefix("base");
   EXPECT_EQ(b.all().size(), 2u);
   EXPECT_EQ(b.get("file", ""), "x");
   EngineOptions odd;
   odd.set("basefile", "x");
-  EXPECT_THROW(odd.check_known("dqr", {"base.*"}), OptionError);
+  EXPECT_THROW(odd.check_known("dqr", {base}), OptionError);
   odd = EngineOptions();
   odd.set("base.", "x");
-  EXPECT_THROW(odd.check_known("dqr", {"base.*"}), OptionError);
+  EXPECT_THROW(odd.check_known("dqr", {base}), OptionError);
 }

@@ -25,9 +25,9 @@ struct Wrapper : Engine {
   mutable int option_lookups = 0;
   int spoil = 0;  // 0 none, 1 a hole on the first switch, 2 a loop
   std::string name() const override { return "wrapper"; }
-  std::vector<std::string> option_keys() const override {
+  std::vector<OptionSpec> option_specs() const override {
     option_lookups++;
-    return {"k=0..3"};
+    return {OptionSpec::integer("k", 0, 3, "0", "a test option")};
   }
   Routing compute(const Fabric& f, const EngineOptions&, const PreviousRouting&) override {
     Routing r = make_engine("ftree-misroute")->route(f);

@@ -40,7 +40,7 @@ struct ProbeEngine : Engine {
   int mode = 0;  // 0 ok (minhop), 1 throw EngineError, 2 leave a hole, 3 make a loop, 4 port 0 on foreign LID
   std::vector<const Routing*> seen_previous;
   std::string name() const override { return "probe"; }
-  std::vector<std::string> option_keys() const override { return {"k"}; }
+  std::vector<OptionSpec> option_specs() const override { return {OptionSpec::text("k", "", "a test option")}; }
   Routing compute(const Fabric& f, const EngineOptions& o, const PreviousRouting& prev) override {
     seen_previous.push_back(prev.routing);
     if (mode == 1) throw EngineError("probe", "fabric does not fit");

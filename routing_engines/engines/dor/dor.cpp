@@ -5,6 +5,13 @@
 
 namespace ftroute {
 
+std::vector<OptionSpec> DorEngine::option_specs() const {
+  return {
+      OptionSpec::text("order", "", "dimension order, a permutation of x, y[, z] (default: xy, xyz in 3-D)"),
+      OptionSpec::integer("max_vls", 1, 15, "8", "VLs a torus may use (2^dims layers needed); more needed => refused"),
+  };
+}
+
 int torus_direction(const MeshGrid& grid, int d, int from, int to) {
   if (from == to) return 0;
   const int n = grid.size[static_cast<size_t>(d)];
@@ -26,12 +33,11 @@ int torus_layer(const MeshGrid& grid, const std::array<int, 3>& a, const std::ar
 }
 
 Routing DorEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
-  const long max_vls = options.get_int("max_vls", 8);
-  if (max_vls < 1 || max_vls > 15) throw OptionError("option max_vls=" + std::to_string(max_vls) + " for engine 'ft-dor': must be 1..15");
+  const long max_vls = options.get_int(option_spec("max_vls"));
   std::string why;
   auto grid = recognise_grid(fabric, &why);
   if (!grid) throw EngineError(kName, "not a full 2-D/3-D mesh or torus: " + why);
-  std::string order = options.get("order", grid->ndims == 3 ? "xyz" : "xy");
+  std::string order = options.has("order") ? options.get("order", "") : grid->ndims == 3 ? "xyz" : "xy";
   std::vector<int> dims;
   for (char ch : order) {
     int d = ch == 'x' ? 0 : ch == 'y' ? 1 : ch == 'z' ? 2 : -1;

@@ -43,8 +43,8 @@
 // full mesh or torus, which includes a mesh or torus with a failed link (DOR cannot route around
 // faults; that is what `dqr` is for), and a torus needing more layers than max_vls.
 //
-// Options: order=xyz (a permutation of the dimension letters x,y[,z]; default x first),
-// max_vls=<VLs available for the layers, 1..15, default 8> (a 2-D torus needs 4, a 3-D torus 8).
+// Options (DorEngine::option_specs, dor.cpp): order (a permutation of the dimension letters
+// x,y[,z]), max_vls (VLs available for the layers: a 2-D torus needs 4, a 3-D torus 8).
 #pragma once
 
 #include <array>
@@ -58,7 +58,7 @@ class DorEngine : public Engine {
  public:
   static constexpr const char* kName = "ft-dor";
   std::string name() const override { return kName; }
-  std::vector<std::string> option_keys() const override { return {"order", "max_vls=1..15"}; }
+  std::vector<OptionSpec> option_specs() const override;
   using Engine::route;
  protected:
   Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;

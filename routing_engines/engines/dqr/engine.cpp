@@ -84,10 +84,10 @@ DqrEngine::~DqrEngine() {
 }
 
 Routing DqrEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) {
-  if (const std::string st = options.get("stages", "packed"); st != "packed" && st != "hops")
+  if (const std::string st = options.get(option_spec("stages")); st != "packed" && st != "hops")
     throw OptionError("option stages=" + escape_name(st) + " for engine 'dqr': expected packed or hops");
-  const bool precompute = options.get_bool("precompute", true);
-  const bool switch_sources = options.get_bool("switch_sources", false);
+  const bool precompute = options.get_bool(option_spec("precompute"));
+  const bool switch_sources = options.get_bool(option_spec("switch_sources"));
   std::shared_ptr<Prepared> prepared;
   if (next_.valid()) {
     try {
@@ -133,7 +133,7 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
   const std::string base =
       options.has("base") ? options.get("base", "") : previous.routing && !base_.empty() ? base_ : default_base();
   const DqrOptions dopt = dqr_options_from(options, mesh);
-  const bool fallback = options.get_bool("fallback", true);
+  const bool fallback = options.get_bool(option_spec("fallback"));
   if (base == kName) throw OptionError("option base=dqr for engine 'dqr': the base engine must be another engine");
 
   auto full = [&](const std::string& reason) {
@@ -244,7 +244,7 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
       patched.notes = old_notes;
       if (!res.changes.empty() || !res.sl_changes.empty()) {
         // The checked order, for an SM that applies it stage by stage (the plugin, dqr:staged).
-        patched.transition = std::make_shared<LftTransition>(dqr_transition(res, options.get("stages", "packed") == "hops"));
+        patched.transition = std::make_shared<LftTransition>(dqr_transition(res, options.get(option_spec("stages")) == "hops"));
       }
       if (res.failed_channels == 0) {
         patched.notes.push_back(

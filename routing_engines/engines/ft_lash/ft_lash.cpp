@@ -10,6 +10,13 @@
 
 namespace ftroute {
 
+std::vector<OptionSpec> FtLashEngine::option_specs() const {
+  return {
+      OptionSpec::integer("max_vls", 1, 15, "8", "virtual layers (VLs) the engine may use; more needed => refused"),
+      OptionSpec::boolean("check", "true", "check every layer's CDG of the finished routing"),
+  };
+}
+
 namespace {
 
 struct Layer {
@@ -22,9 +29,8 @@ uint64_t dep_key(const ChannelList::Dep& d) { return (static_cast<uint64_t>(d.fi
 }  // namespace
 
 Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
-  const long max_vls = options.get_int("max_vls", 8);
-  if (max_vls < 1 || max_vls > 15) throw OptionError("option max_vls=" + std::to_string(max_vls) + " for engine 'ft-lash': expected 1..15");
-  const bool check = options.get_bool("check", true);
+  const long max_vls = options.get_int(option_spec("max_vls"));
+  const bool check = options.get_bool(option_spec("check"));
 
   // dense switch numbering and the directed switch links (channels), lowest port per neighbour
   const std::vector<int>& sws = fabric.switches();

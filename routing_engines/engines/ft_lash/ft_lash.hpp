@@ -17,8 +17,8 @@
 //   num_vls = layers. A path never changes VL (what DQR's channel list needs).
 // * check=true (default): the finished routing is walked through the CDG check (ftroute/cdg.hpp,
 //   per VL); a cycle or an undelivered pair is an EngineError (a bug, never expected).
-// Options: max_vls=<1..15, default 8> (more layers needed -> EngineError naming the count),
-//          check=<bool, default true>.
+// Options (FtLashEngine::option_specs, ft_lash.cpp): max_vls (more layers needed -> EngineError
+// naming the count), check.
 #pragma once
 
 #include "ftroute/engine.hpp"
@@ -29,7 +29,7 @@ class FtLashEngine : public Engine {
  public:
   static constexpr const char* kName = "ft-lash";
   std::string name() const override { return kName; }
-  std::vector<std::string> option_keys() const override { return {"max_vls", "check"}; }
+  std::vector<OptionSpec> option_specs() const override;
   using Engine::route;
  protected:
   Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;

@@ -156,14 +156,23 @@ bool tree_intact(const Fabric& now, const SwitchGraph& g, const Fabric& before, 
 
 }  // namespace
 
+std::vector<OptionSpec> FtDrbEngine::option_specs() const {
+  return {
+      OptionSpec::integer("max_alternatives", 0, 127, "4",
+                          "alternative paths (intermediate switches) per destination; extra LMC LIDs reuse them round-robin"),
+      OptionSpec::integer("max_vls", 1, 15, "8", "layers (VLs) the engine may use; more needed => refused"),
+      OptionSpec::boolean("switch_sources", "false", "also layer paths that start at switches (switch-to-switch traffic)"),
+      OptionSpec::integer("spread_vls", 0, 15, "0",
+                          "0 = first fit onto the lowest layers; N > 0 = spread paths evenly over N VLs (at most max_vls)"),
+  };
+}
+
 Routing FtDrbEngine::compute(const Fabric& f, const EngineOptions& opt, const PreviousRouting& previous) {
-  const long max_alt = opt.get_int("max_alternatives", 4);
-  const long max_vls = opt.get_int("max_vls", 8);
-  const bool switch_sources = opt.get_bool("switch_sources", false);
-  if (max_alt < 0 || max_alt > 127) throw OptionError("ftdrb: max_alternatives must be 0..127");
-  if (max_vls < 1 || max_vls > 15) throw OptionError("ftdrb: max_vls must be 1..15");
-  const long spread_vls = opt.get_int("spread_vls", 0);
-  if (spread_vls < 0 || spread_vls > max_vls) throw OptionError("ftdrb: spread_vls must be 0..max_vls");
+  const long max_alt = opt.get_int(option_spec("max_alternatives"));
+  const long max_vls = opt.get_int(option_spec("max_vls"));
+  const bool switch_sources = opt.get_bool(option_spec("switch_sources"));
+  const long spread_vls = opt.get_int(option_spec("spread_vls"));
+  if (spread_vls > max_vls) throw OptionError("ftdrb: spread_vls must be 0..max_vls");
 
   // Switches ordered by GUID (then id) so that the routing does not depend on the order in which
   // a fabric was discovered: the plugin (OpenSM's tables) and offline tools (.net files,

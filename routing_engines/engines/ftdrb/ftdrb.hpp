@@ -27,9 +27,9 @@
 //    is kept); only broken trees are recomputed (same intermediate if still usable). Paths keep
 //    their previous layer where it still fits, so SLs stay stable for unaffected pairs.
 //
-// Options: max_alternatives (default 4), max_vls (default 8: layers allowed), switch_sources
-// (default false: also layer paths sourced at switches without CAs), spread_vls (default 0 =
-// first fit, which packs paths onto the lowest layers; N > 0: each path first tries the layers
+// Options (FtDrbEngine::option_specs, ftdrb.cpp): max_alternatives, max_vls (layers allowed),
+// switch_sources (also layer paths sourced at switches without CAs), spread_vls (0 = first fit,
+// which packs paths onto the lowest layers; N > 0: each path first tries the layers
 // 0..N-1 starting at a per-(source switch, LID) hash, so N VLs carry about equal shares - used by
 // `ftroute ftdrb-eval` so fault-free and faulty fabrics use the same VLs).
 #pragma once
@@ -41,9 +41,7 @@ namespace ftroute {
 class FtDrbEngine : public Engine {
  public:
   std::string name() const override { return "ftdrb"; }
-  std::vector<std::string> option_keys() const override {
-    return {"max_alternatives=0..127", "max_vls=1..15", "switch_sources=bool", "spread_vls=0..15"};
-  }
+  std::vector<OptionSpec> option_specs() const override;
  protected:
   Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
 

@@ -493,13 +493,28 @@ int route_updn(const Fabric& fabric, const FatTree& t, const std::vector<std::ve
 
 }  // namespace
 
+std::vector<OptionSpec> FtreeMisrouteEngine::option_specs() const {
+  return {
+      OptionSpec::text("valley_leaf", "", "leaf switch whose sub-trees hold the U-turns (default: chosen automatically)"),
+      OptionSpec::text("check", "auto", "check the result (reachability, loops, CDG on VL0): auto (every fabric size), true, false"),
+      OptionSpec::integer("max_valleys", 1, 4096, "8", "automatic valley-leaf candidates to try"),
+      OptionSpec::boolean("free_uturns", "true", "last resort: U-turns anywhere, kept only if the CDG check finds no cycle"),
+      OptionSpec::boolean("updn_fallback", "true",
+                          "last resort of all: Up*/Down* from one root on 1 VL (any connected fabric), CDG verified"),
+      OptionSpec::text("root_guid_file", "", "file of the top switches' node GUIDs (as OpenSM ftree's): ranks counted from them"),
+      OptionSpec::text("io_guid_file", "", "file of I/O CA GUIDs (storage, gateways): their switches are not leaves"),
+      OptionSpec::integer("threads", 0, 64, "0",
+                          "worker threads for the routing and the self-check (0: one per hardware thread; same LFTs for every count)"),
+  };
+}
+
 Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
   // check=auto: verify every fabric (build_cdg's switch-level pass costs O(switches) per
   // destination LID, docs/scale.md); check=false trusts the construction's proof.
-  const std::string check_opt = options.get("check", "auto");
+  const std::string check_opt = options.get(option_spec("check"));
   bool check = check_opt == "auto" ? true : options.get_bool("check", true);
-  const long max_valleys = options.get_int("max_valleys", 8);
-  const long threads = options.get_int("threads", 0);
+  const long max_valleys = options.get_int(option_spec("max_valleys"));
+  const long threads = options.get_int(option_spec("threads"));
   RankHints hints;
   if (options.has("root_guid_file")) hints.root_guids = read_guid_file(options.get("root_guid_file", ""));
   if (options.has("io_guid_file")) hints.io_guids = read_guid_file(options.get("io_guid_file", ""));
@@ -734,7 +749,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
 
   // Last resort (beyond the guarantee): U-turns allowed at every switch, accepted only if the
   // CDG check finds no cycle (forced on, whatever `check` says).
-  const bool free_uturns = options.get_bool("free_uturns", true);
+  const bool free_uturns = options.get_bool(option_spec("free_uturns"));
   if (free_uturns) valleys.push_back(-1);
 
   std::string first_failure;
@@ -921,7 +936,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
                               "channel dependency graph has a cycle: " + last_cycle + " (too many faults)"
                         : first_failure + " (tried " + std::to_string(valleys.size()) +
                               " U-turn placements; disconnected or too many faults)";
-  if (options.get_bool("updn_fallback", true)) {
+  if (options.get_bool(option_spec("updn_fallback"))) {
     std::vector<uint8_t*> tab;
     Routing out = new_routing(tab);
     const int root = route_updn(fabric, t, dests, tab);

@@ -23,15 +23,9 @@
 //    with switches as sources (channel_list/cdg.hpp). A fabric that cannot be routed throws
 //    EngineError with the reason (OpenSM then falls back).
 //
-// Options:
-//   valley_leaf=<node id>   leaf switch whose sub-trees host the U-turns (default: automatic)
-//   max_valleys=<n>         automatic valley leaf candidates to try (default 8)
-//   free_uturns=true|false  last resort with unrestricted, CDG-verified U-turns (default true)
-//   check=auto|true|false   verify the result (auto: always, every fabric size)
-//   root_guid_file=FILE     node GUIDs of the top switches (as OpenSM ftree's): rank from the top
-//   io_guid_file=FILE       CA node/port GUIDs of I/O nodes: their switches are not leaves
-//   threads=<n>             worker threads for the routing and the self-check (0 = one per
-//                           hardware thread, default); the LFTs are the same for every count
+// Options (FtreeMisrouteEngine::option_specs, ftree_misroute.cpp): valley_leaf, max_valleys,
+// free_uturns, updn_fallback, check, root_guid_file, io_guid_file, threads (the LFTs are the
+// same for every thread count).
 #pragma once
 
 #include "ftroute/engine.hpp"
@@ -43,7 +37,7 @@ class FtreeMisrouteEngine : public Engine {
  public:
   static constexpr const char* kName = "ftree-misroute";
   std::string name() const override { return kName; }
-  std::vector<std::string> option_keys() const override { return {"valley_leaf", "check", "max_valleys=1..4096", "free_uturns=bool", "updn_fallback=bool", "root_guid_file", "io_guid_file", "threads=0..64"}; }
+  std::vector<OptionSpec> option_specs() const override;
   using Engine::route;
  protected:
   Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;

@@ -391,21 +391,32 @@ KnsShape recognize_kns(const Fabric& f, int expect_k, int expect_n) {
   return sh;
 }
 
+std::vector<OptionSpec> KnsEngine::option_specs() const {
+  return {
+      OptionSpec::integer("max_in", 0, 2, "2", "most intermediate routers a path around faults may use"),
+      OptionSpec::boolean("xordet", "false", "XORDET destination classes (Penaranda): more VLs, less head-of-line blocking"),
+      OptionSpec::integer("vls", 1, 8, "1", "XORDET classes: 1, 2, 4 or 8 (default 2 with xordet)"),
+      OptionSpec::integer("max_vls", 1, 15, "8", "VLs the engine may use; more needed => refused"),
+      OptionSpec::integer("k", 0, 65535, "0", "expected routers per dimension (0: recognise); refused if the fabric differs"),
+      OptionSpec::integer("n", 0, 16, "0", "expected dimensions (0: recognise); refused if the fabric differs"),
+      OptionSpec::boolean("lmc_alt", "true", "with LMC: per-source alternative trees on the extra LIDs"),
+      OptionSpec::boolean("switch_sources", "false", "also give switch-sourced paths deadlock-free SLs (needed for ibdmchk -a)"),
+  };
+}
+
 Routing KnsEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
-  const int max_in = static_cast<int>(options.get_int("max_in", 2));
-  if (max_in < 0 || max_in > 2) throw OptionError("kns: max_in must be 0, 1 or 2");
-  const bool xordet = options.get_bool("xordet", false);
-  const int classes = static_cast<int>(options.get_int("vls", xordet ? 2 : 1));
-  if (classes < 1 || classes > 8 || (classes & (classes - 1)))
+  const int max_in = static_cast<int>(options.get_int(option_spec("max_in")));
+  const bool xordet = options.get_bool(option_spec("xordet"));
+  const int classes = static_cast<int>(options.has("vls") || !xordet ? options.get_int(option_spec("vls")) : 2);
+  if (classes & (classes - 1))
     throw OptionError("kns: vls must be 1, 2, 4 or 8 (XORDET classes, a power of two)");
   if (!xordet && classes != 1) throw OptionError("kns: vls=" + std::to_string(classes) + " needs xordet=1");
-  const int max_vls = static_cast<int>(options.get_int("max_vls", 8));
-  const bool lmc_alt = options.get_bool("lmc_alt", true);
-  const bool switch_sources = options.get_bool("switch_sources", false);
-  if (max_vls < 1 || max_vls > 15) throw OptionError("kns: max_vls must be 1..15");
+  const int max_vls = static_cast<int>(options.get_int(option_spec("max_vls")));
+  const bool lmc_alt = options.get_bool(option_spec("lmc_alt"));
+  const bool switch_sources = options.get_bool(option_spec("switch_sources"));
   if (classes > max_vls) throw OptionError("kns: vls=" + std::to_string(classes) + " exceeds max_vls=" + std::to_string(max_vls));
 
-  KnsShape sh = recognize_kns(fabric, static_cast<int>(options.get_int("k", 0)), static_cast<int>(options.get_int("n", 0)));
+  KnsShape sh = recognize_kns(fabric, static_cast<int>(options.get_int(option_spec("k"))), static_cast<int>(options.get_int(option_spec("n"))));
   const kns::Model& m = sh.model;
   Routing r;
   r.engine = kName;

@@ -28,10 +28,10 @@
 // routers go to layers 1, 2, ... chosen so every layer's channel dependency graph stays acyclic
 // (identity SL2VL, VL = SL). class = XORDET class of the destination node id (xordet=1).
 //
-// Options: max_in=0|1|2 (default 2), lmc_alt=0|1 (default 1), switch_sources=0|1 (default 0:
-// paths from subnet switches only use VL layers the CA traffic needs; 1: all of them get an
-// acyclic layer, possibly more VLs), xordet=0|1, vls=<classes, power of 2> (default 1, with
-// xordet=1 default 2), max_vls=<VL budget, default 8>, k=, n= (expected shape).
+// Options (KnsEngine::option_specs, kns.cpp): max_in, lmc_alt, switch_sources (false: paths
+// from subnet switches only use VL layers the CA traffic needs; true: all of them get an acyclic
+// layer, possibly more VLs), xordet, vls (classes, a power of 2), max_vls (VL budget), k, n
+// (expected shape).
 #pragma once
 
 #include <functional>
@@ -61,9 +61,7 @@ class KnsEngine : public Engine {
  public:
   static constexpr const char* kName = "kns";
   std::string name() const override { return kName; }
-  std::vector<std::string> option_keys() const override {
-    return {"max_in=0..2", "xordet=bool", "vls=1..8", "max_vls=1..15", "k=0..65535", "n=0..16", "lmc_alt=bool", "switch_sources=bool"};
-  }
+  std::vector<OptionSpec> option_specs() const override;
   using Engine::route;
  protected:
   Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;

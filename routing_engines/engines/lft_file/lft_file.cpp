@@ -11,11 +11,19 @@
 
 namespace ftroute {
 
+std::vector<OptionSpec> LftFileEngine::option_specs() const {
+  return {
+      OptionSpec::text("file", "", "LFT dump: opensm-lfts.dump or dump_fts (required)"),
+      OptionSpec::text("sl", "", "path-SL file (ibdmchk -c format; default: SL 0)"),
+      OptionSpec::text("sl2vl", "", "SL2VL file (ibdmchk -d or opensm-sl2vl.dump; default: identity)"),
+  };
+}
+
 Routing LftFileEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
-  const std::string path = options.get("file", "");
+  const std::string path = options.get(option_spec("file"));
   if (path.empty()) throw OptionError("engine 'lft-file' needs option file=PATH (an opensm-lfts.dump or dump_fts output)");
   for (const std::string& key : {std::string("file"), std::string("sl"), std::string("sl2vl")}) {
-    const std::string p = options.get(key, "");
+    const std::string p = options.get(option_spec(key));
     if (!p.empty() && !std::filesystem::is_regular_file(p))
       throw OptionError("option " + key + "=" + p + " for engine 'lft-file': no such file");
   }
@@ -36,7 +44,7 @@ Routing LftFileEngine::compute(const Fabric& fabric, const EngineOptions& option
   // --sl2vl-out` writes SL s -> VL s for every s), most of them unused, and VL 15 drops. Counting
   // them all would ask every port for 16 VLs and refuse a 4-VL routing on 8-VL hardware.
   uint16_t used = 1;  // SL 0: every pair the SL file does not list
-  const std::string sl = options.get("sl", ""), sl2vl = options.get("sl2vl", "");
+  const std::string sl = options.get(option_spec("sl")), sl2vl = options.get(option_spec("sl2vl"));
   if (!sl.empty()) r.path_sl = read_path_sl(sl, fabric, &used);
   if (!sl2vl.empty()) r.sl2vl = read_sl2vl(sl2vl, fabric);
   int top = 0;

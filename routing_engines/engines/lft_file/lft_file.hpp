@@ -12,10 +12,9 @@
 // a link failed is refused on the faulty fabric, naming an undelivered pair). Deadlock freedom is
 // not checked here (DQR's channel list refuses a cyclic routing with the cycle).
 //
-// Options:
-//   file=PATH     the LFT file (required; format recognised: OpenSM dump, dump_fts, minimal)
-//   sl=PATH       path SLs, the ibdmchk -c format `ftroute route --sl-out` writes (default: SL 0)
-//   sl2vl=PATH    SL2VL tables, the ibdmchk -d / opensm-sl2vl.dump format (default: identity)
+// Options (LftFileEngine::option_specs, lft_file.cpp): file (required; format recognised:
+// OpenSM dump, dump_fts, minimal), sl (the ibdmchk -c format `ftroute route --sl-out` writes),
+// sl2vl (the ibdmchk -d / opensm-sl2vl.dump format).
 // The routing's VL count (Routing::num_vls, what the plugin asks of every port) is 1 + the highest
 // VL that an SL of the SL file (SL 0 without one) maps to, VL 15 (drop) aside.
 #pragma once
@@ -28,7 +27,7 @@ class LftFileEngine : public Engine {
  public:
   static constexpr const char* kName = "lft-file";
   std::string name() const override { return kName; }
-  std::vector<std::string> option_keys() const override { return {"file", "sl", "sl2vl"}; }
+  std::vector<OptionSpec> option_specs() const override;
   using Engine::route;
  protected:
   Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;

@@ -114,16 +114,26 @@ struct Scratch {
 
 }  // namespace
 
+std::vector<OptionSpec> MinHopEngine::option_specs() const {
+  return {
+      OptionSpec::boolean("balance", "true", "balance routes over equal-cost ports by route counters (false: lowest port)"),
+      OptionSpec::boolean("lmc_spread", "true", "the LIDs of one LMC range leave by different ports / neighbour switches"),
+      OptionSpec::boolean("count_switch_lids", "true", "switch LIDs count in the balance"),
+      OptionSpec::integer("threads", 0, 64, "0",
+                          "worker threads over switches (0: one per core from 4M LFT entries on, else 1; same LFTs for every count)"),
+  };
+}
+
 // Switch-major: each switch's choices depend only on its own counters and on the LIDs before
 // (in ascending order), so every switch is routed on its own, all LIDs in order, and switches are
 // spread over threads (the result does not depend on which thread routes which switch). For a
 // switch, the min-hop ports towards every destination switch are found once (from the all-pairs
 // hop matrix, one streaming pass per neighbour) and shared by every LID attached there.
 Routing MinHopEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
-  const bool balance = options.get_bool("balance", true);
-  const bool spread = options.get_bool("lmc_spread", true);
-  const bool count_sw = options.get_bool("count_switch_lids", true);
-  const long threads = options.get_int("threads", 0);
+  const bool balance = options.get_bool(option_spec("balance"));
+  const bool spread = options.get_bool(option_spec("lmc_spread"));
+  const bool count_sw = options.get_bool(option_spec("count_switch_lids"));
+  const long threads = options.get_int(option_spec("threads"));
 
   Routing r;
   r.engine = kName;

@@ -16,12 +16,8 @@
 // A fabric whose switches do not form one connected component is rejected with an EngineError
 // naming a switch that cannot be reached.
 //
-// Options:
-//   balance=true|false     balance by per-port counters (false: always the lowest min-hop port)
-//   lmc_spread=true|false  spread the LIDs of one LMC range over different ports (default true)
-//   count_switch_lids=true|false  let switch LIDs count in the port counters (default true)
-//   threads=N              switches routed in parallel (0 = default: one per core from 4M LFT
-//                          entries on, else 1); the LFTs are the same for every N
+// Options (MinHopEngine::option_specs, minhop.cpp): balance, lmc_spread, count_switch_lids,
+// threads (the LFTs are the same for every thread count).
 //
 // Implementation (docs/scale.md section 11): a switch's choices depend only on its own
 // counters, so each switch is routed on its own over all LIDs in order, switches in parallel;
@@ -38,9 +34,7 @@ class MinHopEngine : public Engine {
  public:
   static constexpr const char* kName = "ft-minhop";
   std::string name() const override { return kName; }
-  std::vector<std::string> option_keys() const override {
-    return {"balance=bool", "lmc_spread=bool", "count_switch_lids=bool", "threads=0..64"};
-  }
+  std::vector<OptionSpec> option_specs() const override;
   using Engine::route;
  protected:
   Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;

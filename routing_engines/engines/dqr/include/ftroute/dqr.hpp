@@ -203,6 +203,10 @@ Routing dqr_routing(const Routing& old, const DqrResult& res);
 //                         LID); hops: one stage per hop count, as DqrResult::changes is sorted.
 // Routing::notes records what happened ("dqr: patched ...: N of M entries changed"), and
 // Routing::transition the changed entries in their checked order (stages) after a patch.
+// The dqr engine's options, declared once (options.cpp): DqrEngine::option_specs, and read by
+// dqr_options_from, the engine and the plugin's staging.
+std::vector<OptionSpec> dqr_option_specs();
+
 class DqrEngine : public Engine {
  public:
   using Factory = std::function<std::unique_ptr<Engine>(const std::string&)>;
@@ -210,10 +214,7 @@ class DqrEngine : public Engine {
   ~DqrEngine() override;
   static constexpr const char* kName = "dqr";
   std::string name() const override { return kName; }
-  std::vector<std::string> option_keys() const override {
-    return {"base", "base.*", "paths", "turns", "plugin", "layers", "tlr", "switch_sources=bool", "search_bound=bool", "fallback=bool",
-            "precompute=bool", "staged=bool", "drain_ms=0..60000", "ack_timeout_ms=100..600000", "stage_dump", "stages"};
-  }
+  std::vector<OptionSpec> option_specs() const override { return dqr_option_specs(); }
   using Engine::route;
  protected:
   Routing compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) override;
