@@ -19,7 +19,7 @@ namespace ftroute::cdg_fast {
 // once (memoised, stamps instead of clearing), and the sources are counted per first switch
 // instead of walked one by one, so a destination costs O(switches), not O(sources). Edges, used
 // channels, counts, hop histogram and link loads are the same as the per-source walk's
-// (tests/unit/cdg_fast_test.cpp compares both on many fabrics).
+// (tests/unit/check/cdg_fast_test.cpp compares both on many fabrics).
 //
 // Destinations run in parallel (CdgBuildOptions::threads), each worker with its own
 // accumulators (sums, bit sets), merged at the end: the result does not depend on the thread

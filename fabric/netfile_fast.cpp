@@ -3,7 +3,7 @@
 // text with string_views (no per-line allocation; node ids are the only strings built). Anything
 // outside that subset - and every error - makes it decline (nullopt); parse_net() then runs the
 // full parser (netfile.cpp) on the same text, so errors, file:line and messages are exactly the
-// full parser's. tests/unit/netfile_fast_test.cpp checks both give the same Fabric.
+// full parser's. tests/unit/fabric/netfile_fast_test.cpp checks both give the same Fabric.
 //
 // Accepted (everything else declines):
 //   * lines of printable ASCII and tabs, at most 254 characters, '\n' line ends (no '\r');

@@ -479,7 +479,7 @@ Fabric kns_net(int k, int n, int p, int ki) {
 
 const std::vector<ShippedNet>& shipped_nets() {
   // Regenerate with: cmake --build <build> --target gen-nets   (= ftroute gen shipped -o ibsim_topologies/nets)
-  // tests/unit/topology_test.cpp checks the files equal this table's output.
+  // tests/unit/ibsim_topologies/topology_test.cpp checks the files equal this table's output.
   static const std::vector<ShippedNet> nets = {
       {"4ary3tree.net", "4-ary 3-tree (Petrini/Vanneschi): 48 switches of radix 8, 64 hosts\nftroute gen fattree --k 4 --n 3",
        [](std::string*) { return kary_ntree(4, 3); }},

@@ -8,7 +8,7 @@
 // unknown GUID, a second table for a switch, a conflicting duplicate LID, an LMC range that does
 // not fit...), the fast reader gives up and the caller runs the full reader, which reports exactly
 // what it always reported (file:line). So on bad input the errors are the full reader's, and on
-// good input the result is the same Lfts and the same warnings (tests/unit/lft_fast_test.cpp).
+// good input the result is the same Lfts and the same warnings (tests/unit/lft_export/lft_fast_test.cpp).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>

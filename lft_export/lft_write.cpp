@@ -6,7 +6,7 @@
 // ("path #k out of n") follow the entries the switch printed; as long as it printed every LID of
 // the range (the usual case) they are the pre-rendered ones, otherwise they are formatted as
 // make_lft_file does. Same bytes as write_lfts_reference (lft_io.cpp) and as
-// write_lft_file(make_lft_file(...)): tests/unit/lft_write_test.cpp, stream_writer_test.cpp.
+// write_lft_file(make_lft_file(...)): tests/unit/lft_export/lft_write_test.cpp, stream_writer_test.cpp.
 #include <algorithm>
 #include <cinttypes>
 #include <cstring>

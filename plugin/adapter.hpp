@@ -1,6 +1,6 @@
 // OpenSM-independent half of libftroute.so: option syntax, per-engine state kept across sweeps,
 // validation of an engine's result before it touches OpenSM, hop counts, event counters.
-// Everything here is plain C++ on ftroute types, so tests/unit/plugin_adapter_test.cpp can test it
+// Everything here is plain C++ on ftroute types, so tests/unit/plugin/plugin_adapter_test.cpp can test it
 // without OpenSM; plugin/osm_plugin.cpp (and osm_stage.cpp, DQR's staged transition on the wire)
 // only convert osm_subn_t <-> ftroute types around it and talk to OpenSM.
 #pragma once

@@ -149,7 +149,7 @@ void write_lfts(const Fabric& fabric, const Lfts& lfts, LftFormat style, TextOut
 std::string write_lfts(const Fabric& fabric, const Lfts& lfts, LftFormat style = LftFormat::Opensm);
 // The previous streaming writer (issue 15: the comment of each LID formatted once, each entry's
 // fields put one by one): same bytes, 5-7x slower at radix 56. Kept as the reference of write_lfts for
-// tests/unit/lft_write_test.cpp and as the in-run baseline of bench/bench_lftwrite.cpp.
+// tests/unit/lft_export/lft_write_test.cpp and as the in-run baseline of bench/bench_lftwrite.cpp.
 void write_lfts_reference(const Fabric& fabric, const Lfts& lfts, LftFormat style, TextOut& out);
 
 // "Channel Adapter", "Switch", "Router" (ib_get_node_type_str)

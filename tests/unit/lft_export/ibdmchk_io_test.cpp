@@ -1,0 +1,196 @@
+// ibdmchk's files and the path-SL / SL2VL files of a routing (lft_export/ibdmchk_io.cpp,
+// ftroute/ibdmchk_io.hpp): opensm-subnet.lst and opensm.fdbs as OpenSM 3.3.23 writes them (tests/data/lft/,
+// made by tests/data/lft/capture.sh), every pair of the all-pairs path-SL file, round trips, and
+// OpenSM's own SL2VL dump.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "ftroute/error.hpp"
+#include "ftroute/ibdmchk_io.hpp"
+#include "ftroute/lft_io.hpp"
+#include "ftroute/netfile.hpp"
+
+using namespace ftroute;
+
+namespace {
+
+const std::string kDir = std::string(FTROUTE_SOURCE_DIR) + "/tests/data/lft/";
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  EXPECT_TRUE(in.good()) << p;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// First differing line, for readable failures.
+std::string first_diff(const std::string& a, const std::string& b) {
+  std::istringstream x(a), y(b);
+  std::string la, lb;
+  for (int n = 1;; n++) {
+    bool ga = static_cast<bool>(std::getline(x, la)), gb = static_cast<bool>(std::getline(y, lb));
+    if (!ga && !gb) return a == b ? "" : "(differs in the final newline)";
+    if (!ga || !gb || la != lb) return "line " + std::to_string(n) + ":\n  got:  '" + la + "'\n  want: '" + lb + "'";
+  }
+}
+
+struct Fixture {
+  std::string name, net;
+};
+const Fixture kFixtures[] = {{"2sw4hca", "2sw4hca.net"}, {"ft4x2", "ft4x2.net"}, {"ft4x2_lmc1", "ft4x2.net"},
+                             {"ring4", "ring4.net"}};
+
+}  // namespace
+
+TEST(IbdmchkIo, SubnetLstAndFdbsMatchOpenSM) {
+  for (const auto& fx : kFixtures) {
+    if (std::string(fx.name) == "ft4x2_lmc1") continue;  // same subnet.lst as ft4x2
+    Fabric fab = read_net_file(kDir + fx.net);
+    LftFile f = read_lft_file(kDir + fx.name + ".opensm-lfts.dump");
+    adopt_lids(f, fab);
+    Lfts l = map_lfts(f, fab).lfts;
+    SubnetLstOptions o;
+    o.sm_lid = 1;       // the SM ran on the first CA, LID 1
+    o.revision = 0xA1;  // what ibsim reports
+    const std::string lst = write_subnet_lst(fab, o);
+    const std::string want = slurp(kDir + fx.name + ".opensm-subnet.lst");
+    EXPECT_EQ(lst, want) << fx.name << ": " << first_diff(lst, want);
+    const std::string fdbs = write_fdbs(fab, l);
+    const std::string wantf = slurp(kDir + fx.name + ".opensm.fdbs");
+    EXPECT_EQ(fdbs, wantf) << fx.name << ": " << first_diff(fdbs, wantf);
+    // the subnet.lst reads back into the same fabric (ids = descriptions = .net ids here)
+    Fabric back = read_subnet_lst(kDir + fx.name + ".opensm-subnet.lst");
+    EXPECT_EQ(back.size(), fab.size());
+    EXPECT_EQ(back.num_links(), fab.num_links());
+    for (int i = 0; i < fab.size(); i++) {
+      auto j = back.find(fab.node(i).id);
+      ASSERT_TRUE(j) << fab.node(i).id;
+      EXPECT_EQ(back.node(*j).guid, fab.node(i).guid);
+    }
+    EXPECT_TRUE(map_lfts(f, back).warnings.empty());
+  }
+}
+
+// ibdmchk needs a line for every pair it traces (a missing one is "SL unassigned", not SL 0):
+// all_pairs writes every (source node, DLID) with SL 0 included, switch_sources adds the switches.
+TEST(IbdmchkIo, PathSlAllPairsListsEveryNodeAndLid) {
+  Fabric fab = read_net_file(kDir + "ring4.net");
+  LftFile f = read_lft_file(kDir + "ring4.opensm-lfts.dump");
+  adopt_lids(f, fab);
+  Routing r;
+  r.lfts = map_lfts(f, fab).lfts;
+  r.path_sl = [](Lid s, Lid d) -> uint8_t { return static_cast<uint8_t>((s + d) % 3); };
+  auto lines = [](const std::string& t) {
+    std::set<std::pair<std::string, std::string>> out;  // (guid, dlid)
+    std::istringstream in(t);
+    std::string g, d, sl;
+    for (std::string l; std::getline(in, l);)
+      if (l.rfind("0x", 0) == 0) {
+        std::istringstream ls(l);
+        ls >> g >> d >> sl;
+        out.insert({g, d});
+      }
+    return out;
+  };
+  int lids = 0, cas = 0;
+  for (const EndPort& e : fab.end_ports()) lids += static_cast<int>(e.last_lid() - e.base_lid + 1);
+  for (int i = 0; i < fab.size(); i++) cas += !fab.node(i).is_switch();
+  PathSlWriteOptions all;
+  all.all_pairs = true;
+  const std::string ca_text = write_path_sl(fab, r, all);
+  EXPECT_EQ(lines(ca_text).size(), static_cast<size_t>(cas * lids));
+  EXPECT_NE(ca_text.find(" 0\n"), std::string::npos) << "SL-0 pairs must be listed";
+  all.switch_sources = true;
+  EXPECT_EQ(lines(write_path_sl(fab, r, all)).size(), static_cast<size_t>(fab.size() * lids));
+  // the sparse default lists only SL != 0, and reads back the same SLs
+  const std::string sparse = write_path_sl(fab, r);
+  EXPECT_LT(lines(sparse).size(), lines(ca_text).size());
+  auto a = parse_path_sl(ca_text, "a.sl", fab), b = parse_path_sl(sparse, "b.sl", fab);
+  for (const EndPort& s : fab.end_ports())
+    for (const EndPort& d : fab.end_ports())
+      if (!fab.node(s.node).is_switch() && s.node != d.node) {
+        EXPECT_EQ(a(s.base_lid, d.base_lid), b(s.base_lid, d.base_lid));
+      }
+}
+
+TEST(IbdmchkIo, PathSlAndSl2VlRoundTrip) {
+  Fabric fab = read_net_file(kDir + "ring4.net");
+  LftFile f = read_lft_file(kDir + "ring4.opensm-lfts.dump");
+  adopt_lids(f, fab);
+  Routing r;
+  r.lfts = map_lfts(f, fab).lfts;
+  r.path_sl = [](Lid s, Lid d) -> uint8_t { return static_cast<uint8_t>((s + d) % 3); };
+  Sl2Vl::Table t{};
+  t[1] = 1;
+  t[2] = 0;
+  r.sl2vl.set_all(fab, Sl2Vl::identity());
+  r.sl2vl.set(*fab.find("R0"), 2, 1, t);
+  const std::string psl = write_path_sl(fab, r);
+  auto sl = parse_path_sl(psl, "p.sl", fab);
+  for (const EndPort& a : fab.end_ports())
+    for (const EndPort& b : fab.end_ports())
+      if (!fab.node(a.node).is_switch() && a.node != b.node) {
+        EXPECT_EQ(sl(a.base_lid, b.base_lid), r.sl(a.base_lid, b.base_lid));
+      }
+  const std::string vl = write_sl2vl(fab, r.sl2vl);
+  Sl2Vl back = parse_sl2vl(vl, "v.sl2vl", fab);
+  for (int s : fab.switches())
+    for (int in = 0; in <= 4; in++)
+      for (int o = 1; o <= 4; o++)
+        if (fab.node(s).port(o).connected() && o != in && (in == 0 || fab.node(s).port(in).connected())) {
+          for (int k = 0; k < 16; k++) EXPECT_EQ(back.vl(s, in, o, k), r.sl2vl.vl(s, in, o, k));
+        }
+  try {
+    parse_path_sl("0x0000000000100000 0x0004 16\n", "p.sl", fab);
+    FAIL();
+  } catch (const ParseError& e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, 7), "p.sl:1:");
+  }
+  try {
+    parse_sl2vl("# c\n0x0000000000200000 9 1 0 0 0 0 0 0 0 0\n", "v", fab);
+    FAIL();
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("v:2: port beyond the 4 ports"), std::string::npos) << e.what();
+  }
+}
+
+TEST(IbdmchkIo, ReadsOpenSMSl2VlDump) {
+  // opensm-sl2vl.dump layout (OpenSM 3.3.23 dump_sl2vl_tbl): header, two comment lines, rows, separator
+  Fabric fab = read_net_file(kDir + "2sw4hca.net");
+  const std::string text =
+      "Switch 0x0000000000200000, base LID 2, \"Switch1\"\n"
+      "#in out : 0  1  2  3  4  5  6  7  8  9  10 11 12 13 14 15\n"
+      "#--------------------------------------------------------\n"
+      "0   0   : 0  1  2  3  4  5  6  7  8  9  10 11 12 13 14 15\n"
+      "1   3   : 0  1  1  0  0  0  0  0  0  0  0  0  0  0  0  7 \n"
+      "#--------------------------------------------------------\n"
+      "\n"
+      "Channel Adapter 0x0000000000100001, base LID 1, \"Hca1\"\n"
+      "#in out : 0  1  2  3  4  5  6  7  8  9  10 11 12 13 14 15\n"
+      "#--------------------------------------------------------\n"
+      "0   0   : 0  0  1  1  0  0  0  0  0  0  0  0  0  0  0  0 \n"
+      "#--------------------------------------------------------\n\n";
+  Sl2Vl t = parse_sl2vl(text, "opensm-sl2vl.dump", fab);
+  const int s1 = *fab.find("Switch1"), h1 = *fab.find("Hca1");
+  EXPECT_EQ(t.vl(s1, 1, 3, 2), 1);
+  EXPECT_EQ(t.vl(s1, 1, 3, 15), 7);
+  EXPECT_EQ(t.vl(h1, 0, 1, 2), 1);  // CA injection table
+  EXPECT_EQ(t.vl(h1, 0, 1, 1), 0);
+  try {
+    parse_sl2vl("Switch 0x0000000000200000, base LID 2, \"Switch1\"\n1   3   : 0 1 2\n", "x.dump", fab);
+    FAIL();
+  } catch (const ParseError& e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, 9), "x.dump:2:");
+  }
+  try {
+    parse_sl2vl("Switch 0x0000000000999999, base LID 2, \"X\"\n", "x.dump", fab);
+    FAIL();
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("x.dump:1: GUID 0x0000000000999999 is not in the fabric"), std::string::npos)
+        << e.what();
+  }
+}
