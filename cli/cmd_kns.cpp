@@ -13,8 +13,8 @@
 #include "ftroute/error.hpp"
 #include "ftroute/fabric_spec.hpp"
 #include "ftroute/kns_topology.hpp"
-#include "kns/fault_stats.hpp"
-#include "kns/kns_model.hpp"
+#include "ftroute/kns/fault_stats.hpp"
+#include "ftroute/kns/kns_model.hpp"
 
 namespace ftroute::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include "ftroute/input_file.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/registry.hpp"
-#include "ftree_misroute/fattree.hpp"
+#include "ftroute/ftree_misroute/fattree.hpp"
 
 namespace {
 

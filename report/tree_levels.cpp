@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "ftree_misroute/fattree.hpp"
+#include "ftroute/ftree_misroute/fattree.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/fabric_svg.hpp"
 #include "ftroute/switch_graph.hpp"

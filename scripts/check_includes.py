@@ -9,7 +9,11 @@ exits 1; exit 0 when the rule holds. Angle-bracket includes (system, gtest, Open
 project files and are skipped; a quoted "ftroute/..." include that matches no project header is
 an error too (it would silently resolve elsewhere).
 
+Second rule: a component's interface is its include/ folder. Another folder (tests/ aside) may
+include only headers under some include/ directory; anything else is private to its folder.
+
 usage: check_includes.py [SOURCE_DIR]     (ctest: architecture.include_rule, label unit)
+       check_includes.py --self-test      (ctest: architecture.include_rule_catches)
 """
 import os
 import re
@@ -40,6 +44,8 @@ INCLUDE_ROOTS = [
     "routing_engines/include",
     "routing_engines/engines",
     "routing_engines/engines/dqr/include",
+    "routing_engines/engines/kns/include",
+    "routing_engines/engines/ftree_misroute/include",
     "flitsim/include",
     "report/include",
     "campaign/include",
@@ -56,8 +62,8 @@ def folder_of(rel):
     return rel.split("/", 1)[0]
 
 
-def main():
-    src = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
+def scan(src):
+    """(problems, #include lines checked) for the tree at src."""
     problems = []
     checked = 0
     for top in sorted(LEVELS):
@@ -91,6 +97,47 @@ def main():
                             problems.append(
                                 f"{rel}:{lineno}: {here}/ (level {LEVELS[here]}) includes \"{name}\" from {there}/ "
                                 f"(level {LEVELS[there]}): a folder includes only folders below it")
+                        elif here != "tests" and "/include/" not in os.path.relpath(target, src):
+                            # a component's interface is its include/ folder; the rest is private to it
+                            problems.append(
+                                f"{rel}:{lineno}: {here}/ includes \"{name}\", a header private to {there}/ "
+                                f"({os.path.relpath(target, src)}): include the component's public headers "
+                                f"(<component>/include/ftroute/...) only")
+    return problems, checked
+
+
+def self_test():
+    """A tree with one violation of each rule and the allowed cases beside them."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as root:
+        def write(rel, text):
+            path = os.path.join(root, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+
+        write("routing_engines/engines/kns/kns_private.hpp", "int a;\n")
+        write("routing_engines/engines/kns/include/ftroute/kns/kns_public.hpp", "int b;\n")
+        write("routing_engines/engines/kns/kns.cpp", '#include "kns/kns_private.hpp"\n')  # own folder
+        write("cli/uses_private.cpp", '#include "kns/kns_private.hpp"\n')                   # violation
+        write("cli/uses_public.cpp", '#include "ftroute/kns/kns_public.hpp"\n')
+        write("tests/unit/uses_private_test.cpp", '#include "kns/kns_private.hpp"\n')       # tests may
+        write("check/include/ftroute/low.hpp", '#include "ftroute/kns/kns_public.hpp"\n')    # violation: up
+        problems, _ = scan(root)
+    want = ["cli/uses_private.cpp:1", "check/include/ftroute/low.hpp:1"]
+    got = sorted(p.split(": ", 1)[0] for p in problems)
+    ok = got == sorted(want)
+    print(f"check_includes --self-test: {'OK' if ok else 'FAIL'} (want {sorted(want)}, got {got})")
+    for p in problems:
+        print("  " + p)
+    return 0 if ok else 1
+
+
+def main(argv):
+    if argv[:1] == ["--self-test"]:
+        return self_test()
+    src = os.path.abspath(argv[0] if argv else os.path.join(os.path.dirname(__file__), ".."))
+    problems, checked = scan(src)
     for p in problems:
         print(p)
     print(f"check_includes: {checked} #include lines, {len(problems)} violations of the dependency rule")
@@ -98,4 +145,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

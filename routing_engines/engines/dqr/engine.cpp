@@ -7,7 +7,7 @@
 
 #include "ftroute/cdg.hpp"
 #include "ftroute/verdict.hpp"
-#include "ftree_misroute/fattree.hpp"
+#include "ftroute/ftree_misroute/fattree.hpp"
 #include "ftroute/dqr.hpp"
 #include "ftroute/grid.hpp"
 #include "ftroute/input_file.hpp"

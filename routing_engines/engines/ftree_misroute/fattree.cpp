@@ -1,5 +1,5 @@
 // Fat-tree recognition (rules in fattree.hpp and docs/ftree-misroute.md).
-#include "ftree_misroute/fattree.hpp"
+#include "ftroute/ftree_misroute/fattree.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -29,7 +29,7 @@
 #pragma once
 
 #include "ftroute/engine.hpp"
-#include "ftree_misroute/fattree.hpp"
+#include "ftroute/ftree_misroute/fattree.hpp"
 
 namespace ftroute {
 

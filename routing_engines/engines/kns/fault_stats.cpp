@@ -1,5 +1,5 @@
 // KNS fault statistics (seed 002, thesis §5.5.2 and Table 6.1; `ftroute kns-faults`).
-#include "kns/fault_stats.hpp"
+#include "ftroute/kns/fault_stats.hpp"
 
 #include <algorithm>
 #include <random>

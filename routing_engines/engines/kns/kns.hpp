@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "ftroute/engine.hpp"
-#include "kns/kns_model.hpp"
+#include "ftroute/kns/kns_model.hpp"
 
 namespace ftroute {
 

@@ -1,4 +1,4 @@
-#include "kns/kns_model.hpp"
+#include "ftroute/kns/kns_model.hpp"
 
 #include <algorithm>
 #include <queue>

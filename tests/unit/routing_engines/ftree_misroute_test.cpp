@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "ftree_misroute/fattree.hpp"
+#include "ftroute/ftree_misroute/fattree.hpp"
 #include "ftree_misroute/ftree_misroute.hpp"
 #include "ftroute/cdg.hpp"
 #include "ftroute/engine.hpp"

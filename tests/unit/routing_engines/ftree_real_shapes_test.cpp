@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ftree_misroute/fattree.hpp"
+#include "ftroute/ftree_misroute/fattree.hpp"
 #include "ftree_misroute/ftree_misroute.hpp"
 #include "ftroute/cluster_tree.hpp"
 #include "ftroute/error.hpp"

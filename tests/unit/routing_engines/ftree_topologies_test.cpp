@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "ftree_misroute/fattree.hpp"
+#include "ftroute/ftree_misroute/fattree.hpp"
 #include "ftree_misroute/ftree_misroute.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/topology.hpp"

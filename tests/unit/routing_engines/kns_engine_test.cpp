@@ -14,7 +14,7 @@
 #include "ftroute/kns_topology.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/validate.hpp"
-#include "kns/fault_stats.hpp"
+#include "ftroute/kns/fault_stats.hpp"
 #include "kns/kns.hpp"
 
 using namespace ftroute;

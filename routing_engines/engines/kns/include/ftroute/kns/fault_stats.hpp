@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "kns/kns_model.hpp"
+#include "ftroute/kns/kns_model.hpp"
 
 namespace ftroute::kns {
 
