@@ -17,6 +17,18 @@
 
 namespace ftroute {
 
+// A generated mesh (torus: a torus) with hps hosts per switch and LIDs.
+inline Fabric mesh(std::vector<int> dims, int hps = 1, bool torus = false) {
+  topo::Grid g;
+  g.dims = std::move(dims);
+  g.hosts_per_switch = hps;
+  g.torus = torus;
+  Fabric f = topo::grid(g);
+  f.assign_lids();
+  return f;
+}
+
+
 inline Fabric torus(std::vector<int> dims, int hps = 1, int radix = 0) {
   topo::Grid g;
   g.dims = std::move(dims);

@@ -14,17 +14,6 @@
 
 using namespace ftroute;
 
-namespace {
-Fabric mesh(std::vector<int> dims, int hps = 1, bool torus = false) {
-  topo::Grid g;
-  g.dims = std::move(dims);
-  g.hosts_per_switch = hps;
-  g.torus = torus;
-  Fabric f = topo::grid(g);
-  f.assign_lids();
-  return f;
-}
-}  // namespace
 
 TEST(Grid, RecognisesMeshesRegardlessOfNames) {
   for (auto dims : std::vector<std::vector<int>>{{4, 4}, {5, 3}, {2, 6}, {3, 3, 3}, {4, 2, 3}}) {

@@ -13,30 +13,15 @@
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
 
+#include "lft_test_files.hpp"
+
 using namespace ftroute;
 
 namespace {
 
-const std::string kDir = std::string(FTROUTE_SOURCE_DIR) + "/tests/data/lft/";
-
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  EXPECT_TRUE(in.good()) << p;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// First differing line, for readable failures.
-std::string first_diff(const std::string& a, const std::string& b) {
-  std::istringstream x(a), y(b);
-  std::string la, lb;
-  for (int n = 1;; n++) {
-    bool ga = static_cast<bool>(std::getline(x, la)), gb = static_cast<bool>(std::getline(y, lb));
-    if (!ga && !gb) return a == b ? "" : "(differs in the final newline)";
-    if (!ga || !gb || la != lb) return "line " + std::to_string(n) + ":\n  got:  '" + la + "'\n  want: '" + lb + "'";
-  }
-}
+using lft_test_files::first_diff;
+using lft_test_files::kDir;
+using lft_test_files::slurp;
 
 struct Fixture {
   std::string name, net;

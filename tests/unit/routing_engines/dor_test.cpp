@@ -18,17 +18,6 @@
 
 using namespace ftroute;
 
-namespace {
-Fabric mesh(std::vector<int> dims, int hps = 1, bool torus = false) {
-  topo::Grid g;
-  g.dims = std::move(dims);
-  g.hosts_per_switch = hps;
-  g.torus = torus;
-  Fabric f = topo::grid(g);
-  f.assign_lids();
-  return f;
-}
-}  // namespace
 
 TEST(Dor, RoutesEveryPairOnManhattanPathsDeadlockFree) {
   for (auto dims : std::vector<std::vector<int>>{{5, 4}, {3, 3, 3}}) {
