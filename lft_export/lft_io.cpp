@@ -575,11 +575,7 @@ LftFile make_lft_file(const Fabric& f, const Lfts& lfts, LftFormat style) {
 // reference of write_lfts (lft_write.cpp): lft_write_test compares the two, bench_lftwrite times them.
 void write_lfts_reference(const Fabric& f, const Lfts& lfts, LftFormat style, TextOut& out) {
   if (style == LftFormat::Auto) style = LftFormat::Opensm;
-  std::vector<int> sws = f.switches();
-  if (style == LftFormat::Opensm)
-    std::stable_sort(sws.begin(), sws.end(), [&](int a, int b) { return __builtin_bswap64(f.node(a).guid) < __builtin_bswap64(f.node(b).guid); });
-  for (int s : sws)  // before the first byte: a refused fabric writes nothing
-    if (!f.node(s).guid) throw FabricError("switch " + f.node_name(s) + " has no GUID: cannot write an LFT file for it");
+  const std::vector<int> sws = detail::lft_switch_order(f, style);
   const uint32_t hi = f.max_lid();
   auto owner_guid = [&](const EndPort& e) { return e.port == 0 ? f.node(e.node).guid : f.node(e.node).port(e.port).guid; };
   // Per-LID destination comments (they do not depend on the switch, except dump_fts' LMC

@@ -108,11 +108,7 @@ struct PathState {
 
 void write_lfts(const Fabric& f, const Lfts& lfts, LftFormat style, TextOut& out) {
   if (style == LftFormat::Auto) style = LftFormat::Opensm;
-  std::vector<int> sws = f.switches();
-  if (style == LftFormat::Opensm)
-    std::stable_sort(sws.begin(), sws.end(), [&](int a, int b) { return __builtin_bswap64(f.node(a).guid) < __builtin_bswap64(f.node(b).guid); });
-  for (int s : sws)  // before the first byte: a refused fabric writes nothing
-    if (!f.node(s).guid) throw FabricError("switch " + f.node_name(s) + " has no GUID: cannot write an LFT file for it");
+  const std::vector<int> sws = detail::lft_switch_order(f, style);
   const uint32_t hi = f.max_lid();
   auto owner_guid = [&](const EndPort& e) { return e.port == 0 ? f.node(e.node).guid : f.node(e.node).port(e.port).guid; };
   std::vector<std::optional<EndPort>> own(static_cast<size_t>(hi) + 1);
