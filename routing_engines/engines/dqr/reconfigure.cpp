@@ -15,12 +15,15 @@ DqrResult Reconfigurer::run() {
   DqrResult res;
   tables_ = o_.tables ? o_.tables : dqr_tables(before_, r_);
   if (tables_->nodes != before_.size() || tables_->max_lid < before_.max_lid() ||
-      tables_->nports.size() != static_cast<size_t>(before_.size()))
+      tables_->nports.size() != static_cast<size_t>(before_.size()) ||
+      tables_->slot.size() != static_cast<size_t>(before_.size()) ||
+      tables_->stride != static_cast<int>(before_.switches().size()) + 1)
     throw Error("dqr: precomputed tables do not describe this fabric");
   for (int i = 0; i < before_.size(); i++)
     if (tables_->nports[static_cast<size_t>(i)] != before_.node(i).num_ports)
       throw Error("dqr: precomputed tables do not describe this fabric (ports of " + before_.node_name(i) + ")");
   res.entries_total = tables_->entries_total;
+  slot_ = tables_->slot.data();
   // the links of `after`: failed switch links (dead_ports_) and where every port leads now
   next_sw_.assign(static_cast<size_t>(tables_->num_links()), -1);
   for (int y : after_.switches()) {
@@ -86,8 +89,11 @@ DqrResult Reconfigurer::run() {
   std::vector<LftChange> ch;
   for (auto& [k, c] : changes_)
     if (c.old_port != c.new_port) ch.push_back(c);
-  Lfts patched = r_.lfts;
-  for (const LftChange& c : ch) patched.set(c.sw, c.lid, c.new_port);
+  Lfts patched;
+  if (o_.patched_tables && ok) {
+    patched = r_.lfts;
+    for (const LftChange& c : ch) patched.set(c.sw, c.lid, c.new_port);
+  }
   order_transition(ch);  // DqrResult::changes (stages computed per LID in repair: stage_changes)
   res.changes = std::move(ch);
   res.entries_changed = res.changes.size();
@@ -97,7 +103,7 @@ DqrResult Reconfigurer::run() {
   res.joint_refusals = joint_refusals_;
   res.commit_refusals = commit_refusals_;
   res.ok = ok;
-  res.lfts = ok ? std::move(patched) : r_.lfts;
+  if (o_.patched_tables) res.lfts = ok ? std::move(patched) : r_.lfts;
   if (ok) {
     for (auto [key, nsl] : sl_over_) {
       const Lid slid = static_cast<Lid>(key >> 16), dlid = static_cast<Lid>(key & 0xffff);
@@ -120,6 +126,11 @@ DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric&
                           const DqrOptions& options) {
   dqr_detail::Reconfigurer r(list, before, after, old_routing, options);
   return r.run();
+}
+
+void dqr_apply(Lfts& lfts, const DqrResult& res) {
+  if (!res.ok) return;
+  for (const LftChange& c : res.changes) lfts.set(c.sw, c.lid, c.new_port);
 }
 
 Routing dqr_routing(const Routing& old, const DqrResult& res) {

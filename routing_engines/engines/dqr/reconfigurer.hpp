@@ -158,8 +158,10 @@ class Reconfigurer {
   void record_change(int y, Lid d, uint8_t q);
   const std::vector<int>& dist_to(int t);  // hop distances to switch t over working links
   // Entries of the LID being repaired: current (col_) and of the old routing (old_col_).
-  uint8_t cur(int y) const { return col_[static_cast<size_t>(y)]; }
-  uint8_t old(int y) const { return old_col_[static_cast<size_t>(y)]; }
+  // Both are indexed by DqrTables::slot (switches only; any other node reads kNoPath).
+  size_t slot(int y) const { return static_cast<size_t>(slot_[static_cast<size_t>(y)]); }
+  uint8_t cur(int y) const { return col_[slot(y)]; }
+  uint8_t old(int y) const { return old_col_[slot(y)]; }
 
   ChannelList& list_;
   const Fabric& before_;
@@ -167,8 +169,9 @@ class Reconfigurer {
   const Routing& r_;
   DqrOptions o_;
   std::shared_ptr<const DqrTables> tables_;  // the old routing by LID, the fault-free fabric's look-ups
-  std::vector<uint8_t> col_;                 // current entries for the LID being repaired
-  const uint8_t* old_col_ = nullptr;
+  std::vector<uint8_t> col_;                 // current entries for the LID being repaired, by slot
+  const uint8_t* old_col_ = nullptr;         // the old routing's, by slot (DqrTables::column)
+  const int* slot_ = nullptr;                // DqrTables::slot
   std::vector<Source> sources_;
   std::vector<int> cas_at_;  // CA base LIDs attached per switch
   std::unordered_map<uint64_t, LftChange> changes_;  // by (switch << 16) | LID

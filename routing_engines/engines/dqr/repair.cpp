@@ -26,7 +26,7 @@ void Reconfigurer::rollback(Dest& D) {
   changed_now_.clear();
   for (int w : idle_list_) idle_[static_cast<size_t>(w)] = 0;
   idle_list_.clear();
-  col_.assign(old_col_, old_col_ + before_.size());
+  col_.assign(old_col_, old_col_ + tables_->stride);
   if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;
 }
 
@@ -44,7 +44,7 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
   D.tport = at.port;
   D.owner = after_.owner(d)->node;
   old_col_ = tables_->column(d);
-  col_.assign(old_col_, old_col_ + before_.size());
+  col_.assign(old_col_, old_col_ + tables_->stride);
   if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;
   if (++ag_ == 0) std::fill(aff_.begin(), aff_.end(), 0), ag_ = 1;
   idle_list_.clear();
@@ -152,7 +152,7 @@ void Reconfigurer::record_change(int y, Lid d, uint8_t q) {
   auto [it, fresh] = changes_.try_emplace(key, LftChange{y, d, was, q});
   if (!fresh) it->second.new_port = q;
   else changed_now_.push_back(y);
-  col_[static_cast<size_t>(y)] = q;
+  col_[slot(y)] = q;
 }
 
 }  // namespace ftroute::dqr_detail

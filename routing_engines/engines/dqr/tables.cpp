@@ -60,12 +60,29 @@ std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing&
         t->sw_in[static_cast<size_t>(fill[static_cast<size_t>(pt.peer_node)]++)] = {u, static_cast<uint8_t>(p)};
     }
   t->max_lid = before.max_lid();
-  const size_t n = static_cast<size_t>(t->nodes), lids = static_cast<size_t>(t->max_lid) + 1;
+  const std::vector<int>& sws = before.switches();
+  t->stride = static_cast<int>(sws.size()) + 1;
+  t->slot.assign(nn, t->stride - 1);
+  for (size_t i = 0; i < sws.size(); i++) t->slot[static_cast<size_t>(sws[i])] = static_cast<int>(i);
+  const size_t n = static_cast<size_t>(t->stride), lids = static_cast<size_t>(t->max_lid) + 1;
   t->by_lid.assign(n * lids, kNoPath);
-  for (int s : before.switches()) {
+  // Transposed in blocks of 64 switches x 4096 LIDs, so that both the rows read and the
+  // columns written stay in the cache.
+  constexpr size_t kSw = 64, kLids = 4096;
+  for (size_t s0 = 0; s0 < sws.size(); s0 += kSw) {
+    const size_t s1 = std::min(sws.size(), s0 + kSw);
+    for (size_t d0 = 1; d0 < lids; d0 += kLids) {
+      const size_t d1 = std::min(lids, d0 + kLids);
+      for (size_t i = s0; i < s1; i++) {
+        const std::vector<uint8_t>& tab = routing.lfts.table(sws[i]);
+        const size_t end = std::min(tab.size(), d1);
+        for (size_t d = d0; d < end; d++) t->by_lid[d * n + i] = tab[d];
+      }
+    }
+  }
+  for (int s : sws) {
     const std::vector<uint8_t>& tab = routing.lfts.table(s);
     const size_t end = std::min(tab.size(), lids);
-    for (size_t d = 1; d < end; d++) t->by_lid[d * n + static_cast<size_t>(s)] = tab[d];
     if (end > 1) t->entries_total += count_routed(tab.data() + 1, end - 1);
   }
   return t;

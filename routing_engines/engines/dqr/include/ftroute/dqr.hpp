@@ -51,10 +51,15 @@ namespace ftroute {
 struct DqrTables {
   int nodes = 0;
   Lid max_lid = 0;
-  std::vector<uint8_t> by_lid;  // [lid * nodes + node]; kNoPath where unrouted
+  // A column holds the switches only (a CA has no LFT; at 47,824 LIDs a column over every node
+  // would take 2.3 GB, over the switches 187 MB): slot[node] = the node's index in a column,
+  // switches 0..stride-2 in node order, every other node stride-1, a byte that is always kNoPath.
+  std::vector<int> slot;
+  int stride = 1;
+  std::vector<uint8_t> by_lid;  // [lid * stride + slot[node]]; kNoPath where unrouted
   uint64_t entries_total = 0;   // routed (switch, LID) entries, LID >= 1
-  const uint8_t* column(Lid d) const { return by_lid.data() + static_cast<size_t>(d) * static_cast<size_t>(nodes); }
-  uint8_t get(int node, Lid d) const { return column(d)[node]; }
+  const uint8_t* column(Lid d) const { return by_lid.data() + static_cast<size_t>(d) * static_cast<size_t>(stride); }
+  uint8_t get(int node, Lid d) const { return column(d)[slot[static_cast<size_t>(node)]]; }
   // The fault-free fabric as the reconfiguration looks it up, derived once with the tables
   // (link ids are Cdg's: the channel list's ids are link_id * kNumVlSlots + vl):
   std::vector<int> port_base;  // node -> link id of its port 0
@@ -89,6 +94,10 @@ struct DqrOptions {
   // local repair then walks every switch upstream of a failed link, which it does not need
   // for the repair itself. false: both stay 0 (bench_dqr times DQR so).
   bool count_affected = true;
+  // DqrResult::lfts = the old tables with the changes written in (a copy of every LFT: 187 MB at
+  // 47,824 LIDs). false: DqrResult::lfts stays empty and the caller writes DqrResult::changes into
+  // its own tables (dqr_apply), O(changes); the changes are the same either way.
+  bool patched_tables = true;
   // Mesh recognition of the fault-free fabric, if already done (precomputation like the
   // channel list; must describe `before`); null = recognised during the reconfiguration.
   std::shared_ptr<const MeshGrid> mesh;
@@ -125,7 +134,8 @@ struct SlChange {
 
 struct DqrResult {
   bool ok = false;
-  Lfts lfts;                        // the patched tables (the old ones where !ok)
+  Lfts lfts;                        // the patched tables (the old ones where !ok); empty
+                                    // with DqrOptions::patched_tables = false
   // In transition order: every intermediate state is loop-free and deadlock-free. Stage k =
   // entries k hops from their LID along the new routes, stages in increasing order, so a packet
   // that met one updated entry only meets updated entries afterwards (old prefix + new suffix);
@@ -174,6 +184,10 @@ struct DqrResult {
 // destination cannot be repaired without a deadlock or loop.
 DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric& after, const Routing& old_routing,
                           const DqrOptions& options);
+
+// Writes res.changes into `lfts` (the old routing's tables, or a copy): the tables res.lfts holds
+// with DqrOptions::patched_tables. Nothing when !res.ok.
+void dqr_apply(Lfts& lfts, const DqrResult& res);
 
 // The routing after a successful reconfiguration: res.lfts, and old.path_sl with res.sl_changes.
 Routing dqr_routing(const Routing& old, const DqrResult& res);
