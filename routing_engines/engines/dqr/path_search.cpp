@@ -12,7 +12,7 @@ namespace ftroute::dqr_detail {
 // traffic entering the path), so it never rules out a completion the search could price
 // without a reorder: the bound it gives is admissible, and consistent because a step from a
 // non-monotone channel to a monotone one is itself a downward turn.
-bool Reconfigurer::monotone(const Dest& D, int l0, int vl) {
+bool Reconfigurer::monotone_reference(const Dest& D, int l0, int vl) {
   if (mono_gen_.empty()) {
     mono_yes_.assign(static_cast<size_t>(tables_->num_links()), 0);
     mono_no_.assign(static_cast<size_t>(tables_->num_links()), 0);
@@ -76,6 +76,74 @@ bool Reconfigurer::monotone(const Dest& D, int l0, int vl) {
     mono_stack_.pop_back();
   }
   return yes(c0);
+}
+
+bool Reconfigurer::monotone(const Dest& D, int l0, int vl) {
+  const uint16_t bit = static_cast<uint16_t>(1u << vl);
+  if (good_for_ != mono_g_) {  // a new search: nothing marked yet
+    good_for_ = mono_g_, good_vls_ = 0;
+    const size_t nl = static_cast<size_t>(tables_->num_links());
+    if (good_gen_.size() < nl) {
+      good_.assign(nl, 0);
+      good_gen_.assign(nl, 0);
+      done_gen_.assign(static_cast<size_t>(after_.size()), 0);
+    }
+    if (++good_g_ == 0) std::fill(good_gen_.begin(), good_gen_.end(), 0), good_g_ = 1;
+  }
+  if (!(good_vls_ & bit)) {
+    good_vls_ |= bit;
+    mark_good(D, vl);
+  }
+  const bool r = good_gen_[static_cast<size_t>(l0)] == good_g_ && (good_[static_cast<size_t>(l0)] & bit);
+  bool ref = r;
+  if (o_.cross_check) {
+    in_reference_ = true;
+    ref = monotone_reference(D, l0, vl);
+    in_reference_ = false;
+  }
+  if (ref != r)
+    throw Error("dqr cross-check: bound of " + list_.name(ch(tables_->link_node[static_cast<size_t>(l0)],
+                                                            l0 - tables_->port_base[static_cast<size_t>(tables_->link_node[static_cast<size_t>(l0)])], vl)) +
+                " for LID " + std::to_string(D.d) + ": the walk over the list says " + (r ? "not " : "") + "monotone");
+  return r;
+}
+
+// The channels on layer vl from which some walk over working switch links, each channel higher
+// in the list than the one before, enters d's switch (see monotone()): backwards from the
+// channels entering d's switch, highest position first.
+void Reconfigurer::mark_good(const Dest& D, int vl) {
+  if (++done_g_ == 0) std::fill(done_gen_.begin(), done_gen_.end(), 0), done_g_ = 1;
+  const uint32_t g = good_g_, done = done_g_;
+  const uint16_t bit = static_cast<uint16_t>(1u << vl);
+  const size_t npos = list_.order().size();
+  if (pending_.size() < (npos + 63) / 64) pending_.assign((npos + 63) / 64, 0);
+  int top = -1;
+  auto add = [&](int u, uint8_t up) {  // the channel (u, up, vl) is good
+    const size_t l = static_cast<size_t>(link(u, up));
+    if (good_gen_[l] != g) good_gen_[l] = g, good_[l] = 0;
+    if (good_[l] & bit) return;
+    good_[l] |= bit;
+    const int p = list_.pos(ch(u, up, vl));
+    if (p < 0) return;  // not in the list: nothing is below it
+    pending_[static_cast<size_t>(p) >> 6] |= 1ULL << (p & 63);
+    top = std::max(top, p);
+  };
+  for (auto [u, up] : sw_in(D.t))
+    if (next_switch(u, up) == D.t) add(u, up);
+  // highest pending position first: the first good channel taken from a switch is its highest,
+  // and every channel entering that switch below it is good
+  for (int w = top >> 6; w >= 0; w--) {
+    while (pending_[static_cast<size_t>(w)]) {
+      const int b = 63 - __builtin_clzll(pending_[static_cast<size_t>(w)]);
+      pending_[static_cast<size_t>(w)] &= ~(1ULL << b);
+      const int p = w * 64 + b;
+      const int u = tables_->link_node[list_.order()[static_cast<size_t>(p)] / kNumVlSlots];
+      if (done_gen_[static_cast<size_t>(u)] == done) continue;
+      done_gen_[static_cast<size_t>(u)] = done;
+      for (auto [x, xp] : sw_in(u))
+        if (next_switch(x, xp) == u && list_.pos(ch(x, xp, vl)) < p) add(x, xp);
+    }
+  }
 }
 
 // Two passes: a plain Dijkstra, and if that creates more than kPlainStates states without

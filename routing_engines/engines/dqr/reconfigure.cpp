@@ -49,6 +49,14 @@ DqrResult Reconfigurer::run() {
   dgen_.assign(static_cast<size_t>(after_.size()), 0);
   mask_.assign(static_cast<size_t>(after_.size()), 0);
   mgen_.assign(static_cast<size_t>(after_.size()), 0);
+  taint_.assign(static_cast<size_t>(after_.size()), 0);
+  zero_root_.assign(static_cast<size_t>(after_.size()), 0);
+  {
+    uint64_t ca_sources = 0;
+    for (const Source& s : sources_)
+      if (s.port != 0) ca_sources++;
+    fast_traffic_ = single_vl_ && !o_.switch_sources && ca_sources == tables_->ca_sources && !tables_->traffic.empty();
+  }
   ain_.assign(static_cast<size_t>(after_.size()), {});
   ain_gen_.assign(static_cast<size_t>(after_.size()), 0);
   ca_deps_ok_.assign(static_cast<size_t>(tables_->num_links()), 0);

@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -98,7 +100,15 @@ class Reconfigurer {
   // routings compute it lazily (a switch with a CA has traffic; others inherit from the
   // switches routed into them), others by a full walk in mark_traffic.
   uint16_t mask(const Dest& D, int u);
-  void set_mask(const Dest& D, int u, uint16_t bits) { mask_[static_cast<size_t>(u)] = mask(D, u) | bits; }
+  void set_mask(const Dest& D, int u, uint16_t bits) {
+    const uint16_t was = mask(D, u);
+    if (!was && bits) boosted_ = true;
+    mask_[static_cast<size_t>(u)] = was | bits;
+    if (o_.cross_check && single_vl_) ref_mask_[static_cast<size_t>(u)] = was | bits;
+  }
+  uint16_t mask_lazy(const Dest& D, int u);       // mask() proper
+  uint16_t mask_reference(const Dest& D, int u);  // DqrOptions::cross_check
+  bool below_zero_root(const Dest& D, int u) const;
   // Does y's current route (after the fault) reach d? Memoised until the next commit.
   bool reaches(const Dest& D, int y);
   int route_hops(int y) const { return rhops_[static_cast<size_t>(y)]; }  // after reaches(y) == true
@@ -113,6 +123,8 @@ class Reconfigurer {
   // unless the link enters d's switch or a switch whose route reaches d, plus turn_cost if on
   // some layer no way on keeps every turn going up in the list (monotone(): memoised per search).
   bool monotone(const Dest& D, int l, int vl);
+  bool monotone_reference(const Dest& D, int l, int vl);  // DqrOptions::cross_check
+  void mark_good(const Dest& D, int vl);
   bool joins_up(const Dest& D, Id c, int z, int vl);
   double bound(const Dest& D, int l, uint16_t lay) {
     const int y = next_sw_[static_cast<size_t>(l)];
@@ -181,6 +193,21 @@ class Reconfigurer {
   // by node: VLs on which traffic for the current d leaves (or is delivered at) the node
   std::vector<uint16_t> mask_;
   std::vector<uint32_t> mgen_;  // mask_[u] valid iff mgen_[u] == mg_
+  // Single VL, CA sources only, every CA source of the tables still connected: mask() reads
+  // DqrTables::traffic except at switches downstream of a failed link (taint_ == mg_).
+  bool fast_traffic_ = false;
+  std::vector<uint32_t> taint_;
+  // mask() is the same recursion as before the precomputed table, memo included: a switch with
+  // no traffic in the table is answered at once and marked a zero root (zero_root_ == mg_),
+  // standing for the switches upstream of it that the recursion would have memoised as 0. That
+  // holds until some switch without traffic gets new traffic (set_mask: boosted_); from then on
+  // the recursion runs as it always did, and a switch upstream of a zero root counts as
+  // memoised 0, as it would have been.
+  std::vector<uint32_t> zero_root_;
+  bool boosted_ = false;
+  bool in_reference_ = false;        // monotone_reference() is running
+  std::vector<uint16_t> ref_mask_;   // mask_reference()'s memo (cross_check)
+  std::vector<uint32_t> ref_mgen_;
   std::vector<std::vector<Id>> ain_;  // active_in cache for one search
   std::vector<uint32_t> ain_gen_;
   uint32_t ain_g_ = 0;
@@ -218,6 +245,12 @@ class Reconfigurer {
   std::vector<uint32_t> mono_gen_;
   uint32_t mono_g_ = 0;
   std::vector<std::pair<Id, int>> mono_stack_;  // (channel, last port tried at its head)
+  std::vector<uint16_t> good_;       // by link id, bit vl: monotone (valid iff good_gen_ == good_g_[vl])
+  std::vector<uint32_t> good_gen_, done_gen_;
+  uint32_t good_g_ = 0, done_g_ = 0;
+  uint32_t good_for_ = 0;            // the search (mono_g_) good_vls_ belongs to
+  uint16_t good_vls_ = 0;            // layers marked for it
+  std::vector<uint64_t> pending_;    // by list position
   std::vector<Dep> join_deps_;            // scratch of joins_up
   uint64_t search_states_ = 0;            // states popped by the searches (DqrResult::search_states)
   uint64_t joint_refusals_ = 0;           // DqrResult::joint_refusals

@@ -85,6 +85,43 @@ std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing&
     const size_t end = std::min(tab.size(), lids);
     if (end > 1) t->entries_total += count_routed(tab.data() + 1, end - 1);
   }
+  // Traffic of the old routing per LID: from every switch with a CA (not the LID's own switch),
+  // along the old entries until a switch already marked (the in-tree of the LID).
+  std::vector<int> src_sw;  // slots of the switches with a CA source, as Reconfigurer counts them
+  {
+    std::vector<uint8_t> has(n, 0);
+    for (const EndPort& ep : before.end_ports()) {
+      const Node& node = before.node(ep.node);
+      if (node.is_switch()) continue;
+      const Port& pt = node.port(ep.port);
+      if (!pt.connected() || !before.node(pt.peer_node).is_switch()) continue;
+      t->ca_sources++;
+      has[static_cast<size_t>(t->slot[static_cast<size_t>(pt.peer_node)])] = 1;
+    }
+    for (size_t i = 0; i < sws.size(); i++)
+      if (has[i]) src_sw.push_back(static_cast<int>(i));
+  }
+  t->traffic_words = (n + 63) / 64;
+  t->traffic.assign(lids * t->traffic_words, 0);
+  for (size_t d = 1; d < lids; d++) {
+    const Attach at = before.attach(static_cast<Lid>(d));
+    if (!at.valid()) continue;
+    const int ts = t->slot[static_cast<size_t>(at.sw)];
+    const uint8_t* col = t->column(static_cast<Lid>(d));
+    uint64_t* bits = t->traffic.data() + d * t->traffic_words;
+    for (int s0 : src_sw) {
+      if (s0 == ts) continue;
+      for (int s = s0; !((bits[static_cast<size_t>(s) >> 6] >> (s & 63)) & 1);) {
+        bits[static_cast<size_t>(s) >> 6] |= 1ULL << (s & 63);
+        const int sw = sws[static_cast<size_t>(s)];
+        const uint8_t q = col[s];
+        if (q == 0 || q == kNoPath || q > t->nports[static_cast<size_t>(sw)]) break;
+        const int nx = t->next_sw[static_cast<size_t>(t->link_id(sw, q))];
+        if (nx < 0) break;
+        s = t->slot[static_cast<size_t>(nx)];
+      }
+    }
+  }
   return t;
 }
 

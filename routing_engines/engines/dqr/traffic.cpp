@@ -54,8 +54,28 @@ bool Reconfigurer::reaches(const Dest& D, int s) {
 
 // Traffic towards d under the old routing: which VLs leave every switch (links still alive).
 void Reconfigurer::mark_traffic(const Dest& D) {
-  if (++mg_ == 0) std::fill(mgen_.begin(), mgen_.end(), 0), mg_ = 1;
-  if (single_vl_) return;  // lazy, see mask()
+  if (++mg_ == 0) {
+    std::fill(mgen_.begin(), mgen_.end(), 0);
+    std::fill(taint_.begin(), taint_.end(), 0);
+    std::fill(zero_root_.begin(), zero_root_.end(), 0);
+    mg_ = 1;
+  }
+  boosted_ = false;
+  if (single_vl_) {  // lazy, see mask()
+    // The precomputed traffic of the old routing holds wherever no old route from a failed
+    // link's far end passes: mark those switches (the only ones whose traffic the fault can
+    // have cut off).
+    if (fast_traffic_)
+      for (auto [s, p] : dead_ports_) {
+        if (old(s) != p) continue;
+        for (int y = old_next_switch(s, p), hops = 0; y >= 0 && taint_[static_cast<size_t>(y)] != mg_ && hops <= before_.size(); hops++) {
+          taint_[static_cast<size_t>(y)] = mg_;
+          if (y == D.t) break;
+          y = old_next_switch(y, old(y));
+        }
+      }
+    return;
+  }
   std::fill(mask_.begin(), mask_.end(), 0);
   std::fill(mgen_.begin(), mgen_.end(), mg_);
   for (const Source& s : sources_) {
@@ -88,14 +108,60 @@ void Reconfigurer::mark_traffic(const Dest& D) {
   }
 }
 
+// The recursion mask() replaced, with its own memo (DqrOptions::cross_check): every answer of
+// mask() must be the one it gives, so that the repairs stay the same.
+uint16_t Reconfigurer::mask_reference(const Dest& D, int u) {
+  if (ref_mgen_[static_cast<size_t>(u)] == mg_) return ref_mask_[static_cast<size_t>(u)];
+  ref_mgen_[static_cast<size_t>(u)] = mg_;
+  ref_mask_[static_cast<size_t>(u)] = 0;
+  uint16_t m = 0;
+  if ((o_.switch_sources || !src_at(u).empty()) && u != D.t) {
+    m = 1;
+  } else {
+    for (auto [x, xp] : sw_in(u)) {  // switch x, its port towards u
+      if (old(x) == xp && !dead(x, xp) && mask_reference(D, x)) {
+        m = 1;
+        break;
+      }
+    }
+  }
+  ref_mask_[static_cast<size_t>(u)] |= m;
+  return ref_mask_[static_cast<size_t>(u)];
+}
+
 uint16_t Reconfigurer::mask(const Dest& D, int u) {
+  if (o_.cross_check && single_vl_ && ref_mgen_.size() != mgen_.size())
+    ref_mgen_.assign(mgen_.size(), 0), ref_mask_.assign(mgen_.size(), 0);
+  // inside monotone_reference(): the queries the old bound made, on the reference's memo only
+  if (in_reference_ && single_vl_) return mask_reference(D, u);
+  const uint16_t m = mask_lazy(D, u);
+  if (o_.cross_check && single_vl_) {
+    const uint16_t r = mask_reference(D, u);
+    if (r != m)
+      throw Error("dqr cross-check: traffic mask of " + after_.node_name(u) + " for LID " + std::to_string(D.d) + " is " +
+                  std::to_string(m) + ", the recursion gives " + std::to_string(r));
+  }
+  return m;
+}
+
+uint16_t Reconfigurer::mask_lazy(const Dest& D, int u) {
   if (mgen_[static_cast<size_t>(u)] == mg_) return mask_[static_cast<size_t>(u)];
   // single VL: old traffic; the old routing is loop-free, so the recursion ends
+  if (fast_traffic_ && boosted_ && below_zero_root(D, u)) {
+    // the recursion below would have memoised u as 0 with the root's (see zero_root_)
+    mgen_[static_cast<size_t>(u)] = mg_;
+    mask_[static_cast<size_t>(u)] = 0;
+    return 0;
+  }
   mgen_[static_cast<size_t>(u)] = mg_;
   mask_[static_cast<size_t>(u)] = 0;
   uint16_t m = 0;
   if ((o_.switch_sources || !src_at(u).empty()) && u != D.t) {
     m = 1;
+  } else if (fast_traffic_ && !boosted_ && taint_[static_cast<size_t>(u)] != mg_ && !tables_->carries(u, D.d)) {
+    // No old traffic leaves u and nothing has been added yet: the recursion would visit u's
+    // whole upstream tree and find nothing (memoising every switch in it as 0).
+    zero_root_[static_cast<size_t>(u)] = mg_;
   } else {
     for (auto [x, xp] : sw_in(u)) {  // switch x, its port towards u
       if (old(x) == xp && !dead(x, xp) && mask(D, x)) {
@@ -106,6 +172,19 @@ uint16_t Reconfigurer::mask(const Dest& D, int u) {
   }
   mask_[static_cast<size_t>(u)] |= m;
   return mask_[static_cast<size_t>(u)];
+}
+
+bool Reconfigurer::below_zero_root(const Dest& D, int u) const {
+  // u is upstream of a zero root (its old route reaches the root over links that did not fail)
+  for (int y = u, hops = 0; hops <= before_.size(); hops++) {
+    if (zero_root_[static_cast<size_t>(y)] == mg_) return true;
+    if (y == D.t) return false;
+    const uint8_t q = old(y);
+    const int nx = old_next_switch(y, q);
+    if (nx < 0 || dead(y, q)) return false;
+    y = nx;
+  }
+  return false;
 }
 
 void Reconfigurer::active_in(const Dest& D, int y, std::vector<Id>& out) {

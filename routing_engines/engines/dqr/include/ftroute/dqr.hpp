@@ -68,6 +68,18 @@ struct DqrTables {
   std::vector<int> next_sw;    // link id -> the switch it leads to, -1 if none (CA, unconnected, port 0)
   std::vector<int> sw_in_off;  // node -> first index in sw_in; size nodes + 1
   std::vector<std::pair<int, uint8_t>> sw_in;  // (switch u, port of u): the switch links entering a node
+  // Which switches the old routing's CA traffic leaves, per destination LID (before the fault;
+  // sources = every CA port connected to a switch, ca_sources of them; a LID's own switch counts
+  // when traffic is routed into it): bit slot[node] of traffic[lid * traffic_words ..]. DQR's
+  // mask() reads it instead of walking the in-tree backwards, wherever a fault cannot have
+  // changed it (docs/dqr.md "Traffic of the old routing").
+  std::vector<uint64_t> traffic;
+  size_t traffic_words = 0;
+  uint64_t ca_sources = 0;
+  bool carries(int node, Lid d) const {
+    const size_t s = static_cast<size_t>(slot[static_cast<size_t>(node)]);
+    return (traffic[static_cast<size_t>(d) * traffic_words + (s >> 6)] >> (s & 63)) & 1;
+  }
   int num_links() const { return static_cast<int>(link_node.size()); }
   int link_id(int node, int port) const { return port_base[static_cast<size_t>(node)] + port; }
 };
@@ -110,6 +122,11 @@ struct DqrOptions {
   // the hop and the reorder any completion still needs (docs/dqr.md "Path search"); same path
   // cost, far fewer states on a fat tree. false = plain Dijkstra throughout (for comparison).
   bool search_bound = true;
+  // Tests: every answer of the search bound and of the traffic masks is also computed the way
+  // DQR did before its speed-up for large fabrics (a DFS over the list per search, a recursion
+  // over the old routing's in-tree per destination; docs/dqr.md "At scale") and a difference
+  // throws Error. Slow; the repairs are the same either way.
+  bool cross_check = false;
   std::string variant_name() const;  // "local-all", "mesh-single", "tlr", "mesh-tlr", ...
 };
 
