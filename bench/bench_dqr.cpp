@@ -245,10 +245,10 @@ static int bench_tree3(int radix, int samples) {
     const LftTransition stages = dqr_transition(res, false);
     if (res.ok) dqr_apply(sm, res);
     const double dqr = process_cpu_ms() - c;
-    std::fprintf(stderr, "  fault %d %s: %s, %.2f ms, %llu entries changed, %zu stages, %llu search states\n", i + 1,
+    std::fprintf(stderr, "  fault %d %s: %s, %.2f ms, %llu entries changed, %zu stages, %llu search states, %llu turns enabled, %llu channels moved\n", i + 1,
                  f.port_name(s, p).c_str(), res.ok ? "repaired" : "NOT repaired", dqr,
                  static_cast<unsigned long long>(res.entries_changed), stages.stages.size(),
-                 static_cast<unsigned long long>(res.search_states));
+                 static_cast<unsigned long long>(res.search_states), static_cast<unsigned long long>(res.turns_enabled), static_cast<unsigned long long>(res.channels_moved));
     if (!res.ok) {
       bad++;
       continue;

@@ -52,6 +52,7 @@ ChannelList ChannelList::build(const Fabric& fabric, const Routing& routing, con
 void ChannelList::add_channel(Id c) {
   resize(c + 1);
   if (pos_[c] >= 0) return;
+  order_version_++;
   pos_[c] = static_cast<int32_t>(ord_.size());
   ord_.push_back(c);
 }
@@ -191,6 +192,7 @@ bool ChannelList::enable(Id a, Id b) {
   for (Id x : bwd) pos_[x] = slots[i], ord_[static_cast<size_t>(slots[i])] = x, i++;
   for (Id x : fwd) pos_[x] = slots[i], ord_[static_cast<size_t>(slots[i])] = x, i++;
   moved_ += fwd.size() + bwd.size();
+  order_version_++;
   enabled_++;
   insert_dep(a, b);
   return true;
@@ -251,6 +253,7 @@ void ChannelList::rebuild_order() {
   }
   ord_ = std::move(out);
   for (size_t i = 0; i < ord_.size(); i++) pos_[ord_[i]] = static_cast<int32_t>(i);
+  order_version_++;
 }
 
 }  // namespace ftroute

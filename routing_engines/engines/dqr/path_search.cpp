@@ -2,6 +2,8 @@
 // and the constrained Dijkstra / A* over channels with its admissible bound (monotone()).
 #include "reconfigurer.hpp"
 
+#include <limits>
+
 namespace ftroute::dqr_detail {
 
 // Depth-first over channels in increasing list position: channel c = (link l, vl) is
@@ -117,6 +119,10 @@ void Reconfigurer::mark_good(const Dest& D, int vl) {
   const uint16_t bit = static_cast<uint16_t>(1u << vl);
   const size_t npos = list_.order().size();
   if (pending_.size() < (npos + 63) / 64) pending_.assign((npos + 63) / 64, 0);
+  if (in_pos_.size() != tables_->sw_in.size()) {
+    in_pos_.assign(tables_->sw_in.size(), 0);
+    in_pos_ver_.assign(static_cast<size_t>(after_.size()), 0);
+  }
   int top = -1;
   auto add = [&](int u, uint8_t up) {  // the channel (u, up, vl) is good
     const size_t l = static_cast<size_t>(link(u, up));
@@ -140,8 +146,20 @@ void Reconfigurer::mark_good(const Dest& D, int vl) {
       const int u = tables_->link_node[list_.order()[static_cast<size_t>(p)] / kNumVlSlots];
       if (done_gen_[static_cast<size_t>(u)] == done) continue;
       done_gen_[static_cast<size_t>(u)] = done;
-      for (auto [x, xp] : sw_in(u))
-        if (next_switch(x, xp) == u && list_.pos(ch(x, xp, vl)) < p) add(x, xp);
+      // the positions of the working switch channels entering u on vl, cached in sw_in's order
+      // (INT_MAX where the link failed) while the list order stays the same
+      const size_t k0 = static_cast<size_t>(tables_->sw_in_off[static_cast<size_t>(u)]);
+      const size_t k1 = static_cast<size_t>(tables_->sw_in_off[static_cast<size_t>(u) + 1]);
+      const uint64_t ver = list_.order_version() * kNumVlSlots + static_cast<uint64_t>(vl) + 1;
+      if (in_pos_ver_[static_cast<size_t>(u)] != ver) {
+        in_pos_ver_[static_cast<size_t>(u)] = ver;
+        for (size_t k = k0; k < k1; k++) {
+          auto [x, xp] = tables_->sw_in[k];
+          in_pos_[k] = next_switch(x, xp) == u ? list_.pos(ch(x, xp, vl)) : std::numeric_limits<int32_t>::max();
+        }
+      }
+      for (size_t k = k0; k < k1; k++)
+        if (in_pos_[k] < p) add(tables_->sw_in[k].first, tables_->sw_in[k].second);
     }
   }
 }

@@ -251,6 +251,8 @@ class Reconfigurer {
   uint32_t good_for_ = 0;            // the search (mono_g_) good_vls_ belongs to
   uint16_t good_vls_ = 0;            // layers marked for it
   std::vector<uint64_t> pending_;    // by list position
+  std::vector<int32_t> in_pos_;      // by index into DqrTables::sw_in: see mark_good()
+  std::vector<uint64_t> in_pos_ver_; // by node: list order version and layer in_pos_ holds
   std::vector<Dep> join_deps_;            // scratch of joins_up
   uint64_t search_states_ = 0;            // states popped by the searches (DqrResult::search_states)
   uint64_t joint_refusals_ = 0;           // DqrResult::joint_refusals

@@ -72,6 +72,9 @@ class ChannelList {
   uint64_t turns_enabled() const { return enabled_; }  // downward deps made legal so far
   uint64_t dfs_calls() const { return dfs_calls_; }      // can_enable searches run so far
   uint64_t dfs_visited() const { return dfs_visited_; }  // channels visited by them
+  // Changes whenever a position changes or a channel is added (a cache of positions is valid
+  // while it stays the same).
+  uint64_t order_version() const { return order_version_; }
 
   // ---- turn enabling ----
   // True if a -> b can be added (with the deps in `extra` assumed present too) without a cycle.
@@ -102,6 +105,7 @@ class ChannelList {
   mutable std::vector<uint32_t> mark_;
   mutable uint32_t stamp_ = 0;
   uint64_t moved_ = 0, enabled_ = 0;
+  uint64_t order_version_ = 0;
   mutable uint64_t dfs_calls_ = 0, dfs_visited_ = 0;
   static inline const std::vector<Id> empty_{};
 };
