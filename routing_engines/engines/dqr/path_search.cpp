@@ -97,13 +97,7 @@ bool Reconfigurer::monotone(const Dest& D, int l0, int vl) {
     mark_good(D, vl);
   }
   const bool r = good_gen_[static_cast<size_t>(l0)] == good_g_ && (good_[static_cast<size_t>(l0)] & bit);
-  bool ref = r;
-  if (o_.cross_check) {
-    in_reference_ = true;
-    ref = monotone_reference(D, l0, vl);
-    in_reference_ = false;
-  }
-  if (ref != r)
+  if (o_.cross_check && monotone_reference(D, l0, vl) != r)
     throw Error("dqr cross-check: bound of " + list_.name(ch(tables_->link_node[static_cast<size_t>(l0)],
                                                             l0 - tables_->port_base[static_cast<size_t>(tables_->link_node[static_cast<size_t>(l0)])], vl)) +
                 " for LID " + std::to_string(D.d) + ": the walk over the list says " + (r ? "not " : "") + "monotone");

@@ -50,7 +50,10 @@ DqrResult Reconfigurer::run() {
   mask_.assign(static_cast<size_t>(after_.size()), 0);
   mgen_.assign(static_cast<size_t>(after_.size()), 0);
   taint_.assign(static_cast<size_t>(after_.size()), 0);
-  zero_root_.assign(static_cast<size_t>(after_.size()), 0);
+  omask_.assign(static_cast<size_t>(after_.size()), 0);
+  omgen_.assign(static_cast<size_t>(after_.size()), 0);
+  ref_omask_.assign(static_cast<size_t>(after_.size()), 0);
+  ref_omgen_.assign(static_cast<size_t>(after_.size()), 0);
   {
     uint64_t ca_sources = 0;
     for (const Source& s : sources_)

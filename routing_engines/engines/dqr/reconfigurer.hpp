@@ -100,15 +100,9 @@ class Reconfigurer {
   // routings compute it lazily (a switch with a CA has traffic; others inherit from the
   // switches routed into them), others by a full walk in mark_traffic.
   uint16_t mask(const Dest& D, int u);
-  void set_mask(const Dest& D, int u, uint16_t bits) {
-    const uint16_t was = mask(D, u);
-    if (!was && bits) boosted_ = true;
-    mask_[static_cast<size_t>(u)] = was | bits;
-    if (o_.cross_check && single_vl_) ref_mask_[static_cast<size_t>(u)] = was | bits;
-  }
-  uint16_t mask_lazy(const Dest& D, int u);       // mask() proper
-  uint16_t mask_reference(const Dest& D, int u);  // DqrOptions::cross_check
-  bool below_zero_root(const Dest& D, int u) const;
+  void set_mask(const Dest& D, int u, uint16_t bits) { mask_[static_cast<size_t>(u)] = mask(D, u) | bits; }
+  // The old routing's part of mask() (single VL; use_table = false: the recursion alone)
+  uint16_t old_mask(const Dest& D, int u, bool use_table);
   // Does y's current route (after the fault) reach d? Memoised until the next commit.
   bool reaches(const Dest& D, int y);
   int route_hops(int y) const { return rhops_[static_cast<size_t>(y)]; }  // after reaches(y) == true
@@ -197,17 +191,10 @@ class Reconfigurer {
   // DqrTables::traffic except at switches downstream of a failed link (taint_ == mg_).
   bool fast_traffic_ = false;
   std::vector<uint32_t> taint_;
-  // mask() is the same recursion as before the precomputed table, memo included: a switch with
-  // no traffic in the table is answered at once and marked a zero root (zero_root_ == mg_),
-  // standing for the switches upstream of it that the recursion would have memoised as 0. That
-  // holds until some switch without traffic gets new traffic (set_mask: boosted_); from then on
-  // the recursion runs as it always did, and a switch upstream of a zero root counts as
-  // memoised 0, as it would have been.
-  std::vector<uint32_t> zero_root_;
-  bool boosted_ = false;
-  bool in_reference_ = false;        // monotone_reference() is running
-  std::vector<uint16_t> ref_mask_;   // mask_reference()'s memo (cross_check)
-  std::vector<uint32_t> ref_mgen_;
+  std::vector<uint16_t> omask_;      // old_mask() memo, valid iff omgen_ == mg_
+  std::vector<uint32_t> omgen_;
+  std::vector<uint16_t> ref_omask_;  // the same for old_mask(.., false) (DqrOptions::cross_check)
+  std::vector<uint32_t> ref_omgen_;
   std::vector<std::vector<Id>> ain_;  // active_in cache for one search
   std::vector<uint32_t> ain_gen_;
   uint32_t ain_g_ = 0;

@@ -57,10 +57,10 @@ void Reconfigurer::mark_traffic(const Dest& D) {
   if (++mg_ == 0) {
     std::fill(mgen_.begin(), mgen_.end(), 0);
     std::fill(taint_.begin(), taint_.end(), 0);
-    std::fill(zero_root_.begin(), zero_root_.end(), 0);
+    std::fill(omgen_.begin(), omgen_.end(), 0);
+    std::fill(ref_omgen_.begin(), ref_omgen_.end(), 0);
     mg_ = 1;
   }
-  boosted_ = false;
   if (single_vl_) {  // lazy, see mask()
     // The precomputed traffic of the old routing holds wherever no old route from a failed
     // link's far end passes: mark those switches (the only ones whose traffic the fault can
@@ -108,83 +108,43 @@ void Reconfigurer::mark_traffic(const Dest& D) {
   }
 }
 
-// The recursion mask() replaced, with its own memo (DqrOptions::cross_check): every answer of
-// mask() must be the one it gives, so that the repairs stay the same.
-uint16_t Reconfigurer::mask_reference(const Dest& D, int u) {
-  if (ref_mgen_[static_cast<size_t>(u)] == mg_) return ref_mask_[static_cast<size_t>(u)];
-  ref_mgen_[static_cast<size_t>(u)] = mg_;
-  ref_mask_[static_cast<size_t>(u)] = 0;
+// Traffic for d leaving u in the old routing (after the fault), single VL: u has a source of its
+// own (not d's switch), or a switch whose old entry leads to u over a working link has traffic.
+// The precomputed table answers wherever no old route from a failed link's far end passes
+// (taint_); elsewhere the recursion, memoised per LID.
+uint16_t Reconfigurer::old_mask(const Dest& D, int u, bool use_table) {
+  if (omgen_[static_cast<size_t>(u)] == mg_) return omask_[static_cast<size_t>(u)];
+  omgen_[static_cast<size_t>(u)] = mg_;
+  omask_[static_cast<size_t>(u)] = 0;
   uint16_t m = 0;
   if ((o_.switch_sources || !src_at(u).empty()) && u != D.t) {
     m = 1;
+  } else if (use_table && fast_traffic_ && taint_[static_cast<size_t>(u)] != mg_) {
+    m = tables_->carries(u, D.d) ? 1 : 0;
   } else {
-    for (auto [x, xp] : sw_in(u)) {  // switch x, its port towards u
-      if (old(x) == xp && !dead(x, xp) && mask_reference(D, x)) {
+    for (auto [x, xp] : sw_in(u))  // switch x, its port towards u
+      if (old(x) == xp && !dead(x, xp) && old_mask(D, x, use_table)) {
         m = 1;
         break;
       }
-    }
   }
-  ref_mask_[static_cast<size_t>(u)] |= m;
-  return ref_mask_[static_cast<size_t>(u)];
-}
-
-uint16_t Reconfigurer::mask(const Dest& D, int u) {
-  if (o_.cross_check && single_vl_ && ref_mgen_.size() != mgen_.size())
-    ref_mgen_.assign(mgen_.size(), 0), ref_mask_.assign(mgen_.size(), 0);
-  // inside monotone_reference(): the queries the old bound made, on the reference's memo only
-  if (in_reference_ && single_vl_) return mask_reference(D, u);
-  const uint16_t m = mask_lazy(D, u);
-  if (o_.cross_check && single_vl_) {
-    const uint16_t r = mask_reference(D, u);
-    if (r != m)
-      throw Error("dqr cross-check: traffic mask of " + after_.node_name(u) + " for LID " + std::to_string(D.d) + " is " +
-                  std::to_string(m) + ", the recursion gives " + std::to_string(r));
-  }
+  omask_[static_cast<size_t>(u)] = m;
   return m;
 }
 
-uint16_t Reconfigurer::mask_lazy(const Dest& D, int u) {
+uint16_t Reconfigurer::mask(const Dest& D, int u) {
   if (mgen_[static_cast<size_t>(u)] == mg_) return mask_[static_cast<size_t>(u)];
-  // single VL: old traffic; the old routing is loop-free, so the recursion ends
-  if (fast_traffic_ && boosted_ && below_zero_root(D, u)) {
-    // the recursion below would have memoised u as 0 with the root's (see zero_root_)
-    mgen_[static_cast<size_t>(u)] = mg_;
-    mask_[static_cast<size_t>(u)] = 0;
-    return 0;
-  }
   mgen_[static_cast<size_t>(u)] = mg_;
-  mask_[static_cast<size_t>(u)] = 0;
-  uint16_t m = 0;
-  if ((o_.switch_sources || !src_at(u).empty()) && u != D.t) {
-    m = 1;
-  } else if (fast_traffic_ && !boosted_ && taint_[static_cast<size_t>(u)] != mg_ && !tables_->carries(u, D.d)) {
-    // No old traffic leaves u and nothing has been added yet: the recursion would visit u's
-    // whole upstream tree and find nothing (memoising every switch in it as 0).
-    zero_root_[static_cast<size_t>(u)] = mg_;
-  } else {
-    for (auto [x, xp] : sw_in(u)) {  // switch x, its port towards u
-      if (old(x) == xp && !dead(x, xp) && mask(D, x)) {
-        m = 1;
-        break;
-      }
-    }
+  mask_[static_cast<size_t>(u)] = old_mask(D, u, true);
+  if (o_.cross_check) {  // the table against the recursion alone (its own memo)
+    std::swap(omask_, ref_omask_), std::swap(omgen_, ref_omgen_);
+    const uint16_t r = old_mask(D, u, false);
+    std::swap(omask_, ref_omask_), std::swap(omgen_, ref_omgen_);
+    if (r != mask_[static_cast<size_t>(u)])
+      throw Error("dqr cross-check: old traffic for LID " + std::to_string(D.d) + " at " + after_.node_name(u) + ": table " +
+                  std::to_string(mask_[static_cast<size_t>(u)]) + ", recursion " + std::to_string(r));
   }
-  mask_[static_cast<size_t>(u)] |= m;
   return mask_[static_cast<size_t>(u)];
-}
-
-bool Reconfigurer::below_zero_root(const Dest& D, int u) const {
-  // u is upstream of a zero root (its old route reaches the root over links that did not fail)
-  for (int y = u, hops = 0; hops <= before_.size(); hops++) {
-    if (zero_root_[static_cast<size_t>(y)] == mg_) return true;
-    if (y == D.t) return false;
-    const uint8_t q = old(y);
-    const int nx = old_next_switch(y, q);
-    if (nx < 0 || dead(y, q)) return false;
-    y = nx;
-  }
-  return false;
 }
 
 void Reconfigurer::active_in(const Dest& D, int y, std::vector<Id>& out) {
