@@ -395,24 +395,31 @@ bool Reconfigurer::direct_route(Dest& D, int w) {
   int best_q = 0;
   for (auto [dz, q] : cand) {
     const int z = next_switch(w, static_cast<uint8_t>(q));
-    deps.clear();
-    // the junction first: it is what differs most between candidates, and a candidate is
-    // dropped as soon as its partial cost reaches the best one's (same choice in any order)
-    junction_deps(D, link(w, q), lay, z, deps);
-    entry_deps(D, w, static_cast<uint8_t>(q), -1, 0, deps);
     double cost = 1;
     nd.clear();
-    for (const Dep& dp : deps) {
-      if (list_.has_dep(dp.first, dp.second) || std::find(nd.begin(), nd.end(), dp) != nd.end()) continue;
+    // false once the candidate costs at least the best one's
+    auto price = [&](const Dep& dp) {
+      if (list_.has_dep(dp.first, dp.second) || std::find(nd.begin(), nd.end(), dp) != nd.end()) return true;
       // new dependencies must go up (a reorder is the search's business)
       if (!list_.contains(dp.first) || !list_.contains(dp.second) || list_.pos(dp.first) >= list_.pos(dp.second)) {
         cost = best;
-        break;
+        return false;
       }
       nd.push_back(dp);
       cost += o_.new_dep_cost;
-      if (cost >= best) break;
-    }
+      return cost < best;
+    };
+    // A candidate is dropped as soon as its partial cost reaches the best one's, and its cost
+    // does not depend on the order its dependencies are priced in (same choice in any order).
+    // The junction's first, from the far end of the joined route back: there the routes of
+    // different destinations part, so a dependency no route had is met there first; the
+    // entry's only if the junction's pass.
+    deps.clear();
+    junction_deps(D, link(w, q), lay, z, deps);
+    if (!std::all_of(deps.rbegin(), deps.rend(), price)) continue;
+    deps.clear();
+    entry_deps(D, w, static_cast<uint8_t>(q), -1, 0, deps);
+    if (!std::all_of(deps.begin(), deps.end(), price)) continue;
     if (cost >= best) continue;
     best = cost, best_q = q;
     best_new = nd;

@@ -149,6 +149,25 @@ class Reconfigurer {
   // traffic that entered the path at its switches (mask() of each), not every layer of d.
   void entry_deps(const Dest& D, int y, uint8_t q, int in_link, uint16_t in_lay, std::vector<Dep>& out);
   void junction_deps(const Dest& D, int prev_link, uint16_t lay, int z, std::vector<Dep>& out);
+  // Dependencies of joining z's route from channel prev_link, one at a time to f (which returns
+  // false to stop): the junction turn and, while the route carried no traffic for d before (or
+  // only an idle switch's), its own turns. False if f stopped.
+  template <class F>
+  bool each_junction_dep(const Dest& D, int prev_link, uint16_t lay, int z, F&& f) {
+    for (int hops = 0; hops <= after_.size(); hops++) {
+      uint8_t q = cur(z);
+      if (q == 0) break;  // z owns d
+      for (int l = 0; l < kNumVlSlots; l++)
+        if ((lay & (1u << l)) && !f(Dep{static_cast<Id>(prev_link) * kNumVlSlots + static_cast<Id>(l), ch(z, q, l)}))
+          return false;
+      if (z == D.t) break;
+      // downstream already carries d-traffic: its deps are in the list (not so behind an idle switch)
+      if ((mask(D, z) & lay) == lay && !is_idle(z)) break;
+      prev_link = link(z, q);
+      z = after_.node(z).port(q).peer_node;
+    }
+    return true;
+  }
   struct Entry {
     int sw;
     uint8_t port;
