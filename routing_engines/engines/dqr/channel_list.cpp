@@ -43,6 +43,7 @@ ChannelList ChannelList::build(const Fabric& fabric, const Routing& routing, con
   cl.ids_ = Cdg(fabric);
   cl.resize(cl.ids_.num_ids());
   for (Id c : *order) cl.add_channel(c);
+  cl.init_turns();
   for (auto [a, x] : b.cdg.edges(-1)) cl.insert_dep(a, x);
   std::string why;
   if (!cl.valid(&why)) cl.rebuild_order();  // cannot happen with a correct topological order
@@ -55,6 +56,33 @@ void ChannelList::add_channel(Id c) {
   order_version_++;
   pos_[c] = static_cast<int32_t>(ord_.size());
   ord_.push_back(c);
+  if (!turn_slot_.empty()) {
+    if (turn_slot_.size() <= c) turn_slot_.resize(c + 1, -1);
+    turn_slot_[c] = static_cast<int32_t>(turns_.size() / 4);
+    turns_.resize(turns_.size() + 4, 0);
+    for (Id b : out_[c])  // dependencies recorded before c had a row
+      if (auto [w, bit] = turn_bit(c, b); w >= 0) turns_[static_cast<size_t>(w)] |= 1ULL << bit;
+  }
+}
+
+void ChannelList::init_turns() {
+  const int nl = ids_.num_links();
+  head_.assign(static_cast<size_t>(nl), -1);
+  turn_node_.resize(static_cast<size_t>(nl));
+  turn_port_.resize(static_cast<size_t>(nl));
+  for (int l = 0; l < nl; l++) {
+    const int n = ids_.link_node(l), p = ids_.link_port(l);
+    turn_node_[static_cast<size_t>(l)] = n;
+    turn_port_[static_cast<size_t>(l)] = static_cast<uint8_t>(p);
+    const Port& pt = fabric_->node(n).port(p);
+    if (p > 0 && pt.connected()) head_[static_cast<size_t>(l)] = pt.peer_node;
+  }
+  turn_slot_.assign(pos_.size(), -1);
+  turns_.assign(ord_.size() * 4, 0);
+  for (size_t i = 0; i < ord_.size(); i++) turn_slot_[ord_[i]] = static_cast<int32_t>(i);
+  for (Id a = 0; a < out_.size(); a++)
+    for (Id b : out_[a])
+      if (auto [w, bit] = turn_bit(a, b); w >= 0) turns_[static_cast<size_t>(w)] |= 1ULL << bit;
 }
 
 void ChannelList::insert_dep(Id a, Id b) {
@@ -64,9 +92,11 @@ void ChannelList::insert_dep(Id a, Id b) {
   o.insert(it, b);
   in_[b].push_back(a);
   num_deps_++;
+  if (auto [w, bit] = turn_bit(a, b); w >= 0) turns_[static_cast<size_t>(w)] |= 1ULL << bit;
 }
 
 bool ChannelList::has_dep(Id a, Id b) const {
+  if (auto [w, bit] = turn_bit(a, b); w >= 0) return (turns_[static_cast<size_t>(w)] >> bit) & 1;
   if (a >= out_.size()) return false;
   const std::vector<Id>& o = out_[a];
   if (o.size() <= 16) {  // most channels have few successors: a scan beats the binary search
@@ -214,6 +244,7 @@ void ChannelList::replace_dependencies(const std::vector<Dep>& deps) {
   num_deps_ = 0;
   for (auto& v : out_) v.clear();
   for (auto& v : in_) v.clear();
+  std::fill(turns_.begin(), turns_.end(), 0);
   bool down = false;
   for (auto [a, b] : deps) {
     add_channel(a);

@@ -449,6 +449,48 @@ bool Reconfigurer::idle_route(Dest& D, int w) {
   return true;
 }
 
+int Reconfigurer::switch_dist(int t, int v) {
+  if (dist_ok_) {
+    const uint8_t db = tables_->dist(t, v);
+    if (db != 255) {
+      if (spw_t_ != t) {
+        spw_t_ = t;
+        if (++spw_g_ == 0) std::fill(spw_gen_.begin(), spw_gen_.end(), 0), spw_g_ = 1;
+      }
+      // after the fault no path is shorter (no link was added); one as short exists iff some
+      // shortest path of the fault-free fabric survived
+      if (shortest_path_works(t, v)) {
+        if (o_.cross_check && dist_to(t)[static_cast<size_t>(v)] != db)
+          throw Error("dqr cross-check: distance from " + after_.node_name(v) + " to " + after_.node_name(t) + " is " +
+                      std::to_string(dist_to(t)[static_cast<size_t>(v)]) + ", the table says " + std::to_string(db));
+        return db;
+      }
+    }
+  }
+  return dist_to(t)[static_cast<size_t>(v)];
+}
+
+bool Reconfigurer::shortest_path_works(int t, int x) {
+  if (x == t) return true;
+  if (spw_gen_[static_cast<size_t>(x)] == spw_g_) return spw_val_[static_cast<size_t>(x)];
+  const int dx = tables_->dist(t, x);
+  bool ok = true;  // no failed link lies on a shortest path from x
+  for (auto [a, q] : dead_ports_) {
+    const int b = old_next_switch(a, q);
+    if (b >= 0 && tables_->dist(a, x) + 1 + tables_->dist(t, b) == dx) {
+      ok = false;
+      break;
+    }
+  }
+  for (int q = 1; !ok && q <= nports(x); q++) {  // a working first hop on a shortest path that works
+    const int y = next_switch(x, static_cast<uint8_t>(q));
+    ok = y >= 0 && tables_->dist(t, y) + 1 == dx && shortest_path_works(t, y);
+  }
+  spw_gen_[static_cast<size_t>(x)] = spw_g_;
+  spw_val_[static_cast<size_t>(x)] = ok;
+  return ok;
+}
+
 const std::vector<int>& Reconfigurer::dist_to(int t) {
   // hop distances to t over working switch links; they depend on t only, so they are kept for
   // the other DLIDs attached to the same switch

@@ -26,6 +26,7 @@ DqrResult Reconfigurer::run() {
   slot_ = tables_->slot.data();
   // the links of `after`: failed switch links (dead_ports_) and where every port leads now
   next_sw_.assign(static_cast<size_t>(tables_->num_links()), -1);
+  bool added = false;  // a switch link of `after` that `before` does not have
   for (int y : after_.switches()) {
     const Node& n = after_.node(y);
     for (int q = 1; q <= n.num_ports; q++) {
@@ -35,9 +36,14 @@ DqrResult Reconfigurer::run() {
         continue;
       }
       const Port& p = n.port(q);
-      if (p.connected() && after_.node(p.peer_node).is_switch()) next_sw_[static_cast<size_t>(link(y, q))] = p.peer_node;
+      if (!p.connected() || !after_.node(p.peer_node).is_switch()) continue;
+      if (!before_.node(y).port(q).connected()) added = true;  // a new link: usable
+      next_sw_[static_cast<size_t>(link(y, q))] = p.peer_node;
     }
   }
+  dist_ok_ = !tables_->sw_dist.empty() && !added && dead_ports_.size() <= 64;
+  spw_gen_.assign(static_cast<size_t>(after_.size()), 0);
+  spw_val_.assign(static_cast<size_t>(after_.size()), 0);
   collect_sources();
   single_vl_ = !r_.path_sl && r_.sl2vl.empty();
   rval_.assign(static_cast<size_t>(after_.size()), 0);

@@ -182,6 +182,10 @@ class Reconfigurer {
   bool is_idle(int u) const { return idle_[static_cast<size_t>(u)] == ag_; }
   void record_change(int y, Lid d, uint8_t q);
   const std::vector<int>& dist_to(int t);  // hop distances to switch t over working links
+  // dist_to(t)[v], from DqrTables::sw_dist where no failed link lies on a shortest path (or
+  // another shortest path avoids them), else from dist_to(t).
+  int switch_dist(int t, int v);
+  bool shortest_path_works(int t, int x);  // some shortest x -> t path of `before` has no failed link
   // Entries of the LID being repaired: current (col_) and of the old routing (old_col_).
   // Both are indexed by DqrTables::slot (switches only; any other node reads kNoPath).
   size_t slot(int y) const { return static_cast<size_t>(slot_[static_cast<size_t>(y)]); }
@@ -243,6 +247,11 @@ class Reconfigurer {
   static uint64_t dep_key(const Dep& d) { return (static_cast<uint64_t>(d.first) << 32) | d.second; }
   std::vector<int> next_sw_;              // by link id, see next_switch()
   std::vector<std::vector<int>> dist_by_t_;  // by switch t: hop distances to t (lazy)
+  bool dist_ok_ = false;                     // DqrTables::sw_dist usable (no link was added)
+  int spw_t_ = -1;                           // shortest_path_works() memo: for this t,
+  uint32_t spw_g_ = 0;                       // valid where spw_gen_ == spw_g_
+  std::vector<uint32_t> spw_gen_;
+  std::vector<uint8_t> spw_val_;
   std::unordered_set<uint64_t> refused_;  // deps that cannot be enabled (alone) in this run
   std::unordered_map<uint64_t, uint8_t> sl_over_;  // (source LID << 16 | DLID) -> new SL
   std::vector<uint8_t> ca_deps_ok_;       // by link id: every CA at the switch -> link is in the list

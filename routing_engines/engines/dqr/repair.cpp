@@ -87,8 +87,10 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
       if (p != kNoPath && p != 0 && p <= after_.node(s).num_ports && dead(s, p)) todo.push_back(s);
     }
     if (todo.size() > 1) {  // nearest to d first
-      const std::vector<int>& dist = dist_to(D.t);
-      std::stable_sort(todo.begin(), todo.end(), [&](int a, int b) { return dist[static_cast<size_t>(a)] < dist[static_cast<size_t>(b)]; });
+      std::vector<std::pair<int, int>> key;  // (distance, switch)
+      for (int s : todo) key.push_back({switch_dist(D.t, s), s});
+      std::stable_sort(key.begin(), key.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (size_t i = 0; i < key.size(); i++) todo[i] = key[i].second;
     }
   } else {
     // End to end: farther from d first (a switch's fresh shortest path fixes the affected
@@ -99,12 +101,13 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
     // another spine. (Upstream-first instead of farther-first lost 20 points on the meshes.)
     todo = affected;
     if (todo.size() > 1) {
-      const std::vector<int>& dist = dist_to(D.t);
-      std::stable_sort(todo.begin(), todo.end(), [&](int a, int b) {
-        const bool sa = !has_own_source(D, a), sb = !has_own_source(D, b);
-        if (sa != sb) return sb;
-        return dist[static_cast<size_t>(a)] > dist[static_cast<size_t>(b)];
+      std::vector<std::tuple<bool, int, int>> key;  // (no source of its own, distance, switch)
+      for (int s : todo) key.push_back({!has_own_source(D, s), switch_dist(D.t, s), s});
+      std::stable_sort(key.begin(), key.end(), [](const auto& a, const auto& b) {
+        if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(b);
+        return std::get<1>(a) > std::get<1>(b);
       });
+      for (size_t i = 0; i < key.size(); i++) todo[i] = std::get<2>(key[i]);
     }
   }
   std::string why;

@@ -26,6 +26,52 @@ uint64_t count_routed(const uint8_t* p, size_t n) {
   return n - no_path;
 }
 
+// All-pairs hop distances between switches (DqrTables::sw_dist): breadth-first from 64
+// switches at once, a bit per source in every switch's frontier and visited words.
+void switch_distances(const Fabric& f, DqrTables& t) {
+  const std::vector<int>& sws = f.switches();
+  const size_t n = sws.size();
+  if (n == 0 || n > static_cast<size_t>(DqrTables::kMaxDistSwitches)) return;
+  std::vector<uint32_t> off(n + 1, 0), adj;  // distinct switch neighbours by slot
+  for (size_t i = 0; i < n; i++) {
+    const Node& node = f.node(sws[i]);
+    const size_t b = adj.size();
+    for (int p = 1; p <= node.num_ports; p++) {
+      const Port& pt = node.port(p);
+      if (!pt.connected() || !f.node(pt.peer_node).is_switch()) continue;
+      const uint32_t j = static_cast<uint32_t>(t.slot[static_cast<size_t>(pt.peer_node)]);
+      if (std::find(adj.begin() + static_cast<std::ptrdiff_t>(b), adj.end(), j) == adj.end()) adj.push_back(j);
+    }
+    off[i + 1] = static_cast<uint32_t>(adj.size());
+  }
+  t.sw_dist.assign(n * n, 255);
+  std::vector<uint64_t> seen(n), front(n), next(n);
+  for (size_t s0 = 0; s0 < n; s0 += 64) {
+    const size_t cnt = std::min<size_t>(64, n - s0);
+    std::fill(seen.begin(), seen.end(), 0);
+    std::fill(front.begin(), front.end(), 0);
+    for (size_t i = 0; i < cnt; i++) {
+      seen[s0 + i] = front[s0 + i] = 1ULL << i;
+      t.sw_dist[(s0 + i) * n + s0 + i] = 0;
+    }
+    for (int level = 1; level < 255; level++) {
+      bool any = false;
+      for (size_t v = 0; v < n; v++) {
+        uint64_t x = 0;
+        for (uint32_t k = off[v]; k < off[v + 1]; k++) x |= front[adj[k]];
+        x &= ~seen[v];
+        next[v] = x;
+        if (!x) continue;
+        any = true;
+        for (uint64_t m = x; m; m &= m - 1) t.sw_dist[(s0 + static_cast<size_t>(__builtin_ctzll(m))) * n + v] = static_cast<uint8_t>(level);
+      }
+      if (!any) break;
+      for (size_t v = 0; v < n; v++) seen[v] |= next[v];
+      front.swap(next);
+    }
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing& routing) {
@@ -122,6 +168,7 @@ std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing&
       }
     }
   }
+  switch_distances(before, *t);
   return t;
 }
 

@@ -93,6 +93,21 @@ class ChannelList {
  private:
   static uint64_t key(Id a, Id b) { return (static_cast<uint64_t>(a) << 32) | b; }
   void insert_dep(Id a, Id b);
+  // Lists built from a fabric also keep every dependency that is a turn (b leaves, on a's VL,
+  // the node a enters) as a bit per port of that node, so that has_dep() is one look-up into
+  // small tables instead of a search in a's successors (DQR asks it for every dependency of
+  // every candidate path). turn_bit() = (word index, bit) or (-1, 0) if a -> b is no turn.
+  std::pair<int64_t, int> turn_bit(Id a, Id b) const {
+    if (turn_slot_.empty() || a >= turn_slot_.size() || a / kNumVlSlots >= head_.size() ||
+        b / kNumVlSlots >= turn_node_.size())
+      return {-1, 0};
+    const Id la = a / kNumVlSlots, lb = b / kNumVlSlots;
+    if (a % kNumVlSlots != b % kNumVlSlots || head_[la] < 0 || turn_node_[lb] != head_[la] || turn_slot_[a] < 0)
+      return {-1, 0};
+    const int port = turn_port_[lb];
+    return {static_cast<int64_t>(turn_slot_[a]) * 4 + (port >> 6), port & 63};
+  }
+  void init_turns();
   void resize(Id n);
   void rebuild_order();  // stable Kahn; throws on cycle
 
@@ -101,6 +116,12 @@ class ChannelList {
   std::vector<int32_t> pos_;          // by id, -1 = not in list
   std::vector<Id> ord_;               // by position
   std::vector<std::vector<Id>> out_, in_;
+  // turn bits (fabric-built lists): head_ by link id = the node the link enters (-1: none);
+  // turn_node_ / turn_port_ by link id = the node and port it leaves; turn_slot_ by channel id
+  // = its 256-bit row in turns_ (-1 for channels not in the list)
+  std::vector<int32_t> head_, turn_node_, turn_slot_;
+  std::vector<uint8_t> turn_port_;
+  std::vector<uint64_t> turns_;
   size_t num_deps_ = 0;  // dependencies are out_ (each sorted) / in_
   mutable std::vector<uint32_t> mark_;
   mutable uint32_t stamp_ = 0;

@@ -80,6 +80,16 @@ struct DqrTables {
     const size_t s = static_cast<size_t>(slot[static_cast<size_t>(node)]);
     return (traffic[static_cast<size_t>(d) * traffic_words + (s >> 6)] >> (s & 63)) & 1;
   }
+  // Hop distances between switches over the fault-free links, [slot(t) * (stride - 1) + slot(v)],
+  // 255 where unknown (no path, 255 hops or more); empty on fabrics with more than
+  // kMaxDistSwitches switches. DQR orders the switches it repairs by their distance to the
+  // destination; it takes them from here wherever no failed link lies on a shortest path.
+  static constexpr int kMaxDistSwitches = 8192;
+  std::vector<uint8_t> sw_dist;
+  uint8_t dist(int t, int v) const {
+    return sw_dist[static_cast<size_t>(slot[static_cast<size_t>(t)]) * static_cast<size_t>(stride - 1) +
+                   static_cast<size_t>(slot[static_cast<size_t>(v)])];
+  }
   int num_links() const { return static_cast<int>(link_node.size()); }
   int link_id(int node, int port) const { return port_base[static_cast<size_t>(node)] + port; }
 };
