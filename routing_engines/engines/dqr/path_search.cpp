@@ -450,24 +450,71 @@ bool Reconfigurer::idle_route(Dest& D, int w) {
 }
 
 int Reconfigurer::switch_dist(int t, int v) {
-  if (dist_ok_) {
-    const uint8_t db = tables_->dist(t, v);
-    if (db != 255) {
-      if (spw_t_ != t) {
-        spw_t_ = t;
-        if (++spw_g_ == 0) std::fill(spw_gen_.begin(), spw_gen_.end(), 0), spw_g_ = 1;
-      }
-      // after the fault no path is shorter (no link was added); one as short exists iff some
-      // shortest path of the fault-free fabric survived
-      if (shortest_path_works(t, v)) {
-        if (o_.cross_check && dist_to(t)[static_cast<size_t>(v)] != db)
-          throw Error("dqr cross-check: distance from " + after_.node_name(v) + " to " + after_.node_name(t) + " is " +
-                      std::to_string(dist_to(t)[static_cast<size_t>(v)]) + ", the table says " + std::to_string(db));
-        return db;
+  const int d = switch_dist_table(t, v);
+  if (o_.cross_check && d != dist_to(t)[static_cast<size_t>(v)])
+    throw Error("dqr cross-check: distance from " + after_.node_name(v) + " to " + after_.node_name(t) + " is " +
+                std::to_string(dist_to(t)[static_cast<size_t>(v)]) + ", from the table " + std::to_string(d));
+  return d;
+}
+
+int Reconfigurer::switch_dist_table(int t, int v) {
+  if (!dist_ok_ || tables_->dist(t, v) == 255) return dist_to(t)[static_cast<size_t>(v)];
+  if (spw_t_ != t) {
+    spw_t_ = t;
+    if (++spw_g_ == 0) {
+      std::fill(spw_gen_.begin(), spw_gen_.end(), 0);
+      std::fill(near_gen_.begin(), near_gen_.end(), 0);
+      spw_g_ = 1;
+    }
+  }
+  // No path got shorter (no link was added). A switch some shortest path of which survived is
+  // as far from t as before, and every path from v meets such a switch (t itself is one). So
+  // over the switches whose shortest paths all failed (found from v through each other), the
+  // distances are shortest paths from their neighbours of the first kind: Dijkstra, seeded
+  // with 1 + their distance, over that set only; memoised for t.
+  if (shortest_path_works(t, v)) return tables_->dist(t, v);
+  if (near_gen_[static_cast<size_t>(v)] == spw_g_) return near_d_[static_cast<size_t>(v)];
+  constexpr int kFar = 1 << 30;
+  near_q_.clear();
+  near_q_.push_back(v);
+  near_gen_[static_cast<size_t>(v)] = spw_g_;
+  near_d_[static_cast<size_t>(v)] = kFar;
+  std::vector<std::pair<int, int>> heap;  // (-distance, switch)
+  for (size_t i = 0; i < near_q_.size(); i++) {
+    const int x = near_q_[i];
+    for (int q = 1; q <= nports(x); q++) {
+      const int y = next_switch(x, static_cast<uint8_t>(q));
+      if (y < 0) continue;
+      const int dy = tables_->dist(t, y);
+      if (dy == 255) return dist_to(t)[static_cast<size_t>(v)];
+      if (shortest_path_works(t, y)) {
+        near_d_[static_cast<size_t>(x)] = std::min(near_d_[static_cast<size_t>(x)], 1 + dy);
+      } else if (near_gen_[static_cast<size_t>(y)] != spw_g_) {
+        near_gen_[static_cast<size_t>(y)] = spw_g_;
+        near_d_[static_cast<size_t>(y)] = kFar;
+        near_q_.push_back(y);
       }
     }
   }
-  return dist_to(t)[static_cast<size_t>(v)];
+  for (int x : near_q_)
+    if (near_d_[static_cast<size_t>(x)] < kFar) heap.push_back({-near_d_[static_cast<size_t>(x)], x});
+  std::make_heap(heap.begin(), heap.end());
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end());
+    const auto [nd, x] = heap.back();
+    heap.pop_back();
+    if (-nd != near_d_[static_cast<size_t>(x)]) continue;
+    for (int q = 1; q <= nports(x); q++) {
+      const int y = next_switch(x, static_cast<uint8_t>(q));
+      if (y < 0 || near_gen_[static_cast<size_t>(y)] != spw_g_ || shortest_path_works(t, y)) continue;
+      if (near_d_[static_cast<size_t>(x)] + 1 < near_d_[static_cast<size_t>(y)]) {
+        near_d_[static_cast<size_t>(y)] = near_d_[static_cast<size_t>(x)] + 1;
+        heap.push_back({-near_d_[static_cast<size_t>(y)], y});
+        std::push_heap(heap.begin(), heap.end());
+      }
+    }
+  }
+  return near_d_[static_cast<size_t>(v)];
 }
 
 bool Reconfigurer::shortest_path_works(int t, int x) {

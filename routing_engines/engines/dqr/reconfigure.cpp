@@ -44,6 +44,8 @@ DqrResult Reconfigurer::run() {
   dist_ok_ = !tables_->sw_dist.empty() && !added && dead_ports_.size() <= 64;
   spw_gen_.assign(static_cast<size_t>(after_.size()), 0);
   spw_val_.assign(static_cast<size_t>(after_.size()), 0);
+  near_gen_.assign(static_cast<size_t>(after_.size()), 0);
+  near_d_.assign(static_cast<size_t>(after_.size()), 0);
   collect_sources();
   single_vl_ = !r_.path_sl && r_.sl2vl.empty();
   rval_.assign(static_cast<size_t>(after_.size()), 0);

@@ -185,6 +185,7 @@ class Reconfigurer {
   // dist_to(t)[v], from DqrTables::sw_dist where no failed link lies on a shortest path (or
   // another shortest path avoids them), else from dist_to(t).
   int switch_dist(int t, int v);
+  int switch_dist_table(int t, int v);  // switch_dist() proper (cross_check compares it)
   bool shortest_path_works(int t, int x);  // some shortest x -> t path of `before` has no failed link
   // Entries of the LID being repaired: current (col_) and of the old routing (old_col_).
   // Both are indexed by DqrTables::slot (switches only; any other node reads kNoPath).
@@ -252,6 +253,10 @@ class Reconfigurer {
   uint32_t spw_g_ = 0;                       // valid where spw_gen_ == spw_g_
   std::vector<uint32_t> spw_gen_;
   std::vector<uint8_t> spw_val_;
+  // switch_dist_table(): distances of switches whose shortest paths to spw_t_ all failed,
+  // valid where near_gen_ == spw_g_
+  std::vector<uint32_t> near_gen_;
+  std::vector<int> near_d_, near_q_;
   std::unordered_set<uint64_t> refused_;  // deps that cannot be enabled (alone) in this run
   std::unordered_map<uint64_t, uint8_t> sl_over_;  // (source LID << 16 | DLID) -> new SL
   std::vector<uint8_t> ca_deps_ok_;       // by link id: every CA at the switch -> link is in the list
