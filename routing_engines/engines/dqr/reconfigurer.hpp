@@ -157,14 +157,16 @@ class Reconfigurer {
     for (int hops = 0; hops <= after_.size(); hops++) {
       uint8_t q = cur(z);
       if (q == 0) break;  // z owns d
-      for (int l = 0; l < kNumVlSlots; l++)
-        if ((lay & (1u << l)) && !f(Dep{static_cast<Id>(prev_link) * kNumVlSlots + static_cast<Id>(l), ch(z, q, l)}))
-          return false;
+      for (uint32_t m = lay; m; m &= m - 1) {
+        const int l = __builtin_ctz(m);
+        if (!f(Dep{static_cast<Id>(prev_link) * kNumVlSlots + static_cast<Id>(l), ch(z, q, l)})) return false;
+      }
       if (z == D.t) break;
       // downstream already carries d-traffic: its deps are in the list (not so behind an idle switch)
       if ((mask(D, z) & lay) == lay && !is_idle(z)) break;
       prev_link = link(z, q);
-      z = after_.node(z).port(q).peer_node;
+      // z's route reaches d, so it goes on to a switch over a working link
+      z = next_sw_[static_cast<size_t>(prev_link)];
     }
     return true;
   }
