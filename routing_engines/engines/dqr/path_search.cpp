@@ -94,9 +94,22 @@ bool Reconfigurer::monotone(const Dest& D, int l0, int vl) {
   }
   if (!(good_vls_ & bit)) {
     good_vls_ |= bit;
-    mark_good(D, vl);
+    // Several searches between two reorders of the list: the monotone channels of the next
+    // destinations' switches in one sweep (mark_batch); the first one alone (mark_good). One
+    // layer only: the batch holds one.
+    const uint64_t ver = list_.order_version();
+    const bool in_batch = single_vl_ && batch_ver_ == ver && tbit_[static_cast<size_t>(D.t)] >= 0;
+    if (single_vl_ && !in_batch && miss_ver_ == ver) mark_batch(D, vl);
+    if (single_vl_ && batch_ver_ == ver && tbit_[static_cast<size_t>(D.t)] >= 0) {
+      batch_vls_ |= bit;
+    } else {
+      batch_vls_ &= static_cast<uint16_t>(~bit);
+      miss_ver_ = ver;
+      mark_good(D, vl);
+    }
   }
-  const bool r = good_gen_[static_cast<size_t>(l0)] == good_g_ && (good_[static_cast<size_t>(l0)] & bit);
+  const bool r = (batch_vls_ & bit) ? (gsets_[static_cast<size_t>(l0)] >> tbit_[static_cast<size_t>(D.t)]) & 1
+                                    : good_gen_[static_cast<size_t>(l0)] == good_g_ && (good_[static_cast<size_t>(l0)] & bit);
   if (o_.cross_check && monotone_reference(D, l0, vl) != r)
     throw Error("dqr cross-check: bound of " + list_.name(ch(tables_->link_node[static_cast<size_t>(l0)],
                                                             l0 - tables_->port_base[static_cast<size_t>(tables_->link_node[static_cast<size_t>(l0)])], vl)) +
@@ -156,6 +169,48 @@ void Reconfigurer::mark_good(const Dest& D, int vl) {
         if (in_pos_[k] < p) add(tables_->sw_in[k].first, tables_->sw_in[k].second);
     }
   }
+}
+
+// mark_good() (single VL) for up to 64 destination switches at once: D.t and those of the LIDs still to be
+// repaired that belong to switches (a switch's own LID is what needs long searches on a fat
+// tree: it is reached through turnarounds). One sweep over the list from the top: a channel on
+// a working switch link is monotone for target t iff it enters t or a channel leaving its head
+// higher in the list is; acc_ holds, per switch, the targets of the channels leaving it seen so
+// far (all higher), so the channel's set is acc_ of its head (plus its head if that is a target).
+void Reconfigurer::mark_batch(const Dest& D, int vl) {
+  if (tbit_.empty()) {
+    tbit_.assign(static_cast<size_t>(after_.size()), -1);
+    acc_.assign(static_cast<size_t>(after_.size()), 0);
+    gsets_.assign(static_cast<size_t>(tables_->num_links()), 0);
+  }
+  for (int x : batch_targets_) tbit_[static_cast<size_t>(x)] = -1;
+  batch_targets_.clear();
+  auto add = [&](int x) {
+    if (tbit_[static_cast<size_t>(x)] >= 0 || batch_targets_.size() >= 64) return;
+    tbit_[static_cast<size_t>(x)] = static_cast<int8_t>(batch_targets_.size());
+    batch_targets_.push_back(x);
+  };
+  add(D.t);
+  for (size_t i = lid_next_; i < lid_order_.size() && batch_targets_.size() < 64; i++) {
+    const auto own = before_.owner(lid_order_[i]);
+    if (!own || !before_.node(own->node).is_switch()) continue;
+    const Attach at = after_.attach(lid_order_[i]);
+    if (at.valid()) add(at.sw);
+  }
+  std::fill(acc_.begin(), acc_.end(), 0);
+  const std::vector<Id>& order = list_.order();
+  for (size_t p = order.size(); p-- > 0;) {
+    const Id c = order[p];
+    if (static_cast<int>(c % kNumVlSlots) != vl) continue;
+    const size_t l = c / kNumVlSlots;
+    const int y = next_sw_[l];
+    if (y < 0) continue;
+    const int8_t b = tbit_[static_cast<size_t>(y)];
+    const uint64_t gs = acc_[static_cast<size_t>(y)] | (b >= 0 ? 1ULL << b : 0);
+    gsets_[l] = gs;
+    acc_[static_cast<size_t>(tables_->link_node[l])] |= gs;
+  }
+  batch_ver_ = list_.order_version();
 }
 
 // Two passes: a plain Dijkstra, and if that creates more than kPlainStates states without

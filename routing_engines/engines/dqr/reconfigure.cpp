@@ -103,7 +103,11 @@ DqrResult Reconfigurer::run() {
     }
     for (const EndPort& ep : before_.end_ports())
       for (Lid d = ep.base_lid; d <= ep.last_lid(); d++)
-        if (hit[d] && !repair(d, res)) ok = false;
+        if (hit[d]) lid_order_.push_back(d);
+    for (size_t i = 0; i < lid_order_.size(); i++) {
+      lid_next_ = i + 1;
+      if (!repair(lid_order_[i], res)) ok = false;
+    }
   }
   std::vector<LftChange> ch;
   for (auto& [k, c] : changes_)

@@ -119,6 +119,7 @@ class Reconfigurer {
   bool monotone(const Dest& D, int l, int vl);
   bool monotone_reference(const Dest& D, int l, int vl);  // DqrOptions::cross_check
   void mark_good(const Dest& D, int vl);
+  void mark_batch(const Dest& D, int vl);
   bool joins_up(const Dest& D, Id c, int z, int vl);
   double bound(const Dest& D, int l, uint16_t lay) {
     const int y = next_sw_[static_cast<size_t>(l)];
@@ -273,6 +274,15 @@ class Reconfigurer {
   uint32_t good_for_ = 0;            // the search (mono_g_) good_vls_ belongs to
   uint16_t good_vls_ = 0;            // layers marked for it
   std::vector<uint64_t> pending_;    // by list position
+  // mark_batch(): targets (bit tbit_[switch] of gsets_[link]) for list order batch_ver_ (VL 0 of
+  // a single-VL routing); the current search uses them where batch_vls_ (bit 0) is set
+  std::vector<int8_t> tbit_;
+  std::vector<int> batch_targets_;
+  std::vector<uint64_t> gsets_, acc_;
+  uint64_t batch_ver_ = ~0ULL, miss_ver_ = ~0ULL;
+  uint16_t batch_vls_ = 0;
+  std::vector<Lid> lid_order_;       // the LIDs run() repairs, in order; lid_next_: after the current
+  size_t lid_next_ = 0;
   std::vector<int32_t> in_pos_;      // by index into DqrTables::sw_in: see mark_good()
   std::vector<uint64_t> in_pos_ver_; // by node: list order version and layer in_pos_ holds
   std::vector<Dep> join_deps_;            // scratch of joins_up
