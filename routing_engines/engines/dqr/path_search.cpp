@@ -191,12 +191,8 @@ void Reconfigurer::mark_batch(const Dest& D, int vl) {
     batch_targets_.push_back(x);
   };
   add(D.t);
-  for (size_t i = lid_next_; i < lid_order_.size() && batch_targets_.size() < 64; i++) {
-    const auto own = before_.owner(lid_order_[i]);
-    if (!own || !before_.node(own->node).is_switch()) continue;
-    const Attach at = after_.attach(lid_order_[i]);
-    if (at.valid()) add(at.sw);
-  }
+  for (size_t i = lid_next_; i < lid_order_.size() && batch_targets_.size() < 64; i++)
+    if (lid_switch_[i] >= 0) add(lid_switch_[i]);
   std::fill(acc_.begin(), acc_.end(), 0);
   const std::vector<Id>& order = list_.order();
   for (size_t p = order.size(); p-- > 0;) {

@@ -103,7 +103,10 @@ DqrResult Reconfigurer::run() {
     }
     for (const EndPort& ep : before_.end_ports())
       for (Lid d = ep.base_lid; d <= ep.last_lid(); d++)
-        if (hit[d]) lid_order_.push_back(d);
+        if (hit[d]) {
+          lid_order_.push_back(d);
+          lid_switch_.push_back(before_.node(ep.node).is_switch() ? ep.node : -1);
+        }
     for (size_t i = 0; i < lid_order_.size(); i++) {
       lid_next_ = i + 1;
       if (!repair(lid_order_[i], res)) ok = false;

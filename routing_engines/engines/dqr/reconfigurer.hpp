@@ -282,6 +282,7 @@ class Reconfigurer {
   uint64_t batch_ver_ = ~0ULL, miss_ver_ = ~0ULL;
   uint16_t batch_vls_ = 0;
   std::vector<Lid> lid_order_;       // the LIDs run() repairs, in order; lid_next_: after the current
+  std::vector<int> lid_switch_;      // by index in lid_order_: the switch owning the LID, or -1
   size_t lid_next_ = 0;
   std::vector<int32_t> in_pos_;      // by index into DqrTables::sw_in: see mark_good()
   std::vector<uint64_t> in_pos_ver_; // by node: list order version and layer in_pos_ holds
