@@ -9,9 +9,6 @@ DqrResult Reconfigurer::run() {
   if (before_.size() != after_.size())
     throw EngineError("dqr", "fabric changed its node set (" + std::to_string(before_.size()) + " -> " +
                                  std::to_string(after_.size()) + " nodes): DQR only handles removed links");
-  for (int i = 0; i < before_.size(); i++)
-    if (before_.node(i).num_ports != after_.node(i).num_ports || before_.node(i).type != after_.node(i).type)
-      throw EngineError("dqr", "node " + after_.node_name(i) + " changed type or port count");
   DqrResult res;
   tables_ = o_.tables ? o_.tables : dqr_tables(before_, r_);
   if (tables_->nodes != before_.size() || tables_->max_lid < before_.max_lid() ||
@@ -19,26 +16,44 @@ DqrResult Reconfigurer::run() {
       tables_->slot.size() != static_cast<size_t>(before_.size()) ||
       tables_->stride != static_cast<int>(before_.switches().size()) + 1)
     throw Error("dqr: precomputed tables do not describe this fabric");
-  for (int i = 0; i < before_.size(); i++)
-    if (tables_->nports[static_cast<size_t>(i)] != before_.node(i).num_ports)
+  for (int i = 0; i < before_.size(); i++) {
+    const Node& b = before_.node(i);
+    const Node& a = after_.node(i);
+    if (b.num_ports != a.num_ports || b.type != a.type)
+      throw EngineError("dqr", "node " + after_.node_name(i) + " changed type or port count");
+    if (tables_->nports[static_cast<size_t>(i)] != b.num_ports)
       throw Error("dqr: precomputed tables do not describe this fabric (ports of " + before_.node_name(i) + ")");
+  }
   res.entries_total = tables_->entries_total;
+  {
+    const std::vector<EndPort>& eb = before_.end_ports();
+    const std::vector<EndPort>& ea = after_.end_ports();
+    same_lids_ = eb.size() == ea.size();
+    for (size_t i = 0; same_lids_ && i < eb.size(); i++)
+      same_lids_ = eb[i].node == ea[i].node && eb[i].port == ea[i].port && eb[i].base_lid == ea[i].base_lid && eb[i].lmc == ea[i].lmc;
+  }
   slot_ = tables_->slot.data();
-  // the links of `after`: failed switch links (dead_ports_) and where every port leads now
+  // The links of `after`: failed switch links (dead_ports_; dead() = a port of `before` that is
+  // gone or leads elsewhere), where every switch port leads now, and the switch ports whose
+  // link changed (port_changed_: a CA behind one may have lost its link).
   next_sw_.assign(static_cast<size_t>(tables_->num_links()), -1);
+  port_changed_.assign(static_cast<size_t>(tables_->num_links()), 0);
+  port_dead_.assign(static_cast<size_t>(tables_->num_links()), 0);
   bool added = false;  // a switch link of `after` that `before` does not have
   for (int y : after_.switches()) {
     const Node& n = after_.node(y);
     for (int q = 1; q <= n.num_ports; q++) {
-      if (dead(y, q)) {
-        if (before_.node(before_.node(y).port(q).peer_node).is_switch())
-          dead_ports_.push_back({y, static_cast<uint8_t>(q)}), res.failed_channels++;
+      const size_t l = static_cast<size_t>(link(y, q));
+      const Port& p = n.port(q);
+      const int bp = tables_->peer[l];
+      if (bp >= 0 && (!p.connected() || p.peer_node != bp || p.peer_port != tables_->peer_port[l])) {  // dead(y, q)
+        port_changed_[l] = port_dead_[l] = 1;
+        if (before_.node(bp).is_switch()) dead_ports_.push_back({y, static_cast<uint8_t>(q)}), res.failed_channels++;
         continue;
       }
-      const Port& p = n.port(q);
       if (!p.connected() || !after_.node(p.peer_node).is_switch()) continue;
-      if (!before_.node(y).port(q).connected()) added = true;  // a new link: usable
-      next_sw_[static_cast<size_t>(link(y, q))] = p.peer_node;
+      if (bp < 0) added = true, port_changed_[l] = 1;  // a new link: usable
+      next_sw_[l] = p.peer_node;
     }
   }
   dist_ok_ = !tables_->sw_dist.empty() && !added && dead_ports_.size() <= 64;

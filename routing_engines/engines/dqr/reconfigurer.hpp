@@ -52,6 +52,7 @@ class Reconfigurer {
 
  private:
   bool dead(int n, int p) const {  // link used by the old routing that is gone or re-cabled
+    if (slot_[static_cast<size_t>(n)] + 1 < tables_->stride) return port_dead_[static_cast<size_t>(link(n, p))];  // a switch
     const Port& b = before_.node(n).port(p);
     const Port& a = after_.node(n).port(p);
     return b.connected() && (!a.connected() || a.peer_node != b.peer_node || a.peer_port != b.peer_port);
@@ -250,6 +251,9 @@ class Reconfigurer {
   std::vector<Dep> deps_;                  // scratch of direct_route
   static uint64_t dep_key(const Dep& d) { return (static_cast<uint64_t>(d.first) << 32) | d.second; }
   std::vector<int> next_sw_;              // by link id, see next_switch()
+  std::vector<uint8_t> port_changed_;     // by link id: a switch port whose link is gone, moved or new
+  std::vector<uint8_t> port_dead_;        // by link id: dead() of a switch port
+  bool same_lids_ = true;                 // `after` has the LIDs of `before` (end ports alike)
   std::vector<std::vector<int>> dist_by_t_;  // by switch t: hop distances to t (lazy)
   bool dist_ok_ = false;                     // DqrTables::sw_dist usable (no link was added)
   int spw_t_ = -1;                           // shortest_path_works() memo: for this t,

@@ -33,16 +33,21 @@ void Reconfigurer::rollback(Dest& D) {
 bool Reconfigurer::repair(Lid d, DqrResult& res) {
   Dest D;
   D.d = d;
-  Attach at = after_.attach(d);
-  Attach atb = before_.attach(d);
+  // before.attach(d) from the tables; after.attach(d) is the same unless the link at the
+  // destination's switch changed (links are symmetric)
+  Attach atb;
+  if (d < tables_->lid_sw.size() && tables_->lid_sw[d] >= 0) atb = {tables_->lid_sw[d], tables_->lid_port[d]};
   if (!atb.valid()) return true;  // nothing was routed to it
+  const Attach at =
+      !same_lids_ || (atb.port != 0 && port_changed_[static_cast<size_t>(link(atb.sw, atb.port))]) ? after_.attach(d) : atb;
   if (!at.valid() || at.sw != atb.sw) {
     res.notes.push_back("LID " + std::to_string(d) + " lost its link to the fabric; its entries are left as they were");
     return true;
   }
   D.t = at.sw;
   D.tport = at.port;
-  D.owner = after_.owner(d)->node;
+  const EndPort own = *after_.owner(d);
+  D.owner = own.node;
   old_col_ = tables_->column(d);
   col_.assign(old_col_, old_col_ + tables_->stride);
   if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;
@@ -75,7 +80,7 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
   if (affected.empty()) return true;
   res.dlids_affected++;
   if (o_.count_affected) res.entries_affected += affected.size();
-  const bool d_is_ca = !after_.node(after_.owner(d)->node).is_switch() && after_.owner(d)->base_lid == d;
+  const bool d_is_ca = own.port != 0 && own.base_lid == d;
   if (d_is_ca && o_.count_affected)
     for (int s : affected) res.flows_affected += static_cast<uint64_t>(cas_at_[static_cast<size_t>(s)]);
   mark_traffic(D);

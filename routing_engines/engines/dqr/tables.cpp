@@ -88,6 +88,31 @@ std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing&
     next += np + 1;
   }
   t->next_sw.assign(t->link_node.size(), -1);
+  t->peer.assign(t->link_node.size(), -1);
+  t->peer_port.assign(t->link_node.size(), 0);
+  for (int i = 0; i < before.size(); i++)
+    for (int p = 1; p <= before.node(i).num_ports; p++) {
+      const Port& pt = before.node(i).port(p);
+      if (!pt.connected()) continue;
+      t->peer[static_cast<size_t>(t->link_id(i, p))] = pt.peer_node;
+      t->peer_port[static_cast<size_t>(t->link_id(i, p))] = pt.peer_port;
+    }
+  for (const EndPort& ep : before.end_ports()) {
+    const Node& node = before.node(ep.node);
+    if (node.is_switch()) {
+      t->end_sources.push_back({ep.base_lid, ep.node, 0, ep.node, 0});
+      continue;
+    }
+    const Port& pt = node.port(ep.port);
+    if (pt.connected() && before.node(pt.peer_node).is_switch())
+      t->end_sources.push_back({ep.base_lid, ep.node, ep.port, pt.peer_node, pt.peer_port});
+  }
+  t->lid_sw.assign(static_cast<size_t>(before.max_lid()) + 1, -1);
+  t->lid_port.assign(static_cast<size_t>(before.max_lid()) + 1, 0);
+  for (Lid d = 1; d <= before.max_lid(); d++) {
+    const Attach at = before.attach(d);
+    if (at.valid()) t->lid_sw[d] = at.sw, t->lid_port[d] = at.port;
+  }
   t->sw_in_off.assign(nn + 1, 0);
   for (int u : before.switches())
     for (int p = 1; p <= before.node(u).num_ports; p++) {
@@ -112,17 +137,22 @@ std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing&
   for (size_t i = 0; i < sws.size(); i++) t->slot[static_cast<size_t>(sws[i])] = static_cast<int>(i);
   const size_t n = static_cast<size_t>(t->stride), lids = static_cast<size_t>(t->max_lid) + 1;
   t->by_lid.assign(n * lids, kNoPath);
-  // Transposed in blocks of 64 switches x 4096 LIDs, so that both the rows read and the
-  // columns written stay in the cache.
-  constexpr size_t kSw = 64, kLids = 4096;
+  // Transposed in blocks of 64 switches x 256 LIDs (the rows read and the columns written stay
+  // in the cache); each LID's 64 entries are written side by side.
+  constexpr size_t kSw = 64, kLids = 256;
+  std::vector<const uint8_t*> row(kSw);
+  std::vector<size_t> len(kSw);
   for (size_t s0 = 0; s0 < sws.size(); s0 += kSw) {
     const size_t s1 = std::min(sws.size(), s0 + kSw);
+    for (size_t i = s0; i < s1; i++) {
+      const std::vector<uint8_t>& tab = routing.lfts.table(sws[i]);
+      row[i - s0] = tab.data(), len[i - s0] = tab.size();
+    }
     for (size_t d0 = 1; d0 < lids; d0 += kLids) {
       const size_t d1 = std::min(lids, d0 + kLids);
-      for (size_t i = s0; i < s1; i++) {
-        const std::vector<uint8_t>& tab = routing.lfts.table(sws[i]);
-        const size_t end = std::min(tab.size(), d1);
-        for (size_t d = d0; d < end; d++) t->by_lid[d * n + i] = tab[d];
+      for (size_t d = d0; d < d1; d++) {
+        uint8_t* out = t->by_lid.data() + d * n + s0;
+        for (size_t i = 0; i < s1 - s0; i++) out[i] = d < len[i] ? row[i][d] : kNoPath;
       }
     }
   }

@@ -8,17 +8,15 @@ namespace ftroute::dqr_detail {
 
 void Reconfigurer::collect_sources() {
   cas_at_.assign(static_cast<size_t>(before_.size()), 0);
-  for (const EndPort& ep : before_.end_ports()) {
-    const Node& n = before_.node(ep.node);
-    if (n.is_switch()) {
-      if (o_.switch_sources) sources_.push_back({ep.base_lid, ep.node, 0, ep.node, 0});
+  for (const DqrTables::EndSource& e : tables_->end_sources) {
+    if (e.port == 0) {
+      if (o_.switch_sources) sources_.push_back({e.lid, e.node, 0, e.node, 0});
       continue;
     }
-    const Port& p = n.port(ep.port);
-    if (!after_.node(ep.node).port(ep.port).connected() || !p.connected()) continue;
-    if (!before_.node(p.peer_node).is_switch()) continue;
-    sources_.push_back({ep.base_lid, ep.node, ep.port, p.peer_node, p.peer_port});
-    cas_at_[static_cast<size_t>(p.peer_node)]++;
+    // the CA port is still linked unless its switch's side changed (links are symmetric)
+    if (port_changed_[static_cast<size_t>(link(e.sw, e.in_port))] && !after_.node(e.node).port(e.port).connected()) continue;
+    sources_.push_back({e.lid, e.node, e.port, e.sw, e.in_port});
+    cas_at_[static_cast<size_t>(e.sw)]++;
   }
 }
 

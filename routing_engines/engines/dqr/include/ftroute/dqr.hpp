@@ -68,6 +68,20 @@ struct DqrTables {
   std::vector<int> next_sw;    // link id -> the switch it leads to, -1 if none (CA, unconnected, port 0)
   std::vector<int> sw_in_off;  // node -> first index in sw_in; size nodes + 1
   std::vector<std::pair<int, uint8_t>> sw_in;  // (switch u, port of u): the switch links entering a node
+  std::vector<int> peer;           // link id -> the node it leads to, -1 if none
+  std::vector<uint8_t> peer_port;  // link id -> the port it enters
+  // The end ports in end_ports() order that can send: every switch (port 0; a source with
+  // DqrOptions::switch_sources) and every CA port linked to a switch (sw, in_port).
+  struct EndSource {
+    Lid lid = 0;
+    int node = -1;
+    uint8_t port = 0;
+    int sw = -1;
+    uint8_t in_port = 0;
+  };
+  std::vector<EndSource> end_sources;
+  std::vector<int> lid_sw;         // LID -> before.attach(LID).sw (-1: none)
+  std::vector<uint8_t> lid_port;   // LID -> before.attach(LID).port
   // Which switches the old routing's CA traffic leaves, per destination LID (before the fault;
   // sources = every CA port connected to a switch, ca_sources of them; a LID's own switch counts
   // when traffic is routed into it): bit slot[node] of traffic[lid * traffic_words ..]. DQR's
