@@ -12,17 +12,20 @@ DqrResult Reconfigurer::run() {
   DqrResult res;
   tables_ = o_.tables ? o_.tables : dqr_tables(before_, r_);
   if (tables_->nodes != before_.size() || tables_->max_lid < before_.max_lid() ||
-      tables_->nports.size() != static_cast<size_t>(before_.size()) ||
+      tables_->nports.size() != static_cast<size_t>(before_.size()) || tables_->type.size() != tables_->nports.size() ||
       tables_->slot.size() != static_cast<size_t>(before_.size()) ||
       tables_->stride != static_cast<int>(before_.switches().size()) + 1)
     throw Error("dqr: precomputed tables do not describe this fabric");
+  // `before` as the tables describe it against `after`, node by node in memory order
   for (int i = 0; i < before_.size(); i++) {
-    const Node& b = before_.node(i);
     const Node& a = after_.node(i);
-    if (b.num_ports != a.num_ports || b.type != a.type)
-      throw EngineError("dqr", "node " + after_.node_name(i) + " changed type or port count");
-    if (tables_->nports[static_cast<size_t>(i)] != b.num_ports)
+    const int np = tables_->nports[static_cast<size_t>(i)];
+    if (np != a.num_ports || tables_->type[static_cast<size_t>(i)] != a.type) {
+      const Node& b = before_.node(i);
+      if (b.num_ports != a.num_ports || b.type != a.type)
+        throw EngineError("dqr", "node " + after_.node_name(i) + " changed type or port count");
       throw Error("dqr: precomputed tables do not describe this fabric (ports of " + before_.node_name(i) + ")");
+    }
   }
   res.entries_total = tables_->entries_total;
   {
@@ -51,7 +54,8 @@ DqrResult Reconfigurer::run() {
         if (before_.node(bp).is_switch()) dead_ports_.push_back({y, static_cast<uint8_t>(q)}), res.failed_channels++;
         continue;
       }
-      if (!p.connected() || !after_.node(p.peer_node).is_switch()) continue;
+      if (!p.connected()) continue;
+      if (bp >= 0 ? tables_->next_sw[l] < 0 : !after_.node(p.peer_node).is_switch()) continue;  // not to a switch
       if (bp < 0) added = true, port_changed_[l] = 1;  // a new link: usable
       next_sw_[l] = p.peer_node;
     }
@@ -99,7 +103,7 @@ DqrResult Reconfigurer::run() {
   }
   uint64_t ca_lids = 0;
   for (const Source& s : sources_)
-    if (!before_.node(s.node).is_switch()) ca_lids++;
+    if (s.port != 0) ca_lids++;  // a CA port (a switch's own LID has port 0)
   res.flows_total = ca_lids * (ca_lids > 0 ? ca_lids - 1 : 0);
   const uint64_t moved0 = list_.channels_moved(), en0 = list_.turns_enabled();
   if (!dead_ports_.empty() && (o_.mesh_plugin || o_.tlr)) {

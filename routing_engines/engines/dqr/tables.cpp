@@ -80,6 +80,8 @@ std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing&
   const size_t nn = static_cast<size_t>(before.size());
   t->port_base.resize(nn);
   t->nports.resize(nn);
+  t->type.resize(nn);
+  for (int i = 0; i < before.size(); i++) t->type[static_cast<size_t>(i)] = before.node(i).type;
   for (int i = 0, next = 0; i < before.size(); i++) {  // Cdg's numbering: ports 0..num_ports
     const int np = before.node(i).num_ports;
     t->port_base[static_cast<size_t>(i)] = next;

@@ -65,6 +65,7 @@ struct DqrTables {
   std::vector<int> port_base;  // node -> link id of its port 0
   std::vector<int> link_node;  // link id -> node
   std::vector<int> nports;     // node -> ports
+  std::vector<NodeType> type;  // node -> type
   std::vector<int> next_sw;    // link id -> the switch it leads to, -1 if none (CA, unconnected, port 0)
   std::vector<int> sw_in_off;  // node -> first index in sw_in; size nodes + 1
   std::vector<std::pair<int, uint8_t>> sw_in;  // (switch u, port of u): the switch links entering a node
