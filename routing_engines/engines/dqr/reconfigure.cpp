@@ -77,6 +77,8 @@ DqrResult Reconfigurer::run() {
   mask_.assign(static_cast<size_t>(after_.size()), 0);
   mgen_.assign(static_cast<size_t>(after_.size()), 0);
   taint_.assign(static_cast<size_t>(after_.size()), 0);
+  chg_gen_.assign(static_cast<size_t>(after_.size()), 0);
+  chg_at_.assign(static_cast<size_t>(after_.size()), 0);
   omask_.assign(static_cast<size_t>(after_.size()), 0);
   omgen_.assign(static_cast<size_t>(after_.size()), 0);
   ref_omask_.assign(static_cast<size_t>(after_.size()), 0);
@@ -132,7 +134,7 @@ DqrResult Reconfigurer::run() {
     }
   }
   std::vector<LftChange> ch;
-  for (auto& [k, c] : changes_)
+  for (const LftChange& c : changes_)
     if (c.old_port != c.new_port) ch.push_back(c);
   Lfts patched;
   if (o_.patched_tables && ok) {

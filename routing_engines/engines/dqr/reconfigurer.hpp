@@ -208,7 +208,13 @@ class Reconfigurer {
   const int* slot_ = nullptr;                // DqrTables::slot
   std::vector<Source> sources_;
   std::vector<int> cas_at_;  // CA base LIDs attached per switch
-  std::unordered_map<uint64_t, LftChange> changes_;  // by (switch << 16) | LID
+  // Every changed entry, LID by LID (the current LID's from lid_changes_ on); the current LID's
+  // entry of switch y is changes_[chg_at_[y]] where chg_gen_[y] == cg_.
+  std::vector<LftChange> changes_;
+  size_t lid_changes_ = 0;
+  std::vector<uint32_t> chg_gen_;
+  std::vector<size_t> chg_at_;
+  uint32_t cg_ = 0;
   std::vector<std::pair<int, uint8_t>> dead_ports_;  // switch-side ports of failed switch links
   std::vector<uint32_t> stamp_;
   uint32_t gen_ = 0;

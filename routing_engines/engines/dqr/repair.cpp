@@ -22,7 +22,9 @@ bool Reconfigurer::attempt(Dest& D, const std::vector<int>& todo, const std::vec
 }
 
 void Reconfigurer::rollback(Dest& D) {
-  for (int y : changed_now_) changes_.erase((static_cast<uint64_t>(y) << 16) | D.d);
+  (void)D;
+  changes_.resize(lid_changes_);  // this LID's changes are the last ones
+  if (++cg_ == 0) std::fill(chg_gen_.begin(), chg_gen_.end(), 0), cg_ = 1;
   changed_now_.clear();
   for (int w : idle_list_) idle_[static_cast<size_t>(w)] = 0;
   idle_list_.clear();
@@ -54,6 +56,8 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
   if (++ag_ == 0) std::fill(aff_.begin(), aff_.end(), 0), ag_ = 1;
   idle_list_.clear();
   changed_now_.clear();
+  lid_changes_ = changes_.size();
+  if (++cg_ == 0) std::fill(chg_gen_.begin(), chg_gen_.end(), 0), cg_ = 1;
   // affected = near ends (entry on a failed link, route fine before) + everything routed into them
   std::vector<int> affected;
   for (auto [s, p] : dead_ports_) {
@@ -125,7 +129,7 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
     res.dlids_layer_moved++;
   }
   for (int w : idle_list_)
-    if (is_idle(w)) changes_[(static_cast<uint64_t>(w) << 16) | d].idle = true;
+    if (is_idle(w) && chg_gen_[static_cast<size_t>(w)] == cg_) changes_[chg_at_[static_cast<size_t>(w)]].idle = true;
   stage_changes(D);
   return true;
 }
@@ -156,10 +160,14 @@ void Reconfigurer::commit(Dest& D, const std::vector<Entry>& entries, int juncti
 void Reconfigurer::record_change(int y, Lid d, uint8_t q) {
   const uint8_t was = cur(y);
   if (was == q) return;
-  const uint64_t key = (static_cast<uint64_t>(y) << 16) | d;
-  auto [it, fresh] = changes_.try_emplace(key, LftChange{y, d, was, q});
-  if (!fresh) it->second.new_port = q;
-  else changed_now_.push_back(y);
+  if (chg_gen_[static_cast<size_t>(y)] == cg_) {
+    changes_[chg_at_[static_cast<size_t>(y)]].new_port = q;
+  } else {
+    chg_gen_[static_cast<size_t>(y)] = cg_;
+    chg_at_[static_cast<size_t>(y)] = changes_.size();
+    changes_.push_back(LftChange{y, d, was, q});
+    changed_now_.push_back(y);
+  }
   col_[slot(y)] = q;
 }
 
