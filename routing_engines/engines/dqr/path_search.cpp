@@ -496,7 +496,7 @@ bool Reconfigurer::idle_route(Dest& D, int w) {
   record_change(w, D.d, static_cast<uint8_t>(best_q));
   idle_[static_cast<size_t>(w)] = ag_;
   idle_list_.push_back(w);
-  if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;  // routes changed
+  new_routes();  // routes changed
   return true;
 }
 

@@ -67,9 +67,7 @@ DqrResult Reconfigurer::run() {
   near_d_.assign(static_cast<size_t>(after_.size()), 0);
   collect_sources();
   single_vl_ = !r_.path_sl && r_.sl2vl.empty();
-  rval_.assign(static_cast<size_t>(after_.size()), 0);
-  rhops_.assign(static_cast<size_t>(after_.size()), 0);
-  rgen_.assign(static_cast<size_t>(after_.size()), 0);
+  rmemo_.assign(static_cast<size_t>(after_.size()), {});
   aff_.assign(static_cast<size_t>(after_.size()), 0);
   idle_.assign(static_cast<size_t>(after_.size()), 0);
   depth_.assign(static_cast<size_t>(after_.size()), 0);

@@ -106,7 +106,13 @@ class Reconfigurer {
   uint16_t old_mask(const Dest& D, int u, bool use_table);
   // Does y's current route (after the fault) reach d? Memoised until the next commit.
   bool reaches(const Dest& D, int y);
-  int route_hops(int y) const { return rhops_[static_cast<size_t>(y)]; }  // after reaches(y) == true
+  int route_hops(int y) const { return rmemo_[static_cast<size_t>(y)].hops; }  // after reaches(y) == true
+  void new_routes() {  // entries changed: forget what reaches() knew
+    if (++rg_ == 0) {
+      for (RouteMemo& m : rmemo_) m.gen = 0;
+      rg_ = 1;
+    }
+  }
   bool route_touches(const Dest& D, int y, const std::vector<int>& path) const;
   void mark_traffic(const Dest& D);
   bool search_and_commit(Dest& D, int w, std::string& why);
@@ -240,9 +246,12 @@ class Reconfigurer {
     return {src_idx_.data() + b, static_cast<size_t>(src_off_[static_cast<size_t>(y) + 1]) - b};
   }
   bool single_vl_ = true;                 // no path_sl and no SL2VL tables: everything on VL 0
-  std::vector<int8_t> rval_;
-  std::vector<int> rhops_;  // hops to d along the current route, where rval_ == 1
-  std::vector<uint32_t> rgen_;
+  struct RouteMemo {  // reaches() by node, valid where gen == rg_
+    uint32_t gen = 0;
+    int32_t hops = 0;  // hops to d along the current route, where val == 1
+    int8_t val = 0;
+  };
+  std::vector<RouteMemo> rmemo_;
   uint32_t rg_ = 0;
   std::vector<int> rstack_;
   std::vector<uint32_t> aff_;  // affected-set membership stamp (one generation per DLID)

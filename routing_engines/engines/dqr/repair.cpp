@@ -29,7 +29,7 @@ void Reconfigurer::rollback(Dest& D) {
   for (int w : idle_list_) idle_[static_cast<size_t>(w)] = 0;
   idle_list_.clear();
   col_.assign(old_col_, old_col_ + tables_->stride);
-  if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;
+  new_routes();
 }
 
 bool Reconfigurer::repair(Lid d, DqrResult& res) {
@@ -52,7 +52,7 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
   D.owner = own.node;
   old_col_ = tables_->column(d);
   col_.assign(old_col_, old_col_ + tables_->stride);
-  if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;
+  new_routes();
   if (++ag_ == 0) std::fill(aff_.begin(), aff_.end(), 0), ag_ = 1;
   idle_list_.clear();
   changed_now_.clear();
@@ -154,7 +154,7 @@ void Reconfigurer::commit(Dest& D, const std::vector<Entry>& entries, int juncti
     if (y == D.t) break;
     y = after_.node(y).port(cur(y)).peer_node;
   }
-  if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;  // routes changed
+  new_routes();  // routes changed
 }
 
 void Reconfigurer::record_change(int y, Lid d, uint8_t q) {

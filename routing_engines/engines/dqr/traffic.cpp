@@ -21,20 +21,20 @@ void Reconfigurer::collect_sources() {
 }
 
 bool Reconfigurer::reaches(const Dest& D, int s) {
-  // rval_: 1 ok, 2 broken, 3 on the current walk (valid while rgen_ == rg_)
+  // rmemo_[y].val: 1 ok, 2 broken, 3 on the current walk (valid while .gen == rg_)
   int y = s;
   int8_t verdict = 2;
   int base = 0;  // hops to d from the switch after the last one on the stack
   rstack_.clear();
   while (true) {
-    if (rgen_[static_cast<size_t>(y)] == rg_) {
-      int8_t st = rval_[static_cast<size_t>(y)];
-      verdict = st == 3 ? 2 : st;  // 3: loop
-      if (verdict == 1) base = rhops_[static_cast<size_t>(y)];
+    RouteMemo& m = rmemo_[static_cast<size_t>(y)];
+    if (m.gen == rg_) {
+      verdict = m.val == 3 ? 2 : m.val;  // 3: loop
+      if (verdict == 1) base = m.hops;
       break;
     }
-    rgen_[static_cast<size_t>(y)] = rg_;
-    rval_[static_cast<size_t>(y)] = 3;
+    m.gen = rg_;
+    m.val = 3;
     rstack_.push_back(y);
     uint8_t q = cur(y);
     if (y == D.t) { verdict = (q == D.tport) ? 1 : 2, base = -1; break; }
@@ -43,9 +43,9 @@ bool Reconfigurer::reaches(const Dest& D, int s) {
     y = nx;
   }
   for (size_t i = 0; i < rstack_.size(); i++) {
-    const size_t v = static_cast<size_t>(rstack_[i]);
-    rval_[v] = verdict;
-    rhops_[v] = base + static_cast<int>(rstack_.size() - i);
+    RouteMemo& m = rmemo_[static_cast<size_t>(rstack_[i])];
+    m.val = verdict;
+    m.hops = base + static_cast<int>(rstack_.size() - i);
   }
   return verdict == 1;
 }
