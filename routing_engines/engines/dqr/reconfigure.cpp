@@ -35,7 +35,9 @@ DqrResult Reconfigurer::run() {
     for (size_t i = 0; same_lids_ && i < eb.size(); i++)
       same_lids_ = eb[i].node == ea[i].node && eb[i].port == ea[i].port && eb[i].base_lid == ea[i].base_lid && eb[i].lmc == ea[i].lmc;
   }
-  slot_ = tables_->slot.data();
+  node_.resize(static_cast<size_t>(before_.size()));
+  for (size_t i = 0; i < node_.size(); i++)
+    node_[i] = {tables_->port_base[i], tables_->nports[i], tables_->slot[i]};
   // The links of `after`: failed switch links (dead_ports_; dead() = a port of `before` that is
   // gone or leads elsewhere), where every switch port leads now, and the switch ports whose
   // link changed (port_changed_: a CA behind one may have lost its link).

@@ -52,15 +52,15 @@ class Reconfigurer {
 
  private:
   bool dead(int n, int p) const {  // link used by the old routing that is gone or re-cabled
-    if (slot_[static_cast<size_t>(n)] + 1 < tables_->stride) return port_dead_[static_cast<size_t>(link(n, p))];  // a switch
+    if (node_[static_cast<size_t>(n)].slot + 1 < tables_->stride) return port_dead_[static_cast<size_t>(link(n, p))];  // a switch
     const Port& b = before_.node(n).port(p);
     const Port& a = after_.node(n).port(p);
     return b.connected() && (!a.connected() || a.peer_node != b.peer_node || a.peer_port != b.peer_port);
   }
   bool alive(int n, int p) const { return after_.node(n).port(p).connected(); }
   Id ch(int n, int p, int vl) const { return static_cast<Id>(link(n, p)) * kNumVlSlots + static_cast<Id>(vl); }
-  int link(int n, int p) const { return tables_->link_id(n, p); }
-  int nports(int n) const { return tables_->nports[static_cast<size_t>(n)]; }
+  int link(int n, int p) const { return node_[static_cast<size_t>(n)].port_base + p; }
+  int nports(int n) const { return node_[static_cast<size_t>(n)].nports; }
   // (switch u, port of u) for every switch link entering y in `before`
   std::span<const std::pair<int, uint8_t>> sw_in(int y) const {
     const size_t b = static_cast<size_t>(tables_->sw_in_off[static_cast<size_t>(y)]);
@@ -69,8 +69,9 @@ class Reconfigurer {
   // The switch that port q of switch y leads to in `after` through a link that is not dead,
   // else -1 (also for q = 0, kNoPath, ports out of range, CAs): one table look-up per hop.
   int next_switch(int y, uint8_t q) const {
-    if (q == 0 || q > nports(y)) return -1;
-    return next_sw_[static_cast<size_t>(link(y, q))];
+    const NodeInfo& n = node_[static_cast<size_t>(y)];
+    if (q == 0 || q > n.nports) return -1;
+    return next_sw_[static_cast<size_t>(n.port_base + q)];
   }
   // The same in `before` (the fault-free links).
   int old_next_switch(int y, uint8_t q) const {
@@ -199,7 +200,7 @@ class Reconfigurer {
   bool shortest_path_works(int t, int x);  // some shortest x -> t path of `before` has no failed link
   // Entries of the LID being repaired: current (col_) and of the old routing (old_col_).
   // Both are indexed by DqrTables::slot (switches only; any other node reads kNoPath).
-  size_t slot(int y) const { return static_cast<size_t>(slot_[static_cast<size_t>(y)]); }
+  size_t slot(int y) const { return static_cast<size_t>(node_[static_cast<size_t>(y)].slot); }
   uint8_t cur(int y) const { return col_[slot(y)]; }
   uint8_t old(int y) const { return old_col_[slot(y)]; }
 
@@ -211,7 +212,11 @@ class Reconfigurer {
   std::shared_ptr<const DqrTables> tables_;  // the old routing by LID, the fault-free fabric's look-ups
   std::vector<uint8_t> col_;                 // current entries for the LID being repaired, by slot
   const uint8_t* old_col_ = nullptr;         // the old routing's, by slot (DqrTables::column)
-  const int* slot_ = nullptr;                // DqrTables::slot
+  // DqrTables::port_base, nports and slot side by side: what every hop of a walk looks up
+  struct NodeInfo {
+    int32_t port_base = 0, nports = 0, slot = 0;
+  };
+  std::vector<NodeInfo> node_;
   std::vector<Source> sources_;
   std::vector<int> cas_at_;  // CA base LIDs attached per switch
   // Every changed entry, LID by LID (the current LID's from lid_changes_ on); the current LID's
