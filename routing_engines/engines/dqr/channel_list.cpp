@@ -44,7 +44,24 @@ ChannelList ChannelList::build(const Fabric& fabric, const Routing& routing, con
   cl.resize(cl.ids_.num_ids());
   for (Id c : *order) cl.add_channel(c);
   cl.init_turns();
-  for (auto [a, x] : b.cdg.edges(-1)) cl.insert_dep(a, x);
+  // the CDG's successor lists are sorted and unique: taken over as they are (what insert_dep
+  // would build from its edges, in the same order)
+  std::vector<uint32_t> in_count(cl.pos_.size(), 0);
+  for (Id a = 0; a < b.cdg.num_ids(); a++) {
+    auto [p, e] = b.cdg.successors(a);
+    for (const Id* x = p; x != e; x++) in_count[*x]++;
+  }
+  for (Id x = 0; x < in_count.size(); x++) cl.in_[x].reserve(in_count[x]);
+  for (Id a = 0; a < b.cdg.num_ids(); a++) {
+    auto [p, e] = b.cdg.successors(a);
+    if (p == e) continue;
+    cl.out_[a].assign(p, e);
+    cl.num_deps_ += static_cast<size_t>(e - p);
+    for (const Id* x = p; x != e; x++) {
+      cl.in_[*x].push_back(a);
+      if (auto [w, bit] = cl.turn_bit(a, *x); w >= 0) cl.turns_[static_cast<size_t>(w)] |= 1ULL << bit;
+    }
+  }
   std::string why;
   if (!cl.valid(&why)) cl.rebuild_order();  // cannot happen with a correct topological order
   return cl;

@@ -152,9 +152,17 @@ std::shared_ptr<const DqrTables> dqr_tables(const Fabric& before, const Routing&
     }
     for (size_t d0 = 1; d0 < lids; d0 += kLids) {
       const size_t d1 = std::min(lids, d0 + kLids);
-      for (size_t d = d0; d < d1; d++) {
-        uint8_t* out = t->by_lid.data() + d * n + s0;
-        for (size_t i = 0; i < s1 - s0; i++) out[i] = d < len[i] ? row[i][d] : kNoPath;
+      const size_t k = s1 - s0;
+      if (*std::min_element(len.begin(), len.begin() + static_cast<std::ptrdiff_t>(k)) >= d1) {  // the usual case
+        for (size_t d = d0; d < d1; d++) {
+          uint8_t* out = t->by_lid.data() + d * n + s0;
+          for (size_t i = 0; i < k; i++) out[i] = row[i][d];
+        }
+      } else {
+        for (size_t d = d0; d < d1; d++) {
+          uint8_t* out = t->by_lid.data() + d * n + s0;
+          for (size_t i = 0; i < k; i++) out[i] = d < len[i] ? row[i][d] : kNoPath;
+        }
       }
     }
   }
