@@ -69,7 +69,19 @@ DqrResult Reconfigurer::run() {
   near_d_.assign(static_cast<size_t>(after_.size()), 0);
   collect_sources();
   single_vl_ = !r_.path_sl && r_.sl2vl.empty();
-  rmemo_.assign(static_cast<size_t>(after_.size()), {});
+  rmemo_.assign(static_cast<size_t>(tables_->stride), {});
+  // reaches()'s view of `after` in column slots (16 bits: every switch has a LID)
+  slot_info_.assign(static_cast<size_t>(tables_->stride), {});
+  next_slot_.assign(static_cast<size_t>(tables_->num_links()), kNoSlot);
+  if (tables_->stride > kNoSlot) throw Error("dqr: more switches than LIDs (" + std::to_string(tables_->stride - 1) + ")");
+  for (int y : after_.switches()) {
+    const NodeInfo& n = node_[static_cast<size_t>(y)];
+    slot_info_[static_cast<size_t>(n.slot)] = {n.port_base, n.nports};
+    for (int q = 1; q <= n.nports; q++) {
+      const int z = next_sw_[static_cast<size_t>(n.port_base + q)];
+      if (z >= 0) next_slot_[static_cast<size_t>(n.port_base + q)] = static_cast<uint16_t>(node_[static_cast<size_t>(z)].slot);
+    }
+  }
   aff_.assign(static_cast<size_t>(after_.size()), 0);
   idle_.assign(static_cast<size_t>(after_.size()), 0);
   depth_.assign(static_cast<size_t>(after_.size()), 0);

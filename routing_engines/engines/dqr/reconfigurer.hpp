@@ -107,7 +107,7 @@ class Reconfigurer {
   uint16_t old_mask(const Dest& D, int u, bool use_table);
   // Does y's current route (after the fault) reach d? Memoised until the next commit.
   bool reaches(const Dest& D, int y);
-  int route_hops(int y) const { return rmemo_[static_cast<size_t>(y)].hops; }  // after reaches(y) == true
+  int route_hops(int y) const { return rmemo_[slot(y)].hops; }  // after reaches(y) == true
   void new_routes() {  // entries changed: forget what reaches() knew
     if (++rg_ == 0) {
       for (RouteMemo& m : rmemo_) m.gen = 0;
@@ -251,7 +251,15 @@ class Reconfigurer {
     return {src_idx_.data() + b, static_cast<size_t>(src_off_[static_cast<size_t>(y) + 1]) - b};
   }
   bool single_vl_ = true;                 // no path_sl and no SL2VL tables: everything on VL 0
-  struct RouteMemo {  // reaches() by node, valid where gen == rg_
+  // reaches() walks in column slots: where each switch port leads (kNoSlot: nowhere, or not to a
+  // switch over a working link) and each slot's port base and count (the last slot: 0 ports)
+  static constexpr uint16_t kNoSlot = 0xffff;
+  std::vector<uint16_t> next_slot_;  // by link id
+  struct SlotInfo {
+    int32_t port_base = 0, nports = 0;
+  };
+  std::vector<SlotInfo> slot_info_;
+  struct RouteMemo {  // reaches() by column slot, valid where gen == rg_
     uint32_t gen = 0;
     int32_t hops = 0;  // hops to d along the current route, where val == 1
     int8_t val = 0;

@@ -21,13 +21,15 @@ void Reconfigurer::collect_sources() {
 }
 
 bool Reconfigurer::reaches(const Dest& D, int s) {
+  // by column slot (switches only, any other node is the slot that is always kNoPath):
   // rmemo_[y].val: 1 ok, 2 broken, 3 on the current walk (valid while .gen == rg_)
-  int y = s;
+  const uint32_t ts = static_cast<uint32_t>(slot(D.t));
+  uint32_t y = static_cast<uint32_t>(slot(s));
   int8_t verdict = 2;
   int base = 0;  // hops to d from the switch after the last one on the stack
   rstack_.clear();
   while (true) {
-    RouteMemo& m = rmemo_[static_cast<size_t>(y)];
+    RouteMemo& m = rmemo_[y];
     if (m.gen == rg_) {
       verdict = m.val == 3 ? 2 : m.val;  // 3: loop
       if (verdict == 1) base = m.hops;
@@ -35,11 +37,13 @@ bool Reconfigurer::reaches(const Dest& D, int s) {
     }
     m.gen = rg_;
     m.val = 3;
-    rstack_.push_back(y);
-    uint8_t q = cur(y);
-    if (y == D.t) { verdict = (q == D.tport) ? 1 : 2, base = -1; break; }
-    const int nx = next_switch(y, q);
-    if (nx < 0) { verdict = 2; break; }
+    rstack_.push_back(static_cast<int>(y));
+    const uint8_t q = col_[y];
+    if (y == ts) { verdict = (q == D.tport) ? 1 : 2, base = -1; break; }
+    const SlotInfo& si = slot_info_[y];
+    if (q == 0 || q > si.nports) { verdict = 2; break; }
+    const uint16_t nx = next_slot_[static_cast<size_t>(si.port_base + q)];
+    if (nx == kNoSlot) { verdict = 2; break; }
     y = nx;
   }
   for (size_t i = 0; i < rstack_.size(); i++) {
