@@ -1,9 +1,12 @@
 // DQR's reconfiguration state (private to routing_engines/engines/dqr/): one Reconfigurer per
 // dqr_reconfigure() call. Its members are defined by responsibility:
-//   tables.cpp        the old routing by LID and the fault-free fabric's look-ups (DqrTables)
+//   tables.cpp        the old routing by LID, its traffic, switch distances and the fault-free
+//                     fabric's look-ups (DqrTables)
 //   traffic.cpp       sources, routes that reach d, VL masks of the traffic
 //   dependencies.cpp  the turns a new path adds to the channel list
 //   path_search.cpp   cheap repairs and the constrained Dijkstra / A* search
+//   search_bound.cpp  the A* bound: monotone channels (one destination or a batch)
+//   distances.cpp     hop distances to the destination's switch after the fault
 //   repair.cpp        one destination LID: affected switches, attempts, commit, rollback
 //   layer_moves.cpp   layers=all: moving flows to another virtual layer
 //   mesh_plugin.cpp   the mesh plug-in
@@ -14,7 +17,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
