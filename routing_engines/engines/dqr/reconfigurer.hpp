@@ -274,6 +274,7 @@ class Reconfigurer {
   std::vector<uint32_t> idle_;  // by switch: == ag_ while its new entry for d carries no traffic
   std::vector<int> idle_list_;  // switches made idle for the current d
   std::vector<int> changed_now_;  // switches whose entry for the current d changed
+  std::vector<int> affected_, todo_;  // repair()'s, for the current d
   std::vector<int> depth_;        // by switch: hops to d along the new routes, valid where dgen_ == ag_
   std::vector<uint32_t> dgen_;
   std::vector<int> dstack_;

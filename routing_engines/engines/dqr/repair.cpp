@@ -59,7 +59,8 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
   lid_changes_ = changes_.size();
   if (++cg_ == 0) std::fill(chg_gen_.begin(), chg_gen_.end(), 0), cg_ = 1;
   // affected = near ends (entry on a failed link, route fine before) + everything routed into them
-  std::vector<int> affected;
+  std::vector<int>& affected = affected_;  // scratch kept across LIDs (no allocation per LID)
+  affected.clear();
   for (auto [s, p] : dead_ports_) {
     if (cur(s) != p || aff_[static_cast<size_t>(s)] == ag_) continue;
     int y = old_next_switch(s, p);
@@ -89,7 +90,8 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
     for (int s : affected) res.flows_affected += static_cast<uint64_t>(cas_at_[static_cast<size_t>(s)]);
   mark_traffic(D);
 
-  std::vector<int> todo;
+  std::vector<int>& todo = todo_;
+  todo.clear();
   if (o_.paths == DqrOptions::Paths::Local) {
     for (int s : affected) {
       uint8_t p = cur(s);

@@ -8,6 +8,7 @@ namespace ftroute::dqr_detail {
 
 void Reconfigurer::collect_sources() {
   cas_at_.assign(static_cast<size_t>(before_.size()), 0);
+  sources_.reserve(tables_->end_sources.size());
   for (const DqrTables::EndSource& e : tables_->end_sources) {
     if (e.port == 0) {
       if (o_.switch_sources) sources_.push_back({e.lid, e.node, 0, e.node, 0});
