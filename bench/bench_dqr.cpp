@@ -3,6 +3,29 @@
 // Usage: bench_dqr [mesh|tree|all] [samples]   (target run_bench_dqr runs all)
 //        bench_dqr opensm [reps (default 3)] [mesh|tree|all]: against OpenSM's own full re-routes
 //          under ibsim (dqr_opensm.cpp; target run_bench_dqr_opensm)
+//        bench_dqr tree3 R...: DQR at scale on the three-level fat tree of radix R (fattree3:R;
+//          radix 56: 3,920 switches, 47,824 LIDs, 187 M LFT entries), base ftree-misroute
+//          (default options, as the plugin runs it), end-to-end repair (e2e-all), 15 random
+//          switch-to-switch cable faults (seed 42; BENCH_DQR_SAMPLES=N for another count). One
+//          line per radix on stdout, exactly
+//            radix R: DQR repair median X.XX ms, full re-route median Y.YY ms, speed-up Z.Zx,
+//            entries changed P.PP %, precompute T.TT s, peak RSS M MB
+//          (details on stderr). Each radix runs in its own child process, so that its peak RSS
+//          (getrusage ru_maxrss of that process) is its own. What is timed (CPU time of the
+//          process, CLOCK_PROCESS_CPUTIME_ID: ftree-misroute runs on every core):
+//           * DQR repair = dqr_reconfigure() with DqrOptions::patched_tables = false (it returns
+//             the changed entries, not a copy of all LFTs), including the deadlock-free transition
+//             order (DqrResult::changes, and dqr_transition()'s packed stages for the SM), plus
+//             writing the changed entries into the SM's copy of the tables (dqr_apply()). The
+//             count of affected flows (a metric) is off, as in the other modes.
+//           * full re-route = ftree-misroute route() on the faulty fabric (its default CDG
+//             self-check included), same run, same faults; speed-up = its median / DQR's median.
+//           * entries changed = median of DqrResult::entries_changed / entries_total.
+//           * precompute = what is done once per routing, before any fault (the paper's
+//             "background" step): ChannelList::build + dqr_tables(); not timed per sample, nor the
+//             copy of the channel list each sample starts from (the SM's state).
+//          Every repaired routing is then checked (untimed) with a full build_cdg: every CA pair
+//          delivered, no loop, no dependency cycle; a failure is printed and the exit status is 1.
 //
 // What is timed (CPU time of the thread; the box is shared, wall clock is noisy):
 //  * DQR = the whole dqr_reconfigure() call: finding the broken entries, mesh plug-in, path
@@ -15,6 +38,10 @@
 //    real full re-route would cost more). The base engine's time on the fault-free fabric and
 //    "full re-route + new channel list" are printed as further reference points.
 // Goals (issue 6, item 6): >= 20x faster than a full re-route, < 5 % of the LFT entries changed.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -154,6 +181,118 @@ static void bench(const char* name, Fabric f, const std::string& base_engine, co
 
 int bench_dqr_opensm(int argc, char** argv);  // dqr_opensm.cpp
 
+// CPU time of the whole process in ms (ftree-misroute and build_cdg use every core).
+static double process_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+// One radix of `bench_dqr tree3` (run in a child process, see the usage comment). 0 = every
+// repair checked fine.
+static int bench_tree3(int radix, int samples) {
+  Fabric f = topo::fat_tree3(radix);
+  f.assign_lids();
+  auto engine = make_engine("ftree-misroute");
+  double c = process_cpu_ms();
+  const Routing r = engine->route(f);
+  const double base_ms = process_cpu_ms() - c;
+  c = process_cpu_ms();
+  const ChannelList list0 = ChannelList::build(f, r);
+  DqrOptions o;
+  o.paths = DqrOptions::Paths::EndToEnd;
+  o.count_affected = false;
+  o.patched_tables = false;
+  o.tables = dqr_tables(f, r);
+  const double pre_ms = process_cpu_ms() - c;
+  std::fprintf(stderr, "radix %d: %zu switches, %d LIDs; base routing %.2f s CPU; precompute %.2f s CPU (%zu channels, %zu deps)\n",
+               radix, f.switches().size(), static_cast<int>(f.max_lid()), base_ms / 1e3, pre_ms / 1e3,
+               list0.num_channels(), list0.num_deps());
+  std::vector<std::pair<int, int>> links;
+  for (int s : f.switches())
+    for (int p = 1; p <= f.node(s).num_ports; p++) {
+      const Port& pt = f.node(s).port(p);
+      if (pt.connected() && f.node(pt.peer_node).is_switch() && pt.peer_node > s) links.push_back({s, p});
+    }
+  std::mt19937_64 rng(42);
+  if (const char* rep = std::getenv("BENCH_DQR_PROFILE")) {  // profiling aid: DQR only, one fault, N times
+    size_t li = topo::uniform_index(rng, links.size());
+    if (const char* l = std::getenv("BENCH_DQR_LINK")) li = std::strtoul(l, nullptr, 10) % links.size();
+    Fabric g = f;
+    g.disconnect(links[li].first, links[li].second);
+    double cpu = 0, best = 1e30;
+    const int n = std::max(1, std::atoi(rep));
+    for (int i = 0; i < n; i++) {
+      ChannelList list = list0;
+      c = process_cpu_ms();
+      const DqrResult res = dqr_reconfigure(list, f, g, r, o);
+      const double t = process_cpu_ms() - c;
+      cpu += t, best = std::min(best, t);
+      if (i == 0)
+        std::fprintf(stderr, "  %s: %llu entries changed, %llu DLIDs, %llu search states, %llu turns enabled, %llu channels moved\n",
+                     res.ok ? "repaired" : "NOT repaired", static_cast<unsigned long long>(res.entries_changed),
+                     static_cast<unsigned long long>(res.dlids_affected), static_cast<unsigned long long>(res.search_states),
+                     static_cast<unsigned long long>(res.turns_enabled), static_cast<unsigned long long>(res.channels_moved));
+    }
+    std::printf("radix %d, fault %s: DQR %.3f ms CPU (mean of %d, best %.3f)\n", radix,
+                f.port_name(links[li].first, links[li].second).c_str(), cpu / n, n, best);
+    return 0;
+  }
+  std::vector<double> dqr_ms, full_ms, changed_pct;
+  Lfts sm = r.lfts;  // the SM's tables: each sample's changes are written in and taken out again
+  int bad = 0;
+  for (int i = 0; i < samples; i++) {
+    auto [s, p] = links[topo::uniform_index(rng, links.size())];
+    Fabric g = f;
+    g.disconnect(s, p);
+    ChannelList list = list0;  // the precomputed list (copy not timed: it is the SM's state)
+    c = process_cpu_ms();
+    const DqrResult res = dqr_reconfigure(list, f, g, r, o);
+    const LftTransition stages = dqr_transition(res, false);
+    if (res.ok) dqr_apply(sm, res);
+    const double dqr = process_cpu_ms() - c;
+    std::fprintf(stderr, "  fault %d %s: %s, %.2f ms, %llu entries changed, %zu stages, %llu search states, %llu turns enabled, %llu channels moved\n", i + 1,
+                 f.port_name(s, p).c_str(), res.ok ? "repaired" : "NOT repaired", dqr,
+                 static_cast<unsigned long long>(res.entries_changed), stages.stages.size(),
+                 static_cast<unsigned long long>(res.search_states), static_cast<unsigned long long>(res.turns_enabled), static_cast<unsigned long long>(res.channels_moved));
+    if (!res.ok) {
+      bad++;
+      continue;
+    }
+    dqr_ms.push_back(dqr);
+    changed_pct.push_back(100.0 * static_cast<double>(res.entries_changed) / static_cast<double>(res.entries_total));
+    {  // untimed: the repaired routing is complete, loop-free and deadlock-free
+      Routing fixed;
+      fixed.engine = r.engine;
+      fixed.lfts = std::move(sm);
+      CdgBuildOptions co;
+      co.switch_sources = false;
+      co.collect_loads = false;
+      co.hop_histogram = false;
+      CdgBuild b = build_cdg(g, fixed, co);
+      if (b.stats.dropped || b.stats.looping || b.cdg.find_cycle()) {
+        std::fprintf(stderr, "  fault %d: repaired routing FAILS the check (%llu dropped, %llu looping)\n", i + 1,
+                     static_cast<unsigned long long>(b.stats.dropped), static_cast<unsigned long long>(b.stats.looping));
+        bad++;
+      }
+      sm = std::move(fixed.lfts);
+      for (const LftChange& ch : res.changes) sm.set(ch.sw, ch.lid, ch.old_port);  // back to the fault-free tables
+    }
+    c = process_cpu_ms();
+    const Routing fr = engine->route(g);
+    full_ms.push_back(process_cpu_ms() - c);
+  }
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  const double d = median(dqr_ms), fm = median(full_ms);
+  std::printf("radix %d: DQR repair median %.2f ms, full re-route median %.2f ms, speed-up %.1fx, entries changed %.2f %%, "
+              "precompute %.2f s, peak RSS %ld MB\n",
+              radix, d, fm, fm / std::max(d, 1e-9), median(changed_pct), pre_ms / 1e3, ru.ru_maxrss / 1024);
+  std::fflush(stdout);
+  if (bad) std::fprintf(stderr, "radix %d: %d of %d faults not repaired or not checked fine\n", radix, bad, samples);
+  return bad ? 1 : 0;
+}
+
 // Usage: bench_dqr [mesh|tree|all] [samples] | bench_dqr opensm [reps] [mesh|tree|all] [ENGINE,...]
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "all";
@@ -164,6 +303,33 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "bench_dqr opensm: %s\n", e.what());
       return 1;
     }
+  }
+  if (which == "tree3") {
+    const char* ns = std::getenv("BENCH_DQR_SAMPLES");
+    const int samples = ns ? std::max(1, std::atoi(ns)) : 15;
+    int rc = 0;
+    for (int i = 2; i < argc; i++) {
+      const int radix = std::atoi(argv[i]);
+      if (radix < 4 || radix % 2) {
+        std::fprintf(stderr, "bench_dqr tree3: radix '%s' must be an even number >= 4\n", argv[i]);
+        return 2;
+      }
+      std::fflush(stdout);
+      const pid_t pid = fork();  // own process: its peak RSS is this radix's alone
+      if (pid == 0) {
+        int code = 1;
+        try {
+          code = bench_tree3(radix, samples);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "bench_dqr tree3 %d: %s\n", radix, e.what());
+        }
+        std::fflush(stdout);
+        _exit(code);
+      }
+      int status = 0;
+      if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) rc = 1;
+    }
+    return rc;
   }
   const int samples = argc > 2 ? std::atoi(argv[2]) : 0;
   if (which == "all" || which == "mesh") {

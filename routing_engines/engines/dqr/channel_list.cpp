@@ -43,7 +43,25 @@ ChannelList ChannelList::build(const Fabric& fabric, const Routing& routing, con
   cl.ids_ = Cdg(fabric);
   cl.resize(cl.ids_.num_ids());
   for (Id c : *order) cl.add_channel(c);
-  for (auto [a, x] : b.cdg.edges(-1)) cl.insert_dep(a, x);
+  cl.init_turns();
+  // the CDG's successor lists are sorted and unique: taken over as they are (what insert_dep
+  // would build from its edges, in the same order)
+  std::vector<uint32_t> in_count(cl.pos_.size(), 0);
+  for (Id a = 0; a < b.cdg.num_ids(); a++) {
+    auto [p, e] = b.cdg.successors(a);
+    for (const Id* x = p; x != e; x++) in_count[*x]++;
+  }
+  for (Id x = 0; x < in_count.size(); x++) cl.in_[x].reserve(in_count[x]);
+  for (Id a = 0; a < b.cdg.num_ids(); a++) {
+    auto [p, e] = b.cdg.successors(a);
+    if (p == e) continue;
+    cl.out_[a].assign(p, e);
+    cl.num_deps_ += static_cast<size_t>(e - p);
+    for (const Id* x = p; x != e; x++) {
+      cl.in_[*x].push_back(a);
+      if (auto [w, bit] = cl.turn_bit(a, *x); w >= 0) cl.turns_[static_cast<size_t>(w)] |= 1ULL << bit;
+    }
+  }
   std::string why;
   if (!cl.valid(&why)) cl.rebuild_order();  // cannot happen with a correct topological order
   return cl;
@@ -52,8 +70,36 @@ ChannelList ChannelList::build(const Fabric& fabric, const Routing& routing, con
 void ChannelList::add_channel(Id c) {
   resize(c + 1);
   if (pos_[c] >= 0) return;
+  order_version_++;
   pos_[c] = static_cast<int32_t>(ord_.size());
   ord_.push_back(c);
+  if (!turn_slot_.empty()) {
+    if (turn_slot_.size() <= c) turn_slot_.resize(c + 1, -1);
+    turn_slot_[c] = static_cast<int32_t>(turns_.size() / 4);
+    turns_.resize(turns_.size() + 4, 0);
+    for (Id b : out_[c])  // dependencies recorded before c had a row
+      if (auto [w, bit] = turn_bit(c, b); w >= 0) turns_[static_cast<size_t>(w)] |= 1ULL << bit;
+  }
+}
+
+void ChannelList::init_turns() {
+  const int nl = ids_.num_links();
+  head_.assign(static_cast<size_t>(nl), -1);
+  turn_node_.resize(static_cast<size_t>(nl));
+  turn_port_.resize(static_cast<size_t>(nl));
+  for (int l = 0; l < nl; l++) {
+    const int n = ids_.link_node(l), p = ids_.link_port(l);
+    turn_node_[static_cast<size_t>(l)] = n;
+    turn_port_[static_cast<size_t>(l)] = static_cast<uint8_t>(p);
+    const Port& pt = fabric_->node(n).port(p);
+    if (p > 0 && pt.connected()) head_[static_cast<size_t>(l)] = pt.peer_node;
+  }
+  turn_slot_.assign(pos_.size(), -1);
+  turns_.assign(ord_.size() * 4, 0);
+  for (size_t i = 0; i < ord_.size(); i++) turn_slot_[ord_[i]] = static_cast<int32_t>(i);
+  for (Id a = 0; a < out_.size(); a++)
+    for (Id b : out_[a])
+      if (auto [w, bit] = turn_bit(a, b); w >= 0) turns_[static_cast<size_t>(w)] |= 1ULL << bit;
 }
 
 void ChannelList::insert_dep(Id a, Id b) {
@@ -63,9 +109,11 @@ void ChannelList::insert_dep(Id a, Id b) {
   o.insert(it, b);
   in_[b].push_back(a);
   num_deps_++;
+  if (auto [w, bit] = turn_bit(a, b); w >= 0) turns_[static_cast<size_t>(w)] |= 1ULL << bit;
 }
 
 bool ChannelList::has_dep(Id a, Id b) const {
+  if (auto [w, bit] = turn_bit(a, b); w >= 0) return (turns_[static_cast<size_t>(w)] >> bit) & 1;
   if (a >= out_.size()) return false;
   const std::vector<Id>& o = out_[a];
   if (o.size() <= 16) {  // most channels have few successors: a scan beats the binary search
@@ -191,6 +239,7 @@ bool ChannelList::enable(Id a, Id b) {
   for (Id x : bwd) pos_[x] = slots[i], ord_[static_cast<size_t>(slots[i])] = x, i++;
   for (Id x : fwd) pos_[x] = slots[i], ord_[static_cast<size_t>(slots[i])] = x, i++;
   moved_ += fwd.size() + bwd.size();
+  order_version_++;
   enabled_++;
   insert_dep(a, b);
   return true;
@@ -212,6 +261,7 @@ void ChannelList::replace_dependencies(const std::vector<Dep>& deps) {
   num_deps_ = 0;
   for (auto& v : out_) v.clear();
   for (auto& v : in_) v.clear();
+  std::fill(turns_.begin(), turns_.end(), 0);
   bool down = false;
   for (auto [a, b] : deps) {
     add_channel(a);
@@ -251,6 +301,7 @@ void ChannelList::rebuild_order() {
   }
   ord_ = std::move(out);
   for (size_t i = 0; i < ord_.size(); i++) pos_[ord_[i]] = static_cast<int32_t>(i);
+  order_version_++;
 }
 
 }  // namespace ftroute

@@ -54,20 +54,11 @@ void Reconfigurer::entry_deps(const Dest& D, int y, uint8_t q, int in_link, uint
       if (in_lay & (1u << l)) out.push_back({static_cast<Id>(in_link) * kNumVlSlots + static_cast<Id>(l), ch(y, q, l)});
 }
 
-// Dependencies of joining z's route from channel prev_link: the junction turn and, while the
-// route carried no traffic for d before (or only an idle switch's), its own turns.
 void Reconfigurer::junction_deps(const Dest& D, int prev_link, uint16_t lay, int z, std::vector<Dep>& out) {
-  for (int hops = 0; hops <= after_.size(); hops++) {
-    uint8_t q = cur(z);
-    if (q == 0) break;  // z owns d
-    for (int l = 0; l < kNumVlSlots; l++)
-      if (lay & (1u << l)) out.push_back({static_cast<Id>(prev_link) * kNumVlSlots + static_cast<Id>(l), ch(z, q, l)});
-    if (z == D.t) break;
-    // downstream already carries d-traffic: its deps are in the list (not so behind an idle switch)
-    if ((mask(D, z) & lay) == lay && !is_idle(z)) break;
-    prev_link = link(z, q);
-    z = after_.node(z).port(q).peer_node;
-  }
+  each_junction_dep(D, prev_link, lay, z, [&](const Dep& dp) {
+    out.push_back(dp);
+    return true;
+  });
 }
 
 }  // namespace ftroute::dqr_detail

@@ -1,82 +1,9 @@
 // DQR path search: the cheap repairs (one hop to a neighbour that reaches d, idle switches)
-// and the constrained Dijkstra / A* over channels with its admissible bound (monotone()).
+// and the constrained Dijkstra / A* over channels with its admissible bound (monotone(),
+// search_bound.cpp).
 #include "reconfigurer.hpp"
 
 namespace ftroute::dqr_detail {
-
-// Depth-first over channels in increasing list position: channel c = (link l, vl) is
-// "monotone" if its head switch is d's switch, or its head's route reaches d and every turn
-// of joining it goes up (joins_up), or some channel leaving the head goes up from c and is
-// monotone.
-// Generous on purpose (it ignores loops, U-turns, the joined route's further hops and the
-// traffic entering the path), so it never rules out a completion the search could price
-// without a reorder: the bound it gives is admissible, and consistent because a step from a
-// non-monotone channel to a monotone one is itself a downward turn.
-bool Reconfigurer::monotone(const Dest& D, int l0, int vl) {
-  if (mono_gen_.empty()) {
-    mono_yes_.assign(static_cast<size_t>(tables_->num_links()), 0);
-    mono_no_.assign(static_cast<size_t>(tables_->num_links()), 0);
-    mono_gen_.assign(static_cast<size_t>(tables_->num_links()), 0);
-  }
-  const uint16_t bit = static_cast<uint16_t>(1u << vl);
-  auto known = [&](Id c) {
-    const size_t l = c / kNumVlSlots;
-    return mono_gen_[l] == mono_g_ && ((mono_yes_[l] | mono_no_[l]) & bit);
-  };
-  auto yes = [&](Id c) { return (mono_yes_[c / kNumVlSlots] & bit) != 0; };
-  auto set = [&](Id c, bool v) {
-    const size_t l = c / kNumVlSlots;
-    if (mono_gen_[l] != mono_g_) mono_gen_[l] = mono_g_, mono_yes_[l] = mono_no_[l] = 0;
-    (v ? mono_yes_[l] : mono_no_[l]) |= bit;
-  };
-  const Id c0 = static_cast<Id>(l0) * kNumVlSlots + static_cast<Id>(vl);
-  if (known(c0)) return yes(c0);
-  mono_stack_.clear();
-  mono_stack_.push_back({c0, 0});
-  bool result = false;  // of the channel just finished
-  bool returning = false;
-  while (!mono_stack_.empty()) {
-    auto& [c, q] = mono_stack_.back();
-    const int y = next_sw_[c / kNumVlSlots];
-    const int pc = list_.pos(c);
-    if (returning && result) {  // the child tried at port q is monotone
-      set(c, true);
-      mono_stack_.pop_back();
-      continue;
-    }
-    if (!returning && q == 0) {  // first visit
-      bool done = y < 0, val = false;
-      if (y == D.t) done = val = true;
-      else if (y >= 0 && reaches(D, y) && joins_up(D, c, y, vl)) done = val = true;
-      if (done) {
-        set(c, val), result = val, returning = true;
-        mono_stack_.pop_back();
-        continue;
-      }
-    }
-    returning = false;
-    bool pushed = false;
-    const int np = nports(y);
-    while (++q <= np) {
-      if (next_switch(y, static_cast<uint8_t>(q)) < 0) continue;
-      const Id c2 = ch(y, q, vl);
-      if (list_.pos(c2) <= pc) continue;
-      if (known(c2)) {
-        if (yes(c2)) break;
-        continue;
-      }
-      mono_stack_.push_back({c2, 0});
-      pushed = true;
-      break;
-    }
-    if (pushed) continue;
-    // all ports tried (q > np: none monotone) or a known monotone child (q <= np)
-    const bool val = q <= np;
-    set(mono_stack_.back().first, val), result = val, returning = true;
-    mono_stack_.pop_back();
-  }
-  return yes(c0);
-}
 
 // Two passes: a plain Dijkstra, and if that creates more than kPlainStates states without
 // committing, the same search again as A* with bound() (see monotone()). The bound costs a walk
@@ -315,24 +242,31 @@ bool Reconfigurer::direct_route(Dest& D, int w) {
   int best_q = 0;
   for (auto [dz, q] : cand) {
     const int z = next_switch(w, static_cast<uint8_t>(q));
-    deps.clear();
-    // the junction first: it is what differs most between candidates, and a candidate is
-    // dropped as soon as its partial cost reaches the best one's (same choice in any order)
-    junction_deps(D, link(w, q), lay, z, deps);
-    entry_deps(D, w, static_cast<uint8_t>(q), -1, 0, deps);
     double cost = 1;
     nd.clear();
-    for (const Dep& dp : deps) {
-      if (list_.has_dep(dp.first, dp.second) || std::find(nd.begin(), nd.end(), dp) != nd.end()) continue;
+    // false once the candidate costs at least the best one's
+    auto price = [&](const Dep& dp) {
+      if (list_.has_dep(dp.first, dp.second) || std::find(nd.begin(), nd.end(), dp) != nd.end()) return true;
       // new dependencies must go up (a reorder is the search's business)
       if (!list_.contains(dp.first) || !list_.contains(dp.second) || list_.pos(dp.first) >= list_.pos(dp.second)) {
         cost = best;
-        break;
+        return false;
       }
       nd.push_back(dp);
       cost += o_.new_dep_cost;
-      if (cost >= best) break;
-    }
+      return cost < best;
+    };
+    // A candidate is dropped as soon as its partial cost reaches the best one's, and its cost
+    // does not depend on the order its dependencies are priced in (same choice in any order).
+    // The junction's first, from the far end of the joined route back: there the routes of
+    // different destinations part, so a dependency no route had is met there first; the
+    // entry's only if the junction's pass.
+    deps.clear();
+    junction_deps(D, link(w, q), lay, z, deps);
+    if (!std::all_of(deps.rbegin(), deps.rend(), price)) continue;
+    deps.clear();
+    entry_deps(D, w, static_cast<uint8_t>(q), -1, 0, deps);
+    if (!std::all_of(deps.begin(), deps.end(), price)) continue;
     if (cost >= best) continue;
     best = cost, best_q = q;
     best_new = nd;
@@ -358,28 +292,8 @@ bool Reconfigurer::idle_route(Dest& D, int w) {
   record_change(w, D.d, static_cast<uint8_t>(best_q));
   idle_[static_cast<size_t>(w)] = ag_;
   idle_list_.push_back(w);
-  if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;  // routes changed
+  new_routes();  // routes changed
   return true;
-}
-
-const std::vector<int>& Reconfigurer::dist_to(int t) {
-  // hop distances to t over working switch links; they depend on t only, so they are kept for
-  // the other DLIDs attached to the same switch
-  std::vector<int>& dt = dist_by_t_[static_cast<size_t>(t)];
-  if (dt.empty()) {
-    dt.assign(static_cast<size_t>(after_.size()), 1 << 30);
-    std::vector<int> q{t};
-    dt[static_cast<size_t>(t)] = 0;
-    for (size_t i = 0; i < q.size(); i++) {
-      const int u = q[i];
-      for (int p = 1; p <= nports(u); p++) {
-        const int v = next_switch(u, static_cast<uint8_t>(p));
-        if (v >= 0 && dt[static_cast<size_t>(v)] > dt[static_cast<size_t>(u)] + 1)
-          dt[static_cast<size_t>(v)] = dt[static_cast<size_t>(u)] + 1, q.push_back(v);
-      }
-    }
-  }
-  return dt;
 }
 
 }  // namespace ftroute::dqr_detail

@@ -9,43 +9,98 @@ DqrResult Reconfigurer::run() {
   if (before_.size() != after_.size())
     throw EngineError("dqr", "fabric changed its node set (" + std::to_string(before_.size()) + " -> " +
                                  std::to_string(after_.size()) + " nodes): DQR only handles removed links");
-  for (int i = 0; i < before_.size(); i++)
-    if (before_.node(i).num_ports != after_.node(i).num_ports || before_.node(i).type != after_.node(i).type)
-      throw EngineError("dqr", "node " + after_.node_name(i) + " changed type or port count");
   DqrResult res;
   tables_ = o_.tables ? o_.tables : dqr_tables(before_, r_);
   if (tables_->nodes != before_.size() || tables_->max_lid < before_.max_lid() ||
-      tables_->nports.size() != static_cast<size_t>(before_.size()))
+      tables_->nports.size() != static_cast<size_t>(before_.size()) || tables_->type.size() != tables_->nports.size() ||
+      tables_->slot.size() != static_cast<size_t>(before_.size()) ||
+      tables_->stride != static_cast<int>(before_.switches().size()) + 1)
     throw Error("dqr: precomputed tables do not describe this fabric");
-  for (int i = 0; i < before_.size(); i++)
-    if (tables_->nports[static_cast<size_t>(i)] != before_.node(i).num_ports)
+  // `before` as the tables describe it against `after`, node by node in memory order
+  for (int i = 0; i < before_.size(); i++) {
+    const Node& a = after_.node(i);
+    const int np = tables_->nports[static_cast<size_t>(i)];
+    if (np != a.num_ports || tables_->type[static_cast<size_t>(i)] != a.type) {
+      const Node& b = before_.node(i);
+      if (b.num_ports != a.num_ports || b.type != a.type)
+        throw EngineError("dqr", "node " + after_.node_name(i) + " changed type or port count");
       throw Error("dqr: precomputed tables do not describe this fabric (ports of " + before_.node_name(i) + ")");
+    }
+  }
   res.entries_total = tables_->entries_total;
-  // the links of `after`: failed switch links (dead_ports_) and where every port leads now
+  {
+    const std::vector<EndPort>& eb = before_.end_ports();
+    const std::vector<EndPort>& ea = after_.end_ports();
+    same_lids_ = eb.size() == ea.size();
+    for (size_t i = 0; same_lids_ && i < eb.size(); i++)
+      same_lids_ = eb[i].node == ea[i].node && eb[i].port == ea[i].port && eb[i].base_lid == ea[i].base_lid && eb[i].lmc == ea[i].lmc;
+  }
+  node_.resize(static_cast<size_t>(before_.size()));
+  for (size_t i = 0; i < node_.size(); i++)
+    node_[i] = {tables_->port_base[i], tables_->nports[i], tables_->slot[i]};
+  // The links of `after`: failed switch links (dead_ports_; dead() = a port of `before` that is
+  // gone or leads elsewhere), where every switch port leads now, and the switch ports whose
+  // link changed (port_changed_: a CA behind one may have lost its link).
   next_sw_.assign(static_cast<size_t>(tables_->num_links()), -1);
+  port_changed_.assign(static_cast<size_t>(tables_->num_links()), 0);
+  port_dead_.assign(static_cast<size_t>(tables_->num_links()), 0);
+  bool added = false;  // a switch link of `after` that `before` does not have
   for (int y : after_.switches()) {
     const Node& n = after_.node(y);
     for (int q = 1; q <= n.num_ports; q++) {
-      if (dead(y, q)) {
-        if (before_.node(before_.node(y).port(q).peer_node).is_switch())
-          dead_ports_.push_back({y, static_cast<uint8_t>(q)}), res.failed_channels++;
+      const size_t l = static_cast<size_t>(link(y, q));
+      const Port& p = n.port(q);
+      const int bp = tables_->peer[l];
+      if (bp >= 0 && (!p.connected() || p.peer_node != bp || p.peer_port != tables_->peer_port[l])) {  // dead(y, q)
+        port_changed_[l] = port_dead_[l] = 1;
+        if (before_.node(bp).is_switch()) dead_ports_.push_back({y, static_cast<uint8_t>(q)}), res.failed_channels++;
         continue;
       }
-      const Port& p = n.port(q);
-      if (p.connected() && after_.node(p.peer_node).is_switch()) next_sw_[static_cast<size_t>(link(y, q))] = p.peer_node;
+      if (!p.connected()) continue;
+      if (bp >= 0 ? tables_->next_sw[l] < 0 : !after_.node(p.peer_node).is_switch()) continue;  // not to a switch
+      if (bp < 0) added = true, port_changed_[l] = 1;  // a new link: usable
+      next_sw_[l] = p.peer_node;
     }
   }
+  dist_ok_ = !tables_->sw_dist.empty() && !added && dead_ports_.size() <= 64;
+  spw_gen_.assign(static_cast<size_t>(after_.size()), 0);
+  spw_val_.assign(static_cast<size_t>(after_.size()), 0);
+  near_gen_.assign(static_cast<size_t>(after_.size()), 0);
+  near_d_.assign(static_cast<size_t>(after_.size()), 0);
   collect_sources();
   single_vl_ = !r_.path_sl && r_.sl2vl.empty();
-  rval_.assign(static_cast<size_t>(after_.size()), 0);
-  rhops_.assign(static_cast<size_t>(after_.size()), 0);
-  rgen_.assign(static_cast<size_t>(after_.size()), 0);
+  rmemo_.assign(static_cast<size_t>(tables_->stride), {});
+  // reaches()'s view of `after` in column slots (16 bits: every switch has a LID)
+  slot_info_.assign(static_cast<size_t>(tables_->stride), {});
+  next_slot_.assign(static_cast<size_t>(tables_->num_links()), kNoSlot);
+  if (tables_->stride > kNoSlot) throw Error("dqr: more switches than LIDs (" + std::to_string(tables_->stride - 1) + ")");
+  for (int y : after_.switches()) {
+    const NodeInfo& n = node_[static_cast<size_t>(y)];
+    slot_info_[static_cast<size_t>(n.slot)] = {n.port_base, n.nports};
+    for (int q = 1; q <= n.nports; q++) {
+      const int z = next_sw_[static_cast<size_t>(n.port_base + q)];
+      if (z >= 0) next_slot_[static_cast<size_t>(n.port_base + q)] = static_cast<uint16_t>(node_[static_cast<size_t>(z)].slot);
+    }
+  }
   aff_.assign(static_cast<size_t>(after_.size()), 0);
   idle_.assign(static_cast<size_t>(after_.size()), 0);
   depth_.assign(static_cast<size_t>(after_.size()), 0);
   dgen_.assign(static_cast<size_t>(after_.size()), 0);
   mask_.assign(static_cast<size_t>(after_.size()), 0);
   mgen_.assign(static_cast<size_t>(after_.size()), 0);
+  taint_.assign(static_cast<size_t>(after_.size()), 0);
+  chg_gen_.assign(static_cast<size_t>(after_.size()), 0);
+  chg_at_.assign(static_cast<size_t>(after_.size()), 0);
+  omask_.assign(static_cast<size_t>(after_.size()), 0);
+  omgen_.assign(static_cast<size_t>(after_.size()), 0);
+  ref_omask_.assign(static_cast<size_t>(after_.size()), 0);
+  ref_omgen_.assign(static_cast<size_t>(after_.size()), 0);
+  {
+    uint64_t ca_sources = 0;
+    for (const Source& s : sources_)
+      if (s.port != 0) ca_sources++;
+    fast_traffic_ = single_vl_ && !o_.switch_sources && ca_sources == tables_->ca_sources && !tables_->traffic.empty();
+  }
   ain_.assign(static_cast<size_t>(after_.size()), {});
   ain_gen_.assign(static_cast<size_t>(after_.size()), 0);
   ca_deps_ok_.assign(static_cast<size_t>(tables_->num_links()), 0);
@@ -62,7 +117,7 @@ DqrResult Reconfigurer::run() {
   }
   uint64_t ca_lids = 0;
   for (const Source& s : sources_)
-    if (!before_.node(s.node).is_switch()) ca_lids++;
+    if (s.port != 0) ca_lids++;  // a CA port (a switch's own LID has port 0)
   res.flows_total = ca_lids * (ca_lids > 0 ? ca_lids - 1 : 0);
   const uint64_t moved0 = list_.channels_moved(), en0 = list_.turns_enabled();
   if (!dead_ports_.empty() && (o_.mesh_plugin || o_.tlr)) {
@@ -81,13 +136,23 @@ DqrResult Reconfigurer::run() {
     }
     for (const EndPort& ep : before_.end_ports())
       for (Lid d = ep.base_lid; d <= ep.last_lid(); d++)
-        if (hit[d] && !repair(d, res)) ok = false;
+        if (hit[d]) {
+          lid_order_.push_back(d);
+          lid_switch_.push_back(before_.node(ep.node).is_switch() ? ep.node : -1);
+        }
+    for (size_t i = 0; i < lid_order_.size(); i++) {
+      lid_next_ = i + 1;
+      if (!repair(lid_order_[i], res)) ok = false;
+    }
   }
   std::vector<LftChange> ch;
-  for (auto& [k, c] : changes_)
+  for (const LftChange& c : changes_)
     if (c.old_port != c.new_port) ch.push_back(c);
-  Lfts patched = r_.lfts;
-  for (const LftChange& c : ch) patched.set(c.sw, c.lid, c.new_port);
+  Lfts patched;
+  if (o_.patched_tables && ok) {
+    patched = r_.lfts;
+    for (const LftChange& c : ch) patched.set(c.sw, c.lid, c.new_port);
+  }
   order_transition(ch);  // DqrResult::changes (stages computed per LID in repair: stage_changes)
   res.changes = std::move(ch);
   res.entries_changed = res.changes.size();
@@ -97,7 +162,7 @@ DqrResult Reconfigurer::run() {
   res.joint_refusals = joint_refusals_;
   res.commit_refusals = commit_refusals_;
   res.ok = ok;
-  res.lfts = ok ? std::move(patched) : r_.lfts;
+  if (o_.patched_tables) res.lfts = ok ? std::move(patched) : r_.lfts;
   if (ok) {
     for (auto [key, nsl] : sl_over_) {
       const Lid slid = static_cast<Lid>(key >> 16), dlid = static_cast<Lid>(key & 0xffff);
@@ -120,6 +185,11 @@ DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric&
                           const DqrOptions& options) {
   dqr_detail::Reconfigurer r(list, before, after, old_routing, options);
   return r.run();
+}
+
+void dqr_apply(Lfts& lfts, const DqrResult& res) {
+  if (!res.ok) return;
+  for (const LftChange& c : res.changes) lfts.set(c.sw, c.lid, c.new_port);
 }
 
 Routing dqr_routing(const Routing& old, const DqrResult& res) {

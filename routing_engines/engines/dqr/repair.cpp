@@ -22,35 +22,45 @@ bool Reconfigurer::attempt(Dest& D, const std::vector<int>& todo, const std::vec
 }
 
 void Reconfigurer::rollback(Dest& D) {
-  for (int y : changed_now_) changes_.erase((static_cast<uint64_t>(y) << 16) | D.d);
+  (void)D;
+  changes_.resize(lid_changes_);  // this LID's changes are the last ones
+  if (++cg_ == 0) std::fill(chg_gen_.begin(), chg_gen_.end(), 0), cg_ = 1;
   changed_now_.clear();
   for (int w : idle_list_) idle_[static_cast<size_t>(w)] = 0;
   idle_list_.clear();
-  col_.assign(old_col_, old_col_ + before_.size());
-  if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;
+  col_.assign(old_col_, old_col_ + tables_->stride);
+  new_routes();
 }
 
 bool Reconfigurer::repair(Lid d, DqrResult& res) {
   Dest D;
   D.d = d;
-  Attach at = after_.attach(d);
-  Attach atb = before_.attach(d);
+  // before.attach(d) from the tables; after.attach(d) is the same unless the link at the
+  // destination's switch changed (links are symmetric)
+  Attach atb;
+  if (d < tables_->lid_sw.size() && tables_->lid_sw[d] >= 0) atb = {tables_->lid_sw[d], tables_->lid_port[d]};
   if (!atb.valid()) return true;  // nothing was routed to it
+  const Attach at =
+      !same_lids_ || (atb.port != 0 && port_changed_[static_cast<size_t>(link(atb.sw, atb.port))]) ? after_.attach(d) : atb;
   if (!at.valid() || at.sw != atb.sw) {
     res.notes.push_back("LID " + std::to_string(d) + " lost its link to the fabric; its entries are left as they were");
     return true;
   }
   D.t = at.sw;
   D.tport = at.port;
-  D.owner = after_.owner(d)->node;
+  const EndPort own = *after_.owner(d);
+  D.owner = own.node;
   old_col_ = tables_->column(d);
-  col_.assign(old_col_, old_col_ + before_.size());
-  if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;
+  col_.assign(old_col_, old_col_ + tables_->stride);
+  new_routes();
   if (++ag_ == 0) std::fill(aff_.begin(), aff_.end(), 0), ag_ = 1;
   idle_list_.clear();
   changed_now_.clear();
+  lid_changes_ = changes_.size();
+  if (++cg_ == 0) std::fill(chg_gen_.begin(), chg_gen_.end(), 0), cg_ = 1;
   // affected = near ends (entry on a failed link, route fine before) + everything routed into them
-  std::vector<int> affected;
+  std::vector<int>& affected = affected_;  // scratch kept across LIDs (no allocation per LID)
+  affected.clear();
   for (auto [s, p] : dead_ports_) {
     if (cur(s) != p || aff_[static_cast<size_t>(s)] == ag_) continue;
     int y = old_next_switch(s, p);
@@ -75,20 +85,23 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
   if (affected.empty()) return true;
   res.dlids_affected++;
   if (o_.count_affected) res.entries_affected += affected.size();
-  const bool d_is_ca = !after_.node(after_.owner(d)->node).is_switch() && after_.owner(d)->base_lid == d;
+  const bool d_is_ca = own.port != 0 && own.base_lid == d;
   if (d_is_ca && o_.count_affected)
     for (int s : affected) res.flows_affected += static_cast<uint64_t>(cas_at_[static_cast<size_t>(s)]);
   mark_traffic(D);
 
-  std::vector<int> todo;
+  std::vector<int>& todo = todo_;
+  todo.clear();
   if (o_.paths == DqrOptions::Paths::Local) {
     for (int s : affected) {
       uint8_t p = cur(s);
       if (p != kNoPath && p != 0 && p <= after_.node(s).num_ports && dead(s, p)) todo.push_back(s);
     }
     if (todo.size() > 1) {  // nearest to d first
-      const std::vector<int>& dist = dist_to(D.t);
-      std::stable_sort(todo.begin(), todo.end(), [&](int a, int b) { return dist[static_cast<size_t>(a)] < dist[static_cast<size_t>(b)]; });
+      std::vector<std::pair<int, int>> key;  // (distance, switch)
+      for (int s : todo) key.push_back({switch_dist(D.t, s), s});
+      std::stable_sort(key.begin(), key.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (size_t i = 0; i < key.size(); i++) todo[i] = key[i].second;
     }
   } else {
     // End to end: farther from d first (a switch's fresh shortest path fixes the affected
@@ -99,12 +112,13 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
     // another spine. (Upstream-first instead of farther-first lost 20 points on the meshes.)
     todo = affected;
     if (todo.size() > 1) {
-      const std::vector<int>& dist = dist_to(D.t);
-      std::stable_sort(todo.begin(), todo.end(), [&](int a, int b) {
-        const bool sa = !has_own_source(D, a), sb = !has_own_source(D, b);
-        if (sa != sb) return sb;
-        return dist[static_cast<size_t>(a)] > dist[static_cast<size_t>(b)];
+      std::vector<std::tuple<bool, int, int>> key;  // (no source of its own, distance, switch)
+      for (int s : todo) key.push_back({!has_own_source(D, s), switch_dist(D.t, s), s});
+      std::stable_sort(key.begin(), key.end(), [](const auto& a, const auto& b) {
+        if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(b);
+        return std::get<1>(a) > std::get<1>(b);
       });
+      for (size_t i = 0; i < key.size(); i++) todo[i] = std::get<2>(key[i]);
     }
   }
   std::string why;
@@ -117,7 +131,7 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
     res.dlids_layer_moved++;
   }
   for (int w : idle_list_)
-    if (is_idle(w)) changes_[(static_cast<uint64_t>(w) << 16) | d].idle = true;
+    if (is_idle(w) && chg_gen_[static_cast<size_t>(w)] == cg_) changes_[chg_at_[static_cast<size_t>(w)]].idle = true;
   stage_changes(D);
   return true;
 }
@@ -142,17 +156,21 @@ void Reconfigurer::commit(Dest& D, const std::vector<Entry>& entries, int juncti
     if (y == D.t) break;
     y = after_.node(y).port(cur(y)).peer_node;
   }
-  if (++rg_ == 0) std::fill(rgen_.begin(), rgen_.end(), 0), rg_ = 1;  // routes changed
+  new_routes();  // routes changed
 }
 
 void Reconfigurer::record_change(int y, Lid d, uint8_t q) {
   const uint8_t was = cur(y);
   if (was == q) return;
-  const uint64_t key = (static_cast<uint64_t>(y) << 16) | d;
-  auto [it, fresh] = changes_.try_emplace(key, LftChange{y, d, was, q});
-  if (!fresh) it->second.new_port = q;
-  else changed_now_.push_back(y);
-  col_[static_cast<size_t>(y)] = q;
+  if (chg_gen_[static_cast<size_t>(y)] == cg_) {
+    changes_[chg_at_[static_cast<size_t>(y)]].new_port = q;
+  } else {
+    chg_gen_[static_cast<size_t>(y)] = cg_;
+    chg_at_[static_cast<size_t>(y)] = changes_.size();
+    changes_.push_back(LftChange{y, d, was, q});
+    changed_now_.push_back(y);
+  }
+  col_[slot(y)] = q;
 }
 
 }  // namespace ftroute::dqr_detail

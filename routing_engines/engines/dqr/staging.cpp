@@ -23,7 +23,7 @@ void Reconfigurer::stage_changes(const Dest& D) {
       dgen_[v] = ag_;
       depth_[v] = base + static_cast<int>(dstack_.size() - i);
     }
-    changes_[(static_cast<uint64_t>(y0) << 16) | D.d].stage = depth_[static_cast<size_t>(y0)];
+    changes_[chg_at_[static_cast<size_t>(y0)]].stage = depth_[static_cast<size_t>(y0)];
   }
 }
 

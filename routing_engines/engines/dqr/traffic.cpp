@@ -8,54 +8,77 @@ namespace ftroute::dqr_detail {
 
 void Reconfigurer::collect_sources() {
   cas_at_.assign(static_cast<size_t>(before_.size()), 0);
-  for (const EndPort& ep : before_.end_ports()) {
-    const Node& n = before_.node(ep.node);
-    if (n.is_switch()) {
-      if (o_.switch_sources) sources_.push_back({ep.base_lid, ep.node, 0, ep.node, 0});
+  sources_.reserve(tables_->end_sources.size());
+  for (const DqrTables::EndSource& e : tables_->end_sources) {
+    if (e.port == 0) {
+      if (o_.switch_sources) sources_.push_back({e.lid, e.node, 0, e.node, 0});
       continue;
     }
-    const Port& p = n.port(ep.port);
-    if (!after_.node(ep.node).port(ep.port).connected() || !p.connected()) continue;
-    if (!before_.node(p.peer_node).is_switch()) continue;
-    sources_.push_back({ep.base_lid, ep.node, ep.port, p.peer_node, p.peer_port});
-    cas_at_[static_cast<size_t>(p.peer_node)]++;
+    // the CA port is still linked unless its switch's side changed (links are symmetric)
+    if (port_changed_[static_cast<size_t>(link(e.sw, e.in_port))] && !after_.node(e.node).port(e.port).connected()) continue;
+    sources_.push_back({e.lid, e.node, e.port, e.sw, e.in_port});
+    cas_at_[static_cast<size_t>(e.sw)]++;
   }
 }
 
 bool Reconfigurer::reaches(const Dest& D, int s) {
-  // rval_: 1 ok, 2 broken, 3 on the current walk (valid while rgen_ == rg_)
-  int y = s;
+  // by column slot (switches only, any other node is the slot that is always kNoPath):
+  // rmemo_[y].val: 1 ok, 2 broken, 3 on the current walk (valid while .gen == rg_)
+  const uint32_t ts = static_cast<uint32_t>(slot(D.t));
+  uint32_t y = static_cast<uint32_t>(slot(s));
   int8_t verdict = 2;
   int base = 0;  // hops to d from the switch after the last one on the stack
   rstack_.clear();
   while (true) {
-    if (rgen_[static_cast<size_t>(y)] == rg_) {
-      int8_t st = rval_[static_cast<size_t>(y)];
-      verdict = st == 3 ? 2 : st;  // 3: loop
-      if (verdict == 1) base = rhops_[static_cast<size_t>(y)];
+    RouteMemo& m = rmemo_[y];
+    if (m.gen == rg_) {
+      verdict = m.val == 3 ? 2 : m.val;  // 3: loop
+      if (verdict == 1) base = m.hops;
       break;
     }
-    rgen_[static_cast<size_t>(y)] = rg_;
-    rval_[static_cast<size_t>(y)] = 3;
-    rstack_.push_back(y);
-    uint8_t q = cur(y);
-    if (y == D.t) { verdict = (q == D.tport) ? 1 : 2, base = -1; break; }
-    const int nx = next_switch(y, q);
-    if (nx < 0) { verdict = 2; break; }
+    m.gen = rg_;
+    m.val = 3;
+    rstack_.push_back(static_cast<int>(y));
+    const uint8_t q = col_[y];
+    if (y == ts) { verdict = (q == D.tport) ? 1 : 2, base = -1; break; }
+    const SlotInfo& si = slot_info_[y];
+    if (q == 0 || q > si.nports) { verdict = 2; break; }
+    const uint16_t nx = next_slot_[static_cast<size_t>(si.port_base + q)];
+    if (nx == kNoSlot) { verdict = 2; break; }
     y = nx;
   }
   for (size_t i = 0; i < rstack_.size(); i++) {
-    const size_t v = static_cast<size_t>(rstack_[i]);
-    rval_[v] = verdict;
-    rhops_[v] = base + static_cast<int>(rstack_.size() - i);
+    RouteMemo& m = rmemo_[static_cast<size_t>(rstack_[i])];
+    m.val = verdict;
+    m.hops = base + static_cast<int>(rstack_.size() - i);
   }
   return verdict == 1;
 }
 
 // Traffic towards d under the old routing: which VLs leave every switch (links still alive).
 void Reconfigurer::mark_traffic(const Dest& D) {
-  if (++mg_ == 0) std::fill(mgen_.begin(), mgen_.end(), 0), mg_ = 1;
-  if (single_vl_) return;  // lazy, see mask()
+  if (++mg_ == 0) {
+    std::fill(mgen_.begin(), mgen_.end(), 0);
+    std::fill(taint_.begin(), taint_.end(), 0);
+    std::fill(omgen_.begin(), omgen_.end(), 0);
+    std::fill(ref_omgen_.begin(), ref_omgen_.end(), 0);
+    mg_ = 1;
+  }
+  if (single_vl_) {  // lazy, see mask()
+    // The precomputed traffic of the old routing holds wherever no old route from a failed
+    // link's far end passes: mark those switches (the only ones whose traffic the fault can
+    // have cut off).
+    if (fast_traffic_)
+      for (auto [s, p] : dead_ports_) {
+        if (old(s) != p) continue;
+        for (int y = old_next_switch(s, p), hops = 0; y >= 0 && taint_[static_cast<size_t>(y)] != mg_ && hops <= before_.size(); hops++) {
+          taint_[static_cast<size_t>(y)] = mg_;
+          if (y == D.t) break;
+          y = old_next_switch(y, old(y));
+        }
+      }
+    return;
+  }
   std::fill(mask_.begin(), mask_.end(), 0);
   std::fill(mgen_.begin(), mgen_.end(), mg_);
   for (const Source& s : sources_) {
@@ -88,23 +111,42 @@ void Reconfigurer::mark_traffic(const Dest& D) {
   }
 }
 
-uint16_t Reconfigurer::mask(const Dest& D, int u) {
-  if (mgen_[static_cast<size_t>(u)] == mg_) return mask_[static_cast<size_t>(u)];
-  // single VL: old traffic; the old routing is loop-free, so the recursion ends
-  mgen_[static_cast<size_t>(u)] = mg_;
-  mask_[static_cast<size_t>(u)] = 0;
+// Traffic for d leaving u in the old routing (after the fault), single VL: u has a source of its
+// own (not d's switch), or a switch whose old entry leads to u over a working link has traffic.
+// The precomputed table answers wherever no old route from a failed link's far end passes
+// (taint_); elsewhere the recursion, memoised per LID.
+uint16_t Reconfigurer::old_mask(const Dest& D, int u, bool use_table) {
+  if (omgen_[static_cast<size_t>(u)] == mg_) return omask_[static_cast<size_t>(u)];
+  omgen_[static_cast<size_t>(u)] = mg_;
+  omask_[static_cast<size_t>(u)] = 0;
   uint16_t m = 0;
   if ((o_.switch_sources || !src_at(u).empty()) && u != D.t) {
     m = 1;
+  } else if (use_table && fast_traffic_ && taint_[static_cast<size_t>(u)] != mg_) {
+    m = tables_->carries(u, D.d) ? 1 : 0;
   } else {
-    for (auto [x, xp] : sw_in(u)) {  // switch x, its port towards u
-      if (old(x) == xp && !dead(x, xp) && mask(D, x)) {
+    for (auto [x, xp] : sw_in(u))  // switch x, its port towards u
+      if (old(x) == xp && !dead(x, xp) && old_mask(D, x, use_table)) {
         m = 1;
         break;
       }
-    }
   }
-  mask_[static_cast<size_t>(u)] |= m;
+  omask_[static_cast<size_t>(u)] = m;
+  return m;
+}
+
+uint16_t Reconfigurer::mask(const Dest& D, int u) {
+  if (mgen_[static_cast<size_t>(u)] == mg_) return mask_[static_cast<size_t>(u)];
+  mgen_[static_cast<size_t>(u)] = mg_;
+  mask_[static_cast<size_t>(u)] = old_mask(D, u, true);
+  if (o_.cross_check) {  // the table against the recursion alone (its own memo)
+    std::swap(omask_, ref_omask_), std::swap(omgen_, ref_omgen_);
+    const uint16_t r = old_mask(D, u, false);
+    std::swap(omask_, ref_omask_), std::swap(omgen_, ref_omgen_);
+    if (r != mask_[static_cast<size_t>(u)])
+      throw Error("dqr cross-check: old traffic for LID " + std::to_string(D.d) + " at " + after_.node_name(u) + ": table " +
+                  std::to_string(mask_[static_cast<size_t>(u)]) + ", recursion " + std::to_string(r));
+  }
   return mask_[static_cast<size_t>(u)];
 }
 

@@ -72,6 +72,9 @@ class ChannelList {
   uint64_t turns_enabled() const { return enabled_; }  // downward deps made legal so far
   uint64_t dfs_calls() const { return dfs_calls_; }      // can_enable searches run so far
   uint64_t dfs_visited() const { return dfs_visited_; }  // channels visited by them
+  // Changes whenever a position changes or a channel is added (a cache of positions is valid
+  // while it stays the same).
+  uint64_t order_version() const { return order_version_; }
 
   // ---- turn enabling ----
   // True if a -> b can be added (with the deps in `extra` assumed present too) without a cycle.
@@ -90,6 +93,21 @@ class ChannelList {
  private:
   static uint64_t key(Id a, Id b) { return (static_cast<uint64_t>(a) << 32) | b; }
   void insert_dep(Id a, Id b);
+  // Lists built from a fabric also keep every dependency that is a turn (b leaves, on a's VL,
+  // the node a enters) as a bit per port of that node, so that has_dep() is one look-up into
+  // small tables instead of a search in a's successors (DQR asks it for every dependency of
+  // every candidate path). turn_bit() = (word index, bit) or (-1, 0) if a -> b is no turn.
+  std::pair<int64_t, int> turn_bit(Id a, Id b) const {
+    if (turn_slot_.empty() || a >= turn_slot_.size() || a / kNumVlSlots >= head_.size() ||
+        b / kNumVlSlots >= turn_node_.size())
+      return {-1, 0};
+    const Id la = a / kNumVlSlots, lb = b / kNumVlSlots;
+    if (a % kNumVlSlots != b % kNumVlSlots || head_[la] < 0 || turn_node_[lb] != head_[la] || turn_slot_[a] < 0)
+      return {-1, 0};
+    const int port = turn_port_[lb];
+    return {static_cast<int64_t>(turn_slot_[a]) * 4 + (port >> 6), port & 63};
+  }
+  void init_turns();
   void resize(Id n);
   void rebuild_order();  // stable Kahn; throws on cycle
 
@@ -98,10 +116,17 @@ class ChannelList {
   std::vector<int32_t> pos_;          // by id, -1 = not in list
   std::vector<Id> ord_;               // by position
   std::vector<std::vector<Id>> out_, in_;
+  // turn bits (fabric-built lists): head_ by link id = the node the link enters (-1: none);
+  // turn_node_ / turn_port_ by link id = the node and port it leaves; turn_slot_ by channel id
+  // = its 256-bit row in turns_ (-1 for channels not in the list)
+  std::vector<int32_t> head_, turn_node_, turn_slot_;
+  std::vector<uint8_t> turn_port_;
+  std::vector<uint64_t> turns_;
   size_t num_deps_ = 0;  // dependencies are out_ (each sorted) / in_
   mutable std::vector<uint32_t> mark_;
   mutable uint32_t stamp_ = 0;
   uint64_t moved_ = 0, enabled_ = 0;
+  uint64_t order_version_ = 0;
   mutable uint64_t dfs_calls_ = 0, dfs_visited_ = 0;
   static inline const std::vector<Id> empty_{};
 };

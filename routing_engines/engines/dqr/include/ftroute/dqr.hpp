@@ -51,18 +51,60 @@ namespace ftroute {
 struct DqrTables {
   int nodes = 0;
   Lid max_lid = 0;
-  std::vector<uint8_t> by_lid;  // [lid * nodes + node]; kNoPath where unrouted
+  // A column holds the switches only (a CA has no LFT; at 47,824 LIDs a column over every node
+  // would take 2.3 GB, over the switches 187 MB): slot[node] = the node's index in a column,
+  // switches 0..stride-2 in node order, every other node stride-1, a byte that is always kNoPath.
+  std::vector<int> slot;
+  int stride = 1;
+  std::vector<uint8_t> by_lid;  // [lid * stride + slot[node]]; kNoPath where unrouted
   uint64_t entries_total = 0;   // routed (switch, LID) entries, LID >= 1
-  const uint8_t* column(Lid d) const { return by_lid.data() + static_cast<size_t>(d) * static_cast<size_t>(nodes); }
-  uint8_t get(int node, Lid d) const { return column(d)[node]; }
+  const uint8_t* column(Lid d) const { return by_lid.data() + static_cast<size_t>(d) * static_cast<size_t>(stride); }
+  uint8_t get(int node, Lid d) const { return column(d)[slot[static_cast<size_t>(node)]]; }
   // The fault-free fabric as the reconfiguration looks it up, derived once with the tables
   // (link ids are Cdg's: the channel list's ids are link_id * kNumVlSlots + vl):
   std::vector<int> port_base;  // node -> link id of its port 0
   std::vector<int> link_node;  // link id -> node
   std::vector<int> nports;     // node -> ports
+  std::vector<NodeType> type;  // node -> type
   std::vector<int> next_sw;    // link id -> the switch it leads to, -1 if none (CA, unconnected, port 0)
   std::vector<int> sw_in_off;  // node -> first index in sw_in; size nodes + 1
   std::vector<std::pair<int, uint8_t>> sw_in;  // (switch u, port of u): the switch links entering a node
+  std::vector<int> peer;           // link id -> the node it leads to, -1 if none
+  std::vector<uint8_t> peer_port;  // link id -> the port it enters
+  // The end ports in end_ports() order that can send: every switch (port 0; a source with
+  // DqrOptions::switch_sources) and every CA port linked to a switch (sw, in_port).
+  struct EndSource {
+    Lid lid = 0;
+    int node = -1;
+    uint8_t port = 0;
+    int sw = -1;
+    uint8_t in_port = 0;
+  };
+  std::vector<EndSource> end_sources;
+  std::vector<int> lid_sw;         // LID -> before.attach(LID).sw (-1: none)
+  std::vector<uint8_t> lid_port;   // LID -> before.attach(LID).port
+  // Which switches the old routing's CA traffic leaves, per destination LID (before the fault;
+  // sources = every CA port connected to a switch, ca_sources of them; a LID's own switch counts
+  // when traffic is routed into it): bit slot[node] of traffic[lid * traffic_words ..]. DQR's
+  // mask() reads it instead of walking the in-tree backwards, wherever a fault cannot have
+  // changed it (docs/dqr.md "Traffic of the old routing").
+  std::vector<uint64_t> traffic;
+  size_t traffic_words = 0;
+  uint64_t ca_sources = 0;
+  bool carries(int node, Lid d) const {
+    const size_t s = static_cast<size_t>(slot[static_cast<size_t>(node)]);
+    return (traffic[static_cast<size_t>(d) * traffic_words + (s >> 6)] >> (s & 63)) & 1;
+  }
+  // Hop distances between switches over the fault-free links, [slot(t) * (stride - 1) + slot(v)],
+  // 255 where unknown (no path, 255 hops or more); empty on fabrics with more than
+  // kMaxDistSwitches switches. DQR orders the switches it repairs by their distance to the
+  // destination; it takes them from here wherever no failed link lies on a shortest path.
+  static constexpr int kMaxDistSwitches = 8192;
+  std::vector<uint8_t> sw_dist;
+  uint8_t dist(int t, int v) const {
+    return sw_dist[static_cast<size_t>(slot[static_cast<size_t>(t)]) * static_cast<size_t>(stride - 1) +
+                   static_cast<size_t>(slot[static_cast<size_t>(v)])];
+  }
   int num_links() const { return static_cast<int>(link_node.size()); }
   int link_id(int node, int port) const { return port_base[static_cast<size_t>(node)] + port; }
 };
@@ -89,6 +131,10 @@ struct DqrOptions {
   // local repair then walks every switch upstream of a failed link, which it does not need
   // for the repair itself. false: both stay 0 (bench_dqr times DQR so).
   bool count_affected = true;
+  // DqrResult::lfts = the old tables with the changes written in (a copy of every LFT: 187 MB at
+  // 47,824 LIDs). false: DqrResult::lfts stays empty and the caller writes DqrResult::changes into
+  // its own tables (dqr_apply), O(changes); the changes are the same either way.
+  bool patched_tables = true;
   // Mesh recognition of the fault-free fabric, if already done (precomputation like the
   // channel list; must describe `before`); null = recognised during the reconfiguration.
   std::shared_ptr<const MeshGrid> mesh;
@@ -101,6 +147,11 @@ struct DqrOptions {
   // the hop and the reorder any completion still needs (docs/dqr.md "Path search"); same path
   // cost, far fewer states on a fat tree. false = plain Dijkstra throughout (for comparison).
   bool search_bound = true;
+  // Tests: every answer of the search bound and of the traffic masks is also computed the way
+  // DQR did before its speed-up for large fabrics (a DFS over the list per search, a recursion
+  // over the old routing's in-tree per destination; docs/dqr.md "At scale") and a difference
+  // throws Error. Slow; the repairs are the same either way.
+  bool cross_check = false;
   std::string variant_name() const;  // "local-all", "mesh-single", "tlr", "mesh-tlr", ...
 };
 
@@ -125,7 +176,8 @@ struct SlChange {
 
 struct DqrResult {
   bool ok = false;
-  Lfts lfts;                        // the patched tables (the old ones where !ok)
+  Lfts lfts;                        // the patched tables (the old ones where !ok); empty
+                                    // with DqrOptions::patched_tables = false
   // In transition order: every intermediate state is loop-free and deadlock-free. Stage k =
   // entries k hops from their LID along the new routes, stages in increasing order, so a packet
   // that met one updated entry only meets updated entries afterwards (old prefix + new suffix);
@@ -174,6 +226,10 @@ struct DqrResult {
 // destination cannot be repaired without a deadlock or loop.
 DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric& after, const Routing& old_routing,
                           const DqrOptions& options);
+
+// Writes res.changes into `lfts` (the old routing's tables, or a copy): the tables res.lfts holds
+// with DqrOptions::patched_tables. Nothing when !res.ok.
+void dqr_apply(Lfts& lfts, const DqrResult& res);
 
 // The routing after a successful reconfiguration: res.lfts, and old.path_sl with res.sl_changes.
 Routing dqr_routing(const Routing& old, const DqrResult& res);
