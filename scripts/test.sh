@@ -8,7 +8,7 @@
 #      in ./build-sanitize (only the unit test targets and what they need), run under ASan+UBSan
 #      (the few unit tests that take > 10 s normally, and those needing OpenSM, are left out:
 #      SAN_EXCLUDE below; docs/HARNESS.md)
-#   5. fuzz: every libFuzzer target of tests/fuzz/ for ~12 s over its corpus (scripts/fuzz.sh,
+#   5. fuzz: every libFuzzer target of tests/fuzz/ for ~8 s over its corpus (scripts/fuzz.sh,
 #      same build directory), after replaying the kept reproducers
 #   6. OpenSM matrix: for upstream OpenSM 3.3.24 and master (fa74b98c), built from the upstream
 #      release tarballs by scripts/build-opensm.sh into ./build-osm-VERSION/opensm (kept: the next
@@ -27,7 +27,7 @@
 #          -R REGEX (passed to ctest), --build-dir DIR (default ./build; env FTROUTE_BUILD_DIR),
 #          -j N (build parallelism, default 2), --ctest-jobs N (step 3's ctest, default 2 x -j:
 #          the integration tests mostly wait), --no-sanitize (skip steps 4-5),
-#          --sanitize-only (only steps 1, 4, 5), --fuzz-seconds N (per fuzz target, default 12),
+#          --sanitize-only (only steps 1, 4, 5), --fuzz-seconds N (per fuzz target, default 8),
 #          --no-opensm-matrix (skip step 6), --opensm-matrix-only (only steps 1, 6),
 #          --tarball-dir DIR (step 6: where opensm-VERSION.tar.gz are; env OPENSM_TARBALL_DIR).
 set -Eeuo pipefail
@@ -39,7 +39,7 @@ CTEST_JOBS=
 DEPS=1
 SANITIZE=1
 SANITIZE_ONLY=0
-FUZZ_SECONDS=12
+FUZZ_SECONDS=8
 MATRIX=1
 MATRIX_ONLY=0
 CTEST_ARGS=()
