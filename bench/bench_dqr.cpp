@@ -229,10 +229,14 @@ static int bench_tree3(int radix, int samples) {
       const double t = process_cpu_ms() - c;
       cpu += t, best = std::min(best, t);
       if (i == 0)
-        std::fprintf(stderr, "  %s: %llu entries changed, %llu DLIDs, %llu search states, %llu turns enabled, %llu channels moved\n",
+        std::fprintf(stderr,
+                     "  %s: %llu entries changed, %llu DLIDs, %llu search states, %llu turns enabled, %llu channels moved, "
+                     "%llu can_enable searches over %llu channels\n",
                      res.ok ? "repaired" : "NOT repaired", static_cast<unsigned long long>(res.entries_changed),
                      static_cast<unsigned long long>(res.dlids_affected), static_cast<unsigned long long>(res.search_states),
-                     static_cast<unsigned long long>(res.turns_enabled), static_cast<unsigned long long>(res.channels_moved));
+                     static_cast<unsigned long long>(res.turns_enabled), static_cast<unsigned long long>(res.channels_moved),
+                     static_cast<unsigned long long>(list.dfs_calls() - list0.dfs_calls()),
+                     static_cast<unsigned long long>(list.dfs_visited() - list0.dfs_visited()));
     }
     std::printf("radix %d, fault %s: DQR %.3f ms CPU (mean of %d, best %.3f)\n", radix,
                 f.port_name(links[li].first, links[li].second).c_str(), cpu / n, n, best);
