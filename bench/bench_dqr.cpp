@@ -188,6 +188,16 @@ static double process_cpu_ms() {
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
 }
 
+// Resident memory of this process now, MB (/proc/self/statm), 0 if unknown.
+static long rss_mb() {
+  long pages = 0, resident = 0;
+  if (FILE* fp = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(fp, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(fp);
+  }
+  return resident * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
+}
+
 // One radix of `bench_dqr tree3` (run in a child process, see the usage comment). 0 = every
 // repair checked fine.
 static int bench_tree3(int radix, int samples) {
@@ -197,17 +207,21 @@ static int bench_tree3(int radix, int samples) {
   double c = process_cpu_ms();
   const Routing r = engine->route(f);
   const double base_ms = process_cpu_ms() - c;
+  const long rss0 = rss_mb();
   c = process_cpu_ms();
   const ChannelList list0 = ChannelList::build(f, r);
+  const long rss_list = rss_mb();
   DqrOptions o;
   o.paths = DqrOptions::Paths::EndToEnd;
   o.count_affected = false;
   o.patched_tables = false;
   o.tables = dqr_tables(f, r);
   const double pre_ms = process_cpu_ms() - c;
-  std::fprintf(stderr, "radix %d: %zu switches, %d LIDs; base routing %.2f s CPU; precompute %.2f s CPU (%zu channels, %zu deps)\n",
-               radix, f.switches().size(), static_cast<int>(f.max_lid()), base_ms / 1e3, pre_ms / 1e3,
-               list0.num_channels(), list0.num_deps());
+  std::fprintf(stderr,
+               "radix %d: %zu switches, %d LIDs; base routing %.2f s CPU; precompute %.2f s CPU (%zu channels, %zu deps); "
+               "resident memory: %ld MB before, channel list +%ld MB, tables +%ld MB\n",
+               radix, f.switches().size(), static_cast<int>(f.max_lid()), base_ms / 1e3, pre_ms / 1e3, list0.num_channels(),
+               list0.num_deps(), rss0, rss_list - rss0, rss_mb() - rss_list);
   std::vector<std::pair<int, int>> links;
   for (int s : f.switches())
     for (int p = 1; p <= f.node(s).num_ports; p++) {
@@ -229,10 +243,14 @@ static int bench_tree3(int radix, int samples) {
       const double t = process_cpu_ms() - c;
       cpu += t, best = std::min(best, t);
       if (i == 0)
-        std::fprintf(stderr, "  %s: %llu entries changed, %llu DLIDs, %llu search states, %llu turns enabled, %llu channels moved\n",
+        std::fprintf(stderr,
+                     "  %s: %llu entries changed, %llu DLIDs, %llu search states, %llu turns enabled, %llu channels moved, "
+                     "%llu can_enable searches over %llu channels\n",
                      res.ok ? "repaired" : "NOT repaired", static_cast<unsigned long long>(res.entries_changed),
                      static_cast<unsigned long long>(res.dlids_affected), static_cast<unsigned long long>(res.search_states),
-                     static_cast<unsigned long long>(res.turns_enabled), static_cast<unsigned long long>(res.channels_moved));
+                     static_cast<unsigned long long>(res.turns_enabled), static_cast<unsigned long long>(res.channels_moved),
+                     static_cast<unsigned long long>(list.dfs_calls() - list0.dfs_calls()),
+                     static_cast<unsigned long long>(list.dfs_visited() - list0.dfs_visited()));
     }
     std::printf("radix %d, fault %s: DQR %.3f ms CPU (mean of %d, best %.3f)\n", radix,
                 f.port_name(links[li].first, links[li].second).c_str(), cpu / n, n, best);

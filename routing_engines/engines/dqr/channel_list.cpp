@@ -84,15 +84,13 @@ void ChannelList::add_channel(Id c) {
 
 void ChannelList::init_turns() {
   const int nl = ids_.num_links();
-  head_.assign(static_cast<size_t>(nl), -1);
-  turn_node_.resize(static_cast<size_t>(nl));
-  turn_port_.resize(static_cast<size_t>(nl));
+  tlink_.assign(static_cast<size_t>(nl), {});
   for (int l = 0; l < nl; l++) {
     const int n = ids_.link_node(l), p = ids_.link_port(l);
-    turn_node_[static_cast<size_t>(l)] = n;
-    turn_port_[static_cast<size_t>(l)] = static_cast<uint8_t>(p);
+    tlink_[static_cast<size_t>(l)].node = n;
+    tlink_[static_cast<size_t>(l)].port = p;
     const Port& pt = fabric_->node(n).port(p);
-    if (p > 0 && pt.connected()) head_[static_cast<size_t>(l)] = pt.peer_node;
+    if (p > 0 && pt.connected()) tlink_[static_cast<size_t>(l)].head = pt.peer_node;
   }
   turn_slot_.assign(pos_.size(), -1);
   turns_.assign(ord_.size() * 4, 0);

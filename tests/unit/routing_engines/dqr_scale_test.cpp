@@ -1,4 +1,4 @@
-// DQR at scale (docs/dqr.md "At scale", docs/scale.md section 14): the per-routing tables DQR
+// DQR at scale (docs/dqr.md "At scale", docs/scale.md section 16): the per-routing tables DQR
 // now reads (the old routing's traffic per LID, all-pairs switch distances, the end ports that
 // send, each LID's attach point), the channel list's turn bits, and repairs with every shortcut
 // cross-checked against the computation it replaced (DqrOptions::cross_check) on small fabrics:

@@ -98,14 +98,12 @@ class ChannelList {
   // small tables instead of a search in a's successors (DQR asks it for every dependency of
   // every candidate path). turn_bit() = (word index, bit) or (-1, 0) if a -> b is no turn.
   std::pair<int64_t, int> turn_bit(Id a, Id b) const {
-    if (turn_slot_.empty() || a >= turn_slot_.size() || a / kNumVlSlots >= head_.size() ||
-        b / kNumVlSlots >= turn_node_.size())
-      return {-1, 0};
     const Id la = a / kNumVlSlots, lb = b / kNumVlSlots;
-    if (a % kNumVlSlots != b % kNumVlSlots || head_[la] < 0 || turn_node_[lb] != head_[la] || turn_slot_[a] < 0)
-      return {-1, 0};
-    const int port = turn_port_[lb];
-    return {static_cast<int64_t>(turn_slot_[a]) * 4 + (port >> 6), port & 63};
+    if (la >= tlink_.size() || lb >= tlink_.size() || a % kNumVlSlots != b % kNumVlSlots) return {-1, 0};
+    const TurnLink& x = tlink_[la];
+    const TurnLink& y = tlink_[lb];
+    if (x.head < 0 || y.node != x.head || a >= turn_slot_.size() || turn_slot_[a] < 0) return {-1, 0};
+    return {static_cast<int64_t>(turn_slot_[a]) * 4 + (y.port >> 6), y.port & 63};
   }
   void init_turns();
   void resize(Id n);
@@ -116,11 +114,15 @@ class ChannelList {
   std::vector<int32_t> pos_;          // by id, -1 = not in list
   std::vector<Id> ord_;               // by position
   std::vector<std::vector<Id>> out_, in_;
-  // turn bits (fabric-built lists): head_ by link id = the node the link enters (-1: none);
-  // turn_node_ / turn_port_ by link id = the node and port it leaves; turn_slot_ by channel id
-  // = its 256-bit row in turns_ (-1 for channels not in the list)
-  std::vector<int32_t> head_, turn_node_, turn_slot_;
-  std::vector<uint8_t> turn_port_;
+  // turn bits (fabric-built lists): by link id the node it leaves (and its port) and the node
+  // it enters (-1: none); turn_slot_ by channel id = its 256-bit row in turns_ (-1 for channels
+  // not in the list)
+  struct TurnLink {
+    int32_t node = -1, head = -1;
+    int32_t port = 0;
+  };
+  std::vector<TurnLink> tlink_;
+  std::vector<int32_t> turn_slot_;
   std::vector<uint64_t> turns_;
   size_t num_deps_ = 0;  // dependencies are out_ (each sorted) / in_
   mutable std::vector<uint32_t> mark_;
