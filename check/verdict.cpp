@@ -67,25 +67,53 @@ void add_example(Verdict& v, size_t shown[6], size_t max, DropKind k, std::strin
   if (shown[static_cast<int>(k)]++ < max) v.examples.push_back({k, std::move(text)});
 }
 
+// Counts the switches without an LFT (with an example each); returns those that have one.
+std::vector<int> switches_with_tables(const Fabric& f, const Lfts& lfts, Verdict& v, size_t shown[6], size_t max) {
+  std::vector<int> present;
+  present.reserve(f.switches().size());
+  for (int s : f.switches()) {
+    if (s < lfts.num_nodes()) {
+      present.push_back(s);
+      continue;
+    }
+    v.missing_tables++;
+    add_example(v, shown, max, DropKind::NoRoute, "routing has no LFT for switch " + f.node_name(s));
+  }
+  return present;
+}
+
+// The text of an LFT entry of switch sw for `lid` that names port p, which is port 0 on a switch
+// not owning the LID (NotLocal), a port the switch lacks (BadPort) or one without link
+// (DownPort). `dest` names the LID's owner (" (\"H1\"[1])") where the walk knows it, else "".
+std::string bad_entry_text(const Fabric& f, int sw, uint32_t lid, const std::string& dest, DropKind k, uint8_t p) {
+  const std::string head = "switch " + f.node_name(sw);
+  const std::string l = std::to_string(lid) + dest;
+  if (k == DropKind::NotLocal) return head + " delivers LID " + l + " to itself (port 0) but does not own it";
+  if (k == DropKind::BadPort)
+    return head + " routes LID " + l + " to port " + std::to_string(p) + " (switch has " +
+           std::to_string(f.node(sw).num_ports) + " ports)";
+  return head + " routes LID " + l + " to port " + f.port_name(sw, p) + ", which has no working link";
+}
+
+// The most frequent stop reason other than a loop (NoRoute when there is none): the kind given to
+// examples that carry their reason only in their text.
+DropKind most_common_drop(const uint64_t per_kind[6]) {
+  DropKind common = DropKind::NoRoute;
+  for (int k = 0; k < 6; k++)
+    if (k != static_cast<int>(DropKind::Loop) && per_kind[k] > per_kind[static_cast<int>(common)])
+      common = static_cast<DropKind>(k);
+  return common;
+}
+
 }  // namespace
 
 Verdict scan_entries(const Fabric& f, const Lfts& lfts, const VerifyOptions& o) {
   Verdict v;
   v.source = "result walk";
-  const std::vector<int>& sws = f.switches();
   size_t shown[6] = {};
-  std::vector<int> present;
-  present.reserve(sws.size());
-  for (int s : sws) {
-    if (s >= lfts.num_nodes()) {
-      v.missing_tables++;
-      add_example(v, shown, o.max_examples, DropKind::NoRoute, "routing has no LFT for switch " + f.node_name(s));
-    } else {
-      present.push_back(s);
-    }
-  }
+  const std::vector<int> present = switches_with_tables(f, lfts, v, shown, o.max_examples);
   if (o.stop_at_first && !v.examples.empty()) return v;
-  // Per switch: a 256-entry class table of its ports (0 fine, 1 port 0, 2 missing, 3 unlinked),
+  // Per switch: a 256-entry class table of its ports (fine, or the DropKind of the entry),
   // then one pass over its table; only the (rare) bad entries are looked at further.
   struct Found {
     uint64_t bad = 0;
@@ -98,8 +126,13 @@ Verdict scan_entries(const Fabric& f, const Lfts& lfts, const VerifyOptions& o) 
     const int s = present[static_cast<size_t>(i)];
     const Node& nd = f.node(s);
     uint8_t cls[256];
-    cls[0] = 1;
-    for (int p = 1; p < 256; p++) cls[p] = p > nd.num_ports ? 2 : nd.port(p).connected() ? 0 : 3;
+    // 0 fine, else the DropKind + 1 of the entry
+    constexpr uint8_t kNotLocal = static_cast<uint8_t>(DropKind::NotLocal) + 1;
+    cls[0] = kNotLocal;
+    for (int p = 1; p < 256; p++)
+      cls[p] = p > nd.num_ports           ? static_cast<uint8_t>(DropKind::BadPort) + 1
+               : nd.port(p).connected() ? 0
+                                        : static_cast<uint8_t>(DropKind::DownPort) + 1;
     cls[kNoPath] = 0;
     const std::vector<uint8_t>& tab = lfts.table(s);
     const size_t top = std::min<size_t>(tab.size(), size_t{kMaxUnicastLid} + 1);
@@ -109,25 +142,14 @@ Verdict scan_entries(const Fabric& f, const Lfts& lfts, const VerifyOptions& o) 
       const uint8_t p = tab[lid];
       const uint8_t c = cls[p];
       if (c == 0) continue;
-      if (c == 1) {
+      if (c == kNotLocal) {
         auto ow = f.owner(static_cast<Lid>(lid));
-        if (ow && ow->node == s) continue;
-        out.bad++;
-        if (kinds[static_cast<int>(DropKind::NotLocal)]++ < o.max_examples)
-          out.ex.push_back({DropKind::NotLocal, "switch " + f.node_name(s) + " delivers LID " + std::to_string(lid) +
-                                                    " to itself (port 0) but does not own it"});
-      } else if (c == 2) {
-        out.bad++;
-        if (kinds[static_cast<int>(DropKind::BadPort)]++ < o.max_examples)
-          out.ex.push_back({DropKind::BadPort, "switch " + f.node_name(s) + " routes LID " + std::to_string(lid) +
-                                                   " to port " + std::to_string(p) + " (switch has " +
-                                                   std::to_string(nd.num_ports) + " ports)"});
-      } else {
-        out.bad++;
-        if (kinds[static_cast<int>(DropKind::DownPort)]++ < o.max_examples)
-          out.ex.push_back({DropKind::DownPort, "switch " + f.node_name(s) + " routes LID " + std::to_string(lid) +
-                                                    " to port " + f.port_name(s, p) + ", which has no working link"});
+        if (ow && ow->node == s) continue;  // port 0 of the switch that owns the LID
       }
+      const DropKind k = static_cast<DropKind>(c - 1);
+      out.bad++;
+      if (kinds[static_cast<int>(k)]++ < o.max_examples)
+        out.ex.push_back({k, bad_entry_text(f, s, static_cast<uint32_t>(lid), "", k, p)});
       if (o.stop_at_first) break;
     }
   });
@@ -143,16 +165,10 @@ Verdict verify_routing(const Fabric& f, const Routing& r, const VerifyOptions& o
   Verdict v = o.scan_entries ? scan_entries(f, r.lfts, o) : Verdict{};
   v.source = "result walk";
   if (o.stop_at_first && !v.examples.empty()) return v;
-  if (!o.scan_entries)
-    for (int s : f.switches())
-      if (s >= r.lfts.num_nodes()) {
-        v.missing_tables++;
-        v.examples.push_back({DropKind::NoRoute, "routing has no LFT for switch " + f.node_name(s)});
-        if (o.stop_at_first) return v;
-      }
-  if (v.missing_tables) return v;  // the walk would read tables that do not exist
   size_t shown[6] = {};
   for (const Verdict::Problem& e : v.examples) shown[static_cast<int>(e.kind)]++;
+  if (!o.scan_entries) switches_with_tables(f, r.lfts, v, shown, o.max_examples);
+  if (v.missing_tables) return v;  // the walk would read tables that do not exist
   // switch components over working switch-switch links (every switch of the LID's component is
   // a start switch); the simulator's check starts only at the switches end ports attach to
   std::vector<int> comp_of(static_cast<size_t>(f.size()), -1);  // by node
@@ -185,10 +201,9 @@ Verdict verify_routing(const Fabric& f, const Routing& r, const VerifyOptions& o
   for (const EndPort& e : f.end_ports()) {
     const bool own_lid = f.node(e.node).is_switch();  // a switch's LID (port 0)
     if (own_lid && !o.all_switches) continue;          // traffic goes to end ports only
-    if (!own_lid && f.node(e.node).port(e.port).peer_node < 0) continue;  // no link: not an endpoint
-    const Port& ep = f.node(e.node).port(e.port);
-    const int attach = own_lid ? e.node : ep.peer_node;
-    if (attach < 0 || !f.node(attach).is_switch()) {
+    const int attach = own_lid ? e.node : f.node(e.node).port(e.port).peer_node;
+    if (attach < 0) continue;  // a CA port without link: not an endpoint
+    if (!f.node(attach).is_switch()) {
       if (!o.all_switches) {
         v.unattached++;
         add_example(v, shown, o.max_examples, DropKind::NoRoute,
@@ -220,18 +235,9 @@ Verdict verify_routing(const Fabric& f, const Routing& r, const VerifyOptions& o
                                                  f.port_name(w.hop.next, w.hop.next_port) + ", which does not own it");
               break;
             case DropKind::NotLocal:
-              count(DropKind::NotLocal, "switch " + f.node_name(w.sw) + " delivers LID " + std::to_string(lid) + " (" +
-                                            f.port_name(e.node, e.port) + ") to itself (port 0) but does not own it");
-              break;
             case DropKind::BadPort:
-              count(DropKind::BadPort, "switch " + f.node_name(w.sw) + " routes LID " + std::to_string(lid) + " (" +
-                                           f.port_name(e.node, e.port) + ") to port " + std::to_string(w.hop.port) +
-                                           " (switch has " + std::to_string(f.node(w.sw).num_ports) + " ports)");
-              break;
             case DropKind::DownPort:
-              count(DropKind::DownPort, "switch " + f.node_name(w.sw) + " routes LID " + std::to_string(lid) + " (" +
-                                            f.port_name(e.node, e.port) + ") to port " + f.port_name(w.sw, w.hop.port) +
-                                            ", which has no working link");
+              count(w.hop.drop, bad_entry_text(f, w.sw, lid, " (" + f.port_name(e.node, e.port) + ")", w.hop.drop, w.hop.port));
               break;
             case DropKind::Loop:
               break;
@@ -280,17 +286,13 @@ uint64_t lfts_digest(const Fabric& f, const Lfts& lfts, int threads) {
   return all;
 }
 
-Verdict verdict_of(const Fabric& f, const CdgBuild& b, const std::string& source, bool check_cdg, int vl) {
-  (void)f;
+Verdict verdict_of(const CdgBuild& b, const std::string& source, bool check_cdg, int vl) {
   Verdict v;
   v.source = source;
   v.walks = b.stats.pairs;
   for (int k = 0; k < 6; k++) v.per_kind[k] = b.stats.per_kind[k];
   // the walk's examples name their stop reason in their text; the kind given is the most common
-  DropKind common = DropKind::NoRoute;
-  for (int k = 0; k < 6; k++)
-    if (k != static_cast<int>(DropKind::Loop) && b.stats.per_kind[k] > b.stats.per_kind[static_cast<int>(common)])
-      common = static_cast<DropKind>(k);
+  const DropKind common = most_common_drop(b.stats.per_kind);
   for (const std::string& e : b.stats.unreachable_examples) v.examples.push_back({common, e});
   for (const std::string& e : b.stats.loop_examples) v.examples.push_back({DropKind::Loop, e});
   if (check_cdg) {
@@ -310,10 +312,7 @@ Verdict verdict_of(const ValidationReport& r) {
   for (int k = 0; k < 6; k++) v.per_kind[k] = r.per_kind[k];
   v.per_kind[static_cast<int>(DropKind::Loop)] = r.looping;
   v.bad_entries = r.bad_entries;
-  DropKind common = DropKind::NoRoute;
-  for (int k = 0; k < 6; k++)
-    if (k != static_cast<int>(DropKind::Loop) && r.per_kind[k] > r.per_kind[static_cast<int>(common)])
-      common = static_cast<DropKind>(k);
+  const DropKind common = most_common_drop(r.per_kind);
   for (const std::string& e : r.bad_entry_examples) v.examples.push_back({DropKind::DownPort, e});
   for (const std::string& e : r.unreachable_examples) v.examples.push_back({common, e});
   for (const std::string& e : r.loop_examples) v.examples.push_back({DropKind::Loop, e});

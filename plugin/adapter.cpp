@@ -181,14 +181,7 @@ std::shared_ptr<const Snapshot> EngineSlot::run(Fabric fabric, const std::functi
     if (prev) pr = PreviousRouting{&prev->fabric, &prev->routing};
     auto snap = std::make_shared<Snapshot>();
     snap->fabric = std::move(fabric);
-    RoutedStep step = pipeline_->run(snap->fabric, pr);
-    snap->routing = std::move(step.routing);
-    snap->verdict = std::move(step.verdict);
-    snap->engine_ms = step.engine_ms;
-    snap->check_ms = step.check_ms;
-    snap->switches = step.switches;
-    snap->lids = step.lids;
-    snap->entries = step.entries;
+    static_cast<RoutedStep&>(*snap) = pipeline_->run(snap->fabric, pr);
     if (accept) accept(*snap);
     snap->millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::lock_guard<std::mutex> lk(mu_);

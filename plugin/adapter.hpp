@@ -47,16 +47,10 @@ struct PluginOptions {
 std::string fallback_text(const std::string& routing_engine_names, const std::string& engine);
 
 // The fabric and routing of one successful pass.
-struct Snapshot {
+// The routing pipeline's step (routing, verdict, counts, engine_ms and check_ms; ftroute/pipeline.hpp)
+// on the fabric it routed; millis also covers the plugin's accept check.
+struct Snapshot : RoutedStep {
   Fabric fabric;
-  Routing routing;
-  int switches = 0;        // switches routed
-  int lids = 0;            // LIDs with a route on at least one switch
-  long entries = 0;        // LFT entries that are not kNoPath
-  double millis = 0;       // engine + validation time
-  double engine_ms = 0;    // of which the engine's route()
-  double check_ms = 0;     // and the verdict
-  Verdict verdict;         // the routing pipeline's (ftroute/pipeline.hpp)
 };
 
 // Switch-to-switch links a packet for `lid` crosses from switch `sw` following `lfts` (0 when

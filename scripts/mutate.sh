@@ -71,7 +71,7 @@ ftree-updn-descends-towards-root @ if (key[static_cast<size_t>(e.peer)] > i && d
 ftree-an-shares-switch-index @ index = an_index[static_cast<size_t>(s)]; @ index = switch_index[static_cast<size_t>(s)]; @ ftree_real_shapes_test @ ^AggregationNodes\.
 ftree-two-level-no-up-mirror @ else if (bundled && t_.height == 1 && p.rank == 0 && k == 1 && dist[si] == 1) p.mode = Plan::UpToMirror; @ else if (false) p.mode = Plan::UpToMirror; @ ftree_real_shapes_test @ ^TwoLevelBundles\.
 ftree-bundle-only-if-adjacent @ if (mark == stamp_) c.bundle = true; @ if (mark == stamp_ && c.last == peer) c.bundle = true; @ ftree_real_shapes_test @ ^TwoLevelBundles\.
-plugin-check-accepts-port0-unwalked @ cls[0] = 1; @ cls[0] = 0; @ plugin_adapter_test @ ^CheckRouting\.
+plugin-check-accepts-port0-unwalked @ cls[0] = kNotLocal; @ cls[0] = 0; @ plugin_adapter_test @ ^CheckRouting\.
 pipeline-self-check-digest-ignored @ if (lfts_digest(f, r.lfts, threads) != rec->digest) return std::nullopt; @ (void)threads; @ pipeline_test @ ^Pipeline\.
 pipeline-switch-lids-not-walked @ if (own_lid && !o.all_switches) continue;          // traffic goes to end ports only @ if (own_lid) continue; @ pipeline_test @ ^Verdict\.
 EOF

@@ -91,7 +91,7 @@ uint64_t lfts_digest(const Fabric& fabric, const Lfts& lfts, int threads = 0);
 
 // An engine's self-check in the verdict's terms: the walk's counts and examples, and, when
 // check_cdg, whether the dependency graph has a cycle (vl -1: the whole graph, else that VL only).
-Verdict verdict_of(const Fabric& fabric, const CdgBuild& build, const std::string& source, bool check_cdg, int vl = -1);
+Verdict verdict_of(const CdgBuild& build, const std::string& source, bool check_cdg, int vl = -1);
 
 // A full validation (validate(): reachability from its sources, loops, broken entries, deadlock,
 // EFI) in the verdict's terms, for callers that need the report's figures anyway (`compare`,

@@ -145,7 +145,7 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
     CdgBuildOptions co;
     co.switch_sources = dopt.switch_sources;
     co.collect_loads = false;
-    const Verdict v = verdict_of(fabric, build_cdg(fabric, r, co), kName, true);  // ftroute/verdict.hpp
+    const Verdict v = verdict_of(build_cdg(fabric, r, co), kName, true);  // ftroute/verdict.hpp
     const std::string refused = reason + "; the full routing by base engine '" + base + "' ";
     if (v.looping() > 0) throw EngineError(kName, refused + "has forwarding loops: " + v.first_of(DropKind::Loop));
     if (!v.cdg_acyclic) throw EngineError(kName, refused + "is not deadlock free: dependency cycle " + v.cycle);

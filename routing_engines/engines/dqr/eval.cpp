@@ -57,7 +57,7 @@ bool validate(const Fabric& f, const Routing& r, std::vector<ChannelList::Dep>* 
   co.switch_sources = switch_sources;
   co.collect_loads = false;
   CdgBuild b = build_cdg(f, r, co);
-  if (!verdict_of(f, b, "dqr-eval", true).ok()) return false;  // ftroute/verdict.hpp
+  if (!verdict_of(b, "dqr-eval", true).ok()) return false;  // ftroute/verdict.hpp
   if (edges) *edges = b.cdg.edges();
   return true;
 }

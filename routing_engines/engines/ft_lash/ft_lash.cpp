@@ -164,7 +164,7 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
     co.switch_sources = true;
     co.collect_loads = false;
     CdgBuild b = build_cdg(fabric, r, co);
-    const Verdict v = verdict_of(fabric, b, std::string(kName) + " self-check", true);  // ftroute/verdict.hpp
+    const Verdict v = verdict_of(b, std::string(kName) + " self-check", true);  // ftroute/verdict.hpp
     if (v.looping()) throw EngineError(kName, "internal error: forwarding loop: " + v.first_of(DropKind::Loop));
     if (v.dropped() && fabric.connected())
       throw EngineError(kName, "internal error: " + std::to_string(v.dropped()) + " pairs not delivered, e.g. " + v.first_problem());

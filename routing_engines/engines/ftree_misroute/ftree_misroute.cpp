@@ -919,7 +919,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
 
     // Safety net (the construction is acyclic by design; this catches bugs, never repairs).
     CdgBuild b = self_check(out);
-    const Verdict v = verdict_of(fabric, b, std::string(kName) + " self-check", true, 0);  // ftroute/verdict.hpp
+    const Verdict v = verdict_of(b, std::string(kName) + " self-check", true, 0);  // ftroute/verdict.hpp
     if (v.dropped() != 0 || v.looping() != 0)
       throw EngineError(kName, "internal check failed: " + std::to_string(v.dropped()) + " unreachable and " +
                                    std::to_string(v.looping()) + " looping pairs, e.g. " + v.first_problem());
@@ -942,7 +942,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     const int root = route_updn(fabric, t, dests, tab);
     if (root < 0) throw EngineError(kName, why + "; Up*/Down* from one root does not reach every switch either (disconnected)");
     CdgBuild b = self_check(out);
-    if (!verdict_of(fabric, b, std::string(kName) + " self-check", true, 0).ok())
+    if (!verdict_of(b, std::string(kName) + " self-check", true, 0).ok())
       throw EngineError(kName, "internal check failed: the Up*/Down* last resort from root " +
                                    fabric.node_name(t.sw_node[static_cast<size_t>(root)]) + " is not loop and deadlock free");
     keep_self_check(out, b);

@@ -59,7 +59,7 @@ Routing LftFileEngine::compute(const Fabric& fabric, const EngineOptions& option
   CdgBuildOptions co;
   co.collect_loads = false;
   co.max_examples = 1;
-  const Verdict v = verdict_of(fabric, build_cdg(fabric, r, co), kName, false);  // ftroute/verdict.hpp
+  const Verdict v = verdict_of(build_cdg(fabric, r, co), kName, false);  // ftroute/verdict.hpp
   if (v.looping() > 0)
     throw EngineError(kName, "the tables of " + path + " loop on this fabric: " + v.first_of(DropKind::Loop));
   if (v.dropped() > 0)
