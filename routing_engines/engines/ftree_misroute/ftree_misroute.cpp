@@ -1,18 +1,20 @@
 // ftree-misroute engine (see ftree_misroute.hpp and docs/ftree-misroute.md).
 #include "ftree_misroute/ftree_misroute.hpp"
+#include "ftree_misroute/ftree_misroute_internal.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <tuple>
 #include <utility>
 
 #include "ftroute/cdg.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/parallel.hpp"
 #include "ftroute/verdict.hpp"
-#include "ftroute/switch_graph.hpp"
 
 namespace ftroute {
 
@@ -100,7 +102,7 @@ class Router {
       for (size_t s = 0; s < NS; s++)
         slot_[s + 1] = slot_[s] + static_cast<uint32_t>(std::max(t_.up[s].size(), t_.down[s].size()));
       flat_.assign(slot_[NS], 0);
-      flat_peer_.assign(t_.multi_child || t_.height == 1 ? slot_[NS] : 0, -1);
+      flat_peer_.assign(slot_[NS], -1);
       dirty_.assign(NS, 0);
       seen_.assign(NS, 0);
       for (int s = 0; s < S; s++) plan_switch(s, target);
@@ -160,6 +162,34 @@ class Router {
       }
     }
     if (p.mode == Plan::Local) return flat_[p.off + static_cast<uint32_t>(mod(q[t_.height + 1], p.len))];
+    if (p.mode == Plan::UpToMirror && t_.height >= 2) {
+      // the destination's own ancestor one rank above s, on its way up from the target
+      const int above = t_.rank[static_cast<size_t>(s)] + 1;
+      int a = target_, prev = -1;
+      uint32_t c = 0, tn = 0;
+      for (int r = t_.rank[static_cast<size_t>(a)]; r < above; r++) {
+        const auto& up = t_.up[static_cast<size_t>(a)];
+        if (up.empty()) break;
+        tn = static_cast<uint32_t>(up.size());
+        c = static_cast<uint32_t>(mod(q[r], tn));
+        prev = a;
+        a = up[c].peer;
+      }
+      if (prev >= 0 && t_.rank[static_cast<size_t>(a)] == above) {
+        // the cable's place in the ancestor's bundle from prev, turned by the cycle over them
+        const auto& pup = t_.up[static_cast<size_t>(prev)];
+        uint64_t j = q[t_.rank[static_cast<size_t>(prev)]] / tn;
+        for (uint32_t i = 0; i < c; i++) j += pup[i].peer == a;
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < p.len; i++) n += flat_peer_[p.off + i] == a;
+        if (n > 0) {
+          uint64_t pick = mod(j, n);
+          for (uint32_t i = 0; i < p.len; i++)
+            if (flat_peer_[p.off + i] == a && pick-- == 0) return flat_[p.off + i];
+        }
+      }
+      return flat_[p.off + static_cast<uint32_t>(mod(idx, p.len))];
+    }
     if (p.mode == Plan::UpToMirror) {
       // the parent the destination's leaf climbs to for it, over a cable of this leaf's bundle
       // to that parent (the digit above the leaf's own, so the bundle is spread too)
@@ -234,6 +264,14 @@ class Router {
       // (A plan depends only on classes and distances, which re-planning tracks: whether the
       // destination sits on a leaf is decided per query, a spine's own hosts have no up-cables.)
       else if (bundled && t_.height == 1 && p.rank == 0 && k == 1 && dist[si] == 1) p.mode = Plan::UpToMirror;
+      // A switch of a deeper tree one hop below the destination's ancestors (class 1, dist 1)
+      // with several parents to choose from: it climbs to the ancestor the destination itself
+      // climbs to (its own d-mod-k choice over its real up-cables, counted from where it sits),
+      // so the ancestor's Mirror descends the very cable the destination leaves on. With every
+      // bundle complete this is the parent d-mod-k picks anyway; with a cable missing (a spine
+      // with 13 of 14 up-cables) the sources' digit, taken over full bundles, sent a fixed share
+      // of the destinations down the ancestor's one remaining cable of that bundle.
+      else if (bundled && t_.height >= 2 && k == 1 && dist[si] == 1 && parents.distinct > 1) p.mode = Plan::UpToMirror;
     } else if (k > 0 && dist[si] == 1) {
       int best = kInf;
       for (const auto& e : t_.down[si])
@@ -384,7 +422,7 @@ class Router {
   std::vector<uint8_t> flat_;   // candidate ports, slot_[s].. for switch s
   std::vector<uint32_t> seen_;  // add_peer's marks, by switch; stamp_ tells this call's apart
   uint32_t stamp_ = 0;
-  std::vector<int> flat_peer_;  // their peer switches (generalised fat trees only, for UpMirror)
+  std::vector<int> flat_peer_;  // their peer switches (for UpMirror and UpToMirror)
   std::vector<uint32_t> slot_;
   // incremental plan(): the classes and target it was made for, switches to re-plan
   bool planned_ = false;
@@ -395,102 +433,6 @@ class Router {
   uint64_t magic_[256] = {};
 };
 
-struct DestLid {
-  Lid lid;
-  uint8_t attach_port;
-  long index;   // d-mod-k index
-  long offset;  // LMC offset
-  long local = 0;  // the attach switch's first index + position among its LIDs by (index, offset)
-};
-
-// Last resort of all (option updn_fallback): Up*/Down* on the switch graph, oriented from one
-// root (the top-rank switch of least eccentricity): a link goes "up" towards the switch of lower
-// (BFS level, index). Every route climbs and then only descends, so one VL is deadlock free on
-// any connected fabric; a switch that can reach the destination by descending alone always
-// does (so a packet that arrived descending never climbs again), otherwise it climbs towards the
-// root on a shortest such route. Ties between ports go by the destination's d-mod-k index.
-// Returns the root's switch index, or -1 if some switch cannot reach a destination.
-int route_updn(const Fabric& fabric, const FatTree& t, const std::vector<std::vector<DestLid>>& dests,
-               std::vector<uint8_t*>& tab) {
-  const int S = t.num_switches();
-  const size_t NS = static_cast<size_t>(S);
-  // BFS levels over the switch links (the fabric's switch graph), by dense switch index; the
-  // largest, or kInf if some switch is not reached
-  const SwitchGraph g(fabric);
-  std::vector<int> dist, queue;
-  auto bfs = [&](int from, std::vector<int>& lvl) {
-    g.bfs(g.pos(t.sw_node[static_cast<size_t>(from)]), dist, queue);
-    lvl.assign(NS, kInf);
-    int ecc = 0;
-    for (int s = 0; s < S; s++) {
-      const int d = dist[static_cast<size_t>(g.pos(t.sw_node[static_cast<size_t>(s)]))];
-      lvl[static_cast<size_t>(s)] = d < 0 ? kInf : d;
-      ecc = std::max(ecc, lvl[static_cast<size_t>(s)]);
-    }
-    return ecc;
-  };
-  int root = -1, best = kInf;
-  std::vector<int> lvl;
-  for (int s : t.by_rank[static_cast<size_t>(t.height)]) {
-    const int ecc = bfs(s, lvl);
-    if (ecc < best) best = ecc, root = s;
-  }
-  if (root < 0 || best >= kInf) return -1;
-  bfs(root, lvl);
-  std::vector<int> order(NS);  // root first: ascending (level, index)
-  for (int s = 0; s < S; s++) order[static_cast<size_t>(s)] = s;
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    return std::make_pair(lvl[static_cast<size_t>(a)], a) < std::make_pair(lvl[static_cast<size_t>(b)], b);
-  });
-  std::vector<int> key(NS);
-  for (int i = 0; i < S; i++) key[static_cast<size_t>(order[static_cast<size_t>(i)])] = i;
-  std::vector<int> down(NS), any(NS);  // hops to the target descending only / climbing first
-  std::vector<uint8_t> cand;
-  for (int target = 0; target < S; target++) {
-    const auto& dl = dests[static_cast<size_t>(target)];
-    if (dl.empty()) continue;
-    std::fill(down.begin(), down.end(), kInf);
-    down[static_cast<size_t>(target)] = 0;
-    for (int i = S - 1; i >= 0; i--) {  // descending moves go to a higher key
-      const int s = order[static_cast<size_t>(i)];
-      for (const auto* adj : {&t.up[static_cast<size_t>(s)], &t.down[static_cast<size_t>(s)]})
-        for (const auto& e : *adj)
-          if (key[static_cast<size_t>(e.peer)] > i && down[static_cast<size_t>(e.peer)] < kInf)
-            down[static_cast<size_t>(s)] = std::min(down[static_cast<size_t>(s)], down[static_cast<size_t>(e.peer)] + 1);
-    }
-    for (int i = 0; i < S; i++) {  // climbing moves go to a lower key
-      const int s = order[static_cast<size_t>(i)];
-      int a = down[static_cast<size_t>(s)];
-      for (const auto* adj : {&t.up[static_cast<size_t>(s)], &t.down[static_cast<size_t>(s)]})
-        for (const auto& e : *adj)
-          if (key[static_cast<size_t>(e.peer)] < i && any[static_cast<size_t>(e.peer)] < kInf)
-            a = std::min(a, any[static_cast<size_t>(e.peer)] + 1);
-      any[static_cast<size_t>(s)] = a;
-    }
-    for (int s = 0; s < S; s++) {
-      uint8_t* ts = tab[static_cast<size_t>(s)];
-      if (s == target) {
-        for (const DestLid& d : dl) ts[d.lid] = d.attach_port;
-        continue;
-      }
-      const int i = key[static_cast<size_t>(s)];
-      const bool descend = down[static_cast<size_t>(s)] < kInf;
-      if (!descend && any[static_cast<size_t>(s)] >= kInf) return -1;
-      cand.clear();
-      for (const auto* adj : {&t.up[static_cast<size_t>(s)], &t.down[static_cast<size_t>(s)]})
-        for (const auto& e : *adj) {
-          const size_t n = static_cast<size_t>(e.peer);
-          if (descend ? key[n] > i && down[n] == down[static_cast<size_t>(s)] - 1
-                      : key[n] < i && any[n] == any[static_cast<size_t>(s)] - 1)
-            cand.push_back(e.port);
-        }
-      for (const DestLid& d : dl)
-        ts[d.lid] = cand[static_cast<size_t>((d.index + d.offset) % static_cast<long>(cand.size()))];
-    }
-  }
-  return root;
-}
-
 }  // namespace
 
 std::vector<OptionSpec> FtreeMisrouteEngine::option_specs() const {
@@ -498,6 +440,10 @@ std::vector<OptionSpec> FtreeMisrouteEngine::option_specs() const {
       OptionSpec::text("valley_leaf", "", "leaf switch whose sub-trees hold the U-turns (default: chosen automatically)"),
       OptionSpec::text("check", "auto", "check the result (reachability, loops, CDG on VL0): auto (every fabric size), true, false"),
       OptionSpec::integer("max_valleys", 1, 4096, "8", "automatic valley-leaf candidates to try"),
+      OptionSpec::integer("vls", 1, 8, "1",
+                          "valley chains, one VL each: each destination's routes take the VL (SL) of its chain, "
+                          "so the U-turn load is split over that many valley leaves (1: every route on VL0, the "
+                          "paper's construction; more needs QoS on in OpenSM)"),
       OptionSpec::boolean("free_uturns", "true", "last resort: U-turns anywhere, kept only if the CDG check finds no cycle"),
       OptionSpec::boolean("updn_fallback", "true",
                           "last resort of all: Up*/Down* from one root on 1 VL (any connected fabric), CDG verified"),
@@ -514,6 +460,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
   const std::string check_opt = options.get(option_spec("check"));
   bool check = check_opt == "auto" ? true : options.get_bool("check", true);
   const long max_valleys = options.get_int(option_spec("max_valleys"));
+  const long chains_wanted = options.get_int(option_spec("vls"));
   const long threads = options.get_int(option_spec("threads"));
   RankHints hints;
   if (options.has("root_guid_file")) hints.root_guids = read_guid_file(options.get("root_guid_file", ""));
@@ -552,9 +499,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     up.swap(sorted);
   }
 
-  // Leaf order for d-mod-k indices: by sub-tree from the top down, so that the index digits
-  // follow the tree (hosts of one leaf are consecutive, leaves of one group are consecutive...).
-  // Every CA-attached switch takes part (hosts on upper levels too); empty leaves have no index.
+  // Sub-tree order, from the top down (the leaf order of the d-mod-k indices, dest_index.cpp).
   auto by_subtree = [&](int a, int b) {
     for (int r = H; r >= 1; r--) {
       int ba = t.block[static_cast<size_t>(r)][static_cast<size_t>(a)];
@@ -563,126 +508,9 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     }
     return a < b;
   };
-  std::vector<int> leaf_order = t.hosted;
-  std::sort(leaf_order.begin(), leaf_order.end(), by_subtree);
-  // divisor[r] = product of the up-degrees (distinct parents) of the ranks below r (D-mod-K
-  // digit weights).
-  std::vector<long> divisor(static_cast<size_t>(H + 1), 1);
-  for (int r = 1; r <= H; r++) {
-    size_t widest = 1;
-    for (int s : t.by_rank[static_cast<size_t>(r - 1)]) widest = std::max(widest, parents[static_cast<size_t>(s)]);
-    divisor[static_cast<size_t>(r)] = std::min<long>(divisor[static_cast<size_t>(r - 1)] * static_cast<long>(widest), 1L << 40);
-  }
-  long top_up = 1;  // widest down-degree of the top rank (the last digit's range)
-  for (int s : t.by_rank[static_cast<size_t>(H)]) top_up = std::max<long>(top_up, static_cast<long>(t.down[static_cast<size_t>(s)].size()));
-
-  // Destination LIDs grouped by attach switch.
-  std::vector<std::vector<DestLid>> dests(static_cast<size_t>(S));
-  {
-    // The host ports (CA/router ports, aggregation nodes aside) on switch l, as (node, port).
-    auto for_each_host = [&](int l, auto&& fn) {
-      const Node& nd = fabric.node(t.sw_node[static_cast<size_t>(l)]);
-      for (int p = 1; p <= nd.num_ports; p++) {
-        const Port& pt = nd.port(p);
-        if (pt.connected() && !fabric.node(pt.peer_node).is_switch() && !is_aggregation_node(fabric, pt.peer_node))
-          fn(std::make_pair(pt.peer_node, pt.peer_port));
-      }
-    };
-    // index of CA end ports in leaf order
-    std::vector<std::pair<int, int>> order;  // (node, port)
-    for (int l : leaf_order)  // leaves; the upper levels' hosts below
-      if (t.rank[static_cast<size_t>(l)] == 0) for_each_host(l, [&](std::pair<int, int> h) { order.push_back(h); });
-    std::map<std::pair<int, int>, long> idx;
-    for (size_t i = 0; i < order.size(); i++) idx[order[i]] = static_cast<long>(i);
-    // Switch LIDs, after every CA index (shifted by a multiple of the digit period, so the digits
-    // are what counts): each takes the first-rank digit (leaf up-cable) that the fewest switch
-    // LIDs have so far, among those none of its own CA ports use. Its LID then comes down a cable
-    // its CAs do not (a leaf with fewer CA ports than up-cables), and switch LIDs still spread
-    // evenly over the cables.
-    const long c0 = H >= 1 ? divisor[1] : 1;
-    const long period = std::max<long>(1, std::min<long>(divisor[static_cast<size_t>(H)] * top_up, 1L << 30));
-    const long shift = period * ((static_cast<long>(order.size()) + period) / period);
-    // An aggregation node (SHARP) takes an index of its own, placed like its switch's LID right
-    // after it: it then climbs and comes down other cables than its switch's LID (sharing the
-    // switch's index put both on the same cables).
-    std::vector<long> switch_index(static_cast<size_t>(S), -1), an_index(static_cast<size_t>(S), -1);
-    std::vector<char> has_an(static_cast<size_t>(S), 0);
-    for (const EndPort& ep : fabric.end_ports())
-      if (!fabric.node(ep.node).is_switch() && is_aggregation_node(fabric, ep.node)) {
-        const Attach a = fabric.attach(ep.base_lid);
-        if (a.valid()) has_an[static_cast<size_t>(t.sw_index[static_cast<size_t>(a.sw)])] = 1;
-      }
-    {
-      std::vector<long> taken(static_cast<size_t>(c0), 0);  // switch LIDs per digit
-      auto place = [&](std::vector<long>& into, int sw, long first, long count) {
-        std::vector<char> own(static_cast<size_t>(c0), 0);
-        for (long x = 0; x < count && x < c0; x++) own[static_cast<size_t>((first + x) % c0)] = 1;
-        const bool all = std::find(own.begin(), own.end(), 0) == own.end();
-        long best = -1;
-        for (long i = 0; i < c0; i++) {
-          const long d = (first + count + i) % c0;
-          if (!all && own[static_cast<size_t>(d)]) continue;
-          if (best < 0 || taken[static_cast<size_t>(d)] < taken[static_cast<size_t>(best)]) best = d;
-        }
-        into[static_cast<size_t>(sw)] = shift + best + c0 * taken[static_cast<size_t>(best)]++;
-      };
-      auto place_both = [&](int sw, long first, long count) {
-        place(switch_index, sw, first, count);
-        if (has_an[static_cast<size_t>(sw)]) place(an_index, sw, first, count);
-      };
-      long next = 0;
-      for (int l : leaf_order) {
-        if (t.rank[static_cast<size_t>(l)] > 0) continue;
-        place_both(l, next, t.hosts_per_switch[static_cast<size_t>(l)]);
-        next += t.hosts_per_switch[static_cast<size_t>(l)];
-      }
-      for (int s = 0; s < S; s++)
-        if (switch_index[static_cast<size_t>(s)] < 0) place_both(s, 0, 0);
-    }
-    // Hosts and aggregation nodes on upper levels (rank r > 0): what spreads their routes is the
-    // digit of their own rank (the switches of rank r elsewhere pick the rank-(r+1) switch above
-    // them by it), so the m-th such destination of rank r takes index m * divisor[r], plus
-    // m mod divisor[r] so that the lower digits vary too (the leaves' parent choice). In leaf
-    // order they would share that digit and all come down one cable.
-    const long up_base = shift + period * ((c0 * (S + 1) + period) / period);
-    std::vector<long> upper_count(static_cast<size_t>(H + 1), 0);
-    auto upper_index = [&](int s) {
-      const int r = t.rank[static_cast<size_t>(s)];
-      const long m = upper_count[static_cast<size_t>(r)]++;
-      return up_base + m * divisor[static_cast<size_t>(r)] + m % divisor[static_cast<size_t>(r)];
-    };
-    for (int l : leaf_order)
-      if (t.rank[static_cast<size_t>(l)] > 0) for_each_host(l, [&](std::pair<int, int> h) { idx[h] = upper_index(l); });
-    for (int s = 0; s < S; s++)
-      if (t.rank[static_cast<size_t>(s)] > 0 && has_an[static_cast<size_t>(s)]) an_index[static_cast<size_t>(s)] = upper_index(s);
-    for (const EndPort& ep : fabric.end_ports()) {
-      Attach a = fabric.attach(ep.base_lid);
-      if (!a.valid()) continue;  // CA port with no link: nothing can reach it
-      int s = t.sw_index[static_cast<size_t>(a.sw)];
-      long index;
-      if (fabric.node(ep.node).is_switch()) {
-        index = switch_index[static_cast<size_t>(s)];
-      } else if (is_aggregation_node(fabric, ep.node)) {
-        index = an_index[static_cast<size_t>(s)];
-      } else {
-        auto it = idx.find({ep.node, ep.port});
-        index = it == idx.end() ? 0 : it->second;
-      }
-      for (long o = 0; o < (1L << ep.lmc); o++)
-        dests[static_cast<size_t>(s)].push_back({static_cast<Lid>(ep.base_lid + o), a.port, index, o});
-    }
-    std::vector<size_t> by_index;
-    for (auto& dl : dests) {
-      by_index.resize(dl.size());
-      for (size_t i = 0; i < dl.size(); i++) by_index[i] = i;
-      std::sort(by_index.begin(), by_index.end(), [&](size_t a, size_t b) {
-        return std::pair(dl[a].index, dl[a].offset) < std::pair(dl[b].index, dl[b].offset);
-      });
-      // counted from the switch's first index (its first host's), so that the leaves' LIDs
-      // follow each other as their hosts' indices do
-      for (size_t i = 0; i < dl.size(); i++) dl[by_index[i]].local = dl[by_index[0]].index + static_cast<long>(i);
-    }
-  }
+  // Every destination LID with its d-mod-k index, grouped by attach switch (dest_index.cpp).
+  std::vector<long> divisor;
+  std::vector<std::vector<DestLid>> dests = number_destinations(fabric, t, parents, by_subtree, divisor);
 
   Lid max_dest_lid = 0;
   for (const auto& dl : dests)
@@ -717,6 +545,9 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     if (!n || t.sw_index[static_cast<size_t>(*n)] < 0 || t.rank[static_cast<size_t>(t.sw_index[static_cast<size_t>(*n)])] != 0)
       throw OptionError("valley_leaf '" + id + "' is not a leaf switch of this fabric");
     valleys.push_back(t.sw_index[static_cast<size_t>(*n)]);
+    if (chains_wanted > 1)
+      throw OptionError("valley_leaf names one valley leaf, vls=" + std::to_string(chains_wanted) + " needs " +
+                        std::to_string(chains_wanted) + ": leave valley_leaf unset");
   } else {
     std::vector<std::pair<long, int>> scored;
     std::vector<int> seen(static_cast<size_t>(S), -1), frontier, next_frontier;
@@ -743,7 +574,31 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
       scored.push_back({-(count * 1024 + static_cast<long>(t.up[static_cast<size_t>(l)].size())), static_cast<int>(i)});
     }
     std::stable_sort(scored.begin(), scored.end());
-    for (size_t i = 0; i < scored.size() && static_cast<long>(i) < max_valleys; i++)
+    // With several valley chains (vls > 1) the candidates alternate between the sub-trees below
+    // the top rank (pods), best first in each: the chains' U-turn traffic then also comes down
+    // different spines and cables into them.
+    if (chains_wanted > 1 && H >= 2) {
+      // ties go to the leaf whose parents have the most up-cables (a chain's U-turn traffic
+      // climbs them: a spine short of a cable would carry it on fewer)
+      std::vector<long> above(scored.size(), 0);
+      for (size_t i = 0; i < scored.size(); i++)
+        for (const auto& e : t.up[static_cast<size_t>(cands[static_cast<size_t>(scored[i].second)])])
+          above[static_cast<size_t>(scored[i].second)] -= static_cast<long>(t.up[static_cast<size_t>(e.peer)].size());
+      std::stable_sort(scored.begin(), scored.end(), [&](const auto& x, const auto& y) {
+        return std::make_pair(x.first, above[static_cast<size_t>(x.second)]) <
+               std::make_pair(y.first, above[static_cast<size_t>(y.second)]);
+      });
+      std::map<int, int> taken;  // pod -> candidates from it so far
+      std::vector<std::pair<std::pair<int, size_t>, int>> turn;
+      for (size_t i = 0; i < scored.size(); i++) {
+        const int l = cands[static_cast<size_t>(scored[i].second)];
+        turn.push_back({{taken[t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(l)]]++, i}, scored[i].second});
+      }
+      std::sort(turn.begin(), turn.end());
+      for (size_t i = 0; i < turn.size(); i++) scored[i].second = turn[i].second;
+    }
+    const long tries = std::max(max_valleys, chains_wanted);
+    for (size_t i = 0; i < scored.size() && static_cast<long>(i) < tries; i++)
       valleys.push_back(cands[static_cast<size_t>(scored[i].second)]);
   }
 
@@ -753,6 +608,13 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
   if (free_uturns) valleys.push_back(-1);
 
   std::string first_failure;
+  // vls > 1: the routings of the first valley leaves that route every destination, one per chain
+  struct Chain {
+    Routing out;
+    int valley;
+    std::vector<long> uturns;  // LFT entries through a U-turn, per attach switch
+  };
+  std::vector<Chain> chains;
   std::string last_cycle;
   // An empty single-VL routing, and each switch's table sized to every destination LID (`tab`).
   auto new_routing = [&](std::vector<uint8_t*>& tab) {
@@ -915,6 +777,25 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
                         (restricted ? "valley leaf " + fabric.node_name(t.sw_node[static_cast<size_t>(valley)])
                                     : std::string("unrestricted U-turns (beyond the guarantee, CDG verified)")) +
                         ", " + std::to_string(uturn_entries) + " LFT entries lead through a U-turn");
+    if (chains_wanted > 1) {
+      if (!restricted) break;  // chains are valley chains: U-turns anywhere make none
+      if (check) {
+        // each chain's own check finds the cycles of generalised fat trees (as for one VL);
+        // the merged routing is checked once more per VL below
+        CdgBuild b = self_check(out);
+        const Verdict v = verdict_of(b, std::string(kName) + " self-check", true, 0);
+        if (!v.ok()) {
+          if (!v.cdg_acyclic && t.multi_child) {
+            last_cycle = v.cycle;
+            continue;
+          }
+          throw EngineError(kName, "internal check failed: " + v.first_problem());
+        }
+      }
+      chains.push_back({std::move(out), valley, uturns});
+      if (static_cast<long>(chains.size()) == chains_wanted) break;
+      continue;
+    }
     if (restricted && !check) return out;
 
     // Safety net (the construction is acyclic by design; this catches bugs, never repairs).
@@ -929,6 +810,65 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
       continue;
     }
     keep_self_check(out, b);
+    return out;
+  }
+  // vls > 1: one routing per valley chain, merged destination by destination. Each destination
+  // LID takes every switch's entry from one chain, and its SL (= VL) is that chain's number, so
+  // VL k carries a subset of chain k's routes: its channel dependencies are a subset of a
+  // single-valley routing's, acyclic by the argument of docs/ftree-misroute.md section 4. The
+  // LIDs whose routes take U-turns are dealt to the chains by their U-turn entries, largest
+  // first, each to the chain with the least so far; the others stay on chain 0 (VL0).
+  if (!chains.empty()) {
+    Routing out = std::move(chains[0].out);
+    std::vector<std::string> names;
+    for (const Chain& c : chains) names.push_back(fabric.node_name(t.sw_node[static_cast<size_t>(c.valley)]));
+    if (chains.size() == 1) {
+      out.notes.push_back("vls=" + std::to_string(chains_wanted) + " asked, but only valley leaf " + names[0] +
+                          " routes every destination (of " + std::to_string(valleys.size()) +
+                          " candidates): every route is on VL0");
+      if (check) keep_self_check(out, self_check(out));
+      return out;
+    }
+    const size_t N = chains.size();
+    std::vector<std::pair<long, Lid>> weighted;  // (-U-turn entries per LID, LID)
+    for (int target = 0; target < S; target++) {
+      const auto& dl = dests[static_cast<size_t>(target)];
+      if (dl.empty()) continue;
+      const long per = chains[0].uturns[static_cast<size_t>(target)] / static_cast<long>(dl.size());
+      if (per > 0)
+        for (const DestLid& d : dl) weighted.push_back({-per, d.lid});
+    }
+    std::sort(weighted.begin(), weighted.end());
+    auto sl = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(max_dest_lid) + 1, 0);
+    std::vector<long> load(N, 0);
+    std::vector<std::vector<Lid>> moved(N);
+    for (const auto& [w, lid] : weighted) {
+      const size_t k = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+      load[k] -= w;
+      (*sl)[lid] = static_cast<uint8_t>(k);
+      if (k > 0) moved[k].push_back(lid);
+    }
+    for (size_t k = 1; k < N; k++)
+      for (int s = 0; s < S; s++) {
+        const int node = t.sw_node[static_cast<size_t>(s)];
+        auto& to = out.lfts.table(node);
+        const auto& from = chains[k].out.lfts.table(node);
+        for (Lid lid : moved[k]) to[lid] = from[lid];
+      }
+    out.num_vls = static_cast<int>(N);
+    out.path_sl = [sl](Lid, Lid dlid) -> uint8_t { return dlid < sl->size() ? (*sl)[dlid] : 0; };
+    std::string list;
+    for (size_t k = 0; k < N; k++)
+      list += (k ? ", " : "") + names[k] + " (VL" + std::to_string(k) + ", " + std::to_string(load[k]) + ")";
+    out.notes.clear();
+    out.notes.push_back(t.shape + ", " + std::to_string(N) + " valley chains, one VL each; valley leaves (VL, LFT " +
+                        "entries through a U-turn): " + list);
+    if (static_cast<long>(N) < chains_wanted)
+      out.notes.push_back("vls=" + std::to_string(chains_wanted) + " asked, but only " + std::to_string(N) + " of " +
+                          std::to_string(valleys.size()) + " valley leaf candidates route every destination");
+    // Not checked again as a whole: every chain passed its own check (with check on), and each
+    // destination's routes here are its chain's, column for column. The routing pipeline walks
+    // the merged tables for its verdict; `ftroute check` / `compare` build its CDG per VL.
     return out;
   }
   std::string why = !last_cycle.empty()
