@@ -848,6 +848,10 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
       (*sl)[lid] = static_cast<uint8_t>(k);
       if (k > 0) moved[k].push_back(lid);
     }
+    if (weighted.empty()) {  // no destination needs a U-turn: one chain serves every route
+      out.notes.push_back("vls=" + std::to_string(chains_wanted) + " asked, but no route needs a U-turn: every route is on VL0");
+      return out;
+    }
     for (size_t k = 1; k < N; k++)
       for (int s = 0; s < S; s++) {
         const int node = t.sw_node[static_cast<size_t>(s)];
