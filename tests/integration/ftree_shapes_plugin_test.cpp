@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -125,4 +126,60 @@ TEST(FtreeShapesPlugin, OpensmRootGuidFileReachesTheEngine) {
   EngineOptions o;
   o.set("root_guid_file", roots);
   expect_misroute(l, "with root_guid_file", o);
+}
+
+// Valley chains inside OpenSM (ftree-misroute:vls=2, `qos TRUE`): a 3-level tree in planes with an
+// aggregation node on every switch, so routes between the ANs of different planes turn at a
+// leaf. OpenSM keeps ftree-misroute on 2 VLs; the LFTs read back from ibsim equal the offline
+// routing of the discovered fabric; OpenSM's SA answers each HCA pair's PathRecord with the
+// engine's SL (its destination's chain); the live tables with those SLs are deadlock free per VL,
+// and the switches map SL s to VL s. After the Unlink of a spine-core cable the same holds.
+TEST(FtreeShapesPlugin, ValleyChainsOnTwoVlsWithQos) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("ftree_chains");
+  sim.start_text(write_net(topo::cluster_tree(topo::parse_cluster_tree("pods=3*2,aggs=2,cores=2,hosts=2,an=1")), {}));
+  sim.start_opensm_daemon(plugin_config("ftree-misroute", "ftree-misroute:vls=2", {"qos TRUE"}));
+  EngineOptions opts;
+  opts.set("vls", "2");
+  for (int round = 0; round < 2; round++) {
+    const std::string what = round == 0 ? "fault-free" : "after Unlink";
+    if (round == 1) {
+      sim.unlink("A0_1", 4);  // spine A0_1's cable up to its core
+      ASSERT_TRUE(sim.wait_for_reroute(30, 1.5)) << sim.opensm_log();
+    }
+    const std::string log = sim.opensm_log();
+    ASSERT_EQ(sim.engine_used(), "ftree-misroute") << what << ": fell back; log in " << sim.opensm_dir();
+    EXPECT_EQ(log.find("ERR FT"), std::string::npos) << log;
+    EXPECT_EQ(logged_vls(log, "ftree-misroute"), 2) << what << "\n" << log;
+    LiveRouting l = read_live(sim);
+    Routing off = FtreeMisrouteEngine().route(l.fabric, opts);
+    ASSERT_EQ(off.num_vls, 2) << what;
+    std::string first;
+    EXPECT_EQ(lft_differences(l.fabric, l.lfts, l.fabric, off.lfts, &first), 0) << what << ": " << first;
+    int per_sl[2] = {0, 0};
+    for (const EndPort& a : l.fabric.end_ports())
+      for (const EndPort& b : l.fabric.end_ports()) {
+        if (l.fabric.node(a.node).is_switch() || l.fabric.node(b.node).is_switch() || a.node == b.node) continue;
+        const int sl = off.sl(a.base_lid, b.base_lid);
+        // every pair towards an SL-1 destination, and a sample of the others
+        if (sl == 0 && per_sl[0] >= 12) continue;
+        const int got = sa_path_sl(sim, a.base_lid, b.base_lid);
+        ASSERT_GE(got, 0) << "saquery failed";
+        EXPECT_EQ(got, sl) << what << ": SA PathRecord SL for LID " << a.base_lid << " -> " << b.base_lid;
+        per_sl[sl]++;
+      }
+    EXPECT_GT(per_sl[1], 0) << what << ": no HCA pair on SL 1";
+    // the live tables with the engine's SLs (which the SA was just seen to serve), every HCA pair
+    Routing live;
+    live.lfts = l.lfts;
+    live.num_vls = 2;
+    live.path_sl = off.path_sl;
+    ValidateOptions vo;
+    vo.switch_sources = true;
+    const ValidationReport rep = validate(l.fabric, live, vo);
+    EXPECT_TRUE(rep.ok()) << what << "\n" << format_report(l.fabric, rep);
+    EXPECT_TRUE(rep.deadlock_checked && rep.cdg_acyclic) << what << ": " << rep.cycle_text;
+    EXPECT_EQ(rep.vls_used, (std::vector<int>{0, 1})) << what;
+    for (int s : {l.fabric.switches().front(), l.fabric.switches().back()}) expect_identity_sl2vl(sim, l.fabric, s, 2, what);
+  }
 }
