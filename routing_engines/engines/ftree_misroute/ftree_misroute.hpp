@@ -23,7 +23,14 @@
 //    with switches as sources (channel_list/cdg.hpp). A fabric that cannot be routed throws
 //    EngineError with the reason (OpenSM then falls back).
 //
-// Options (FtreeMisrouteEngine::option_specs, ftree_misroute.cpp): valley_leaf, max_valleys,
+// 5. vls=N (default 1): N valley chains, one VL each. The fabric is routed with each of N valley
+//    leaves, every destination LID takes the tables of one chain and that chain's SL (= VL), so
+//    each VL holds a subset of one single-valley routing (acyclic by 3.) and the U-turn load is
+//    split N ways.
+//
+// Files: ftree_misroute.cpp (classes, plans, valley chains), dest_index.cpp (the d-mod-k
+// numbering of the destinations), updn_fallback.cpp (the last resort), fattree.cpp (recognition).
+// Options (FtreeMisrouteEngine::option_specs, ftree_misroute.cpp): valley_leaf, max_valleys, vls,
 // free_uturns, updn_fallback, check, root_guid_file, io_guid_file, threads (the LFTs are the
 // same for every thread count).
 #pragma once
