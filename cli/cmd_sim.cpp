@@ -194,79 +194,29 @@ int run_sim(cli::Args& a) {
       std::fprintf(stderr, "note: %s: fattree nca picks the up port at random per packet in BookSim2; "
                    "flitsim routes up by destination (D-mod-k, --booksim-routing lft)\n", booksim_path.c_str());
   }
-  const std::string model = a.value_or("model", "");
-  if (model == "booksim") c.set_model(RouterModel::BookSim);
-  else if (model == "ib") c.set_model(RouterModel::Ib);
-  else if (!model.empty()) throw cli::UsageError("--model must be ib or booksim");
+  // every router option through flitsim's one table (Config::set), the model first
+  bool lid_policy_given = false;
+  for (const ConfigKey& k : config_keys()) {
+    std::optional<std::string> v;
+    if (k.kind == ConfigKey::Flag) {
+      if (a.flag(k.name)) v = "true";
+    } else {
+      v = a.value(k.name);
+    }
+    if (!v) continue;
+    lid_policy_given |= k.name == "lid-policy";
+    try {
+      c.set(k.name, *v);
+    } catch (const OptionError& e) {
+      throw cli::UsageError(e.what());
+    }
+  }
   const bool bs = c.model == RouterModel::BookSim;
-  c.num_vcs = static_cast<int>(a.int_in("vcs", c.num_vcs, 0, 16));
-  c.buffer_flits = static_cast<int>(a.int_in("buffer", c.buffer_flits, 1, 1048576));
-  c.packet_flits = static_cast<int>(a.int_in("packet", c.packet_flits, 1, 65535));
-  c.link_latency = static_cast<int>(a.int_in("link-latency", c.link_latency, 1, 100000));
-  c.routing_delay = static_cast<int>(a.int_in("routing-delay", c.routing_delay, 0, 100000));
-  c.alloc_delay = static_cast<int>(a.int_in("alloc-delay", c.alloc_delay, 0, 100000));
-  c.xbar_delay = static_cast<int>(a.int_in("xbar-delay", c.xbar_delay, 0, 100000));
-  c.credit_delay = static_cast<int>(a.int_in("credit-delay", c.credit_delay, 0, 100000));
-  if (c.credit_delay == 0 && !bs)
-    throw cli::UsageError("--credit-delay 0 needs --model booksim (ib model: 1..100000, a credit is a "
-                          "flow-control packet on the reverse link)");
-  c.vc_alloc_delay = static_cast<int>(a.int_in("vc-alloc-delay", c.vc_alloc_delay, 1, 100000));
-  if (a.flag("wait-tail-credit")) c.wait_tail_credit = true;
-  if (auto va = a.value("va-grants")) {
-    if (!bs) throw cli::UsageError("--va-grants needs --model booksim");
-    if (*va == "vc") c.va_per_vc = true;
-    else if (*va == "port") c.va_per_vc = false;
-    else throw cli::UsageError("--va-grants must be port or vc");
-  }
-  if (auto ej = a.value("eject-vcs")) {
-    if (!bs) throw cli::UsageError("--eject-vcs needs --model booksim");
-    if (*ej == "any") c.eject_any_vc = true;
-    else if (*ej == "class") c.eject_any_vc = false;
-    else throw cli::UsageError("--eject-vcs must be class or any");
-  }
-  if (a.flag("wormhole")) c.switching = Switching::Wormhole;
-  if (a.flag("islip")) c.allocator = Allocator::ISlip;
-  if (auto al = a.value("allocator")) {
-    if (*al == "separable") c.allocator = Allocator::Separable;
-    else if (*al == "islip") c.allocator = Allocator::ISlip;
-    else throw cli::UsageError("--allocator must be separable or islip");
-  }
-  c.islip_iterations = static_cast<int>(a.int_in("islip-iters", c.islip_iterations, 1, 64));
-  c.hop_limit = static_cast<int>(a.int_in("hop-limit", c.hop_limit, 1, 65535));
-  if (a.flag("hold")) c.fault_policy = FaultPolicy::Hold;
-  if (auto fpv = a.value("fault-policy")) {
-    const std::string& fp = *fpv;
-    if (fp == "drop") c.fault_policy = FaultPolicy::Drop;
-    else if (fp == "hold") c.fault_policy = FaultPolicy::Hold;
-    else if (fp == "escape" || fp == "escape-drop") c.fault_policy = FaultPolicy::Escape;
-    else if (fp == "escape-hold") c.fault_policy = FaultPolicy::Escape, c.escape_fallback = FaultPolicy::Hold;
-    else throw cli::UsageError("--fault-policy must be drop, hold, escape (= escape-drop) or escape-hold");
-  }
-  if (a.flag("nac")) c.nac = true;
-  c.nac_tf = static_cast<int>(a.int_in("nac-tf", c.nac_tf, 1, 1000000000));
-  c.nac_period = static_cast<int>(a.int_in("nac-period", c.nac_period, 1, 1000000000));
-  c.deadlock_timeout = a.int_in("deadlock-timeout", c.deadlock_timeout, 1, 1000000000000L);
-  c.seed = static_cast<uint64_t>(a.int_or("seed", static_cast<long>(c.seed)));
-  c.threads = static_cast<int>(a.int_in("threads", c.threads, 0, 64));
-  const std::string lp = a.value_or("lid-policy", "base");
-  if (lp == "base") c.lid_policy = LidPolicy::Base;
-  else if (lp == "random") c.lid_policy = LidPolicy::Random;
-  else if (lp == "hash") c.lid_policy = LidPolicy::Hash;
-  else if (lp == "rr" || lp == "roundrobin") c.lid_policy = LidPolicy::RoundRobin;
-  else if (lp == "ftdrb") c.lid_policy = LidPolicy::FtDrb;
-  else throw cli::UsageError("--lid-policy must be base, random, hash, rr or ftdrb");
   if (random_choices && bsc && booksim_lmc(*bsc) > 0) {  // a LID (= a combination of choices) at random per packet
-    if (a.value("lid-policy") && c.lid_policy != LidPolicy::Random)
+    if (lid_policy_given && c.lid_policy != LidPolicy::Random)
       throw cli::UsageError("--booksim-routing random needs --lid-policy random (the default with it)");
     c.lid_policy = LidPolicy::Random;
   }
-  c.ftdrb_ewma = a.double_in("ftdrb-ewma", c.ftdrb_ewma, 1e-9, 1);
-  c.ftdrb_thl = static_cast<int>(a.int_in("ftdrb-thl", c.ftdrb_thl, 0, 1000000000));
-  c.ftdrb_tol = static_cast<int>(a.int_in("ftdrb-tol", c.ftdrb_tol, 0, 1000000000));
-  c.ftdrb_probe_every = static_cast<int>(a.int_in("ftdrb-probe", c.ftdrb_probe_every, 0, 1000000000));
-  c.ftdrb_permanent_after = static_cast<int>(a.int_in("ftdrb-permanent", c.ftdrb_permanent_after, 1, 1000000000));
-  c.ftdrb_notify_hop_cycles = static_cast<int>(a.int_in("ftdrb-notify-hop", c.ftdrb_notify_hop_cycles, 0, 1000000000));
-  if (a.flag("ftdrb-notify-all")) c.ftdrb_notify_all = true;
 
   t.pattern = a.value_or("pattern", t.pattern);
   t.load = a.double_or("load", t.load);

@@ -377,26 +377,37 @@ Routing booksim_routing(const Fabric& f, const BookSimConfig& b, bool random_cho
 void apply_booksim_config(const BookSimConfig& b, Config& c, TrafficSpec& t, bool random_choices) {
   // BookSim2's router (docs/flitsim.md "Router models"): VC allocation per packet, switch
   // allocation per flit, its pipeline, credit timing and self traffic.
-  c.set_model(RouterModel::BookSim);
-  c.num_vcs = b.num_vcs;
-  c.buffer_flits = b.vc_buf_size;
-  c.packet_flits = b.packet_size;
+  // Every field through flitsim's option table (Config::set: the CLI's names, values and ranges);
+  // an error names the BookSim2 key it came from.
+  auto put = [&](const char* key, const std::string& value, const char* from) {
+    try {
+      c.set(key, value);
+    } catch (const OptionError& e) {
+      throw OptionError(std::string(from) + " = " + value + ": " + e.what());
+    }
+  };
+  auto num = [](long x) { return std::to_string(x); };
+  put("model", "booksim", "router");
+  put("vcs", num(b.num_vcs), "num_vcs");
+  put("buffer", num(b.vc_buf_size), "vc_buf_size");
+  put("packet", num(b.packet_size), "packet_size");
   // BookSim2 torus channels take 2 cycles unless use_noc_latency = 0 (kncube.cpp); mesh and
   // fattree channels 1; injection/ejection channels 1 in both simulators.
-  c.link_latency = (b.topology == "torus" && b.use_noc_latency) ? 2 : 1;
-  c.routing_delay = b.routing_delay;
-  c.vc_alloc_delay = b.vc_alloc_delay;
-  c.alloc_delay = b.sw_alloc_delay;  // the switch-allocation stage in this model
-  c.xbar_delay = b.st_prepare_delay + b.st_final_delay;
-  c.credit_delay = b.credit_delay;   // cycles after the credit channel, as in BookSim2
-  c.wait_tail_credit = b.wait_for_tail_credit;
+  put("link-latency", (b.topology == "torus" && b.use_noc_latency) ? "2" : "1", "use_noc_latency");
+  put("routing-delay", num(b.routing_delay), "routing_delay");
+  put("vc-alloc-delay", num(b.vc_alloc_delay), "vc_alloc_delay");
+  put("alloc-delay", num(b.sw_alloc_delay), "sw_alloc_delay");  // the switch-allocation stage in this model
+  put("xbar-delay", num(b.st_prepare_delay + b.st_final_delay), "st_prepare_delay + st_final_delay");
+  put("credit-delay", num(b.credit_delay), "credit_delay");  // cycles after the credit channel, as in BookSim2
+  if (b.wait_for_tail_credit) put("wait-tail-credit", "true", "wait_for_tail_credit");
   // VC allocation: islip = BookSim2's iSLIP over input VCs x output VCs (va_per_vc);
   // separable_input_first = the port-level separable allocator (one VC per input port, then
   // one input per output port), the closest flitsim has
-  c.va_per_vc = b.vc_allocator == "islip";
-  c.allocator = b.vc_allocator == "islip" ? Allocator::ISlip : Allocator::Separable;
-  c.islip_iterations = b.alloc_iters;
-  c.seed = static_cast<uint64_t>(b.seed);
+  const bool islip = b.vc_allocator == "islip";
+  put("va-grants", islip ? "vc" : "port", "vc_allocator");
+  put("allocator", islip ? "islip" : "separable", "vc_allocator");
+  put("islip-iters", num(b.alloc_iters), "alloc_iters");
+  put("seed", num(b.seed), "seed");
   if (random_choices && booksim_lmc(b) > 0) c.lid_policy = LidPolicy::Random;  // booksim_routing's choices
   t.self_traffic = true;  // uniform includes the source, permutation fixed points send to themselves
 

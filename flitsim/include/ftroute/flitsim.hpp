@@ -119,7 +119,26 @@ struct Config {
   // defaults for the same fields.
   // VCs, buffer and packet size are left as they are.
   void set_model(RouterModel m);
+  // Sets the field of one option from its text, as `ftroute sim --KEY VALUE` spells it (a flag
+  // takes "true"); the table is config_keys(). Throws OptionError naming the option and what it
+  // takes ("--vcs 99 out of range (0..16)", "--allocator must be separable or islip").
+  void set(const std::string& key, const std::string& value);
 };
+
+// One option of the simulator's Config: its name, what it takes, and how it sets the fields
+// (config_keys.cpp). Flags set their field when given; `apply` checks the value first.
+struct ConfigKey {
+  enum Kind { Int, Real, Choice, Flag };
+  std::string name;
+  Kind kind = Int;
+  long lo = 0, hi = 0;              // Int
+  double dlo = 0, dhi = 0;          // Real
+  std::vector<std::string> values;  // Choice: the accepted spellings
+  std::string values_text;          // Choice: "A, B or C" for the error
+  std::function<void(Config&, const ConfigKey&, const std::string&)> apply;
+};
+// Every option, in the order the CLI applies them (the router model first).
+const std::vector<ConfigKey>& config_keys();
 
 struct TrafficSpec {
   // uniform, bitrev, transpose, shuffle, butterfly, complement, tornado, hotspot, trace
