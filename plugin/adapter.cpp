@@ -119,46 +119,29 @@ int route_hops(const Fabric& f, const Lfts& lfts, int sw, Lid lid) {
 }
 
 void switch_hops_to(const Fabric& f, const Lfts& lfts, Lid lid, std::vector<int>& hops) {
-  constexpr int kUnknown = -2, kOnPath = -3;
+  RouteWalker walker(f, lfts);
+  switch_hops_to(walker, f, lid, hops);
+}
+
+void switch_hops_to(RouteWalker& walker, const Fabric& f, Lid lid, std::vector<int>& hops) {
   hops.assign(static_cast<size_t>(f.size()), -1);
   auto owner = f.owner(lid);
   if (!owner) return;
-  for (int s : f.switches()) hops[static_cast<size_t>(s)] = kUnknown;
-  std::vector<int> path;
+  // the one memoised walk (ftroute/route_walk.hpp): a walk stops where an earlier one of this LID
+  // passed (Joined: its hops are known), at the delivering switch (0), or at a drop or a loop
+  // (every switch of the walk has no route)
+  walker.begin(lid, owner->node, owner->port);
   for (int s : f.switches()) {
-    if (hops[static_cast<size_t>(s)] != kUnknown) continue;
-    path.clear();
-    int cur = s, val = -1;
-    for (;;) {
-      const int known = hops[static_cast<size_t>(cur)];
-      if (known == kOnPath) {  // a loop: every switch on it (and before it) has no route
-        val = -1;
-        break;
-      }
-      if (known != kUnknown) {
-        val = known;
-        break;
-      }
-      hops[static_cast<size_t>(cur)] = kOnPath;
-      path.push_back(cur);
-      const RouteHop h = follow(f, lfts, cur, lid, owner->node, owner->port);  // ftroute/route_walk.hpp
-      if (h.kind == RouteHop::Delivered) {
-        hops[static_cast<size_t>(cur)] = 0;
-        path.pop_back();
-        val = 0;
-        break;
-      }
-      if (h.kind == RouteHop::Dropped) {
-        hops[static_cast<size_t>(cur)] = -1;
-        path.pop_back();
-        val = -1;
-        break;
-      }
-      cur = h.next;
-    }
+    if (walker.known(s)) continue;
+    const RouteWalker::Walk w = walker.walk(s);
+    const std::vector<int>& path = walker.path();
+    int val = -1;
+    if (w.end == RouteWalker::End::Delivered) val = 0;
+    else if (w.end == RouteWalker::End::Joined && hops[static_cast<size_t>(w.sw)] >= 0) val = hops[static_cast<size_t>(w.sw)] + 1;
+    // path ends with the delivering switch (Delivered) or the switch before the joined one
     for (auto it = path.rbegin(); it != path.rend(); ++it) {
-      val = val < 0 ? -1 : val + 1;
       hops[static_cast<size_t>(*it)] = val;
+      if (val >= 0) val++;
     }
   }
 }

@@ -18,6 +18,7 @@
 #include "ftroute/engine.hpp"
 #include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
+#include "ftroute/route_walk.hpp"
 
 namespace ftroute::plugin {
 
@@ -63,6 +64,9 @@ int route_hops(const Fabric& fabric, const Lfts& lfts, int sw, Lid lid);
 // fabric.size(); entries of non-switch nodes are -1): each switch's walk is followed only until
 // it meets a switch already resolved, so a LID costs O(switches) instead of O(switches x path).
 void switch_hops_to(const Fabric& fabric, const Lfts& lfts, Lid lid, std::vector<int>& hops);
+// The same with a RouteWalker of (fabric, lfts) made once for many LIDs (the plugin's hop pass):
+// its flat port tables are built once and its LFT blocks of 64 LIDs make consecutive LIDs cheap.
+void switch_hops_to(RouteWalker& walker, const Fabric& fabric, Lid lid, std::vector<int>& hops);
 
 // One registered engine: its instance, options, the last successful Fabric+Routing (handed to
 // the next run as PreviousRouting) and counters. run() and the readers may be called from

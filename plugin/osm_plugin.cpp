@@ -298,12 +298,14 @@ ApplyStats write_lfts(const fp::Snapshot& s, const std::vector<Target>& targets)
   }
   const auto t1 = std::chrono::steady_clock::now();
   // Pass 3: hop matrix rows of switch LIDs follow the routes actually taken; every switch of a
-  // LID at once (fp::switch_hops_to, a memoised walk), not one walk per (switch, LID).
+  // LID at once (fp::switch_hops_to, the memoised RouteWalker made once), not one walk per
+  // (switch, LID).
   std::vector<int> hops;
+  ftroute::RouteWalker walker(s.fabric, s.routing.lfts);
   for (const ftroute::EndPort& e : s.fabric.end_ports()) {
     if (!s.fabric.node(e.node).is_switch()) continue;
     for (unsigned lid = e.base_lid; lid <= e.last_lid(); lid++) {
-      fp::switch_hops_to(s.fabric, s.routing.lfts, static_cast<Lid>(lid), hops);
+      fp::switch_hops_to(walker, s.fabric, static_cast<Lid>(lid), hops);
       for (const Target& t : targets) {
         if (lid > t.top) continue;
         const uint8_t p = t.sw->new_lft[lid];

@@ -54,6 +54,7 @@ walk-loop-not-counted @ st.looping++; @ (void)0; @ validate_test cdg_test @ ^(Va
 walk-wrong-endpoint-delivered @ dk = DropKind::WrongEndpoint, drop = true; @ done = true; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
 walk-not-local-delivered @ else h.drop = DropKind::NotLocal;  // port 0 on a switch that does not own the LID @ else h.kind = RouteHop::Delivered; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
 walk-dependency-not-recorded @ if (cin >= 0) record_edge(s, in, o, static_cast<Cdg::Id>(cin), oc); @ (void)cin; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
+walk-path-loop-bound-off-by-one @ if (w.switches == limit) { @ if (w.switches == limit + 1) { @ route_walk_test @ ^RouteWalk\.
 validate-bad-entry-not-counted @ rep.bad_entries++; @ (void)0; @ validate_test @ ^(Validate|ValidateDrop)\.
 validate-unreachable-not-a-failure @ add(r.reachability_ok(), "unreachable pairs"); @ (void)0; @ validate_test @ ^(Validate|ValidateDrop)\.
 validate-loop-not-a-failure @ add(r.loops_ok(), "forwarding loops"); @ (void)0; @ validate_test @ ^(Validate|ValidateDrop)\.

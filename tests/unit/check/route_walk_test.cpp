@@ -1,6 +1,7 @@
 // The route walk (check/route_walk.hpp): decode_hop()/follow() name every drop kind in their
-// order of checks, walk_path() delivers, drops, stops on request and catches loops with its one
-// bound, and agrees with RouteWalker (a fresh walk per start switch) on random damaged routings.
+// order of checks, walk_path() delivers, drops (also at a cable taken down under unchanged
+// tables), stops on request and catches loops with its one bound, and agrees with RouteWalker
+// (a fresh walk per start switch) on random damaged routings.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -75,6 +76,45 @@ TEST(RouteWalk, NamesEveryDropInOrder) {
   std::set<std::string> texts;
   for (int k = 0; k <= static_cast<int>(DropKind::Loop); k++) texts.insert(drop_kind_text(static_cast<DropKind>(k)));
   EXPECT_EQ(texts.size(), 6u);
+}
+
+// A cable taken down under unchanged tables (the fabric after a fault): the walk stops at the
+// near end with DownPort, in both directions of the cable; and port 0 on a switch that is not the
+// destination switch (a switch's own LID) is NotLocal, not a delivery.
+TEST(RouteWalk, DownLinkAndPortZeroOnAForeignSwitch) {
+  const int n = 5;
+  Fabric f = ring(n);
+  const Routing r = clockwise(f, n);
+  f.disconnect(2, 1);  // R2[1] -> R3[2] is down
+  Trace t = walk(f, r.lfts, 0, n + 4);  // R0 -> C4 passes R2 -> R3
+  EXPECT_EQ(t.w.end, PathWalk::Dropped);
+  EXPECT_EQ(t.w.hop.drop, DropKind::DownPort);
+  EXPECT_EQ(t.w.sw, 2);
+  EXPECT_EQ(t.w.hop.port, 1);
+  EXPECT_EQ(t.sws, (std::vector<int>{0, 1, 2}));
+  // a route that does not use the cable is not touched
+  t = walk(f, r.lfts, 0, n + 2);
+  EXPECT_EQ(t.w.end, PathWalk::Delivered);
+  // the other end of the same cable (R3[2]) is down as well: an entry to it drops at R3
+  Routing back = r;
+  const Lid l4 = f.node(n + 4).port(1).base_lid;
+  back.lfts.set(3, l4, 2);
+  t = walk(f, back.lfts, 3, n + 4);
+  EXPECT_EQ(t.w.end, PathWalk::Dropped);
+  EXPECT_EQ(t.w.hop.drop, DropKind::DownPort);
+  EXPECT_EQ(t.w.sw, 3);
+  // a switch's own LID: port 0 on R1 (the owner is R3) is NotLocal, on R3 it delivers
+  const Fabric whole = ring(n);
+  Routing own = clockwise(whole, n);
+  const Lid l3 = whole.node(3).port(0).base_lid;
+  own.lfts.set(1, l3, 0);
+  PathWalk w = walk_path(whole, own.lfts, 0, l3, 3, 0, [](int, const RouteHop&) {});
+  EXPECT_EQ(w.end, PathWalk::Dropped);
+  EXPECT_EQ(w.hop.drop, DropKind::NotLocal);
+  EXPECT_EQ(w.sw, 1);
+  w = walk_path(whole, own.lfts, 2, l3, 3, 0, [](int, const RouteHop&) {});
+  EXPECT_EQ(w.end, PathWalk::Delivered);
+  EXPECT_EQ(w.sw, 3);
 }
 
 TEST(RouteWalk, OwnerNotCheckedDeliversAtTheFirstEndpoint) {

@@ -1,6 +1,7 @@
 // SwitchGraph (fabric/switch_graph.hpp): positions, port table and links match the fabric; BFS
 // hop distances equal an independent BFS over Fabric ports (meshes, fat trees, random faults);
-// a filtered BFS avoids the links it is told to; components split a cut mesh.
+// a filtered BFS avoids the links it is told to (a skip set of down links equals the cables
+// removed, parallel cables too); components split a cut mesh.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -134,6 +135,58 @@ TEST(SwitchGraph, FilteredBfsAvoidsTheFilteredLinks) {
     if (s != 1) {
       EXPECT_GE(d[static_cast<size_t>(s)], 0) << s;
     }
+}
+
+// A skip set of down links, kept by the caller in the flat port table (one flag per slot
+// port_base(pos) + port, both ends of a cable), filters the BFS exactly like a fabric with those
+// cables removed; of two parallel cables one down keeps the switches one hop apart.
+TEST(SwitchGraph, SkipSetOfDownLinksEqualsTheCablesRemoved) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 6; round++) {
+    const Fabric f = topo::kary_ntree(4, 3);
+    const SwitchGraph g(f);
+    Fabric cut = f;
+    std::vector<uint8_t> down(static_cast<size_t>(g.num_port_slots()), 0);
+    const auto links = f.switch_links();
+    for (int k = 0; k < 4 + 4 * round; k++) {
+      const auto [n, p] = links[rng() % links.size()];
+      const Port& x = f.node(n).port(p);
+      down[static_cast<size_t>(g.port_base(g.pos(n)) + p)] = 1;
+      down[static_cast<size_t>(g.port_base(g.pos(x.peer_node)) + x.peer_port)] = 1;
+      cut.disconnect(n, p);
+    }
+    const SwitchGraph h(cut);
+    ASSERT_EQ(h.nodes(), g.nodes());
+    auto live = [&](int u, const SwitchGraph::Edge& e) { return !down[static_cast<size_t>(g.port_base(u) + e.port)]; };
+    std::vector<int> d, want, q;
+    int unreached = 0;
+    for (int s = 0; s < g.size(); s++) {
+      g.bfs(s, d, q, live);
+      h.bfs(s, want, q);
+      ASSERT_EQ(d, want) << "round " << round << " from " << f.node_name(g.node(s));
+      unreached += static_cast<int>(std::count(d.begin(), d.end(), -1));
+    }
+    std::vector<int> comp;
+    EXPECT_EQ(unreached > 0, h.components(comp) > 1) << "round " << round;
+  }
+  // two parallel cables A[3]-B[1], A[4]-B[2]
+  Fabric f;
+  const int a = f.add_node(NodeType::Switch, "A", 4), b = f.add_node(NodeType::Switch, "B", 4);
+  f.connect(a, 3, b, 1);
+  f.connect(a, 4, b, 2);
+  f.assign_default_guids();
+  const SwitchGraph g(f);
+  std::vector<int> d, q;
+  std::vector<uint8_t> down(static_cast<size_t>(g.num_port_slots()), 0);
+  auto live = [&](int u, const SwitchGraph::Edge& e) { return !down[static_cast<size_t>(g.port_base(u) + e.port)]; };
+  down[static_cast<size_t>(g.port_base(0) + 3)] = down[static_cast<size_t>(g.port_base(1) + 1)] = 1;
+  g.bfs(0, d, q, live);
+  EXPECT_EQ(d, (std::vector<int>{0, 1}));
+  g.bfs(1, d, q, live);
+  EXPECT_EQ(d, (std::vector<int>{1, 0}));
+  down[static_cast<size_t>(g.port_base(0) + 4)] = down[static_cast<size_t>(g.port_base(1) + 2)] = 1;
+  g.bfs(0, d, q, live);
+  EXPECT_EQ(d, (std::vector<int>{0, -1}));
 }
 
 TEST(SwitchGraph, ComponentsOfACutMesh) {

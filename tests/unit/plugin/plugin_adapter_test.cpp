@@ -185,10 +185,13 @@ TEST(RouteHops, AllSwitchesAtOnceEqualsPerSwitchWalk) {
   r.lfts.set(a, l2, static_cast<uint8_t>(pa));
   r.lfts.set(b, l2, static_cast<uint8_t>(f.node(a).port(pa).peer_port));
   int checked = 0, negative = 0;
-  std::vector<int> all;
+  std::vector<int> all, reused;
+  RouteWalker walker(f, r.lfts);  // made once for every LID, as the plugin's hop pass does
   for (Lid lid = 1; lid <= f.max_lid(); ++lid) {
     switch_hops_to(f, r.lfts, lid, all);
     ASSERT_EQ(all.size(), static_cast<size_t>(f.size()));
+    switch_hops_to(walker, f, lid, reused);
+    ASSERT_EQ(reused, all) << "LID " << lid;
     for (int s : sw) {
       ASSERT_EQ(all[static_cast<size_t>(s)], route_hops(f, r.lfts, s, lid)) << "switch " << f.node(s).id << " LID " << lid;
       ++checked;
