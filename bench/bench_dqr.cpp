@@ -3,6 +3,8 @@
 // Usage: bench_dqr [mesh|tree|all] [samples]   (target run_bench_dqr runs all)
 //        bench_dqr opensm [reps (default 3)] [mesh|tree|all]: against OpenSM's own full re-routes
 //          under ibsim (dqr_opensm.cpp; target run_bench_dqr_opensm)
+//        bench_dqr --opensm R: inside OpenSM under ibsim on the fattree3:R tree, DQR's repair window
+//          after an Unlink against ftree-misroute's full re-route (dqr_osm_window.cpp)
 //        bench_dqr tree3 R...: DQR at scale on the three-level fat tree of radix R (fattree3:R;
 //          radix 56: 3,920 switches, 47,824 LIDs, 187 M LFT entries), base ftree-misroute
 //          (default options, as the plugin runs it), end-to-end repair (e2e-all), 15 random
@@ -180,6 +182,7 @@ static void bench(const char* name, Fabric f, const std::string& base_engine, co
 }
 
 int bench_dqr_opensm(int argc, char** argv);  // dqr_opensm.cpp
+int bench_dqr_osm_window(int argc, char** argv);  // dqr_osm_window.cpp
 
 // CPU time of the whole process in ms (ftree-misroute and build_cdg use every core).
 static double process_cpu_ms() {
@@ -319,6 +322,14 @@ int main(int argc, char** argv) {
       return bench_dqr_opensm(argc, argv);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "bench_dqr opensm: %s\n", e.what());
+      return 1;
+    }
+  }
+  if (which == "--opensm") {
+    try {
+      return bench_dqr_osm_window(argc, argv);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_dqr --opensm: %s\n", e.what());
       return 1;
     }
   }

@@ -216,6 +216,8 @@ std::optional<OsmMeasure> Sim::unlink_reroute(const std::string& node, int port)
 
 void Sim::relink(const std::string& node, int port) { (void)ftsim("relink " + quote(node) + " " + std::to_string(port), 60); }
 
+std::string Sim::log_text() { return slurp(current_dir() + "/osm.log"); }
+
 void Sim::stop_daemon() { (void)ftsim("opensm-stop", 120); }
 
 ScratchDir::~ScratchDir() {

@@ -77,6 +77,8 @@ class Sim {
   // ibsim `ReLink "node"[port]` (no waiting; for restoring the fabric between daemons).
   void relink(const std::string& node, int port);
   void stop_daemon();
+  // The current (or last) OpenSM's log ("" when there is none).
+  std::string log_text();
 
  private:
   std::string ftsim(const std::string& args, int seconds, int* rc = nullptr);

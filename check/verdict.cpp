@@ -215,6 +215,7 @@ Verdict verify_routing(const Fabric& f, const Routing& r, const VerifyOptions& o
     const int c = o.all_switches ? comp_of[static_cast<size_t>(attach)] : 0;
     const uint32_t last = o.all_lmc_lids ? e.last_lid() : e.base_lid;
     for (uint32_t lid = e.base_lid; lid <= last; lid++) {
+      if (o.walk_lids && lid < o.walk_lids->size() && !(*o.walk_lids)[lid]) continue;
       walker.begin(static_cast<Lid>(lid), e.node, e.port);
       const std::vector<int>& from = o.all_switches ? members[static_cast<size_t>(c)] : starts;
       for (int s : from) {

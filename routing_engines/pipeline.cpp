@@ -2,6 +2,7 @@
 #include "ftroute/pipeline.hpp"
 
 #include <chrono>
+#include <cstring>
 #include <ctime>
 
 #include "ftroute/parallel.hpp"
@@ -55,6 +56,60 @@ void count_routed(const Fabric& f, const Lfts& lfts, int threads, int& lids, lon
   }
 }
 
+// A digest of what the result walk reads from a fabric: nodes (type, ports, GUID), LIDs and
+// links (peer node and port of every port).
+uint64_t fabric_digest(const Fabric& f) {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  uint64_t h = static_cast<uint64_t>(f.size());
+  auto mix = [&](uint64_t x) { h = (h ^ x) * kMul, h ^= h >> 29; };
+  for (int i = 0; i < f.size(); i++) {
+    const Node& n = f.node(i);
+    mix(static_cast<uint64_t>(n.type) << 32 | static_cast<uint32_t>(n.num_ports));
+    mix(n.guid);
+    for (int p = 0; p <= n.num_ports; p++) {
+      const Port& pt = n.port(p);
+      mix(static_cast<uint64_t>(pt.base_lid) << 40 | static_cast<uint64_t>(pt.lmc) << 32 |
+          static_cast<uint32_t>(pt.connected() ? pt.peer_node * 256 + pt.peer_port : -1));
+    }
+  }
+  return h;
+}
+
+// `now` is `before` with links removed only: same nodes (type, ports, GUID), same LIDs, and every
+// link of `now` connects the same ports in `before`.
+bool only_links_removed(const Fabric& before, const Fabric& now) {
+  if (before.size() != now.size()) return false;
+  for (int i = 0; i < now.size(); i++) {
+    const Node& a = now.node(i);
+    const Node& b = before.node(i);
+    if (a.type != b.type || a.num_ports != b.num_ports || a.guid != b.guid) return false;
+    for (int p = 0; p <= a.num_ports; p++) {
+      const Port& x = a.port(p);
+      const Port& y = b.port(p);
+      if (x.base_lid != y.base_lid || x.lmc != y.lmc) return false;
+      if (p > 0 && x.connected() && (!y.connected() || x.peer_node != y.peer_node || x.peer_port != y.peer_port))
+        return false;
+    }
+  }
+  return true;
+}
+
+// LIDs with an entry that differs between the two tables on some switch (changed[lid] = 1).
+// false when the tables are not comparable (other nodes or table sizes).
+bool changed_lids(const Fabric& f, const Lfts& before, const Lfts& now, std::vector<uint8_t>& changed) {
+  if (before.num_nodes() != now.num_nodes()) return false;
+  changed.assign(static_cast<size_t>(f.max_lid()) + 1, 0);
+  for (int s : f.switches()) {
+    if (s >= now.num_nodes()) return false;
+    const std::vector<uint8_t>& a = before.table(s);
+    const std::vector<uint8_t>& b = now.table(s);
+    if (a.size() != b.size() || b.size() > changed.size()) return false;
+    if (std::memcmp(a.data(), b.data(), a.size()) == 0) continue;
+    for (size_t l = 0; l < b.size(); l++) changed[l] |= a[l] != b[l];
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string options_text(const EngineOptions& options) {
@@ -100,7 +155,23 @@ RoutedStep RoutingPipeline::run(const Fabric& fabric, const PreviousRouting& pre
   } else {
     PipelineOptions p = popts_;
     p.verify.stop_at_first = p.verify.stop_at_first || p.require_ok;  // refused at the first problem
+    const bool full_walk = p.verify.all_switches && p.verify.all_lmc_lids && p.verify.scan_entries;
+    std::vector<uint8_t> changed;
+    long walked = -1;  // LIDs walked by the incremental verdict (-1: full walk)
+    if (popts_.incremental && full_walk && approved_ && previous.fabric && previous.routing && !step.routing.self_check &&
+        only_links_removed(*previous.fabric, fabric) && changed_lids(fabric, previous.routing->lfts, step.routing.lfts, changed) &&
+        fabric_digest(*previous.fabric) == approved_->fabric &&
+        lfts_digest(*previous.fabric, previous.routing->lfts, p.verify.threads) == approved_->lfts) {
+      p.verify.walk_lids = &changed;
+      walked = 0;
+      for (uint8_t c : changed) walked += c;
+    }
     step.verdict = verdict_for(fabric, step.routing, p);
+    if (walked >= 0 && step.verdict.source == "result walk")
+      step.verdict.source = "result walk of the " + std::to_string(walked) + " LIDs changed since the approved previous routing";
+    approved_.reset();
+    if (popts_.incremental && full_walk && step.verdict.ok())
+      approved_ = Approved{lfts_digest(fabric, step.routing.lfts, p.verify.threads), fabric_digest(fabric)};
   }
   step.check_ms = ms_since(t1);
   if (popts_.require_ok && !step.verdict.ok()) throw EngineError(name_, step.verdict.first_problem());

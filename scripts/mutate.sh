@@ -74,6 +74,8 @@ ftree-two-level-no-up-mirror @ else if (bundled && t_.height == 1 && p.rank == 0
 ftree-bundle-only-if-adjacent @ if (mark == stamp_) c.bundle = true; @ if (mark == stamp_ && c.last == peer) c.bundle = true; @ ftree_real_shapes_test @ ^TwoLevelBundles\.
 plugin-check-accepts-port0-unwalked @ cls[0] = kNotLocal; @ cls[0] = 0; @ plugin_adapter_test @ ^CheckRouting\.
 pipeline-self-check-digest-ignored @ if (lfts_digest(f, r.lfts, threads) != rec->digest) return std::nullopt; @ (void)threads; @ pipeline_test @ ^Pipeline\.
+pipeline-incremental-nothing-changed @ for (size_t l = 0; l < b.size(); l++) changed[l] |= a[l] != b[l]; @ (void)0; @ pipeline_test @ ^Pipeline\.
+pipeline-incremental-links-added @ if (p > 0 && x.connected() && (!y.connected() || x.peer_node != y.peer_node || x.peer_port != y.peer_port)) @ if (false) @ pipeline_test @ ^Pipeline\.
 pipeline-switch-lids-not-walked @ if (own_lid && !o.all_switches) continue;          // traffic goes to end ports only @ if (own_lid) continue; @ pipeline_test @ ^Verdict\.
 ftree-chains-sl-ignored @ out.path_sl = [sl](Lid, Lid dlid) -> uint8_t { return dlid < sl->size() ? (*sl)[dlid] : 0; }; @ out.path_sl = [sl](Lid, Lid) -> uint8_t { return 0; }; @ ftree_valley_chains_test @ ^ValleyChains\.
 ftree-chains-one-chain-only @ const size_t k = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin()); @ const size_t k = 0; @ ftree_valley_chains_test @ ^ValleyChains\.

@@ -78,6 +78,10 @@ struct VerifyOptions {
   bool stop_at_first = false;
   size_t max_examples = 20;   // per kind
   int threads = 0;            // of the entry scan (0 = one per hardware thread); same result for every count
+  // Set: the walk follows only the LIDs marked non-zero (a LID at or past its end is walked);
+  // the entry scan still decodes every entry. The pipeline's incremental verdict (pipeline.hpp):
+  // the unmarked LIDs' tables and links are those of a routing it approved before.
+  const std::vector<uint8_t>* walk_lids = nullptr;
 };
 
 Verdict verify_routing(const Fabric& fabric, const Routing& routing, const VerifyOptions& options = {});

@@ -1,5 +1,6 @@
 // The `dqr` engine: DQR patch of the previous routing, full routing with the base engine
 // otherwise. See ftroute/dqr.hpp.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -192,9 +193,12 @@ Routing DqrEngine::route_impl(const Fabric& fabric, const EngineOptions& options
   old.engine = pr.engine;
   old.lfts = Lfts(fabric);
   for (int i = 0; i < fabric.size(); i++)
-    if (fabric.node(i).is_switch()) {
+    if (fabric.node(i).is_switch()) {  // the table up to max_lid, as set() per entry would leave it
       const auto& t = pr.lfts.table(m[static_cast<size_t>(i)]);
-      for (size_t l = 0; l < t.size() && l <= fabric.max_lid(); l++) old.lfts.set(i, static_cast<Lid>(l), t[l]);
+      const size_t n = std::min(t.size(), static_cast<size_t>(fabric.max_lid()) + 1);
+      std::vector<uint8_t>& dst = old.lfts.table(i);
+      if (dst.size() < n) dst.resize(n, kNoPath);
+      std::copy(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(n), dst.begin());
     }
   old.path_sl = pr.path_sl;
   old.num_vls = pr.num_vls;

@@ -42,6 +42,15 @@ struct PipelineOptions {
   bool require_ok = true;
   VerifyOptions verify;  // how the result walk runs when the self-check cannot be reused
   bool reuse_self_check = true;  // false: always the result walk (tests; bench baseline)
+  // Incremental result walk: when the previous routing handed to run() is the one this pipeline
+  // approved last (same tables, same fabric by digest) and the fabric differs from it only by
+  // removed links (same nodes, GUIDs, LIDs; every link it has was there before, to the same
+  // peer), only the LIDs with a changed entry on some switch are walked; the entry scan still
+  // decodes every entry, which finds an unchanged entry into a removed link. Every other LID
+  // follows the same entries over the same links as in the approved walk, from the same or fewer
+  // start switches. An engine that patches the previous tables (dqr) is then not walked in full.
+  // Needs verify.all_switches, all_lmc_lids and scan_entries (the approved walk must be full).
+  bool incremental = true;
   // Set: the verdict comes from a full validation with these options (validate(), whose report
   // the step keeps: `compare` and `campaign` need its figures), instead of the result walk.
   std::optional<ValidateOptions> validate;
@@ -69,6 +78,11 @@ class RoutingPipeline {
   std::unique_ptr<Engine> engine_;
   CheckedOptions checked_;
   PipelineOptions popts_;
+  // The last routing this pipeline approved (verdict ok): digests of its tables and fabric.
+  struct Approved {
+    uint64_t lfts = 0, fabric = 0;
+  };
+  std::optional<Approved> approved_;
 };
 
 // The verdict on tables routed elsewhere (an LFT file, BookSim2's routing, a test's hand-made

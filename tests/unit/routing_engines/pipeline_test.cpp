@@ -4,6 +4,8 @@
 // the entry scan and digest the same for every thread count.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"
@@ -181,6 +183,110 @@ TEST(Verdict, EntryScanFindsUnwalkedEntriesAndIsTheSameForEveryThreadCount) {
     for (size_t i = 0; i < v.examples.size(); i++) EXPECT_EQ(v.examples[i].text, one.examples[i].text);
     EXPECT_EQ(lfts_digest(f, r.lfts, t), lfts_digest(f, r.lfts, 1));
   }
+}
+
+// An engine that routes with ft-minhop the first time and afterwards hands back the previous
+// tables with `patch` applied (as dqr patches them).
+struct Patcher : Engine {
+  std::function<void(const Fabric&, Routing&)> patch;
+  std::string name() const override { return "patcher"; }
+  Routing compute(const Fabric& f, const EngineOptions&, const PreviousRouting& prev) override {
+    if (!prev.routing) return make_engine("ft-minhop")->route(f);
+    Routing r = *prev.routing;
+    r.self_check.reset();
+    if (patch) patch(f, r);
+    return r;
+  }
+};
+
+// The incremental verdict walks only the LIDs whose entries changed since the routing the
+// pipeline approved, and only when the fabric lost links and nothing else. The mutations this
+// catches: changed_lids() marking nothing (the loop below is accepted), the entry scan skipped
+// for unchanged LIDs (the entry into the removed link is accepted), a link added or a previous
+// routing that is not the approved one walked incrementally (walk counts below).
+TEST(Pipeline, IncrementalVerdictWalksOnlyTheChangedLids) {
+  const Fabric f = tree();
+  auto owned = std::make_unique<Patcher>();
+  Patcher* eng = owned.get();
+  RoutingPipeline p(std::move(owned), EngineOptions{});
+  const RoutedStep first = p.run(f);
+  ASSERT_EQ(first.verdict.source, "result walk");
+  ASSERT_TRUE(first.verdict.ok()) << first.verdict.summary();
+  const uint64_t full = first.verdict.walks;
+  ASSERT_GT(full, 0u);
+
+  // nothing changed: nothing walked
+  const RoutedStep same = p.run(f, {&f, &first.routing});
+  EXPECT_TRUE(same.verdict.ok()) << same.verdict.summary();
+  EXPECT_EQ(same.verdict.walks, 0u);
+  EXPECT_EQ(same.verdict.source, "result walk of the 0 LIDs changed since the approved previous routing");
+
+  // one LID changed into a loop between a switch and its neighbour: walked and refused
+  const Lid lid = f.node(f.cas().back()).port(1).base_lid;
+  eng->patch = [&](const Fabric& g, Routing& r) {
+    const int s = g.switches().front();
+    const Node& n = g.node(s);
+    for (int q = 1; q <= n.num_ports; q++) {
+      const int nb = n.port(q).peer_node;
+      if (nb < 0 || !g.node(nb).is_switch()) continue;
+      r.lfts.set(s, lid, static_cast<uint8_t>(q));
+      r.lfts.set(nb, lid, static_cast<uint8_t>(n.port(q).peer_port));
+      break;
+    }
+  };
+  try {
+    p.run(f, {&f, &same.routing});
+    ADD_FAILURE() << "a loop in a changed LID was accepted";
+  } catch (const EngineError& e) {
+    EXPECT_NE(std::string(e.what()).find("loops through switch"), std::string::npos) << e.what();
+  }
+
+  // after a refusal nothing is approved: the next step is walked in full
+  eng->patch = nullptr;
+  const RoutedStep again = p.run(f, {&f, &first.routing});
+  EXPECT_EQ(again.verdict.source, "result walk");
+  EXPECT_EQ(again.verdict.walks, full);
+
+  // a switch link used by the tables removed, the tables unchanged: the entry scan refuses them
+  Fabric cut = f;
+  int a = -1, pa = 0;
+  for (int s : f.switches())
+    for (int q = 1; q <= f.node(s).num_ports && a < 0; q++) {
+      const Port& pt = f.node(s).port(q);
+      if (!pt.connected() || !f.node(pt.peer_node).is_switch()) continue;
+      for (size_t l = 1; l < first.routing.lfts.table(s).size(); l++)
+        if (first.routing.lfts.table(s)[l] == q) a = s, pa = q;
+    }
+  ASSERT_GE(a, 0);
+  cut.disconnect(a, pa);
+  try {
+    p.run(cut, {&f, &again.routing});
+    ADD_FAILURE() << "an unchanged entry into a removed link was accepted";
+  } catch (const EngineError& e) {
+    EXPECT_NE(std::string(e.what()).find("no working link"), std::string::npos) << e.what();
+  }
+
+  // a link added since the approved routing: walked in full (new start switches, new paths)
+  RoutingPipeline q(std::make_unique<Patcher>(), EngineOptions{});
+  Fabric tree_cut = f;
+  tree_cut.disconnect(a, pa);  // routed from scratch on it: the link is not used
+  const RoutedStep on_cut = q.run(tree_cut);  // approved on the fabric without the link
+  ASSERT_EQ(on_cut.verdict.source, "result walk");
+  ASSERT_TRUE(on_cut.verdict.ok()) << on_cut.verdict.summary();
+  const RoutedStep relinked = q.run(f, {&tree_cut, &on_cut.routing});
+  EXPECT_EQ(relinked.verdict.source, "result walk");
+  EXPECT_GT(relinked.verdict.walks, 0u);
+
+  // a previous routing other than the approved one: walked in full
+  Routing other = relinked.routing;
+  other.lfts.set(f.switches().back(), lid, other.lfts.get(f.switches().back(), lid));  // same entries
+  const RoutedStep same_tables = q.run(f, {&f, &other});
+  EXPECT_EQ(same_tables.verdict.walks, 0u) << "equal tables are the approved routing";
+  Fabric renamed = f;
+  renamed.node(f.switches().front()).guid ^= 1;
+  const RoutedStep other_fabric = q.run(f, {&renamed, &relinked.routing});
+  EXPECT_EQ(other_fabric.verdict.source, "result walk");
+  EXPECT_GT(other_fabric.verdict.walks, 0u);
 }
 
 TEST(Verdict, DigestSeesEveryEntry) {
