@@ -53,8 +53,8 @@
 #include <ctime>
 
 #include "ftroute/cdg.hpp"
-#include "ftroute/channel_list.hpp"
-#include "ftroute/dqr.hpp"
+#include "ftroute/dqr/channel_list.hpp"
+#include "ftroute/dqr/dqr.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/grid.hpp"

@@ -42,8 +42,8 @@
 #include <string>
 #include <vector>
 
-#include "ftroute/channel_list.hpp"
-#include "ftroute/dqr.hpp"
+#include "ftroute/dqr/channel_list.hpp"
+#include "ftroute/dqr/dqr.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/error.hpp"

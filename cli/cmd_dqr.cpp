@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "cli.hpp"
-#include "ftroute/dqr.hpp"
-#include "ftroute/dqr_eval.hpp"
+#include "ftroute/dqr/dqr.hpp"
+#include "ftroute/dqr/eval.hpp"
 #include "ftroute/registry.hpp"
 
 using namespace ftroute;
@@ -39,7 +39,7 @@ int run_dqr_eval(cli::Args& a) {
   std::stringstream vs(variants_text);
   for (std::string v; std::getline(vs, v, ',');) {
     try {
-      variants.push_back(dqr_variant(v));  // the engine's option parser (ftroute/dqr.hpp)
+      variants.push_back(dqr_variant(v));  // the engine's option parser (ftroute/dqr/dqr.hpp)
     } catch (const OptionError& e) {
       throw cli::UsageError(e.what());
     }

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "adapter.hpp"
-#include "ftroute/dqr.hpp"
+#include "ftroute/dqr/dqr.hpp"
 #include "ftroute/engine.hpp"
 
 // osm_event_plugin.h names a struct member `delete` (a C++ keyword).

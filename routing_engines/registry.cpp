@@ -8,7 +8,7 @@
 #include "minhop/minhop.hpp"
 #include "dor/dor.hpp"
 #include "ft_lash/ft_lash.hpp"
-#include "ftroute/dqr.hpp"
+#include "ftroute/dqr/dqr.hpp"
 #include "ftree_misroute/ftree_misroute.hpp"
 #include "kns/kns.hpp"
 #include "lft_file/lft_file.hpp"

@@ -1,4 +1,4 @@
-#include "ftroute/channel_list.hpp"
+#include "ftroute/dqr/channel_list.hpp"
 
 #include <algorithm>
 #include <queue>

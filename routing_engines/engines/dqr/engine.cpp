@@ -1,5 +1,5 @@
 // The `dqr` engine: DQR patch of the previous routing, full routing with the base engine
-// otherwise. See ftroute/dqr.hpp.
+// otherwise. See ftroute/dqr/dqr.hpp.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -9,7 +9,7 @@
 #include "ftroute/cdg.hpp"
 #include "ftroute/verdict.hpp"
 #include "ftroute/ftree_misroute/fattree.hpp"
-#include "ftroute/dqr.hpp"
+#include "ftroute/dqr/dqr.hpp"
 #include "ftroute/grid.hpp"
 #include "ftroute/input_file.hpp"
 

@@ -2,7 +2,7 @@
 // fraction): successive random link faults on DOR-routed meshes (and optionally the 648-port
 // fat tree routed by ft-minhop), DQR after each fault, probability of a connected and
 // deadlock-free result per variant.
-#include "ftroute/dqr_eval.hpp"
+#include "ftroute/dqr/eval.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -14,7 +14,7 @@
 
 #include "ftroute/cdg.hpp"
 #include "ftroute/verdict.hpp"
-#include "ftroute/channel_list.hpp"
+#include "ftroute/dqr/channel_list.hpp"
 #include "ftroute/grid.hpp"
 #include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"

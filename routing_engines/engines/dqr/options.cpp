@@ -1,7 +1,7 @@
 // DQR options: one parser for the engine's options (dqr_options_from: paths, turns, plugin,
 // layers, tlr, switch_sources, search_bound) and `ftroute dqr-eval`'s variant names (dqr_variant:
 // e2e|local|mesh - all|single, [mesh-]tlr[-single|-all], translated into the same engine options), and the names back.
-#include "ftroute/dqr.hpp"
+#include "ftroute/dqr/dqr.hpp"
 
 namespace ftroute {
 

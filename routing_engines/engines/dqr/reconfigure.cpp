@@ -1,5 +1,5 @@
 // DQR reconfiguration of one fault set: Reconfigurer::run() over every LID routed into a failed
-// link, dqr_reconfigure() and dqr_routing(). See ftroute/dqr.hpp and docs/dqr.md.
+// link, dqr_reconfigure() and dqr_routing(). See ftroute/dqr/dqr.hpp and docs/dqr.md.
 #include "reconfigurer.hpp"
 
 namespace ftroute::dqr_detail {

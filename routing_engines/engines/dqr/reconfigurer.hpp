@@ -12,7 +12,7 @@
 //   mesh_plugin.cpp   the mesh plug-in
 //   staging.cpp       transition order of the changed entries
 //   reconfigure.cpp   run(): one fault set, all LIDs; dqr_reconfigure(), dqr_routing()
-// See ftroute/dqr.hpp and docs/dqr.md.
+// See ftroute/dqr/dqr.hpp and docs/dqr.md.
 #pragma once
 
 #include <algorithm>
@@ -29,7 +29,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "ftroute/dqr.hpp"
+#include "ftroute/dqr/dqr.hpp"
 #include "ftroute/grid.hpp"
 
 namespace ftroute::dqr_detail {

@@ -1,6 +1,6 @@
 // DQR staging: the order in which the changed LFT entries may be written (DqrResult::changes).
 // A changed entry's stage is its hop count to its LID along the new routes; stages are applied
-// in increasing order, idle entries last (see DqrResult::changes in ftroute/dqr.hpp).
+// in increasing order, idle entries last (see DqrResult::changes in ftroute/dqr/dqr.hpp).
 #include "reconfigurer.hpp"
 
 namespace ftroute::dqr_detail {

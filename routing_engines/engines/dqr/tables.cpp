@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "ftroute/dqr.hpp"
+#include "ftroute/dqr/dqr.hpp"
 
 namespace ftroute {
 

@@ -6,7 +6,7 @@
 
 #include "ftroute/cdg.hpp"
 #include "ftroute/verdict.hpp"
-#include "ftroute/channel_list.hpp"
+#include "ftroute/dqr/channel_list.hpp"
 
 namespace ftroute {
 

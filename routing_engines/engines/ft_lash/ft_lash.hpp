@@ -8,7 +8,7 @@
 //   minimal and destination-based as InfiniBand needs.
 // * Virtual layers: the path of every ordered switch pair (s, t), s != t, goes to the first
 //   layer whose channel dependency graph stays acyclic with the path's dependencies added
-//   (checked incrementally: one ChannelList per layer, Pearce-Kelly order, ftroute/channel_list.hpp;
+//   (checked incrementally: one ChannelList per layer, Pearce-Kelly order, ftroute/dqr/channel_list.hpp;
 //   a dependency refused alone in a layer is remembered as refused there). A new layer is opened
 //   only when no existing one takes the path: as few layers as this greedy order gives, which
 //   is what LASH does (pairs in switch order). No balancing over spare VLs afterwards.

@@ -16,7 +16,7 @@
 
 #include "adapter.hpp"
 #include "ftroute/cdg.hpp"
-#include "ftroute/dqr.hpp"
+#include "ftroute/dqr/dqr.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"

@@ -7,7 +7,7 @@
 
 #include "dor/dor.hpp"
 #include "ftroute/cdg.hpp"
-#include "ftroute/channel_list.hpp"
+#include "ftroute/dqr/channel_list.hpp"
 #include "ftroute/grid.hpp"
 #include "ftroute/topology.hpp"
 

@@ -4,7 +4,7 @@
 // naming the pair, never a read past the port table.
 #include <gtest/gtest.h>
 
-#include "ftroute/dqr_eval.hpp"
+#include "ftroute/dqr/eval.hpp"
 #include "ftroute/error.hpp"
 
 using namespace ftroute;

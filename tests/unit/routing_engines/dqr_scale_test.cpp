@@ -12,8 +12,8 @@
 
 #include "dor/dor.hpp"
 #include "ftroute/cdg.hpp"
-#include "ftroute/channel_list.hpp"
-#include "ftroute/dqr.hpp"
+#include "ftroute/dqr/channel_list.hpp"
+#include "ftroute/dqr/dqr.hpp"
 #include "ftroute/grid.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "ftroute/dqr.hpp"
+#include "ftroute/dqr/dqr.hpp"
 
 namespace ftroute {
 

@@ -39,7 +39,7 @@
 #include <string>
 #include <vector>
 
-#include "ftroute/channel_list.hpp"
+#include "ftroute/dqr/channel_list.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/grid.hpp"
 
