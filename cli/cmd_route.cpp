@@ -83,20 +83,7 @@ int run_route(cli::Args& a) {
   } else if (fabric.max_lid() == 0) {
     fabric.assign_lids(0);
   } else {
-    // LIDs from the file (ibnetdiscover output carries OpenSM's LIDs): every connected CA port
-    // and every switch needs one, or the LFTs could not cover it.
-    for (int i = 0; i < fabric.size(); i++) {
-      const Node& n = fabric.node(i);
-      if (n.is_switch()) {
-        if (!n.port(0).base_lid)
-          throw FabricError(fab.label() + ": switch " + fabric.node_name(i) + " has no LID while others do (use --lmc N to renumber)");
-      } else {
-        for (int p = 1; p <= n.num_ports; p++)
-          if (n.port(p).connected() && !n.port(p).base_lid)
-            throw FabricError(fab.label() + ": port " + fabric.port_name(i, p) +
-                              " has no LID while others do (use --lmc N to renumber)");
-      }
-    }
+    fabric.require_file_lids(fab.label());  // the file's LIDs (ibnetdiscover output carries OpenSM's)
   }
   fabric.validate();
 
@@ -173,49 +160,6 @@ int run_route(cli::Args& a) {
   return 0;
 }
 
-int run_engines(cli::Args& a) {
-  const bool json = a.flag("json");
-  a.positionals();
-  int undocumented = 0;
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& info : engines()) {
-    nlohmann::json opts = nlohmann::json::array();
-    if (!json) std::printf("%-16s %s\n", info.name.c_str(), info.summary.c_str());
-    // the engine's OptionSpecs: name, range, default (none: "-", JSON null), meaning
-    const auto specs = info.create()->option_specs();
-    if (!json) std::printf("%-16s options: %s\n", "", specs.empty() ? "(none)" : "key, default, meaning");
-    for (const auto& spec : specs) {
-      const std::string range = spec.range();
-      std::string meaning = spec.doc;
-      if (meaning.empty()) {
-        ++undocumented;
-        meaning = "(undocumented: give its OptionSpec a doc)";
-      }
-      if (json) {
-        opts.push_back({{"key", spec.name},
-                        {"default", spec.def.empty() ? nlohmann::json() : nlohmann::json(spec.def)},
-                        {"meaning", meaning},
-                        {"range", range.empty() ? nlohmann::json() : nlohmann::json(range)}});
-      } else {
-        if (!range.empty()) meaning += " [" + range + "]";
-        std::printf("%-16s   %-18s %-18s %s\n", "", spec.name.c_str(), spec.def.empty() ? "-" : spec.def.c_str(),
-                    meaning.c_str());
-      }
-    }
-    if (json) list.push_back({{"name", info.name}, {"summary", info.summary}, {"options", opts}});
-  }
-  if (json) {
-    nlohmann::json j = cli::json_doc("engines");
-    j["engines"] = list;
-    std::fputs(cli::dump_json(j).c_str(), stdout);
-  }
-  if (undocumented) {
-    std::fprintf(stderr, "ftroute engines: %d option(s) without a description\n", undocumented);
-    return 1;
-  }
-  return 0;
-}
-
 }  // namespace
 
 FTROUTE_SUBCOMMAND(route, "route a .net fabric offline with an engine, write LFTs for OpenSM",
@@ -251,8 +195,3 @@ Example:
   opensm -R file -U opensm-lfts.dump ...)",
                    run_route);
 
-FTROUTE_SUBCOMMAND(engines, "list routing engines and their options", R"(usage: ftroute engines [--json]
-
-Lists the routing engines and, for each option (`--opt key=value`, or `engine:key=value` in
-OpenSM's event_plugin_options), its default and meaning. --json: the same as JSON (docs/JSON.md).
-Exit 1 if an engine accepts an option that has no description.)", run_engines);

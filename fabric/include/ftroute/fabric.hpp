@@ -141,6 +141,10 @@ class Fabric {
   // Sanity checks: every link symmetric, LIDs unique and not overlapping, at most
   // kMaxUnicastLid. Throws FabricError naming the first offending node/port.
   void validate() const;
+  // LIDs read from a file (ibnetdiscover output carries OpenSM's): every switch and every
+  // connected CA port needs one, or the LFTs could not cover it. Throws FabricError naming
+  // `label` (the file) and the switch or port, with the remedy (--lmc N renumbers).
+  void require_file_lids(const std::string& label) const;
 
   // True when every switch and end port can reach every other through working links.
   bool connected() const;

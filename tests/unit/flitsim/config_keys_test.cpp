@@ -35,10 +35,11 @@ TEST(FlitsimConfigKeys, EveryKeyRefusesWhatItDoesNotTake) {
     switch (k.kind) {
       case ConfigKey::Int:
         EXPECT_EQ(error_of(c, k.name, "x1"), "--" + k.name + " expects an integer, got 'x1'");
-        if (k.hi < LONG_MAX)
+        if (k.hi < LONG_MAX) {
           EXPECT_EQ(error_of(c, k.name, std::to_string(k.hi + 1)),
                     "--" + k.name + " " + std::to_string(k.hi + 1) + " out of range (" + std::to_string(k.lo) + ".." +
                         std::to_string(k.hi) + ")");
+        }
         EXPECT_EQ(error_of(c, k.name, std::to_string(k.hi)), "");
         break;
       case ConfigKey::Real:
