@@ -360,10 +360,7 @@ bool keeps_file_lids(const Config& cfg, const std::string& fabric, const Fabric&
 
 void check_file_lids(const Config& cfg, const FabricSource& src, const Fabric& intact) {
   if (!keeps_file_lids(cfg, src.name, intact)) return;
-  if (auto miss = intact.first_port_without_lid())
-    throw FabricError(src.net_path + ": " + (miss->second == 0 ? "switch " + intact.node_name(miss->first)
-                                                                 : "port " + intact.port_name(miss->first, miss->second)) +
-                      " has no LID while others do (use --lids assign to renumber)");
+  intact.require_file_lids(src.net_path, "--lids assign");
 }
 
 RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key) {

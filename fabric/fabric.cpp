@@ -363,18 +363,11 @@ Attach Fabric::attach(Lid lid) const {
   return {p.peer_node, p.peer_port};
 }
 
-void Fabric::require_file_lids(const std::string& label) const {
-  for (int i = 0; i < size(); i++) {
-    const Node& n = node(i);
-    if (n.is_switch()) {
-      if (!n.port(0).base_lid)
-        throw FabricError(label + ": switch " + node_name(i) + " has no LID while others do (use --lmc N to renumber)");
-    } else {
-      for (int p = 1; p <= n.num_ports; p++)
-        if (n.port(p).connected() && !n.port(p).base_lid)
-          throw FabricError(label + ": port " + port_name(i, p) + " has no LID while others do (use --lmc N to renumber)");
-    }
-  }
+void Fabric::require_file_lids(const std::string& label, const std::string& renumber) const {
+  if (auto miss = first_port_without_lid())
+    throw FabricError(label + ": " +
+                      (miss->second == 0 ? "switch " + node_name(miss->first) : "port " + port_name(miss->first, miss->second)) +
+                      " has no LID while others do (use " + renumber + " to renumber)");
 }
 
 void Fabric::validate() const {

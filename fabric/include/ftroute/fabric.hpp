@@ -142,9 +142,9 @@ class Fabric {
   // kMaxUnicastLid. Throws FabricError naming the first offending node/port.
   void validate() const;
   // LIDs read from a file (ibnetdiscover output carries OpenSM's): every switch and every
-  // connected CA port needs one, or the LFTs could not cover it. Throws FabricError naming
-  // `label` (the file) and the switch or port, with the remedy (--lmc N renumbers).
-  void require_file_lids(const std::string& label) const;
+  // connected CA port needs one, or the LFTs could not cover it (first_port_without_lid). Throws
+  // FabricError naming `label` (the file) and the switch or port, and the option that renumbers.
+  void require_file_lids(const std::string& label, const std::string& renumber = "--lmc N") const;
 
   // True when every switch and end port can reach every other through working links.
   bool connected() const;
