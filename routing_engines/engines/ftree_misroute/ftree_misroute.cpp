@@ -180,13 +180,7 @@ class Router {
         const auto& pup = t_.up[static_cast<size_t>(prev)];
         uint64_t j = q[t_.rank[static_cast<size_t>(prev)]] / tn;
         for (uint32_t i = 0; i < c; i++) j += pup[i].peer == a;
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < p.len; i++) n += flat_peer_[p.off + i] == a;
-        if (n > 0) {
-          uint64_t pick = mod(j, n);
-          for (uint32_t i = 0; i < p.len; i++)
-            if (flat_peer_[p.off + i] == a && pick-- == 0) return flat_[p.off + i];
-        }
+        if (const int port = cable_to(p.off, p.len, a, j); port >= 0) return static_cast<uint8_t>(port);
       }
       return flat_[p.off + static_cast<uint32_t>(mod(idx, p.len))];
     }
@@ -201,13 +195,7 @@ class Router {
         const int a = tup[c].peer;
         uint64_t j = local / tn;  // the cable's place in its bundle, turned by the cycle over the cables
         for (uint32_t i = 0; i < c; i++) j += tup[i].peer == a;
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < p.len; i++) n += flat_peer_[p.off + i] == a;
-        if (n > 0) {
-          uint64_t pick = mod(j, n);
-          for (uint32_t i = 0; i < p.len; i++)
-            if (flat_peer_[p.off + i] == a && pick-- == 0) return flat_[p.off + i];
-        }
+        if (const int port = cable_to(p.off, p.len, a, j); port >= 0) return static_cast<uint8_t>(port);
         // that spine is out of reach (a missing cable): by the position over all the cables
         return flat_[p.off + static_cast<uint32_t>(mod(local, p.len))];
       }
@@ -226,6 +214,18 @@ class Router {
   }
 
  private:
+  // Of the `len` candidate ports from slot `off`, the (j mod n)-th of the n that lead to switch
+  // a, in candidate order; -1 if none does.
+  int cable_to(uint32_t off, uint32_t len, int a, uint64_t j) const {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < len; i++) n += flat_peer_[off + i] == a;
+    if (n == 0) return -1;
+    uint64_t pick = mod(j, n);
+    for (uint32_t i = 0; i < len; i++)
+      if (flat_peer_[off + i] == a && pick-- == 0) return flat_[off + i];
+    return -1;
+  }
+
   void plan_switch(int s, int target) {
     Plan& p = plan_[static_cast<size_t>(s)];
     p = Plan{};
