@@ -116,13 +116,9 @@ std::vector<std::vector<DestLid>> number_destinations(const Fabric& fabric, cons
     // every leaf host's climb first. Placed by their digits alone they piled up on some spine's
     // cable from a core (4 destinations on one of 14 on hdr-3tier).
     bool extras_balanced = false;
-    if (H >= 2) {
-      bool irregular = false;
-      for (int s = 0; s < S; s++)
-        irregular |= has_an[static_cast<size_t>(s)] || parents[static_cast<size_t>(s)] != t.up[static_cast<size_t>(s)].size() ||
-                     (t.rank[static_cast<size_t>(s)] > 0 && t.hosts_per_switch[static_cast<size_t>(s)] > 0);
-      extras_balanced = irregular;
-    }
+    for (int s = 0; H >= 2 && s < S; s++)
+      extras_balanced |= has_an[static_cast<size_t>(s)] || parents[static_cast<size_t>(s)] != t.up[static_cast<size_t>(s)].size() ||
+                         (t.rank[static_cast<size_t>(s)] > 0 && t.hosts_per_switch[static_cast<size_t>(s)] > 0);
     if (extras_balanced) {
       std::vector<std::vector<int>> use(static_cast<size_t>(S));
       for (int s = 0; s < S; s++) use[static_cast<size_t>(s)].assign(t.up[static_cast<size_t>(s)].size(), 0);

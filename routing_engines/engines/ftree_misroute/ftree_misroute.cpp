@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -777,39 +778,30 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
                         (restricted ? "valley leaf " + fabric.node_name(t.sw_node[static_cast<size_t>(valley)])
                                     : std::string("unrestricted U-turns (beyond the guarantee, CDG verified)")) +
                         ", " + std::to_string(uturn_entries) + " LFT entries lead through a U-turn");
-    if (chains_wanted > 1) {
-      if (!restricted) break;  // chains are valley chains: U-turns anywhere make none
-      if (check) {
-        // each chain's own check finds the cycles of generalised fat trees (as for one VL);
-        // the merged routing is checked once more per VL below
-        CdgBuild b = self_check(out);
-        const Verdict v = verdict_of(b, std::string(kName) + " self-check", true, 0);
-        if (!v.ok()) {
-          if (!v.cdg_acyclic && t.multi_child) {
-            last_cycle = v.cycle;
-            continue;
-          }
-          throw EngineError(kName, "internal check failed: " + v.first_problem());
-        }
+    if (chains_wanted > 1 && !restricted) break;  // chains are valley chains: U-turns anywhere make none
+    if (restricted && !check && chains_wanted == 1) return out;
+
+    // Safety net (the construction is acyclic by design; this catches bugs, never repairs). With
+    // vls > 1 every chain is checked so (the merged tables are not checked again, see below).
+    std::optional<CdgBuild> b;
+    if (check || !restricted) {
+      b = self_check(out);
+      const Verdict v = verdict_of(*b, std::string(kName) + " self-check", true, 0);  // ftroute/verdict.hpp
+      if (v.dropped() != 0 || v.looping() != 0)
+        throw EngineError(kName, "internal check failed: " + std::to_string(v.dropped()) + " unreachable and " +
+                                     std::to_string(v.looping()) + " looping pairs, e.g. " + v.first_problem());
+      if (!v.cdg_acyclic) {
+        if (restricted && !t.multi_child) throw EngineError(kName, "internal check failed: channel dependency cycle on VL0: " + v.cycle);
+        last_cycle = v.cycle;
+        continue;
       }
+    }
+    if (chains_wanted > 1) {
       chains.push_back({std::move(out), valley, uturns});
       if (static_cast<long>(chains.size()) == chains_wanted) break;
       continue;
     }
-    if (restricted && !check) return out;
-
-    // Safety net (the construction is acyclic by design; this catches bugs, never repairs).
-    CdgBuild b = self_check(out);
-    const Verdict v = verdict_of(b, std::string(kName) + " self-check", true, 0);  // ftroute/verdict.hpp
-    if (v.dropped() != 0 || v.looping() != 0)
-      throw EngineError(kName, "internal check failed: " + std::to_string(v.dropped()) + " unreachable and " +
-                                   std::to_string(v.looping()) + " looping pairs, e.g. " + v.first_problem());
-    if (!v.cdg_acyclic) {
-      if (restricted && !t.multi_child) throw EngineError(kName, "internal check failed: channel dependency cycle on VL0: " + v.cycle);
-      last_cycle = v.cycle;
-      continue;
-    }
-    keep_self_check(out, b);
+    keep_self_check(out, *b);
     return out;
   }
   // vls > 1: one routing per valley chain, merged destination by destination. Each destination
