@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-# name @ unique source line @ replacement line @ test targets @ ctest -R regex
+# name @ unique source line @ replacement line @ test files (their folder binaries are built) @ ctest -R regex
 # (one mutant per line, fields separated by ' @ '; the line and its replacement are literal text)
 MUTANTS=$(cat <<'EOF'
 walk-noroute-not-counted @ st.dropped++; @ if (dr.kind != DropKind::NoRoute) st.dropped++; @ validate_test cdg_test @ ^(Validate|ValidateDrop|Cdg)\.
@@ -157,6 +157,19 @@ if [ ! -f "$BUILD/CMakeCache.txt" ]; then
         -DCMAKE_C_COMPILER_LAUNCHER=ccache > "$BUILD/mutate-configure.log" 2>&1 \
     || { echo "mutate.sh: configure failed ($BUILD/mutate-configure.log)" >&2; exit 2; }
 fi
+# The table names test files (validate_test); they build into one binary per folder of
+# tests/unit (tests/CMakeLists.txt): tests/unit/check/validate_test.cpp -> check_tests.
+binaries_of() {
+  local t f out=""
+  for t in $1; do
+    for f in "$REPO"/tests/unit/*/"$t".cpp; do
+      if [ -f "$f" ]; then t=$(basename "$(dirname "$f")")_tests; break; fi
+    done
+    out+="$t "
+  done
+  printf '%s' "$out"
+}
+for i in "${!TARGETS[@]}"; do TARGETS[$i]=$(binaries_of "${TARGETS[$i]}"); done
 ALL_TARGETS=$(printf '%s\n' "${TARGETS[@]}" | tr ' ' '\n' | sort -u | tr '\n' ' ')
 echo "== build the unmutated test binaries: $ALL_TARGETS"
 # shellcheck disable=SC2086

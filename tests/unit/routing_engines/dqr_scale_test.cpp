@@ -167,8 +167,11 @@ Tally run_case(Case c, int double_faults) {
   clo.switch_sources = c.switch_sources;
   const ChannelList list0 = ChannelList::build(f, r, clo);
   const std::string head = std::string(c.name) + " " + c.variant + (c.switch_sources ? " switch sources" : "");
-  // every single switch link fault
-  for (auto [s, p] : f.switch_links()) {
+  // every single switch link fault (every third one under ASan+UBSan: test_scale.hpp)
+  const auto& links0 = f.switch_links();
+  for (size_t li = 0; li < links0.size(); li++) {
+    if (!test_scale::sampled(li, 3)) continue;
+    auto [s, p] = links0[li];
     Fabric g = f;
     g.disconnect(s, p);
     check_fault(c, f, g, r, list0, o, head + ", fault " + f.port_name(s, p), tally);
@@ -383,9 +386,11 @@ TEST(DqrScale, CrossCheckedRepairsAreTheSameAndSafe) {
     const Tally t = run_case(c, test_scale::rounds(6, 3));
     all.faults += t.faults, all.repaired += t.repaired, all.staged += t.staged, all.searched += t.searched;
   }
-  // enough repairs, with stages and with path searches, to have exercised what is checked
-  EXPECT_GE(all.faults, 500);
+  // enough repairs, with stages and with path searches, to have exercised what is checked (a
+  // third of them in the sanitizer build, which samples the single faults)
+  const int part = test_scale::kSanitizerBuild ? 3 : 1;
+  EXPECT_GE(all.faults, 500 / part);
   EXPECT_GE(all.repaired, all.faults * 3 / 4);
-  EXPECT_GE(all.staged, 100);
-  EXPECT_GE(all.searched, 100);
+  EXPECT_GE(all.staged, 100 / part);
+  EXPECT_GE(all.searched, 100 / part);
 }
