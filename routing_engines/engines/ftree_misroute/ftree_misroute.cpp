@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -22,6 +23,7 @@ namespace ftroute {
 namespace {
 
 constexpr int kInf = INT_MAX / 4;
+constexpr int kPlaneValleys = -2;  // the candidate "valley leaves by plane" in the list of valley leaves
 
 // Per-destination classification of every switch (see compute()).
 struct Classes {
@@ -29,15 +31,39 @@ struct Classes {
   std::vector<int> dist;     // hops inside the class to the next (lower) class
 };
 
+// Valley leaves by plane (option plane_valleys). The planes are the connected parts of the tree
+// above its leaves (hdr-3tier: spine j of every pod with the cores cabled to them), which meet only
+// at leaves, so every route from one plane into another turns at a leaf. The planes are put in an
+// order (pos), and the turn between the planes at positions i and j takes place at leaf[min(i, j)]
+// (the last leaf also takes every position beyond it): the turns seen as edges between planes
+// coloured by their leaf then hold no cycle whose consecutive edges differ in colour (a cycle's
+// lowest plane sees one colour on both its edges), the condition docs/ftree-misroute.md section 9
+// derives for one VL. The U-turn load is spread over that many leaves instead of one valley leaf.
+// All the leaves sit in one sub-tree below the top rank, so the U-turn points above the leaves
+// are those of a single valley chain. Beyond the proof of section 4: the CDG self-check decides.
+struct PlaneValleys {
+  std::vector<int> plane;             // per switch: its plane, -1 for the leaves
+  std::vector<int> pos;               // per plane: its position in the order
+  std::vector<int> leaf;              // per position: the valley leaf of its turns (last: the tail)
+  std::vector<std::vector<int>> low;  // per plane: its rank-1 switches (they descend to the leaves)
+  int planes() const { return static_cast<int>(pos.size()); }
+  int index(int position) const { return std::min(position, static_cast<int>(leaf.size()) - 1); }
+};
+
 class Router {
  public:
   // `vc[s]` = switch s may be a U-turn point: it lies in the sub-tree of its own rank that
   // contains the valley leaf (block_rank(s)(valley)). Restricting every U-turn to that chain of
   // sub-trees is what keeps the CDG acyclic (docs/ftree-misroute.md, "Deadlock freedom").
-  Router(const FatTree& t, const std::vector<char>& vc) : t_(t), vc_(vc) {
+  Router(const FatTree& t, const std::vector<char>& vc, const PlaneValleys* pv = nullptr) : t_(t), vc_(vc), pv_(pv) {
     int S = t.num_switches();
     c_.cls.assign(static_cast<size_t>(S), -1);
     c_.dist.assign(static_cast<size_t>(S), kInf);
+    if (pv_) {
+      exit_.assign(static_cast<size_t>(pv_->planes()), -1);
+      climb_min_.assign(static_cast<size_t>(S), -1);
+      in_r_.assign(static_cast<size_t>(pv_->planes()), 0);
+    }
     max_class_ = 2 * (t.height + 2) + 1;
     for (uint32_t n = 1; n < 256; n++) magic_[n] = UINT64_MAX / n + 1;
   }
@@ -73,6 +99,7 @@ class Router {
         }
     }
     const int S = t_.num_switches();
+    if (pv_) plane_exits();
     done += climb(1);
     for (int k = 2; done < S && k + 1 <= max_class_; k += 2) {
       int got = descend(k);
@@ -117,6 +144,13 @@ class Router {
       };
       mark(target);
       mark(last_target_);
+      if (pv_) {  // the plane exits and the leaves' climbs they restrict, where they changed
+        for (size_t m = 0; m < exit_.size(); m++)
+          if (exit_[m] != pexit_[m])
+            for (int x : pv_->low[m]) mark(x);
+        for (size_t x = 0; x < NS; x++)
+          if (climb_min_[x] != pclimb_min_[x]) mark(static_cast<int>(x));
+      }
       for (size_t s = 0; s < NS; s++) {
         if (c_.cls[s] == pcls_[s] && c_.dist[s] == pdist_[s]) continue;
         mark(static_cast<int>(s));
@@ -130,6 +164,7 @@ class Router {
     }
     pcls_ = c_.cls;
     pdist_ = c_.dist;
+    if (pv_) pexit_ = exit_, pclimb_min_ = climb_min_;
     last_target_ = target;
   }
 
@@ -245,6 +280,7 @@ class Router {
       Peers parents = peers();
       for (const auto& e : t_.up[si]) {
         int c = cls[static_cast<size_t>(e.peer)];
+        if (!may_climb(s, e.peer)) continue;
         if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1)) {
           cand_.push_back(e.port);
           add_peer(parents, e.peer);
@@ -276,10 +312,10 @@ class Router {
     } else if (k > 0 && dist[si] == 1) {
       int best = kInf;
       for (const auto& e : t_.down[si])
-        if (is_exit(k, e.peer)) best = std::min(best, dist[static_cast<size_t>(e.peer)]);
+        if (is_exit(k, e.peer, s)) best = std::min(best, dist[static_cast<size_t>(e.peer)]);
       Peers exits = peers();
       for (const auto& e : t_.down[si])
-        if (is_exit(k, e.peer) && dist[static_cast<size_t>(e.peer)] == best) {
+        if (is_exit(k, e.peer, s) && dist[static_cast<size_t>(e.peer)] == best) {
           cand_.push_back(e.port);
           add_peer(exits, e.peer);
         }
@@ -350,7 +386,50 @@ class Router {
     c.last = peer;
   }
 
-  bool is_exit(int k, int c) const { return vc_[static_cast<size_t>(c)] && c_.cls[static_cast<size_t>(c)] == k - 1; }
+  // Whether switch s, descending towards class k, may take its U-turn at c. With plane valleys a
+  // leaf is the exit of one plane's turns only (plane_exits).
+  bool is_exit(int k, int c, int s) const {
+    if (!vc_[static_cast<size_t>(c)] || c_.cls[static_cast<size_t>(c)] != k - 1) return false;
+    if (!pv_ || t_.rank[static_cast<size_t>(c)] != 0) return true;
+    const int m = pv_->plane[static_cast<size_t>(s)];
+    return m >= 0 && exit_[static_cast<size_t>(m)] == c;
+  }
+
+  // Whether switch s may climb to its parent `up` (plane valleys: a valley leaf in use climbs
+  // only into the planes its colour allows).
+  bool may_climb(int s, int up) const {
+    if (!pv_) return true;
+    const int lim = climb_min_[static_cast<size_t>(s)];
+    if (lim < 0) return true;
+    const int m = pv_->plane[static_cast<size_t>(up)];
+    return m >= 0 && pv_->index(pv_->pos[static_cast<size_t>(m)]) >= lim;
+  }
+
+  // Plane valleys, for the destination of the current target (its class 0 known): R = the planes
+  // with a class-0 switch (those that reach it downwards). A plane outside R turns at the leaf of
+  // its own position if some plane of R lies later in the order, else at the leaf of R's last
+  // plane; that leaf climbs only into planes of R at or after its index (the colour of every turn
+  // it makes is then its own).
+  void plane_exits() {
+    std::fill(in_r_.begin(), in_r_.end(), 0);
+    std::fill(exit_.begin(), exit_.end(), -1);
+    std::fill(climb_min_.begin(), climb_min_.end(), -1);
+    int last = -1;
+    for (size_t s = 0; s < c_.cls.size(); s++)
+      if (c_.cls[s] == 0 && pv_->plane[s] >= 0) {
+        in_r_[static_cast<size_t>(pv_->plane[s])] = 1;
+        last = std::max(last, pv_->pos[static_cast<size_t>(pv_->plane[s])]);
+      }
+    if (last < 0) return;
+    for (int m = 0; m < pv_->planes(); m++) {
+      if (in_r_[static_cast<size_t>(m)]) continue;
+      const int p = pv_->pos[static_cast<size_t>(m)];
+      const int i = pv_->index(p < last ? p : last);
+      const int leaf = pv_->leaf[static_cast<size_t>(i)];
+      exit_[static_cast<size_t>(m)] = leaf;
+      climb_min_[static_cast<size_t>(leaf)] = i;
+    }
+  }
 
   int descend(int k) {
     auto& cls = c_.cls;
@@ -361,7 +440,7 @@ class Router {
         if (cls[static_cast<size_t>(s)] >= 0) continue;
         int best = kInf;
         for (const auto& e : t_.down[static_cast<size_t>(s)]) {
-          if (is_exit(k, e.peer)) {
+          if (is_exit(k, e.peer, s)) {
             best = 1;  // the least possible
             break;
           } else if (cls[static_cast<size_t>(e.peer)] == k) best = std::min(best, dist[static_cast<size_t>(e.peer)] + 1);
@@ -385,6 +464,7 @@ class Router {
         int best = kInf;
         for (const auto& e : t_.up[static_cast<size_t>(s)]) {
           int c = cls[static_cast<size_t>(e.peer)];
+          if (!may_climb(s, e.peer)) continue;
           if (c == k - 1) {
             best = 1;  // the least possible
             break;
@@ -415,6 +495,10 @@ class Router {
 
   const FatTree& t_;
   const std::vector<char>& vc_;
+  const PlaneValleys* pv_;
+  std::vector<int> exit_, pexit_;            // per plane: its valley leaf for this target, -1 none
+  std::vector<int> climb_min_, pclimb_min_;  // per switch: least leaf index it may climb into
+  std::vector<char> in_r_;
   int target_ = -1;
   Classes c_;
   int max_class_;
@@ -445,6 +529,9 @@ std::vector<OptionSpec> FtreeMisrouteEngine::option_specs() const {
                           "valley chains, one VL each: each destination's routes take the VL (SL) of its chain, "
                           "so the U-turn load is split over that many valley leaves (1: every route on VL0, the "
                           "paper's construction; more needs QoS on in OpenSM)"),
+      OptionSpec::text("plane_valleys", "auto",
+                       "U-turns between the planes above the leaves at one valley leaf per plane (its turns into later "
+                       "planes), on 1 VL, CDG verified: auto (3+ levels, 3+ planes, CAs above the leaves), true, false"),
       OptionSpec::boolean("free_uturns", "true", "last resort: U-turns anywhere, kept only if the CDG check finds no cycle"),
       OptionSpec::boolean("updn_fallback", "true",
                           "last resort of all: Up*/Down* from one root on 1 VL (any connected fabric), CDG verified"),
@@ -603,6 +690,112 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
       valleys.push_back(cands[static_cast<size_t>(scored[i].second)]);
   }
 
+  // Valley leaves by plane (PlaneValleys above), tried first where it is on: `auto` on trees of 3+
+  // levels with 3+ planes and CAs above the leaves (hosts, aggregation nodes: their traffic
+  // between planes is what takes U-turns), one VL and no valley_leaf given.
+  const std::string pv_opt = options.get(option_spec("plane_valleys"));
+  if (pv_opt != "auto" && pv_opt != "true" && pv_opt != "false")
+    throw OptionError("plane_valleys must be auto, true or false, not '" + pv_opt + "'");
+  PlaneValleys pv;
+  if (pv_opt != "false" && H >= 2 && chains_wanted == 1 && !options.has("valley_leaf") && !valleys.empty()) {
+    pv.plane.assign(static_cast<size_t>(S), -1);
+    std::vector<long> weight;  // per plane: its switches and the CAs on them (the turns' ends)
+    for (int s0 = 0; s0 < S; s0++) {
+      if (t.rank[static_cast<size_t>(s0)] == 0 || pv.plane[static_cast<size_t>(s0)] >= 0) continue;
+      const int m = static_cast<int>(weight.size());
+      weight.push_back(0);
+      std::vector<int> todo{s0};
+      pv.plane[static_cast<size_t>(s0)] = m;
+      while (!todo.empty()) {
+        const int x = todo.back();
+        todo.pop_back();
+        weight[static_cast<size_t>(m)] += 1;
+        const Node& nd = fabric.node(t.sw_node[static_cast<size_t>(x)]);
+        for (int q = 1; q <= nd.num_ports; q++)
+          if (nd.port(q).connected() && !fabric.node(nd.port(q).peer_node).is_switch()) weight[static_cast<size_t>(m)]++;
+        for (const auto* links : {&t.up[static_cast<size_t>(x)], &t.down[static_cast<size_t>(x)]})
+          for (const auto& e : *links)
+            if (t.rank[static_cast<size_t>(e.peer)] > 0 && pv.plane[static_cast<size_t>(e.peer)] < 0) {
+              pv.plane[static_cast<size_t>(e.peer)] = m;
+              todo.push_back(e.peer);
+            }
+      }
+    }
+    const int P = static_cast<int>(weight.size());
+    bool upper_cas = false;
+    for (int x = 0; x < S; x++)
+      if (t.rank[static_cast<size_t>(x)] > 0) {
+        const Node& nd = fabric.node(t.sw_node[static_cast<size_t>(x)]);
+        for (int q = 1; q <= nd.num_ports && !upper_cas; q++)
+          upper_cas = nd.port(q).connected() && !fabric.node(nd.port(q).peer_node).is_switch();
+      }
+    if (P >= 3 && (upper_cas || pv_opt == "true")) {
+      // order: the lightest plane first (its leaf takes every turn into and out of it)
+      std::vector<int> order(static_cast<size_t>(P));
+      for (int m = 0; m < P; m++) order[static_cast<size_t>(m)] = m;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int a, int b) { return weight[static_cast<size_t>(a)] < weight[static_cast<size_t>(b)]; });
+      pv.pos.assign(static_cast<size_t>(P), 0);
+      for (int i = 0; i < P; i++) pv.pos[static_cast<size_t>(order[static_cast<size_t>(i)])] = i;
+      // the leaves: of the best valley leaf's sub-tree below the top rank, cabled into every
+      // plane, the best valley candidates first, then the most up-cables
+      const int pod = t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(valleys.front())];
+      std::vector<int> pod_leaves;
+      for (int l : t.leaves) {
+        if (t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(l)] != pod) continue;
+        std::set<int> reach;
+        for (const auto& e : t.up[static_cast<size_t>(l)]) reach.insert(pv.plane[static_cast<size_t>(e.peer)]);
+        if (static_cast<int>(reach.size()) == P) pod_leaves.push_back(l);
+      }
+      auto rank_of = [&](int l) {
+        const auto it = std::find(valleys.begin(), valleys.end(), l);
+        return std::make_pair(static_cast<long>(it - valleys.begin()), -static_cast<long>(t.up[static_cast<size_t>(l)].size()));
+      };
+      std::stable_sort(pod_leaves.begin(), pod_leaves.end(), [&](int a, int b) { return rank_of(a) < rank_of(b); });
+      if (pod_leaves.size() >= 2) {
+        // Which leaf takes which position: the turns of the plane at position i come down its
+        // bundle into leaf i, and so do the leaf's own LIDs that climb into that plane (every
+        // source's route to a LID comes down the cable it leaves on, Mirror). Position by
+        // position, the leaf with the most cables into the planes it takes (the last leaf: all
+        // positions from its own on), then the fewest own LIDs there, ties in the order above.
+        const int T = std::min(P, static_cast<int>(pod_leaves.size())) - 1;
+        std::vector<std::vector<int>> own(static_cast<size_t>(S)), cables(static_cast<size_t>(S));
+        for (int l : pod_leaves) {
+          auto& o = own[static_cast<size_t>(l)];
+          o.assign(static_cast<size_t>(P), 0);
+          const auto& up = t.up[static_cast<size_t>(l)];
+          cables[static_cast<size_t>(l)].assign(static_cast<size_t>(P), 0);
+          for (const auto& e : up) cables[static_cast<size_t>(l)][static_cast<size_t>(pv.plane[static_cast<size_t>(e.peer)])]++;
+          for (const DestLid& d : dests[static_cast<size_t>(l)]) {
+            const uint64_t q0 = static_cast<uint64_t>(d.index / divisor[0] + d.offset);
+            o[static_cast<size_t>(pv.plane[static_cast<size_t>(up[q0 % up.size()].peer)])]++;
+          }
+        }
+        std::vector<char> taken(static_cast<size_t>(S), 0);
+        for (int i = 0; i <= T; i++) {
+          int best = -1;
+          std::pair<long, long> best_cost;
+          for (int l : pod_leaves) {
+            if (taken[static_cast<size_t>(l)]) continue;
+            std::pair<long, long> cost{0, 0};  // (-cables, own LIDs) into the planes it takes
+            for (int m = 0; m < P; m++)
+              if (i == T ? pv.pos[static_cast<size_t>(m)] >= T : pv.pos[static_cast<size_t>(m)] == i) {
+                cost.first -= cables[static_cast<size_t>(l)][static_cast<size_t>(m)];
+                cost.second += own[static_cast<size_t>(l)][static_cast<size_t>(m)];
+              }
+            if (best < 0 || cost < best_cost) best = l, best_cost = cost;
+          }
+          taken[static_cast<size_t>(best)] = 1;
+          pv.leaf.push_back(best);
+        }
+        pv.low.assign(static_cast<size_t>(P), {});
+        for (int x = 0; x < S; x++)
+          if (t.rank[static_cast<size_t>(x)] == 1) pv.low[static_cast<size_t>(pv.plane[static_cast<size_t>(x)])].push_back(x);
+        valleys.insert(valleys.begin(), kPlaneValleys);
+      }
+    }
+  }
+
   // Last resort (beyond the guarantee): U-turns allowed at every switch, accepted only if the
   // CDG check finds no cycle (forced on, whatever `check` says).
   const bool free_uturns = options.get_bool(option_spec("free_uturns"));
@@ -645,13 +838,24 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     record_self_check(fabric, out, b, self_check_options, std::string(kName) + " self-check", true, true, workers);
   };
   for (int valley : valleys) {
-    const bool restricted = valley >= 0;
-    // U-turn points: switches in the sub-tree of their own rank that holds the valley leaf.
+    const bool planes = valley == kPlaneValleys;
+    const bool restricted = valley >= 0 || planes;
+    const int vleaf = planes ? pv.leaf.front() : valley;
+    // U-turn points: switches in the sub-tree of their own rank that holds the valley leaf (with
+    // plane valleys: their leaves, all in one sub-tree above).
     std::vector<char> vc(static_cast<size_t>(S), restricted ? 0 : 1);
     for (int s = 0; restricted && s < S; s++) {
       int r = t.rank[static_cast<size_t>(s)];
       vc[static_cast<size_t>(s)] = t.block[static_cast<size_t>(r)][static_cast<size_t>(s)] ==
-                                   t.block[static_cast<size_t>(r)][static_cast<size_t>(valley)];
+                                   t.block[static_cast<size_t>(r)][static_cast<size_t>(vleaf)];
+    }
+    for (int l : planes ? pv.leaf : std::vector<int>{}) vc[static_cast<size_t>(l)] = 1;
+    std::string where;  // the U-turn points, for the notes
+    if (planes) {
+      where = "valley leaves by plane (" + std::to_string(pv.planes()) + " planes):";
+      for (int l : pv.leaf) where += " " + fabric.node_name(t.sw_node[static_cast<size_t>(l)]);
+    } else if (restricted) {
+      where = "valley leaf " + fabric.node_name(t.sw_node[static_cast<size_t>(valley)]);
     }
     // Per attach switch ("target", in parallel over targets): classes, then the memoised plan,
     // then every destination LID of the target gets its column. Each entry depends on its
@@ -664,7 +868,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     std::atomic<int> first_fail{S};
     std::vector<Router> routers;
     routers.reserve(static_cast<size_t>(workers));
-    for (int w = 0; w < workers; w++) routers.emplace_back(t, vc);
+    for (int w = 0; w < workers; w++) routers.emplace_back(t, vc, planes ? &pv : nullptr);
     std::vector<std::vector<uint64_t>> qbuf(static_cast<size_t>(workers));
     // Groups of up to 64 targets (in LID order) with at most kGroupLids LIDs: a worker fills a
     // group's columns into its own buffer (switch-major, one column per LID of the group), then
@@ -764,8 +968,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
         failure = "switch " + fabric.node_name(t.sw_node[static_cast<size_t>(s)]) + " cannot reach LID " +
                   std::to_string(dl.front().lid) + " (attached at switch " +
                   fabric.node_name(t.sw_node[static_cast<size_t>(target)]) + ") by up/down routes with U-turns " +
-                  (restricted ? "in the sub-trees of valley leaf " + fabric.node_name(t.sw_node[static_cast<size_t>(valley)])
-                              : std::string("anywhere"));
+                  (restricted ? "in the sub-trees of " + where : std::string("anywhere"));
         break;
       }
       uturn_entries += uturns[static_cast<size_t>(target)];
@@ -775,23 +978,24 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
       continue;
     }
     out.notes.push_back(t.shape + ", " +
-                        (restricted ? "valley leaf " + fabric.node_name(t.sw_node[static_cast<size_t>(valley)])
+                        (restricted ? where + (planes ? " (beyond the proof, CDG verified)" : "")
                                     : std::string("unrestricted U-turns (beyond the guarantee, CDG verified)")) +
                         ", " + std::to_string(uturn_entries) + " LFT entries lead through a U-turn");
     if (chains_wanted > 1 && !restricted) break;  // chains are valley chains: U-turns anywhere make none
-    if (restricted && !check && chains_wanted == 1) return out;
+    if (restricted && !planes && !check && chains_wanted == 1) return out;
 
     // Safety net (the construction is acyclic by design; this catches bugs, never repairs). With
     // vls > 1 every chain is checked so (the merged tables are not checked again, see below).
     std::optional<CdgBuild> b;
-    if (check || !restricted) {
+    if (check || !restricted || planes) {
       b = self_check(out);
       const Verdict v = verdict_of(*b, std::string(kName) + " self-check", true, 0);  // ftroute/verdict.hpp
       if (v.dropped() != 0 || v.looping() != 0)
         throw EngineError(kName, "internal check failed: " + std::to_string(v.dropped()) + " unreachable and " +
                                      std::to_string(v.looping()) + " looping pairs, e.g. " + v.first_problem());
       if (!v.cdg_acyclic) {
-        if (restricted && !t.multi_child) throw EngineError(kName, "internal check failed: channel dependency cycle on VL0: " + v.cycle);
+        if (restricted && !planes && !t.multi_child)
+          throw EngineError(kName, "internal check failed: channel dependency cycle on VL0: " + v.cycle);
         last_cycle = v.cycle;
         continue;
       }
