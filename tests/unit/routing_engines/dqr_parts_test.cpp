@@ -10,10 +10,12 @@
 //   DqrStaging       staging.cpp        a change's stage is its hop count along the new routes
 //   DqrOptions       options.cpp        variant names round-trip, bad values are named
 //   DqrLocalReroute  local_reroute.cpp  tlr repairs two faults at once soundly
+//   DqrMeshPlugin    mesh_plugin.cpp    the detour towards the centre is enabled; a non-mesh is named
 // (ChannelList, DqrTables, DqrReconf, DqrEngine, DqrEval, DqrTransition: the other test files.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <queue>
 #include <set>
 #include <tuple>
@@ -400,4 +402,48 @@ TEST(DqrLocalReroute, TwoFaultsAtOnceAreDetouredSoundly) {
   }
   EXPECT_GT(n, 0);
   EXPECT_GT(ok, 0) << "no double fault repaired";
+}
+
+// mesh_plugin.cpp: on a recognised mesh every failed link gets the detour one hop towards the
+// centre of the mesh, with its turns enabled in the list before any path search; on a fabric
+// that is not a mesh the plug-in says why and the generic repair alone runs.
+TEST(DqrMeshPlugin, DetourTowardsTheCentreIsEnabledOrTheRefusalIsNamed) {
+  const Fabric f = mesh(5, 5);
+  const Routing r = DorEngine().route(f);
+  const int a = *f.find("S0_0"), b = *f.find("S1_0"), a2 = *f.find("S0_1"), b2 = *f.find("S1_1");
+  auto port_to = [&](int x, int y) {
+    for (int p = 1; p <= f.node(x).num_ports; p++)
+      if (f.node(x).port(p).connected() && f.node(x).port(p).peer_node == y) return p;
+    return 0;
+  };
+  const Fabric g = without(f, {{a, port_to(a, b)}});
+  const ChannelList before = ChannelList::build(f, r);
+  ChannelList list = before;
+  DqrOptions o;
+  o.mesh_plugin = true;
+  const DqrResult res = dqr_reconfigure(list, f, g, r, o);
+  ASSERT_TRUE(res.ok);
+  EXPECT_TRUE(res.plugin_applied);
+  // S0_0 -> S1_0 is replaced by S0_0 -> S0_1 -> S1_1 -> S1_0 (the centre is at y = 2), and back
+  const Cdg& ids = list.ids();
+  for (auto [from, f2, t2, to] : {std::array<int, 4>{a, a2, b2, b}, std::array<int, 4>{b, b2, a2, a}}) {
+    const auto c1 = ids.id(from, port_to(from, f2), 0), c2 = ids.id(f2, port_to(f2, t2), 0),
+               c3 = ids.id(t2, port_to(t2, to), 0);
+    EXPECT_FALSE(before.has_dep(c1, c2)) << "a Y-then-X turn in an XY routing";
+    EXPECT_TRUE(list.has_dep(c1, c2)) << list.name(c1) << " -> " << list.name(c2);
+    EXPECT_TRUE(list.has_dep(c2, c3)) << list.name(c2) << " -> " << list.name(c3);
+  }
+  EXPECT_TRUE(list.valid());
+  expect_sound(g, patched(r, res), list, "mesh plug-in");
+
+  Fabric tree = topo::kary_ntree(4, 2);
+  tree.assign_lids();
+  const Routing rt = make_engine("ft-minhop")->route(tree);
+  const auto [s, p] = tree.switch_links()[0];
+  ChannelList lt = ChannelList::build(tree, rt);
+  const DqrResult rr = dqr_reconfigure(lt, tree, without(tree, {{s, p}}), rt, o);
+  EXPECT_FALSE(rr.plugin_applied);
+  bool named = false;
+  for (const auto& n : rr.notes) named = named || n.rfind("mesh plug-in not applied: ", 0) == 0;
+  EXPECT_TRUE(named);
 }
