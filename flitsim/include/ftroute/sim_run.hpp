@@ -1,4 +1,4 @@
-// What `ftroute sim` runs, apart from parsing its options and printing (cli/cmd_sim.cpp): the
+// What `ftroute sim` runs; cli/cmd_sim.cpp only parses the options and prints. Here: the
 // routing to simulate (an ftroute engine through the routing pipeline, or the simulator's own
 // `flitsim-minhop`), the simulator's routing check, a BookSim2 config applied to the router and
 // traffic, the fault and re-route schedule of `--fail/--recover/--reroute`, and one load point.
