@@ -5,6 +5,8 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
+#include <unistd.h>
 #include <set>
 
 #include "ftroute/campaign.hpp"
@@ -88,6 +90,36 @@ int fabric_lmc(const Fabric& f) {
 
 EngineOptions engine_options_for(const std::string& engine, const std::vector<std::string>& opts) {
   return ftroute::engine_options_for(engine, opts, false);  // the one [ENGINE:]k=v syntax
+}
+
+std::vector<std::string> opensm_compare_names(const std::vector<std::string>& names) {
+  if (names.empty()) throw OptionError("--opensm needs engine names (updn,ftree,minhop,dfsssp, ...)");
+  const auto& osm = opensm_engine_names();
+  std::string known;
+  for (const auto& n : osm) known += (known.empty() ? "" : ",") + n;
+  for (const auto& n : names) {
+    if (n == "file") throw OptionError("--opensm file: OpenSM's file engine needs an LFT dump; check one with --lfts NAME=FILE");
+    if (std::find(osm.begin(), osm.end(), n) == osm.end() && !find_engine(n))
+      throw OptionError("--opensm: unknown engine '" + escape_name(n) + "' (OpenSM's: " + known +
+                        "; or an ftroute engine, run inside OpenSM by libftroute.so)");
+  }
+  return names;
+}
+
+CompareScratch::CompareScratch(const std::string& keep, bool used)
+    : dir_(!keep.empty() ? keep
+                         : (std::filesystem::temp_directory_path() / ("ftroute-compare-" + std::to_string(getpid()))).string()),
+      keep_(!keep.empty()),
+      remove_(used && keep.empty()) {}
+
+CompareScratch::~CompareScratch() {
+  std::error_code ec;
+  if (remove_) std::filesystem::remove(dir_, ec);  // empty once every run removed its own directory
+}
+
+void CompareScratch::apply(OpensmRunOptions& o) const {
+  o.scratch_dir = dir_;
+  o.keep_scratch = keep_;
 }
 
 std::vector<EngineRow> compare_engines(const Fabric& fabric, const CompareOptions& o) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
@@ -75,6 +76,36 @@ double parse_rate(const std::string& text, const std::string& what) {
   if (pct) v /= 100;
   if (!(v >= 0 && v <= 1)) throw OptionError(what + ": rate '" + text + "' outside 0..100 %");
   return v;
+}
+
+void set_lifetime(Config& cfg, const LifetimeArgs& a, bool case_study, bool failure_levels) {
+  if (!case_study && !a.years) {
+    if (a.link_rate || a.switch_rate || a.link_ratio || a.expected_counts)
+      throw OptionError("--link-rate, --switch-rate, --link-ratio and --expected-counts need --years N (or --case-study)");
+    return;
+  }
+  if (failure_levels)
+    throw OptionError("--link-failures/--switch-failures and --years/--case-study exclude each other "
+                      "(a lifetime draws its failures from --link-rate/--switch-rate)");
+  if (a.link_rate && a.link_ratio) throw OptionError("give --link-rate or --link-ratio, not both");
+  Lifetime& lt = cfg.lifetime;
+  lt.years = 8;
+  if (a.years) {
+    char* end = nullptr;
+    const long y = std::strtol(a.years->c_str(), &end, 10);
+    if (a.years->empty() || *end || y < 1 || y > 100) throw OptionError("--years expects 1..100, got '" + *a.years + "'");
+    lt.years = static_cast<int>(y);
+  }
+  lt.link_rate = parse_rate(a.link_rate.value_or("1%"), "--link-rate");
+  lt.switch_rate = parse_rate(a.switch_rate.value_or("1%"), "--switch-rate");
+  if (a.link_ratio) {
+    char* end = nullptr;
+    lt.links_per_switch = std::strtod(a.link_ratio->c_str(), &end);
+    if (a.link_ratio->empty() || *end || !(lt.links_per_switch > 0) || !std::isfinite(lt.links_per_switch))
+      throw OptionError("--link-ratio expects a number > 0 (link failures per switch failure), got '" + *a.link_ratio +
+                        "'");
+  }
+  lt.expected_counts = a.expected_counts;
 }
 
 int lifetime_candidate_links(const Fabric& f, bool host_links) {

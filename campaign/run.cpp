@@ -330,6 +330,19 @@ std::string RunKey::id() const {
   return fabric + "|" + engine + "|" + link_failures + "|" + switch_failures + "|" + std::to_string(seed);
 }
 
+void parse_shard(const std::string& text, Config& cfg) {
+  const auto slash = text.find('/');
+  try {
+    if (slash == std::string::npos) throw std::invalid_argument(text);
+    cfg.shard_index = std::stoi(text.substr(0, slash));
+    cfg.shard_count = std::stoi(text.substr(slash + 1));
+  } catch (const std::exception&) {
+    throw OptionError("--shard expects I/N (0 <= I < N), got '" + text + "'");
+  }
+  if (cfg.shard_count < 1 || cfg.shard_index < 0 || cfg.shard_index >= cfg.shard_count)
+    throw OptionError("--shard expects I/N (0 <= I < N), got '" + text + "'");
+}
+
 std::vector<RunKey> plan(const Config& cfg) {
   if (cfg.shard_count < 1 || cfg.shard_index < 0 || cfg.shard_index >= cfg.shard_count)
     throw OptionError("bad shard " + std::to_string(cfg.shard_index) + "/" + std::to_string(cfg.shard_count));

@@ -149,4 +149,32 @@ bool compare_campaign_settings(const Settings* recorded, const Settings& request
   return false;
 }
 
+Settings merge_settings(const std::vector<std::string>& parts, std::string* from) {
+  Settings ref;
+  std::string ref_from;
+  for (const auto& p : parts) {
+    Settings s;
+    if (read_campaign_settings(p, &s) && ref_from.empty()) ref = s, ref_from = p;
+  }
+  for (const auto& p : parts) {
+    Settings s;
+    const bool have = read_campaign_settings(p, &s);
+    if (p == ref_from) continue;
+    SettingMismatch m;
+    // compared both ways: a key missing on one side is not compared (shift_order: index)
+    bool differ = !ref_from.empty() && compare_campaign_settings(have ? &s : nullptr, ref, &m);
+    if (differ) {
+      std::swap(m.recorded, m.requested);
+    } else if (have && compare_campaign_settings(ref_from.empty() ? nullptr : &ref, s, &m)) {
+      differ = true;
+    }
+    if (differ)
+      throw Error("cannot merge " + (ref_from.empty() ? std::string("a directory without campaign.conf") : ref_from) +
+                  " (" + m.key + " " + m.recorded + ") with " + p + " (" + m.key + " " + m.requested + ", " +
+                  setting_option(m.key) + "): their results would mix");
+  }
+  *from = ref_from;
+  return ref;
+}
+
 }  // namespace ftroute::campaign

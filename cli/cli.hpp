@@ -23,6 +23,17 @@ class UsageError : public Error {
   using Error::Error;
 };
 
+// Runs f(); an E (a library's check of an option value: OptionError unless told) becomes a
+// UsageError with the same text.
+template <class E = OptionError, class F>
+decltype(auto) usage_errors(F&& f) {
+  try {
+    return f();
+  } catch (const E& e) {
+    throw UsageError(e.what());
+  }
+}
+
 // Simple GNU-style option parser over the subcommand's argv.
 class Args {
  public:

@@ -21,7 +21,6 @@ using namespace ftroute;
 
 namespace {
 
-
 std::string hms(double s) {
   if (!std::isfinite(s) || s < 0) return "--:--";
   long t = std::lround(s);
@@ -34,55 +33,16 @@ std::string hms(double s) {
 // The engines of the case study (issue 27 item 7): ftroute's tree engines and OpenSM's.
 const char* const kCaseStudyEngines = "ftree-misroute,dqr,ftdrb,opensm:updn,opensm:ftree,opensm:dfsssp";
 
-double rate_option(const std::optional<std::string>& v, const std::string& name, const std::string& def) {
-  try {
-    return campaign::parse_rate(v ? *v : def, "--" + name);
-  } catch (const OptionError& e) {
-    throw cli::UsageError(e.what());
-  }
-}
-
-// --years / --case-study: the lifetime options (docs/campaign.md "Case study"). Args::value()
-// consumes an option, so each is read once.
-void lifetime_options(cli::Args& a, campaign::Config& cfg, bool case_study, bool failure_levels) {
-  const auto years = a.value("years"), link_rate = a.value("link-rate"), switch_rate = a.value("switch-rate"),
-             link_ratio = a.value("link-ratio");
-  const bool expected = a.flag("expected-counts");
-  if (!case_study && !years) {
-    if (link_rate || switch_rate || link_ratio || expected)
-      throw cli::UsageError("--link-rate, --switch-rate, --link-ratio and --expected-counts need --years N (or --case-study)");
-    return;
-  }
-  if (failure_levels)
-    throw cli::UsageError("--link-failures/--switch-failures and --years/--case-study exclude each other "
-                          "(a lifetime draws its failures from --link-rate/--switch-rate)");
-  if (link_rate && link_ratio) throw cli::UsageError("give --link-rate or --link-ratio, not both");
-  auto& lt = cfg.lifetime;
-  lt.years = 8;
-  if (years) {
-    char* end = nullptr;
-    const long y = std::strtol(years->c_str(), &end, 10);
-    if (years->empty() || *end || y < 1 || y > 100) throw cli::UsageError("--years expects 1..100, got '" + *years + "'");
-    lt.years = static_cast<int>(y);
-  }
-  lt.link_rate = rate_option(link_rate, "link-rate", "1%");
-  lt.switch_rate = rate_option(switch_rate, "switch-rate", "1%");
-  if (link_ratio) {
-    char* end = nullptr;
-    lt.links_per_switch = std::strtod(link_ratio->c_str(), &end);
-    if (link_ratio->empty() || *end || !(lt.links_per_switch > 0) || !std::isfinite(lt.links_per_switch))
-      throw cli::UsageError("--link-ratio expects a number > 0 (link failures per switch failure), got '" + *link_ratio + "'");
-  }
-  lt.expected_counts = expected;
-}
-
 int run_campaign_cmd(cli::Args& a) {
   campaign::Config cfg;
   for (const auto& f : a.values("fabric")) cfg.fabrics.push_back(campaign::parse_fabric_source(f, true));
   for (const auto& g : a.values("gen")) cfg.fabrics.push_back(campaign::parse_fabric_source(g, false));
   const bool case_study = a.flag("case-study");
   const auto link_failures = a.value("link-failures"), switch_failures = a.value("switch-failures");
-  lifetime_options(a, cfg, case_study, link_failures || switch_failures);
+  // --years / --case-study (docs/campaign.md "Case study"); Args::value() consumes an option, so each is read once
+  const campaign::LifetimeArgs life{a.value("years"), a.value("link-rate"), a.value("switch-rate"), a.value("link-ratio"),
+                                    a.flag("expected-counts")};
+  cli::usage_errors([&] { campaign::set_lifetime(cfg, life, case_study, link_failures || switch_failures); });
   auto engines = a.value("engines");
   if (!engines && case_study) engines = kCaseStudyEngines;
   cfg.link_failures = cli::split_list(link_failures.value_or("0"), ',');
@@ -128,18 +88,7 @@ int run_campaign_cmd(cli::Args& a) {
   if (cfg.link_failures.empty() || cfg.switch_failures.empty()) throw cli::UsageError("empty failure list");
   for (const auto& s : cfg.link_failures) campaign::failures_count(s, 100);  // syntax check
   for (const auto& s : cfg.switch_failures) campaign::failures_count(s, 100);
-  {
-    auto slash = shard.find('/');
-    try {
-      if (slash == std::string::npos) throw std::invalid_argument(shard);
-      cfg.shard_index = std::stoi(shard.substr(0, slash));
-      cfg.shard_count = std::stoi(shard.substr(slash + 1));
-    } catch (const std::exception&) {
-      throw cli::UsageError("--shard expects I/N (0 <= I < N), got '" + shard + "'");
-    }
-    if (cfg.shard_count < 1 || cfg.shard_index < 0 || cfg.shard_index >= cfg.shard_count)
-      throw cli::UsageError("--shard expects I/N (0 <= I < N), got '" + shard + "'");
-  }
+  cli::usage_errors([&] { campaign::parse_shard(shard, cfg); });
   if (cfg.sim_msg_packets < 1) throw cli::UsageError("--sim-msg-packets must be >= 1");
   if (!cfg.pattern.empty() && !(cfg.sim_load > 0 && cfg.sim_load <= 1))
     throw cli::UsageError("--sim-load must be in (0, 1]");
@@ -180,31 +129,8 @@ int run_merge_cmd(cli::Args& a) {
   if (pos.empty()) throw cli::UsageError("give the campaign directories (or results.csv files) to merge");
   cli::check_output_dir(out);
   std::vector<std::vector<campaign::RunResult>> parts = campaign::read_result_parts(pos);
-  // The parts must have run with the same settings (campaign.conf; a part without one is from
-  // before they were recorded: shift-exchange in index order, the rest unknown).
-  campaign::Settings ref;
-  std::string ref_from;
-  for (const auto& p : pos) {
-    campaign::Settings s;
-    if (campaign::read_campaign_settings(p, &s) && ref_from.empty()) ref = s, ref_from = p;
-  }
-  for (const auto& p : pos) {
-    campaign::Settings s;
-    const bool have = campaign::read_campaign_settings(p, &s);
-    if (p == ref_from) continue;
-    campaign::SettingMismatch m;
-    // compared both ways: a key missing on one side is not compared (shift_order: index)
-    bool differ = !ref_from.empty() && campaign::compare_campaign_settings(have ? &s : nullptr, ref, &m);
-    if (differ) {
-      std::swap(m.recorded, m.requested);
-    } else if (have && campaign::compare_campaign_settings(ref_from.empty() ? nullptr : &ref, s, &m)) {
-      differ = true;
-    }
-    if (differ)
-      throw Error("cannot merge " + (ref_from.empty() ? std::string("a directory without campaign.conf") : ref_from) +
-                  " (" + m.key + " " + m.recorded + ") with " + p + " (" + m.key + " " + m.requested + ", " +
-                  campaign::setting_option(m.key) + "): their results would mix");
-  }
+  std::string ref_from;  // the parts must have run with the same settings (campaign.conf)
+  const campaign::Settings ref = campaign::merge_settings(pos, &ref_from);
   int dup = 0;
   auto rows = campaign::merge(parts, &dup);
   std::filesystem::create_directories(out);

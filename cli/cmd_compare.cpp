@@ -5,10 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "cli.hpp"
@@ -37,22 +35,6 @@ std::string row_text(const std::string& name, const ValidationReport& r, double 
 
 std::string pad16(const std::string& name) { return name + std::string(16 - std::min<size_t>(16, name.size()), ' '); }
 
-// --opensm names: OpenSM's own engines, or an ftroute engine run inside OpenSM by the plugin.
-std::vector<std::string> opensm_names(const std::string& list) {
-  std::vector<std::string> names = cli::split_list(list, ',');
-  if (names.empty()) throw cli::UsageError("--opensm needs engine names (updn,ftree,minhop,dfsssp, ...)");
-  std::string known;
-  for (const auto& n : campaign::opensm_engine_names()) known += (known.empty() ? "" : ",") + n;
-  for (const auto& n : names) {
-    if (n == "file") throw cli::UsageError("--opensm file: OpenSM's file engine needs an LFT dump; check one with --lfts NAME=FILE");
-    const auto& osm = campaign::opensm_engine_names();
-    if (std::find(osm.begin(), osm.end(), n) == osm.end() && !find_engine(n))
-      throw cli::UsageError("--opensm: unknown engine '" + escape_name(n) + "' (OpenSM's: " + known +
-                            "; or an ftroute engine, run inside OpenSM by libftroute.so)");
-  }
-  return names;
-}
-
 int run_compare(cli::Args& a) {
   auto engines_opt = a.value("engines");
   auto opensm_opt = a.value("opensm");
@@ -76,7 +58,7 @@ int run_compare(cli::Args& a) {
   if (!fab.gen.empty() && !lfts.empty()) throw cli::UsageError("--lfts needs the fabric as a file, not --gen");
   if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   std::vector<std::string> opensm;
-  if (opensm_opt) opensm = opensm_names(*opensm_opt);
+  if (opensm_opt) opensm = cli::usage_errors([&] { return campaign::opensm_compare_names(cli::split_list(*opensm_opt, ',')); });
   else if (!ftsim.empty() || !keep_scratch.empty() || osm_timeout_text)
     throw cli::UsageError("--ftsim, --keep-scratch and --opensm-timeout need --opensm");
   long osm_timeout = 120;
@@ -116,19 +98,8 @@ int run_compare(cli::Args& a) {
   co.osm.ftsim_script = ftsim;
   co.osm.gen_spec = fab.gen;
   co.osm.comment = "ftroute compare " + fab.label();
-  // the ibsim/OpenSM work directories: kept under --keep-scratch DIR, else a temporary directory
-  namespace fs = std::filesystem;
-  const std::string scratch = !keep_scratch.empty() ? keep_scratch
-                              : (fs::temp_directory_path() / ("ftroute-compare-" + std::to_string(getpid()))).string();
-  co.osm.scratch_dir = scratch;
-  co.osm.keep_scratch = !keep_scratch.empty();
-  struct RemoveScratch {
-    std::string dir;
-    ~RemoveScratch() {
-      std::error_code ec;
-      if (!dir.empty()) fs::remove(dir, ec);  // empty once every run removed its own directory
-    }
-  } remove_scratch{opensm.empty() || !keep_scratch.empty() ? "" : scratch};
+  const campaign::CompareScratch scratch(keep_scratch, !opensm.empty());  // kept under --keep-scratch DIR
+  scratch.apply(co.osm);
   if (!quiet)
     co.progress = [&](const std::string& e) {
       std::cerr << "compare: OpenSM engine " << e << " under ibsim (timeout " << osm_timeout << " s)" << std::endl;

@@ -1,19 +1,14 @@
 // `ftroute sim`: replay LFTs (from a file or from an engine) in the cycle-level flit simulator
 // (flitsim/, docs/flitsim.md). One load point prints a summary; --sweep writes CSV + SVG.
 #include <cstdio>
-#include <deque>
+#include <functional>
 #include <optional>
 #include <sstream>
 
 #include "cli.hpp"
 #include "json_out.hpp"
-#include "ftroute/engine.hpp"
 #include "ftroute/engine_option_text.hpp"
-#include "ftroute/pipeline.hpp"
-#include "ftroute/registry.hpp"
-#include "ftroute/booksim_config.hpp"
-#include "ftroute/flitsim.hpp"
-#include "ftroute/flitsim_testnets.hpp"
+#include "ftroute/sim_run.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
 
@@ -103,60 +98,6 @@ output:
   --json                 results (every load point) as JSON on stdout (docs/JSON.md)
 )";
 
-// --fail/--recover: flitsim's parser; its errors are usage errors here
-LinkEvent parse_link(const Fabric& f, const std::string& arg, bool up) {
-  try {
-    return parse_link_event(f, arg, up);
-  } catch (const OptionError& e) {
-    throw cli::UsageError(e.what());
-  }
-}
-
-std::vector<int> parse_ints(const std::string& s, char sep, const std::string& what) {
-  std::vector<int> r;
-  std::stringstream in(s);
-  std::string tok;
-  while (std::getline(in, tok, sep)) {
-    try {
-      size_t used = 0;
-      r.push_back(std::stoi(tok, &used));
-      if (used != tok.size()) throw 1;
-    } catch (...) {
-      throw cli::UsageError(what + ": bad number '" + tok + "' in '" + s + "'");
-    }
-  }
-  return r;
-}
-
-// The simulator's routing check: every LID (LMC ranges by the LID policy) from the switches end
-// ports attach to, where traffic enters; not every unused entry (ftroute/verdict.hpp).
-PipelineOptions sim_check(bool all_lmc_lids) {
-  PipelineOptions po;
-  po.require_ok = false;  // reported; --strict refuses
-  po.reuse_self_check = false;
-  po.verify.all_switches = false;
-  po.verify.scan_entries = false;
-  po.verify.all_lmc_lids = all_lmc_lids;
-  return po;
-}
-
-// engine: an ftroute engine through the routing pipeline (options checked when it is made), or
-// the simulator's own min-hop helper (flitsim-minhop).
-std::optional<RoutingPipeline> sim_pipeline(const std::string& name, const EngineOptions& opts, bool all_lmc_lids) {
-  if (name.empty() || name == "flitsim-minhop") return std::nullopt;
-  try {
-    return std::optional<RoutingPipeline>(std::in_place, name, opts, sim_check(all_lmc_lids));
-  } catch (const OptionError& x) {
-    if (find_engine(name)) throw;
-    throw OptionError(std::string(x.what()) + "; also: flitsim-minhop (simulator's min-hop helper)");
-  }
-}
-
-Routing run_engine(std::optional<RoutingPipeline>& pipeline, const Fabric& f) {
-  if (!pipeline) return route_minhop(f);
-  return pipeline->run(f).routing;
-}
-
 int run_sim(cli::Args& a) {
   cli::FabricArg fab = cli::fabric_options(a, true);
   const std::string& fabric_path = fab.file;
@@ -176,58 +117,28 @@ int run_sim(cli::Args& a) {
     if (*br == "lft") random_choices = false;
     else if (*br != "random") throw cli::UsageError("--booksim-routing must be random or lft");
   }
-  if (!booksim_path.empty()) {
-    try {
-      bsc = read_booksim_config(booksim_path);
-    } catch (const ParseError& e) {
-      throw cli::UsageError(e.what());
-    }
-    try {
-      apply_booksim_config(*bsc, c, t, random_choices);
-    } catch (const OptionError& e) {
-      throw cli::UsageError(booksim_path + ": " + e.what());
-    }
-    for (const auto& k : bsc->ignored)
-      std::fprintf(stderr, "note: %s:%d: %s only steers BookSim2's run control or output; ignored\n",
-                   booksim_path.c_str(), bsc->line_of.at(k), k.c_str());
-    if (bsc->topology == "fattree" && !random_choices)
-      std::fprintf(stderr, "note: %s: fattree nca picks the up port at random per packet in BookSim2; "
-                   "flitsim routes up by destination (D-mod-k, --booksim-routing lft)\n", booksim_path.c_str());
-  }
+  if (!booksim_path.empty())
+    for (const auto& n : cli::usage_errors<SimOptionError>(
+             [&] { return apply_booksim_file(booksim_path, random_choices, bsc.emplace(), c, t); }))
+      std::fprintf(stderr, "note: %s\n", n.c_str());
   // every router option through flitsim's one table (Config::set), the model first
   bool lid_policy_given = false;
   for (const ConfigKey& k : config_keys()) {
-    std::optional<std::string> v;
-    if (k.kind == ConfigKey::Flag) {
-      if (a.flag(k.name)) v = "true";
-    } else {
-      v = a.value(k.name);
-    }
+    std::optional<std::string> v = k.kind != ConfigKey::Flag ? a.value(k.name)
+                                    : a.flag(k.name)         ? std::optional<std::string>("true")
+                                                             : std::nullopt;
     if (!v) continue;
     lid_policy_given |= k.name == "lid-policy";
-    try {
-      c.set(k.name, *v);
-    } catch (const OptionError& e) {
-      throw cli::UsageError(e.what());
-    }
+    cli::usage_errors([&] { c.set(k.name, *v); });
   }
-  const bool bs = c.model == RouterModel::BookSim;
-  if (random_choices && bsc && booksim_lmc(*bsc) > 0) {  // a LID (= a combination of choices) at random per packet
-    if (lid_policy_given && c.lid_policy != LidPolicy::Random)
-      throw cli::UsageError("--booksim-routing random needs --lid-policy random (the default with it)");
-    c.lid_policy = LidPolicy::Random;
-  }
+  if (bsc) cli::usage_errors<SimOptionError>([&] { booksim_lid_policy(*bsc, random_choices, lid_policy_given, c); });
 
   t.pattern = a.value_or("pattern", t.pattern);
   t.load = a.double_or("load", t.load);
-  if (!(t.load >= 0 && t.load <= 1)) {
-    char v[32];
-    std::snprintf(v, sizeof v, "%g", t.load);
-    throw cli::UsageError(std::string("--load ") + v + " out of range: offered flits/endpoint/cycle must be 0..1");
-  }
+  cli::usage_errors<SimOptionError>([&] { check_sim_load(t.load); });
   const std::string sweep_spec = a.value_or("sweep", "");
-  if (auto d = a.value("dims")) t.dims = parse_ints(*d, 'x', "--dims");
-  if (auto h = a.value("hotspots")) t.hotspots = parse_ints(*h, ',', "--hotspots");
+  if (auto d = a.value("dims")) t.dims = cli::usage_errors([&] { return parse_int_list(*d, 'x', "--dims"); });
+  if (auto h = a.value("hotspots")) t.hotspots = cli::usage_errors([&] { return parse_int_list(*h, ',', "--hotspots"); });
   t.hotspot_fraction = a.double_in("hotspot-fraction", t.hotspot_fraction, 0, 1);
   t.trace_file = a.value_or("trace", "");
   if (!t.trace_file.empty() && t.pattern == "uniform") t.pattern = "trace";
@@ -235,19 +146,13 @@ int run_sim(cli::Args& a) {
   t.measure = a.int_in("measure", t.measure, 1, 1000000000000L);
   t.max_drain = a.int_in("max-drain", t.max_drain, 0, 1000000000000L);
   if (a.flag("no-flush")) t.flush = false;
-  t.self_traffic = bs || a.flag("self-traffic");
+  t.self_traffic = c.model == RouterModel::BookSim || a.flag("self-traffic");
   const std::vector<std::string> fails = a.values("fail"), recovers = a.values("recover"),
                                   reroutes = a.values("reroute");
-  if (resolve_threads(c.threads, 1 << 30) > 1) {  // (the library refuses these too; here: exit 2)
-    const char* what = c.nac                                                ? "NAC"
-                       : c.lid_policy == LidPolicy::FtDrb                     ? "FT-DRB sources (--lid-policy ftdrb)"
-                                                                              : nullptr;
-    if (what) throw cli::UsageError(std::string("--threads > 1 does not support ") + what + "; use --threads 1");
-  }
+  cli::usage_errors<SimOptionError>([&] { check_sim_threads(c); });
   const std::string csv = a.value_or("csv", ""), svg = a.value_or("svg", "");
   std::string title = a.value_or("title", "");
-  const bool strict = a.flag("strict");
-  const bool json = a.flag("json");
+  const bool strict = a.flag("strict"), json = a.flag("json");
   auto pos = a.positionals();
   if (!bsc || !pos.empty() || !fab.file.empty() || !fab.gen.empty()) cli::fabric_positional(fab, pos, true);
   if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "'");
@@ -265,112 +170,47 @@ int run_sim(cli::Args& a) {
   c.validate();
   cli::check_output_paths({csv, svg});  // before any work: all or none is written
 
-  // [ENGINE:]k=v, as route, compare and the plugin take them
-  EngineOptions eopts = engine_options_for(engine, opts, !engine.empty());
+  // [ENGINE:]k=v, as route, compare and the plugin take them; keys and ranges checked here, before any work
   const bool all_lmc_lids = c.lid_policy != LidPolicy::Base;
-  // keys and ranges checked here, before any work
-  std::optional<RoutingPipeline> pipeline = sim_pipeline(engine, eopts, all_lmc_lids);
+  SimEngine sim_engine(engine, engine_options_for(engine, opts, !engine.empty()), all_lmc_lids);
 
-  Fabric fabric;
-  Routing routing;
-  std::optional<Verdict> verdict;  // the routing pipeline's, for an engine's routing
+  SimInput in;
   auto fmt = parse_lft_format(lft_fmt);
   if (!fmt) throw cli::UsageError("--lft-format: unknown format '" + lft_fmt + "'");
+  auto load_lfts = [&](const std::string& file) {
+    return load_routing(fabric_path, file, *fmt, sl_path, sl2vl_path, false, static_cast<uint8_t>(lmc < 0 ? 0 : lmc));
+  };
   if (bsc) {
-    fabric = booksim_fabric(*bsc, random_choices);
-    routing = booksim_routing(fabric, *bsc, random_choices);
+    in = booksim_input(*bsc, random_choices);
   } else if (!lfts_path.empty()) {
-    LoadedRouting lr = load_routing(fabric_path, lfts_path, *fmt, sl_path, sl2vl_path, false,
-                                    static_cast<uint8_t>(lmc < 0 ? 0 : lmc));
+    LoadedRouting lr = load_lfts(lfts_path);
     for (auto& w : lr.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    fabric = std::move(lr.fabric);
-    routing = std::move(lr.routing);
+    in.fabric = std::move(lr.fabric);
+    in.routing = std::move(lr.routing);
   } else {
-    fabric = cli::load_fabric(fab, [](const std::string& p) { return read_fabric_file(p); });
-    if (lmc >= 0) fabric.assign_lids(static_cast<uint8_t>(lmc));
-    else if (fabric.max_lid() == 0) fabric.assign_lids(0);
-    fabric.validate();
-    if (pipeline) {
-      RoutedStep step = pipeline->run(fabric);
-      routing = std::move(step.routing);
-      verdict = std::move(step.verdict);
-    } else {
-      routing = route_minhop(fabric);
-    }
+    in = route_sim_fabric(cli::load_fabric(fab, [](const std::string& p) { return read_fabric_file(p); }),
+                          static_cast<int>(lmc), sim_engine);
   }
+  const Fabric& fabric = in.fabric;
 
   // Faults and re-routes (validated before anything runs).
-  std::vector<LinkEvent> links;
-  for (auto& s : fails) links.push_back(parse_link(fabric, s, false));
-  for (auto& s : recovers) links.push_back(parse_link(fabric, s, true));
-  std::deque<Routing> reroute_tables;
-  std::vector<std::pair<int64_t, const Routing*>> reroute_at;
-  for (auto& s : reroutes) {
-    auto colon = s.find(':');
-    int64_t cyc;
-    try {
-      cyc = std::stoll(s.substr(0, colon));
-    } catch (...) {
-      throw cli::UsageError("--reroute expects CYCLE[:LFTFILE], got '" + s + "'");
-    }
-    if (cyc < 0) throw cli::UsageError("--reroute cycle " + std::to_string(cyc) + " is negative");
-    if (colon != std::string::npos) {
-      if (fabric_path.empty()) throw cli::UsageError("--reroute CYCLE:LFTFILE needs the fabric as a file, not --gen");
-      LoadedRouting lr = load_routing(fabric_path, s.substr(colon + 1), *fmt, sl_path, sl2vl_path, false,
-                                      static_cast<uint8_t>(lmc < 0 ? 0 : lmc));
-      reroute_tables.push_back(std::move(lr.routing));
-    } else {
-      if (engine.empty()) throw cli::UsageError("--reroute CYCLE without a file needs --engine");
-      reroute_tables.push_back(run_engine(pipeline, fabric_at(fabric, links, cyc)));  // links failed by then
-    }
-    reroute_at.push_back({cyc, &reroute_tables.back()});
-  }
+  std::function<Routing(const std::string&)> reroute_file;
+  if (!fabric_path.empty()) reroute_file = [&](const std::string& file) { return load_lfts(file).routing; };
+  const SimSchedule sched = cli::usage_errors<SimOptionError>([&] {
+    return sim_schedule(fabric, fails, recovers, reroutes, reroute_file, engine.empty() ? nullptr : &sim_engine);
+  });
 
   // Consistency report before simulating.
-  const Verdict chk = verdict ? *verdict : verdict_for(fabric, routing, sim_check(all_lmc_lids));
+  const Verdict chk = in.check(all_lmc_lids);
   if (!chk.ok()) {
     std::fprintf(stderr, "%s", chk.summary().c_str());
     if (strict) throw Error("routing check failed (--strict)");
   }
-  if (title.empty() && bsc) {
-    title = booksim_path.substr(booksim_path.find_last_of('/') + 1) + " (BookSim2 config), " + t.pattern;
-  } else if (title.empty()) {
-    std::string base = fab.label().substr(fab.label().find_last_of('/') + 1);
-    title = base + ", " + (engine.empty() ? std::string("LFTs ") + lfts_path.substr(lfts_path.find_last_of('/') + 1)
-                                           : "engine " + engine) +
-            ", " + t.pattern + (c.nac ? ", NAC" : "");
-  }
-
-  auto run_one = [&](double load) {
-    TrafficSpec tt = t;
-    tt.load = load;
-    Simulator sim(fabric, routing, c);
-    for (auto& l : links) sim.schedule_link(l.cycle, l.node, l.port, l.up);
-    for (auto& [cyc, r] : reroute_at) sim.schedule_routing(cyc, r);
-    return sim.run(tt);
-  };
+  if (title.empty())
+    title = bsc ? booksim_title(booksim_path, t.pattern) : sim_title(fab.label(), engine, lfts_path, t.pattern, c.nac);
+  auto run_one = [&](double load) { return run_sim_point(fabric, in.routing, c, sched, t, load); };
 
   // --json: one document with every load point (docs/JSON.md)
-  auto result_json = [](double load, const Result& r) {
-    return nlohmann::json{{"load", load},
-                          {"cycles", r.cycles},
-                          {"endpoints", r.endpoints},
-                          {"packets", {{"generated", r.generated}, {"injected", r.injected}, {"delivered", r.delivered},
-                                       {"dropped", r.dropped}, {"in_network", r.in_network}, {"in_source", r.in_source}}},
-                          {"drops", r.drops},
-                          {"measured", {{"packets", r.measured_packets}, {"delivered", r.measured_delivered},
-                                        {"dropped", r.measured_dropped}}},
-                          {"offered", r.offered},
-                          {"accepted", r.accepted},
-                          {"latency", {{"avg", r.avg_latency}, {"p99", r.p99_latency}, {"max", r.max_latency},
-                                       {"avg_network", r.avg_network_latency}}},
-                          {"avg_hops", r.avg_hops},
-                          {"drained", r.drained},
-                          {"flushed", r.flushed},
-                          {"deadlock", {{"detected", r.deadlock.detected}, {"cycle", r.deadlock.cycle},
-                                        {"wait_for_cycle", r.deadlock.cycle_channels}}},
-                          {"notes", r.notes}};
-  };
   auto sim_doc = [&](const std::vector<SweepPoint>& pts) {
     nlohmann::json j = cli::json_doc("sim");
     j["fabric"] = cli::fabric_json(fabric);
@@ -380,48 +220,28 @@ int run_sim(cli::Args& a) {
                    : engine.empty() ? nlohmann::json{{"lfts", lfts_path}} : nlohmann::json{{"engine", engine}};
     j["pattern"] = t.pattern;
     j["title"] = title;
-    nlohmann::json p = nlohmann::json::array();
-    for (const auto& sp : pts) p.push_back(result_json(sp.load, sp.result));
-    j["points"] = p;
+    j["points"] = cli::sim_points_json(pts);
     return cli::dump_json(j);
   };
 
-  if (sweep_spec.empty()) {
-    Result r = run_one(t.load);
-    if (json) {
-      std::fputs(sim_doc({{t.load, r}}).c_str(), stdout);
-      if (!csv.empty()) cli::write_file_atomic(csv, sweep_csv({{t.load, r}}));
-      if (!svg.empty()) cli::write_file_atomic(svg, sweep_svg({{t.load, r}}, title));
-      return r.deadlock.detected ? 3 : 0;
-    }
-    std::printf("%s", format_result(r).c_str());
-    if (c.lid_policy == LidPolicy::FtDrb)
-      std::printf("FT-DRB: %llu notifications, %llu probes (%llu delivered), %llu permanent faults, "
-                  "metapath +%llu/-%llu, %llu late drops\n",
-                  static_cast<unsigned long long>(r.ftdrb_notifications), static_cast<unsigned long long>(r.ftdrb_probes),
-                  static_cast<unsigned long long>(r.ftdrb_probes_delivered),
-                  static_cast<unsigned long long>(r.ftdrb_permanent), static_cast<unsigned long long>(r.ftdrb_grows),
-                  static_cast<unsigned long long>(r.ftdrb_shrinks), static_cast<unsigned long long>(r.ftdrb_late_drops));
-    cli::OutputFiles files;
-    if (!csv.empty()) files.add(csv, sweep_csv({{t.load, r}}));
-    if (!svg.empty()) files.add(svg, sweep_svg({{t.load, r}}, title));
-    files.commit();
-    return r.deadlock.detected ? 3 : 0;
-  }
+  // one load point (a summary on stdout) or a sweep (a line per load on stderr)
+  const bool sweep = !sweep_spec.empty();
   std::vector<SweepPoint> pts;
-  for (double l : parse_sweep(sweep_spec)) {
-    pts.push_back({l, run_one(l)});
-    const Result& r = pts.back().result;
-    std::fprintf(stderr, "load %.3f: accepted %.4f, latency avg %.1f p99 %.0f%s\n", l, r.accepted, r.avg_latency,
-                 r.p99_latency, r.deadlock.detected ? " DEADLOCK" : (r.drained ? "" : " (saturated)"));
+  for (double l : sweep ? parse_sweep(sweep_spec) : std::vector<double>{t.load}) {
+    const Result& r = pts.emplace_back(SweepPoint{l, run_one(l)}).result;
+    if (sweep)
+      std::fprintf(stderr, "load %.3f: accepted %.4f, latency avg %.1f p99 %.0f%s\n", l, r.accepted, r.avg_latency,
+                   r.p99_latency, r.deadlock.detected ? " DEADLOCK" : (r.drained ? "" : " (saturated)"));
   }
-  std::string csv_text = sweep_csv(pts), svg_text = sweep_svg(pts, title);
+  const Result& r = pts.back().result;
+  if (!sweep && json) std::fputs(sim_doc(pts).c_str(), stdout);
+  else if (!sweep) std::printf("%s%s", format_result(r).c_str(), c.lid_policy == LidPolicy::FtDrb ? format_ftdrb_counters(r).c_str() : "");
   cli::OutputFiles files;
-  files.add(csv, csv_text);
-  files.add(svg, svg_text);
+  if (!csv.empty()) files.add(csv, sweep_csv(pts));
+  if (!svg.empty()) files.add(svg, sweep_svg(pts, title));
   files.commit();
-  if (json) std::fputs(sim_doc(pts).c_str(), stdout);
-  return 0;
+  if (sweep && json) std::fputs(sim_doc(pts).c_str(), stdout);
+  return !sweep && r.deadlock.detected ? 3 : 0;
 }
 
 }  // namespace

@@ -19,6 +19,30 @@ json fabric_json(const Fabric& f) {
   return {{"switches", f.switches().size()}, {"cas", f.cas().size()}, {"links", f.num_links()}, {"max_lid", f.max_lid()}};
 }
 
+json sim_points_json(const std::vector<flitsim::SweepPoint>& pts) {
+  json p = json::array();
+  for (const auto& [load, r] : pts)
+    p.push_back(json{{"load", load},
+                     {"cycles", r.cycles},
+                     {"endpoints", r.endpoints},
+                     {"packets", {{"generated", r.generated}, {"injected", r.injected}, {"delivered", r.delivered},
+                                  {"dropped", r.dropped}, {"in_network", r.in_network}, {"in_source", r.in_source}}},
+                     {"drops", r.drops},
+                     {"measured", {{"packets", r.measured_packets}, {"delivered", r.measured_delivered},
+                                   {"dropped", r.measured_dropped}}},
+                     {"offered", r.offered},
+                     {"accepted", r.accepted},
+                     {"latency", {{"avg", r.avg_latency}, {"p99", r.p99_latency}, {"max", r.max_latency},
+                                  {"avg_network", r.avg_network_latency}}},
+                     {"avg_hops", r.avg_hops},
+                     {"drained", r.drained},
+                     {"flushed", r.flushed},
+                     {"deadlock", {{"detected", r.deadlock.detected}, {"cycle", r.deadlock.cycle},
+                                   {"wait_for_cycle", r.deadlock.cycle_channels}}},
+                     {"notes", r.notes}});
+  return p;
+}
+
 json report_json(const Fabric& f, const ValidationReport& r) {
   json j;
   std::vector<std::string> failed;

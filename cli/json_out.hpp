@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ftroute/fabric.hpp"
+#include "ftroute/flitsim.hpp"
 #include "ftroute/validate.hpp"
 
 namespace ftroute::cli {
@@ -21,6 +22,8 @@ nlohmann::json json_doc(const std::string& cmd);
 nlohmann::json fabric_json(const Fabric& f);
 // A validation report (check, compare): pairs, loops, entries, deadlock, EFI, hops, result.
 nlohmann::json report_json(const Fabric& f, const ValidationReport& r);
+// The load points of `sim` (one or a sweep): packets, drops, latency, deadlock, notes per load.
+nlohmann::json sim_points_json(const std::vector<flitsim::SweepPoint>& pts);
 // Pretty-printed document + newline.
 std::string dump_json(const nlohmann::json& j);
 

@@ -155,6 +155,8 @@ struct RunResult {
 // seeds; lifetime: fabrics, engines, years 0..N, seeds); with sharding only the runs with
 // index % shard_count == shard_index.
 std::vector<RunKey> plan(const Config& cfg);
+// `campaign --shard I/N` into cfg.shard_index, shard_count: OptionError unless 0 <= I < N.
+void parse_shard(const std::string& text, Config& cfg);
 
 // True when the in-process runs on `fabric` keep the LIDs of its file (Config::file_lids, a file
 // fabric that carries LIDs); check_file_lids throws FabricError naming the first switch or CA port
@@ -219,6 +221,12 @@ struct SettingMismatch {
 // recorded == nullptr) is not compared, except shift_order, which then means "index" (campaigns
 // before --shift-order was recorded ran in index order unless told otherwise).
 bool compare_campaign_settings(const Settings* recorded, const Settings& requested, SettingMismatch* m);
+// `campaign-merge`: the parts (directories or results.csv files) must have run with the same
+// settings. Returns the first recorded part's settings (*from = that part; empty when no part
+// has a campaign.conf: parts from before they were recorded, shift-exchange in index order, the
+// rest unknown). Throws Error "cannot merge A (key value) with B (key value, --option): their
+// results would mix" at the first part that differs (keys missing on one side are not compared).
+Settings merge_settings(const std::vector<std::string>& parts, std::string* from);
 
 // ---- plots ----
 struct Metric {

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -36,6 +37,18 @@ bool parse_year_level(const std::string& level, int* year);
 
 // "1%", "0.5%" or "0.01" -> 0.01; throws OptionError naming `what` outside [0, 1].
 double parse_rate(const std::string& text, const std::string& what);
+
+// The lifetime options of `campaign` (--years, --link-rate, --switch-rate, --link-ratio,
+// --expected-counts; docs/campaign.md "Case study") as given (nullopt: not given).
+struct LifetimeArgs {
+  std::optional<std::string> years, link_rate, switch_rate, link_ratio;
+  bool expected_counts = false;
+};
+// Sets cfg.lifetime from them: years 8 unless --years N (1..100), rates 1 % unless given. Nothing
+// without --years or case_study (--case-study). OptionError naming the option: a lifetime option
+// without either, together with failure levels (failure_levels: --link-failures/--switch-failures),
+// --link-rate with --link-ratio, a value out of range.
+void set_lifetime(Config& cfg, const LifetimeArgs& a, bool case_study, bool failure_levels);
 
 // Candidates of the schedule in the intact fabric: switches, and switch-to-switch links (plus CA
 // links with host_links).

@@ -56,6 +56,27 @@ struct CompareOptions {
   std::function<void(const std::string&)> progress;  // one line before each OpenSM run
 };
 
+// `compare --opensm A,B,..`: the names, each one of OpenSM's engines (opensm_engine_names()) or an
+// ftroute engine (run inside OpenSM by libftroute.so). OptionError: an empty list, `file` (it
+// needs an LFT dump: --lfts), an unknown name (listing OpenSM's).
+std::vector<std::string> opensm_compare_names(const std::vector<std::string>& names);
+
+// The work directory of compare's OpenSM runs (OpensmRunOptions::scratch_dir): `keep` when given
+// (kept, with the runs' logs and dumps), else a temporary directory ftroute-compare-<pid>, removed
+// when this object goes if `used` (empty by then: every run removes its own directory).
+class CompareScratch {
+ public:
+  CompareScratch(const std::string& keep, bool used);
+  ~CompareScratch();
+  CompareScratch(const CompareScratch&) = delete;
+  CompareScratch& operator=(const CompareScratch&) = delete;
+  void apply(OpensmRunOptions& o) const;  // scratch_dir, keep_scratch
+
+ private:
+  std::string dir_;
+  bool keep_ = false, remove_ = false;
+};
+
 // The options for `engine` from "[ENGINE:]k=v[,k=v]" texts: a text with "ENGINE:" (a ':' before
 // the first '=') applies to that engine only, one without to every engine. Throws OptionError.
 EngineOptions engine_options_for(const std::string& engine, const std::vector<std::string>& opts);

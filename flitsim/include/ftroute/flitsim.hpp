@@ -175,7 +175,7 @@ struct Endpoint {
 std::vector<Endpoint> endpoints_of(const Fabric& f);
 
 // The routing check before a run is the routing pipeline's verdict (ftroute/verdict.hpp,
-// verify_routing with the attach switches as start switches; cli/cmd_sim.cpp).
+// verify_routing with the attach switches as start switches; sim_check() in ftroute/sim_run.hpp).
 
 // A link event of a run (`sim --fail` / `--recover`): link (node, port) and its peer go down
 // (up = false) or come back at `cycle`.

@@ -471,3 +471,54 @@ TEST(Lifetime, ShiftExchangeLeavesAggregationNodesOut) {
   EXPECT_GT(thr[0], 0);
   EXPECT_DOUBLE_EQ(thr[1], thr[0]);
 }
+
+// `campaign`'s lifetime options (set_lifetime) and --shard (parse_shard): the values they set and
+// the OptionError texts the command prints as usage errors.
+TEST(CampaignOptions, LifetimeAndShardValuesAndTheirErrors) {
+  auto error = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const OptionError& e) {
+      return e.what();
+    }
+    return "(none)";
+  };
+  Config cfg;
+  set_lifetime(cfg, {}, false, true);  // no lifetime: failure levels are fine
+  EXPECT_EQ(cfg.lifetime.years, 0);
+  set_lifetime(cfg, {}, true, false);  // --case-study alone: 8 years at 1 %
+  EXPECT_EQ(cfg.lifetime.years, 8);
+  EXPECT_DOUBLE_EQ(cfg.lifetime.link_rate, 0.01);
+  LifetimeArgs a;
+  a.years = "3";
+  a.switch_rate = "0.5%";
+  a.link_ratio = "13";
+  a.expected_counts = true;
+  set_lifetime(cfg, a, false, false);
+  EXPECT_EQ(cfg.lifetime.years, 3);
+  EXPECT_DOUBLE_EQ(cfg.lifetime.switch_rate, 0.005);
+  EXPECT_DOUBLE_EQ(cfg.lifetime.links_per_switch, 13);
+  EXPECT_TRUE(cfg.lifetime.expected_counts);
+  LifetimeArgs rate_only;
+  rate_only.link_rate = "2%";
+  EXPECT_EQ(error([&] { set_lifetime(cfg, rate_only, false, false); }),
+            "--link-rate, --switch-rate, --link-ratio and --expected-counts need --years N (or --case-study)");
+  EXPECT_EQ(error([&] { set_lifetime(cfg, a, false, true); }),
+            "--link-failures/--switch-failures and --years/--case-study exclude each other "
+            "(a lifetime draws its failures from --link-rate/--switch-rate)");
+  LifetimeArgs both = a;
+  both.link_rate = "1%";
+  EXPECT_EQ(error([&] { set_lifetime(cfg, both, false, false); }), "give --link-rate or --link-ratio, not both");
+  LifetimeArgs years = a;
+  years.years = "101";
+  EXPECT_EQ(error([&] { set_lifetime(cfg, years, false, false); }), "--years expects 1..100, got '101'");
+  LifetimeArgs ratio = a;
+  ratio.link_ratio = "0";
+  EXPECT_NE(error([&] { set_lifetime(cfg, ratio, false, false); }).find("--link-ratio expects a number > 0"), std::string::npos);
+
+  parse_shard("2/3", cfg);
+  EXPECT_EQ(cfg.shard_index, 2);
+  EXPECT_EQ(cfg.shard_count, 3);
+  for (const char* bad : {"3/3", "x", "1/0", "-1/2", "1"})
+    EXPECT_EQ(error([&] { parse_shard(bad, cfg); }), std::string("--shard expects I/N (0 <= I < N), got '") + bad + "'");
+}

@@ -4,7 +4,10 @@
 // rejected and the "nothing passes" case, on synthetic rows; then in-process engines on a real torus.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -276,4 +279,40 @@ TEST(EngineChoice, SimulatorMissingIsNamed) {
   EXPECT_NE(opensm_sim_missing("/nonexistent/ftsim.sh").find("/nonexistent/ftsim.sh"), std::string::npos);
   EXPECT_TRUE(contains(opensm_engine_names(), "updn"));
   EXPECT_FALSE(contains(opensm_engine_names(), "file"));
+}
+
+// `compare --opensm` names: OpenSM's engines or ftroute's; `file` and unknown names refused with
+// the text the command prints. The scratch directory: kept when given, else a temporary one that
+// goes with the object when OpenSM ran.
+TEST(EngineChoice, OpensmNamesAndTheScratchDirectory) {
+  EXPECT_EQ(opensm_compare_names({"updn", "ftree-misroute"}), (std::vector<std::string>{"updn", "ftree-misroute"}));
+  auto error = [](std::vector<std::string> names) -> std::string {
+    try {
+      opensm_compare_names(names);
+    } catch (const OptionError& e) {
+      return e.what();
+    }
+    return "(none)";
+  };
+  EXPECT_EQ(error({}), "--opensm needs engine names (updn,ftree,minhop,dfsssp, ...)");
+  EXPECT_EQ(error({"file"}), "--opensm file: OpenSM's file engine needs an LFT dump; check one with --lfts NAME=FILE");
+  EXPECT_EQ(error({"updn", "no\x01such"}).rfind("--opensm: unknown engine 'no\\x01such' (OpenSM's: ", 0), 0u);
+
+  OpensmRunOptions o;
+  {
+    CompareScratch keep("kept-dir", true);
+    keep.apply(o);
+    EXPECT_EQ(o.scratch_dir, "kept-dir");
+    EXPECT_TRUE(o.keep_scratch);
+  }
+  std::string tmp;
+  {
+    CompareScratch temp("", true);
+    temp.apply(o);
+    tmp = o.scratch_dir;
+    EXPECT_FALSE(o.keep_scratch);
+    EXPECT_NE(tmp.find("ftroute-compare-" + std::to_string(getpid())), std::string::npos) << tmp;
+    std::filesystem::create_directories(tmp);  // as the OpenSM runs make it
+  }
+  EXPECT_FALSE(std::filesystem::exists(tmp)) << "the temporary scratch directory stays behind";
 }

@@ -1,4 +1,4 @@
-// The simulator's routing check as `ftroute sim` runs it (cli/cmd_sim.cpp): the routing
+// The simulator's routing check as `ftroute sim` runs it (flitsim::sim_check, sim_run.hpp): the routing
 // pipeline's verdict from the switches end ports attach to, no scan of unused entries.
 #pragma once
 
