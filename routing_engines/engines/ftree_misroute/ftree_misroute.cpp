@@ -31,25 +31,6 @@ struct Classes {
   std::vector<int> dist;     // hops inside the class to the next (lower) class
 };
 
-// Valley leaves by plane (option plane_valleys). The planes are the connected parts of the tree
-// above its leaves (hdr-3tier: spine j of every pod with the cores cabled to them), which meet only
-// at leaves, so every route from one plane into another turns at a leaf. The planes are put in an
-// order (pos), and the turn between the planes at positions i and j takes place at leaf[min(i, j)]
-// (the last leaf also takes every position beyond it): the turns seen as edges between planes
-// coloured by their leaf then hold no cycle whose consecutive edges differ in colour (a cycle's
-// lowest plane sees one colour on both its edges), the condition docs/ftree-misroute.md section 9
-// derives for one VL. The U-turn load is spread over that many leaves instead of one valley leaf.
-// All the leaves sit in one sub-tree below the top rank, so the U-turn points above the leaves
-// are those of a single valley chain. Beyond the proof of section 4: the CDG self-check decides.
-struct PlaneValleys {
-  std::vector<int> plane;             // per switch: its plane, -1 for the leaves
-  std::vector<int> pos;               // per plane: its position in the order
-  std::vector<int> leaf;              // per position: the valley leaf of its turns (last: the tail)
-  std::vector<std::vector<int>> low;  // per plane: its rank-1 switches (they descend to the leaves)
-  int planes() const { return static_cast<int>(pos.size()); }
-  int index(int position) const { return std::min(position, static_cast<int>(leaf.size()) - 1); }
-};
-
 class Router {
  public:
   // `vc[s]` = switch s may be a U-turn point: it lies in the sub-tree of its own rank that
@@ -698,102 +679,8 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     throw OptionError("plane_valleys must be auto, true or false, not '" + pv_opt + "'");
   PlaneValleys pv;
   if (pv_opt != "false" && H >= 2 && chains_wanted == 1 && !options.has("valley_leaf") && !valleys.empty()) {
-    pv.plane.assign(static_cast<size_t>(S), -1);
-    std::vector<long> weight;  // per plane: its switches and the CAs on them (the turns' ends)
-    for (int s0 = 0; s0 < S; s0++) {
-      if (t.rank[static_cast<size_t>(s0)] == 0 || pv.plane[static_cast<size_t>(s0)] >= 0) continue;
-      const int m = static_cast<int>(weight.size());
-      weight.push_back(0);
-      std::vector<int> todo{s0};
-      pv.plane[static_cast<size_t>(s0)] = m;
-      while (!todo.empty()) {
-        const int x = todo.back();
-        todo.pop_back();
-        weight[static_cast<size_t>(m)] += 1;
-        const Node& nd = fabric.node(t.sw_node[static_cast<size_t>(x)]);
-        for (int q = 1; q <= nd.num_ports; q++)
-          if (nd.port(q).connected() && !fabric.node(nd.port(q).peer_node).is_switch()) weight[static_cast<size_t>(m)]++;
-        for (const auto* links : {&t.up[static_cast<size_t>(x)], &t.down[static_cast<size_t>(x)]})
-          for (const auto& e : *links)
-            if (t.rank[static_cast<size_t>(e.peer)] > 0 && pv.plane[static_cast<size_t>(e.peer)] < 0) {
-              pv.plane[static_cast<size_t>(e.peer)] = m;
-              todo.push_back(e.peer);
-            }
-      }
-    }
-    const int P = static_cast<int>(weight.size());
-    bool upper_cas = false;
-    for (int x = 0; x < S; x++)
-      if (t.rank[static_cast<size_t>(x)] > 0) {
-        const Node& nd = fabric.node(t.sw_node[static_cast<size_t>(x)]);
-        for (int q = 1; q <= nd.num_ports && !upper_cas; q++)
-          upper_cas = nd.port(q).connected() && !fabric.node(nd.port(q).peer_node).is_switch();
-      }
-    if (P >= 3 && (upper_cas || pv_opt == "true")) {
-      // order: the lightest plane first (its leaf takes every turn into and out of it)
-      std::vector<int> order(static_cast<size_t>(P));
-      for (int m = 0; m < P; m++) order[static_cast<size_t>(m)] = m;
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int a, int b) { return weight[static_cast<size_t>(a)] < weight[static_cast<size_t>(b)]; });
-      pv.pos.assign(static_cast<size_t>(P), 0);
-      for (int i = 0; i < P; i++) pv.pos[static_cast<size_t>(order[static_cast<size_t>(i)])] = i;
-      // the leaves: of the best valley leaf's sub-tree below the top rank, cabled into every
-      // plane, the best valley candidates first, then the most up-cables
-      const int pod = t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(valleys.front())];
-      std::vector<int> pod_leaves;
-      for (int l : t.leaves) {
-        if (t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(l)] != pod) continue;
-        std::set<int> reach;
-        for (const auto& e : t.up[static_cast<size_t>(l)]) reach.insert(pv.plane[static_cast<size_t>(e.peer)]);
-        if (static_cast<int>(reach.size()) == P) pod_leaves.push_back(l);
-      }
-      auto rank_of = [&](int l) {
-        const auto it = std::find(valleys.begin(), valleys.end(), l);
-        return std::make_pair(static_cast<long>(it - valleys.begin()), -static_cast<long>(t.up[static_cast<size_t>(l)].size()));
-      };
-      std::stable_sort(pod_leaves.begin(), pod_leaves.end(), [&](int a, int b) { return rank_of(a) < rank_of(b); });
-      if (pod_leaves.size() >= 2) {
-        // Which leaf takes which position: the turns of the plane at position i come down its
-        // bundle into leaf i, and so do the leaf's own LIDs that climb into that plane (every
-        // source's route to a LID comes down the cable it leaves on, Mirror). Position by
-        // position, the leaf with the most cables into the planes it takes (the last leaf: all
-        // positions from its own on), then the fewest own LIDs there, ties in the order above.
-        const int T = std::min(P, static_cast<int>(pod_leaves.size())) - 1;
-        std::vector<std::vector<int>> own(static_cast<size_t>(S)), cables(static_cast<size_t>(S));
-        for (int l : pod_leaves) {
-          auto& o = own[static_cast<size_t>(l)];
-          o.assign(static_cast<size_t>(P), 0);
-          const auto& up = t.up[static_cast<size_t>(l)];
-          cables[static_cast<size_t>(l)].assign(static_cast<size_t>(P), 0);
-          for (const auto& e : up) cables[static_cast<size_t>(l)][static_cast<size_t>(pv.plane[static_cast<size_t>(e.peer)])]++;
-          for (const DestLid& d : dests[static_cast<size_t>(l)]) {
-            const uint64_t q0 = static_cast<uint64_t>(d.index / divisor[0] + d.offset);
-            o[static_cast<size_t>(pv.plane[static_cast<size_t>(up[q0 % up.size()].peer)])]++;
-          }
-        }
-        std::vector<char> taken(static_cast<size_t>(S), 0);
-        for (int i = 0; i <= T; i++) {
-          int best = -1;
-          std::pair<long, long> best_cost;
-          for (int l : pod_leaves) {
-            if (taken[static_cast<size_t>(l)]) continue;
-            std::pair<long, long> cost{0, 0};  // (-cables, own LIDs) into the planes it takes
-            for (int m = 0; m < P; m++)
-              if (i == T ? pv.pos[static_cast<size_t>(m)] >= T : pv.pos[static_cast<size_t>(m)] == i) {
-                cost.first -= cables[static_cast<size_t>(l)][static_cast<size_t>(m)];
-                cost.second += own[static_cast<size_t>(l)][static_cast<size_t>(m)];
-              }
-            if (best < 0 || cost < best_cost) best = l, best_cost = cost;
-          }
-          taken[static_cast<size_t>(best)] = 1;
-          pv.leaf.push_back(best);
-        }
-        pv.low.assign(static_cast<size_t>(P), {});
-        for (int x = 0; x < S; x++)
-          if (t.rank[static_cast<size_t>(x)] == 1) pv.low[static_cast<size_t>(pv.plane[static_cast<size_t>(x)])].push_back(x);
-        valleys.insert(valleys.begin(), kPlaneValleys);
-      }
-    }
+    pv = plane_valleys(fabric, t, dests, divisor, valleys, pv_opt == "true");
+    if (!pv.leaf.empty()) valleys.insert(valleys.begin(), kPlaneValleys);
   }
 
   // Last resort (beyond the guarantee): U-turns allowed at every switch, accepted only if the

@@ -1,9 +1,10 @@
 // ftree-misroute's internals shared by its files: the destination LIDs as the engine numbers
-// them (dest_index.cpp), and the Up*/Down* last resort (option updn_fallback, updn_fallback.cpp). Engine-private: include only from
+// them (dest_index.cpp), the valley leaves by plane (plane_valleys.cpp), and the Up*/Down* last resort (option updn_fallback, updn_fallback.cpp). Engine-private: include only from
 // routing_engines/engines/ftree_misroute/.
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -29,6 +30,31 @@ std::vector<std::vector<DestLid>> number_destinations(const Fabric& fabric, cons
                                                       const std::vector<size_t>& parents,
                                                       const std::function<bool(int, int)>& by_subtree,
                                                       std::vector<long>& divisor);
+
+// Valley leaves by plane (option plane_valleys). The planes are the connected parts of the tree
+// above its leaves (hdr-3tier: spine j of every pod with the cores cabled to them), which meet only
+// at leaves, so every route from one plane into another turns at a leaf. The planes are put in an
+// order (pos), and the turn between the planes at positions i and j takes place at leaf[min(i, j)]
+// (the last leaf also takes every position beyond it): the turns seen as edges between planes
+// coloured by their leaf then hold no cycle whose consecutive edges differ in colour (a cycle's
+// lowest plane sees one colour on both its edges), the condition docs/ftree-misroute.md section 9
+// derives for one VL. The U-turn load is spread over that many leaves instead of one valley leaf.
+// All the leaves sit in one sub-tree below the top rank, so the U-turn points above the leaves
+// are those of a single valley chain. Beyond the proof of section 4: the CDG self-check decides.
+struct PlaneValleys {
+  std::vector<int> plane;             // per switch: its plane, -1 for the leaves
+  std::vector<int> pos;               // per plane: its position in the order
+  std::vector<int> leaf;              // per position: the valley leaf of its turns (last: the tail)
+  std::vector<std::vector<int>> low;  // per plane: its rank-1 switches (they descend to the leaves)
+  int planes() const { return static_cast<int>(pos.size()); }
+  int index(int position) const { return std::min(position, static_cast<int>(leaf.size()) - 1); }
+};
+
+// The plane valleys of `t` (empty `leaf`: not used): the planes, their order and the leaves, in
+// the sub-tree of the best valley leaf candidate (valleys.front()). Used when there are 3+ planes
+// and CAs above the leaves, or `forced` (plane_valleys=true). Details in plane_valleys.cpp.
+PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::vector<std::vector<DestLid>>& dests,
+                           const std::vector<long>& divisor, const std::vector<int>& valleys, bool forced);
 
 // Last resort of all (option updn_fallback): Up*/Down* on the switch graph, oriented from one
 // root (the top-rank switch of least eccentricity). Fills `tab` (one table per switch, indexed
