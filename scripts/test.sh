@@ -10,7 +10,8 @@
 #      SAN_EXCLUDE below; docs/HARNESS.md)
 #   5. fuzz: every libFuzzer target of tests/fuzz/ for ~8 s over its corpus (scripts/fuzz.sh,
 #      same build directory), after replaying the kept reproducers
-#   6. OpenSM matrix: for upstream OpenSM 3.3.24 and master (fa74b98c), built from the upstream
+#   6. OpenSM matrix (in the background beside steps 4-5, from the end of step 3 on; its output
+#      is printed at the end): for upstream OpenSM 3.3.24 and master (fa74b98c), built from the upstream
 #      release tarballs by scripts/build-opensm.sh into ./build-osm-VERSION/opensm (kept: the next
 #      run skips the build), the plugin and the tests that load it built against that OpenSM in
 #      ./build-osm-VERSION (-DOPENSM_PREFIX; from ccache, the objects of step 2), then under that
@@ -116,37 +117,6 @@ if [ $SANITIZE_ONLY -eq 0 ]; then
   (cd "$BUILD" && ctest --output-on-failure -j"$CTEST_JOBS" --timeout 600 "${CTEST_ARGS[@]+"${CTEST_ARGS[@]}"}") || rc=$?
 fi
 
-# Unit tests left out of the sanitizer run: > 10 s in the normal build (3-5x that under ASan),
-# they start OpenSM with the plugin, which the sanitizer build does not make, or they bound peak
-# RSS (cli.scale_rss: ASan's shadow memory and quarantine are not the program's memory).
-SAN_EXCLUDE='AllDoubleLinkFaults|FractionToleratedBeyondGuarantee|OpenSm|Opensm|UnderIbsim|campaign.cli_shards_merge|cli.scale_rss'
-san_rc=0
-if [ $SANITIZE -eq 1 ] && [ ${#CTEST_ARGS[@]} -eq 0 ] && [ $MATRIX_ONLY -eq 0 ]; then
-  SAN=$REPO/build-sanitize
-  SCXX=$(command -v clang++-14 || command -v clang++ || true)
-  SCC=$(command -v clang-14 || command -v clang || true)
-  SRES=$([ -n "$SCXX" ] && "$SCXX" -print-resource-dir 2>/dev/null || true)
-  if [ -z "$SCXX" ] || [ -z "$SCC" ]; then
-    step "sanitizers + fuzz: SKIPPED: no clang++ (apt-get install clang-14)"
-  elif ! ls "$SRES"/lib/linux/libclang_rt.fuzzer-x86_64.a "$SRES"/lib/linux/libclang_rt.asan-x86_64.a >/dev/null 2>&1; then
-    step "sanitizers + fuzz: SKIPPED: no ASan/libFuzzer runtime for $SCXX (apt-get install libclang-rt-14-dev)"
-  else
-    step "sanitizers: configure + build unit tests and fuzz targets ($SAN, clang -O1, ASan+UBSan)"
-    CC=$SCC CXX=$SCXX cmake -S "$REPO" -B "$SAN" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DFTROUTE_FUZZ=ON -DFTROUTE_BUILD_PLUGIN=OFF "${LAUNCH[@]+"${LAUNCH[@]}"}" >/dev/null
-    cmake --build "$SAN" -j"$JOBS" --target unit_tests fuzz_targets || san_rc=$?
-    if [ $san_rc -eq 0 ]; then
-      step "sanitizers: ctest -L unit under ASan+UBSan (excluded: $SAN_EXCLUDE)"
-      export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
-      export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-      (cd "$SAN" && ctest --output-on-failure -j"$JOBS" --timeout 600 -L unit -E "$SAN_EXCLUDE") || san_rc=$?
-      step "fuzz: each target ${FUZZ_SECONDS} s (scripts/fuzz.sh)"
-      bash "$REPO/scripts/fuzz.sh" --build-dir "$SAN" --seconds "$FUZZ_SECONDS" -j "$JOBS" || san_rc=$?
-    fi
-    [ $rc -eq 0 ] && rc=$san_rc
-  fi
-fi
-
 # 6. OpenSM matrix (docs/HARNESS.md, "Other OpenSM versions"): lean on purpose (~1.5-3 min per
 # version with a warm ccache): the plugin and three test binaries, the subset below.
 MATRIX_TESTS='PluginLayout|FtreeMisroutePlugin.OpensmFtreeFallsBackWhereMisrouteRoutes|Plugin.LinkFaultIsReroutedByPlugin'
@@ -158,12 +128,14 @@ headers_of() {  # the installed headers of prefix $1, with $1 itself written as 
   (cd "$1/include" && find . -type f | LC_ALL=C sort | while IFS= read -r h; do
      printf '== %s\n' "$h"; sed "s|$1|@PREFIX@|g" "$h"; done)
 }
-matrix_rc=0
-built_mb=""
-if [ -n "${prebuild:-}" ]; then
-  wait "$prebuild" || true
-fi
-if [ $MATRIX -eq 1 ] && [ ${#CTEST_ARGS[@]} -eq 0 ]; then
+# Runs in the background beside steps 4-5 (started after step 3): its tests mostly wait for
+# OpenSM's sweeps, the sanitizer build beside them keeps the cores busy (the matrix alone took
+# ~115 s of the CI budget one after the other). Its output goes to build-osm-matrix.log, printed
+# when it is done; its exit status is the matrix's.
+opensm_matrix() {
+  local matrix_rc=0 built_mb="" v m0 MB brc targets extra tests
+  # step 6's OpenSMs were built in the background from step 3 on (a sibling process: poll it)
+  while [ -n "${prebuild:-}" ] && kill -0 "$prebuild" 2>/dev/null; do sleep 2; done
   for v in 3.3.24 master-fa74b98c; do
     m0=$SECONDS
     MB=$REPO/build-osm-$v
@@ -210,6 +182,57 @@ if [ $MATRIX -eq 1 ] && [ ${#CTEST_ARGS[@]} -eq 0 ]; then
     fi
     echo "OpenSM $v matrix: $((SECONDS - m0)) s"
   done
+  return $matrix_rc
+}
+
+matrix_pid=""
+if [ $MATRIX -eq 1 ] && [ ${#CTEST_ARGS[@]} -eq 0 ]; then
+  step "OpenSM matrix: started in the background (its output follows the sanitizer steps)"
+  opensm_matrix > "$REPO/build-osm-matrix.log" 2>&1 &
+  matrix_pid=$!
+fi
+
+# Unit tests left out of the sanitizer run: > 10 s in the normal build (3-5x that under ASan),
+# they start OpenSM with the plugin, which the sanitizer build does not make, or they bound peak
+# RSS (cli.scale_rss: ASan's shadow memory and quarantine are not the program's memory).
+SAN_EXCLUDE='AllDoubleLinkFaults|FractionToleratedBeyondGuarantee|OpenSm|Opensm|UnderIbsim|campaign.cli_shards_merge|cli.scale_rss'
+# ... and the heaviest ones there (8-15 s each under ASan) whose code the other sanitized tests run
+# too: the two BookSim2 agreement points (long simulations to a tolerance: flitsim's own unit tests
+# run the same simulator), and two "same output for every thread count" tests (ASan sees no data
+# race; the thread-count pins of the other engines still run)
+SAN_EXCLUDE+='|FlitsimBookSimPoint|FtdrbEval.OutputDoesNotDependOnJobs|LftPin.FtMinhopSameForEveryThreadCountAndOption'
+san_rc=0
+if [ $SANITIZE -eq 1 ] && [ ${#CTEST_ARGS[@]} -eq 0 ] && [ $MATRIX_ONLY -eq 0 ]; then
+  SAN=$REPO/build-sanitize
+  SCXX=$(command -v clang++-14 || command -v clang++ || true)
+  SCC=$(command -v clang-14 || command -v clang || true)
+  SRES=$([ -n "$SCXX" ] && "$SCXX" -print-resource-dir 2>/dev/null || true)
+  if [ -z "$SCXX" ] || [ -z "$SCC" ]; then
+    step "sanitizers + fuzz: SKIPPED: no clang++ (apt-get install clang-14)"
+  elif ! ls "$SRES"/lib/linux/libclang_rt.fuzzer-x86_64.a "$SRES"/lib/linux/libclang_rt.asan-x86_64.a >/dev/null 2>&1; then
+    step "sanitizers + fuzz: SKIPPED: no ASan/libFuzzer runtime for $SCXX (apt-get install libclang-rt-14-dev)"
+  else
+    step "sanitizers: configure + build unit tests and fuzz targets ($SAN, clang -O1, ASan+UBSan)"
+    CC=$SCC CXX=$SCXX cmake -S "$REPO" -B "$SAN" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DFTROUTE_FUZZ=ON -DFTROUTE_BUILD_PLUGIN=OFF "${LAUNCH[@]+"${LAUNCH[@]}"}" >/dev/null
+    cmake --build "$SAN" -j"$JOBS" --target unit_tests fuzz_targets || san_rc=$?
+    if [ $san_rc -eq 0 ]; then
+      step "sanitizers: ctest -L unit under ASan+UBSan (excluded: $SAN_EXCLUDE)"
+      export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+      export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+      (cd "$SAN" && ctest --output-on-failure -j"$JOBS" --timeout 600 -L unit -E "$SAN_EXCLUDE") || san_rc=$?
+      step "fuzz: each target ${FUZZ_SECONDS} s (scripts/fuzz.sh)"
+      bash "$REPO/scripts/fuzz.sh" --build-dir "$SAN" --seconds "$FUZZ_SECONDS" -j "$JOBS" || san_rc=$?
+    fi
+    [ $rc -eq 0 ] && rc=$san_rc
+  fi
+fi
+
+if [ -n "$matrix_pid" ]; then
+  step "OpenSM matrix: waiting for it (started after the main ctest)"
+  matrix_rc=0
+  wait "$matrix_pid" || matrix_rc=$?
+  cat "$REPO/build-osm-matrix.log"
   [ $rc -ne 0 ] || rc=$matrix_rc
 fi
 
