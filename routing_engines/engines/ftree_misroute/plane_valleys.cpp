@@ -41,13 +41,11 @@ PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::ve
     }
   }
   const int P = static_cast<int>(weight.size());
-  bool upper_cas = false;
-  for (int x = 0; x < S; x++)
-    if (t.rank[static_cast<size_t>(x)] > 0) {
-      const Node& nd = fabric.node(t.sw_node[static_cast<size_t>(x)]);
-      for (int q = 1; q <= nd.num_ports && !upper_cas; q++)
-        upper_cas = nd.port(q).connected() && !fabric.node(nd.port(q).peer_node).is_switch();
-    }
+  // CAs above the leaves: a plane weighs more than its switches
+  long above = 0, weights = 0;
+  for (int x = 0; x < S; x++) above += t.rank[static_cast<size_t>(x)] > 0;
+  for (long w : weight) weights += w;
+  const bool upper_cas = weights > above;
   if (P >= 3 && (upper_cas || forced)) {
     // order: the lightest plane first (its leaf takes every turn into and out of it)
     std::vector<int> order(static_cast<size_t>(P));
