@@ -122,11 +122,32 @@ std::vector<std::vector<DestLid>> number_destinations(const Fabric& fabric, cons
     if (extras_balanced) {
       std::vector<std::vector<int>> use(static_cast<size_t>(S));
       for (int s = 0; s < S; s++) use[static_cast<size_t>(s)].assign(t.up[static_cast<size_t>(s)].size(), 0);
+      // The plane a destination comes down in is picked by the sources' leaves (d-mod-k over
+      // their up-cables), not by its own leaf: on a leaf short of a cable (19 of 20) its own
+      // digit names another parent than the full leaves' digit does. The climb from a leaf is
+      // therefore counted as the full leaves pick: the parent at that position of the first
+      // appearance order, over one of the leaf's cables to it.
+      size_t full0 = 0;  // up-cables of the widest leaf
+      for (int l : t.by_rank[0]) full0 = std::max(full0, t.up[static_cast<size_t>(l)].size());
+      const long parents0 = divisor[1];
+      auto leaf_cable = [&](int a, long x) -> size_t {
+        const auto& up = t.up[static_cast<size_t>(a)];
+        const size_t own = static_cast<size_t>(x % static_cast<long>(up.size()));
+        if (up.size() == full0 || static_cast<long>(parents[static_cast<size_t>(a)]) != parents0) return own;
+        const long pos = x % static_cast<long>(full0);
+        const int parent = up[static_cast<size_t>(pos % parents0)].peer;  // first appearances lead the order
+        if (up[own].peer == parent) return own;
+        std::vector<size_t> to;
+        for (size_t i = 0; i < up.size(); i++)
+          if (up[i].peer == parent) to.push_back(i);
+        return to[static_cast<size_t>((pos / parents0) % static_cast<long>(to.size()))];
+      };
       auto climb = [&](int a, long x, auto&& fn) {
         for (int r = t.rank[static_cast<size_t>(a)]; r < H; r++) {
           const auto& up = t.up[static_cast<size_t>(a)];
           if (up.empty()) break;
-          const size_t c = static_cast<size_t>((x / divisor[static_cast<size_t>(r)]) % static_cast<long>(up.size()));
+          const size_t c = r == 0 ? leaf_cable(a, x)
+                                  : static_cast<size_t>((x / divisor[static_cast<size_t>(r)]) % static_cast<long>(up.size()));
           fn(a, c);
           a = up[c].peer;
         }
@@ -137,27 +158,51 @@ std::vector<std::vector<DestLid>> number_destinations(const Fabric& fabric, cons
       size_t widest0 = 1;
       for (int l : t.by_rank[0]) widest0 = std::max(widest0, parents[static_cast<size_t>(l)]);
       auto deficient = [&](int l) { return t.rank[static_cast<size_t>(l)] == 0 && parents[static_cast<size_t>(l)] < widest0; };
+      // Above the leaves, the switches of a plane in every pod climb to a destination over the
+      // cable at the same place (the one it comes down: UpToMirror), so the destinations that
+      // share a core and a place in its bundle share that cable in every pod, the valley pod's
+      // included, where the U-turns of the upper levels' sources climb back up. Counted per
+      // (core, place in the bundle) as well as per cable.
+      std::vector<std::vector<int>> into_key(static_cast<size_t>(S));
+      int keys = 0;
+      {
+        std::map<std::pair<int, int>, int> key_of;
+        for (int s = 0; s < S; s++) {
+          if (t.rank[static_cast<size_t>(s)] == 0) continue;
+          std::map<int, int> nth;
+          for (const auto& e : t.up[static_cast<size_t>(s)]) {
+            auto [it, fresh] = key_of.try_emplace({e.peer, nth[e.peer]++}, keys);
+            keys += fresh;
+            into_key[static_cast<size_t>(s)].push_back(it->second);
+          }
+        }
+      }
+      std::vector<int> into(static_cast<size_t>(keys), 0);
+      auto count = [&](int a, size_t c) {
+        use[static_cast<size_t>(a)][c]++;
+        if (t.rank[static_cast<size_t>(a)] > 0) into[static_cast<size_t>(into_key[static_cast<size_t>(a)][c])]++;
+      };
       for (int l : leaf_order)
         if (t.rank[static_cast<size_t>(l)] == 0 && !deficient(l))
-          for_each_host(l, [&](std::pair<int, int> h) {
-            climb(l, idx[h], [&](int a, size_t c) { use[static_cast<size_t>(a)][c]++; });
-          });
+          for_each_host(l, [&](std::pair<int, int> h) { climb(l, idx[h], count); });
       const long cands = std::min<long>(period, 2048);
       std::vector<long> first(static_cast<size_t>(c0), 0);  // extras per first digit
       auto place_extra = [&](int sw) {
         long best = 0;
-        std::tuple<int, long, long> best_score{INT_MAX, 0, 0};
+        std::tuple<int, int, long, long> best_score{INT_MAX, 0, 0, 0};
         for (long v = 0; v < cands; v++) {
-          int mx = 0;
+          int mx = 0, shared = 0;
           long sum = 0;
           climb(sw, shift + v, [&](int a, size_t c) {
             mx = std::max(mx, use[static_cast<size_t>(a)][c]);
             sum += use[static_cast<size_t>(a)][c];
+            if (t.rank[static_cast<size_t>(a)] > 0)
+              shared = std::max(shared, into[static_cast<size_t>(into_key[static_cast<size_t>(a)][c])]);
           });
-          std::tuple<int, long, long> score{mx, sum, first[static_cast<size_t>((shift + v) % c0)]};
+          std::tuple<int, int, long, long> score{mx, shared, sum, first[static_cast<size_t>((shift + v) % c0)]};
           if (score < best_score) best_score = score, best = v;
         }
-        climb(sw, shift + best, [&](int a, size_t c) { use[static_cast<size_t>(a)][c]++; });
+        climb(sw, shift + best, count);
         first[static_cast<size_t>((shift + best) % c0)]++;
         return shift + best;
       };

@@ -43,9 +43,10 @@ ValidationReport check_all(const Fabric& f, const Routing& r) {
 }  // namespace
 
 // The hdr-3tier preset (8 pods in 10 planes, ANs on every switch, hosts on two spines, missing
-// cables): on one VL the valley leaf's cables are the busiest, above ft-minhop's EFI max (which
-// has credit loops). With two chains every pair is routed, each VL's CDG is acyclic with
-// switches as sources, the load is below ft-minhop's, and both VLs carry routes.
+// cables): with two chains every pair is routed, each VL's CDG is acyclic with switches as
+// sources, the load is below ft-minhop's (which has credit loops), as it is on one VL, and both
+// VLs carry routes. On hdr-mcs8500, whose turns between planes crowd its valley leaves' cables,
+// two chains carry less on the busiest cable than one VL does.
 TEST(ValleyChains, TwoChainsOnHdr3TierRouteDeadlockFreeBelowFtMinhop) {
   const Fabric f = preset("hdr-3tier");
   const Routing one = route(f, "");
@@ -61,8 +62,13 @@ TEST(ValleyChains, TwoChainsOnHdr3TierRouteDeadlockFreeBelowFtMinhop) {
   const Routing minhop = make_engine("ft-minhop")->route(f, {});
   const uint64_t theirs = validate(f, minhop, {}).efi_max;
   const uint64_t efi1 = validate(f, one, {}).efi_max, efi2 = validate(f, two, {}).efi_max;
-  EXPECT_LT(efi2, efi1);
+  EXPECT_LE(efi1, theirs);
   EXPECT_LE(efi2, theirs);
+  {
+    const Fabric m = preset("hdr-mcs8500");
+    const uint64_t m1 = validate(m, route(m, ""), {}).efi_max, m2 = validate(m, route(m, "vls=2"), {}).efi_max;
+    EXPECT_LT(m2, m1) << "hdr-mcs8500: two chains should lighten the busiest cable";
+  }
   std::printf("hdr-3tier: EFI max 1 VL %llu, 2 VLs %llu, ft-minhop %llu\n", static_cast<unsigned long long>(efi1),
               static_cast<unsigned long long>(efi2), static_cast<unsigned long long>(theirs));
   // the destinations with U-turns are dealt to both chains, and the note names both valleys
@@ -132,16 +138,22 @@ TEST(ValleyChains, TwoLevelTreeWithMissingCables) {
 
 // The extra destinations (switch LIDs, ANs, hosts on spines) take the index whose own climb
 // crosses the least used cables, and the spines climb to the core the destination itself
-// climbs to (UpToMirror) where bundles are short of a cable. EFI max at 1 VL, before -> after:
-// hdr-3tier 5,840 -> 4,914, edr-director 7,738 -> 6,601, hdr-mcs8500 3,600 -> 3,210.
+// climbs to (UpToMirror) where bundles are short of a cable. The climb is counted from a leaf as
+// the full leaves pick (a leaf short of a cable names another parent by its own digit), and per
+// core and place in its bundle (shared by the plane's spines in every pod). EFI max at 1 VL:
+// hdr-3tier 5,840 -> 4,914 -> 3,717, edr-director 7,738 -> 6,601 -> 5,597, hdr-mcs8500 3,600 ->
+// 3,210 -> 3,090; ft-minhop 3,901, 11,747 and 3,958, each with a credit loop.
 TEST(ValleyChains, ExtraDestinationsBalancedOnThePresets) {
-  for (const auto& [name, bound] : std::map<std::string, uint64_t>{{"hdr-3tier", 4914}, {"edr-director", 6601}, {"hdr-mcs8500", 3210}}) {
+  for (const auto& [name, bound] : std::map<std::string, uint64_t>{{"hdr-3tier", 3717}, {"edr-director", 5597}, {"hdr-mcs8500", 3090}}) {
     SCOPED_TRACE(name);
     const Fabric f = preset(name);
     const Routing r = route(f, "");
     const ValidationReport v = validate(f, r, {});
     EXPECT_TRUE(v.ok());
     EXPECT_LE(v.efi_max, bound);
+    // one VL, deadlock free, and no busier than ft-minhop (which closes credit loops on all three)
+    const uint64_t theirs = validate(f, make_engine("ft-minhop")->route(f, {}), {}).efi_max;
+    EXPECT_LE(v.efi_max, theirs);
   }
 }
 
