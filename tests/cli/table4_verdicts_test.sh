@@ -3,7 +3,8 @@
 # from a campaign's results.csv (r: OpenSM fell back; o: CDG acyclic; d: CDG cycle; u: a pair
 # unreachable or looping), compared with the paper's. Built on a results.csv written here: every
 # cell as the paper's, then one changed in each way, then one missing.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
 script=$1 scratch=$2
 rm -rf "$scratch" && mkdir -p "$scratch"
 csv=$scratch/results.csv
