@@ -438,13 +438,14 @@ class Router {
     auto& cls = c_.cls;
     auto& dist = c_.dist;
     int got = 0;
+    const bool planes = pv_ != nullptr;  // a local: the hot loop below tests it without a load
     for (int r = t_.height - 1; r >= 0; r--)
       for (int s : t_.by_rank[static_cast<size_t>(r)]) {
         if (cls[static_cast<size_t>(s)] >= 0 || stays_inside(s)) continue;
         int best = kInf;
         for (const auto& e : t_.up[static_cast<size_t>(s)]) {
           int c = cls[static_cast<size_t>(e.peer)];
-          if (!may_climb(s, e.peer)) continue;
+          if (planes && !may_climb(s, e.peer)) continue;
           if (c == k - 1) {
             best = 1;  // the least possible
             break;
