@@ -1,13 +1,11 @@
-// The simulator's routing check as `ftroute sim` runs it (flitsim::sim_check, sim_run.hpp): the routing
-// pipeline's verdict from the switches end ports attach to, no scan of unused entries.
+// The simulator's routing check as `ftroute sim` runs it: the routing pipeline's verdict with the
+// simulator's check options (flitsim::sim_check, sim_run.hpp: every LID from the switches end
+// ports attach to, no scan of unused entries), as a Verdict for the tests.
 #pragma once
 
-#include "ftroute/verdict.hpp"
+#include "ftroute/pipeline.hpp"
+#include "ftroute/sim_run.hpp"
 
 inline ftroute::Verdict sim_check(const ftroute::Fabric& f, const ftroute::Routing& r, bool all_lmc_lids) {
-  ftroute::VerifyOptions o;
-  o.all_switches = false;
-  o.scan_entries = false;
-  o.all_lmc_lids = all_lmc_lids;
-  return ftroute::verify_routing(f, r, o);
+  return ftroute::verdict_for(f, r, ftroute::flitsim::sim_check(all_lmc_lids));
 }
