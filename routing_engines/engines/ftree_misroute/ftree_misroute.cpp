@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -508,8 +509,8 @@ std::vector<OptionSpec> FtreeMisrouteEngine::option_specs() const {
       OptionSpec::integer("max_valleys", 1, 4096, "8", "automatic valley-leaf candidates to try"),
       OptionSpec::integer("vls", 1, 8, "1",
                           "valley chains, one VL each: each destination's routes take the VL (SL) of its chain, "
-                          "so the U-turn load is split over that many valley leaves (1: every route on VL0, the "
-                          "paper's construction; more needs QoS on in OpenSM)"),
+                          "so the U-turn load is split over that many valley leaves, or pods of valley leaves by plane "
+                          "(1: every route on VL0, the paper's construction; more needs QoS on in OpenSM)"),
       OptionSpec::text("plane_valleys", "auto",
                        "U-turns between the planes above the leaves at one valley leaf per plane (its turns into later "
                        "planes), on 1 VL, CDG verified: auto (3+ levels, 3+ planes, CAs above the leaves), true, false"),
@@ -677,10 +678,23 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
   const std::string pv_opt = options.get(option_spec("plane_valleys"));
   if (pv_opt != "auto" && pv_opt != "true" && pv_opt != "false")
     throw OptionError("plane_valleys must be auto, true or false, not '" + pv_opt + "'");
-  PlaneValleys pv;
-  if (pv_opt != "false" && H >= 2 && chains_wanted == 1 && !options.has("valley_leaf") && !valleys.empty()) {
-    pv = plane_valleys(fabric, t, dests, divisor, valleys, pv_opt == "true");
-    if (!pv.leaf.empty()) valleys.insert(valleys.begin(), kPlaneValleys);
+  // With valley chains (vls > 1) each chain is valley leaves by plane in a pod of its own (the
+  // candidates alternate between the pods), tried before the single valley leaves: each chain's
+  // routing is checked on its own, so its VL holds a subset of an acyclic routing's routes.
+  std::vector<PlaneValleys> pvs;  // candidate kPlaneValleys - i is pvs[i]
+  if (pv_opt != "false" && H >= 2 && !options.has("valley_leaf") && !valleys.empty()) {
+    std::vector<int> codes;
+    std::set<int> pods;
+    for (size_t k = 0; k < valleys.size() && static_cast<long>(pvs.size()) < chains_wanted; k++) {
+      if (!pods.insert(t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(valleys[k])]).second) continue;
+      std::vector<int> from = valleys;  // this candidate first: plane_valleys takes its pod
+      std::rotate(from.begin(), from.begin() + static_cast<long>(k), from.end());
+      PlaneValleys pv = plane_valleys(fabric, t, dests, divisor, from, pv_opt == "true");
+      if (pv.leaf.empty()) break;  // not a tree for them (the same in every pod)
+      codes.push_back(kPlaneValleys - static_cast<int>(pvs.size()));
+      pvs.push_back(std::move(pv));
+    }
+    valleys.insert(valleys.begin(), codes.begin(), codes.end());
   }
 
   // Last resort (beyond the guarantee): U-turns allowed at every switch, accepted only if the
@@ -692,8 +706,9 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
   // vls > 1: the routings of the first valley leaves that route every destination, one per chain
   struct Chain {
     Routing out;
-    int valley;
+    int valley;  // its valley leaf (valley leaves by plane: the first)
     std::vector<long> uturns;  // LFT entries through a U-turn, per attach switch
+    bool planes;               // valley leaves by plane
   };
   std::vector<Chain> chains;
   std::string last_cycle;
@@ -725,9 +740,10 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     record_self_check(fabric, out, b, self_check_options, std::string(kName) + " self-check", true, true, workers);
   };
   for (int valley : valleys) {
-    const bool planes = valley == kPlaneValleys;
+    const bool planes = valley <= kPlaneValleys;
+    const PlaneValleys* pvp = planes ? &pvs[static_cast<size_t>(kPlaneValleys - valley)] : nullptr;
     const bool restricted = valley >= 0 || planes;
-    const int vleaf = planes ? pv.leaf.front() : valley;
+    const int vleaf = planes ? pvp->leaf.front() : valley;
     // U-turn points: switches in the sub-tree of their own rank that holds the valley leaf (with
     // plane valleys: their leaves, all in one sub-tree above).
     std::vector<char> vc(static_cast<size_t>(S), restricted ? 0 : 1);
@@ -736,11 +752,11 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
       vc[static_cast<size_t>(s)] = t.block[static_cast<size_t>(r)][static_cast<size_t>(s)] ==
                                    t.block[static_cast<size_t>(r)][static_cast<size_t>(vleaf)];
     }
-    for (int l : planes ? pv.leaf : std::vector<int>{}) vc[static_cast<size_t>(l)] = 1;
+    for (int l : planes ? pvp->leaf : std::vector<int>{}) vc[static_cast<size_t>(l)] = 1;
     std::string where;  // the U-turn points, for the notes
     if (planes) {
-      where = "valley leaves by plane (" + std::to_string(pv.planes()) + " planes):";
-      for (int l : pv.leaf) where += " " + fabric.node_name(t.sw_node[static_cast<size_t>(l)]);
+      where = "valley leaves by plane (" + std::to_string(pvp->planes()) + " planes):";
+      for (int l : pvp->leaf) where += " " + fabric.node_name(t.sw_node[static_cast<size_t>(l)]);
     } else if (restricted) {
       where = "valley leaf " + fabric.node_name(t.sw_node[static_cast<size_t>(valley)]);
     }
@@ -755,7 +771,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     std::atomic<int> first_fail{S};
     std::vector<Router> routers;
     routers.reserve(static_cast<size_t>(workers));
-    for (int w = 0; w < workers; w++) routers.emplace_back(t, vc, planes ? &pv : nullptr);
+    for (int w = 0; w < workers; w++) routers.emplace_back(t, vc, pvp);
     std::vector<std::vector<uint64_t>> qbuf(static_cast<size_t>(workers));
     // Groups of up to 64 targets (in LID order) with at most kGroupLids LIDs: a worker fills a
     // group's columns into its own buffer (switch-major, one column per LID of the group), then
@@ -888,7 +904,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
       }
     }
     if (chains_wanted > 1) {
-      chains.push_back({std::move(out), valley, uturns});
+      chains.push_back({std::move(out), vleaf, uturns, planes});
       if (static_cast<long>(chains.size()) == chains_wanted) break;
       continue;
     }
@@ -904,7 +920,8 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
   if (!chains.empty()) {
     Routing out = std::move(chains[0].out);
     std::vector<std::string> names;
-    for (const Chain& c : chains) names.push_back(fabric.node_name(t.sw_node[static_cast<size_t>(c.valley)]));
+    for (const Chain& c : chains)
+      names.push_back((c.planes ? "by plane from " : "") + fabric.node_name(t.sw_node[static_cast<size_t>(c.valley)]));
     if (chains.size() == 1) {
       out.notes.push_back("vls=" + std::to_string(chains_wanted) + " asked, but only valley leaf " + names[0] +
                           " routes every destination (of " + std::to_string(valleys.size()) +
