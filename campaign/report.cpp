@@ -289,6 +289,7 @@ bool links_vary_of(const std::vector<RunResult>& rows, const std::string& fabric
 struct Agg {
   double sum = 0, mn = INFINITY, mx = -INFINITY;
   int n = 0;
+  std::vector<double> vals;     // the values over the seeds, for the median and quartiles
   int runs = 0, fallbacks = 0;  // every run at this point (NaN values too), those where OpenSM fell back
   int refused = 0;              // runs the engine refused (EngineError): not failed routings
 };
@@ -326,12 +327,22 @@ std::map<std::string, std::map<double, Agg>> aggregate(const std::vector<RunResu
     g.mn = std::min(g.mn, v);
     g.mx = std::max(g.mx, v);
     ++g.n;
+    g.vals.push_back(v);
   }
   for (auto& [e, pts] : a)
     for (auto& [x, g] : pts) std::tie(g.runs, g.fallbacks, g.refused) = runs[e][x];
   return a;
 }
 }  // namespace
+
+double quantile(std::vector<double> v, double p) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const double h = (static_cast<double>(v.size()) - 1) * p;
+  const size_t lo = static_cast<size_t>(std::floor(h));
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
 
 std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabric, const Metric& m) {
   std::string xlabel;
@@ -385,7 +396,7 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
       << "\" stroke=\"black\"/><text x=\"" << X(x) << "\" y=\"" << H - B + 18 << "\" text-anchor=\"middle\">" << num(x)
       << "</text>\n";
   s << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 10 << "\" text-anchor=\"middle\">" << xml(xlabel)
-    << " (mean over seeds, bars: min..max" << (m.name == "throughput" ? "; dotted: regression" : "")
+    << " (median over seeds, box: quartiles, whiskers: min..max" << (m.name == "throughput" ? "; dotted: regression" : "")
     << ")</text>\n";
   s << "<text x=\"16\" y=\"" << (T + H - B) / 2 << "\" text-anchor=\"middle\" transform=\"rotate(-90 16 "
     << (T + H - B) / 2 << ")\">" << xml(m.ylabel.empty() ? m.label : m.ylabel) << "</text>\n";
@@ -438,22 +449,29 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
     const double dx = (ci - (ne - 1) / 2.0) * std::min(4.0, 24.0 / std::max(1, ne));
     std::string path;
     for (auto& [x, g] : pts) {
-      double mean = g.sum / g.n;
+      // the paper's statistic (seed 003 Fig. 4): the median, the box from the first to the third
+      // quartile, the whiskers to the minimum and maximum over the seeds
+      const double med = quantile(g.vals, 0.5), q1 = quantile(g.vals, 0.25), q3 = quantile(g.vals, 0.75);
       const double px = X(x) + dx;
-      path += (path.empty() ? "M" : " L") + num(px) + "," + num(Y(mean));
-      s << "<line x1=\"" << num(px) << "\" y1=\"" << Y(g.mn) << "\" x2=\"" << num(px) << "\" y2=\"" << Y(g.mx)
+      path += (path.empty() ? "M" : " L") + num(px) + "," + num(Y(med));
+      s << "<line class=\"whisker\" x1=\"" << num(px) << "\" y1=\"" << Y(g.mn) << "\" x2=\"" << num(px) << "\" y2=\"" << Y(g.mx)
         << "\" stroke=\"" << c << "\" stroke-opacity=\"0.5\"/>";
-      s << marker(ci, px, Y(mean), c);
+      if (g.n > 1)
+        s << "<rect class=\"quartiles\" x=\"" << num(px - 6) << "\" y=\"" << num(Y(q3)) << "\" width=\"12\" height=\""
+          << num(std::max(0.0, Y(q1) - Y(q3))) << "\" fill=\"" << c << "\" fill-opacity=\"0.25\" stroke=\"" << c
+          << "\" stroke-opacity=\"0.7\"><title>" << xml(e) << " at " << num(x) << ": median " << num(med) << ", quartiles "
+          << num(q1) << ".." << num(q3) << ", " << num(g.mn) << ".." << num(g.mx) << " over " << g.n << " runs</title></rect>";
+      s << marker(ci, px, Y(med), c);
       if (g.refused > 0) {
-        const int k = label_slot(x, Y(mean));
-        s << "<rect class=\"refused\" x=\"" << num(px - 7) << "\" y=\"" << num(Y(mean) - 7) << "\" width=\"14\" height=\"14\" fill=\"url(#refused"
-          << ci << ")\" stroke=\"" << c << "\"/><text class=\"refused\" x=\"" << num(px + 11) << "\" y=\"" << num(Y(mean) - 8 - 12 * k)
+        const int k = label_slot(x, Y(med));
+        s << "<rect class=\"refused\" x=\"" << num(px - 7) << "\" y=\"" << num(Y(med) - 7) << "\" width=\"14\" height=\"14\" fill=\"url(#refused"
+          << ci << ")\" stroke=\"" << c << "\"/><text class=\"refused\" x=\"" << num(px + 11) << "\" y=\"" << num(Y(med) - 8 - 12 * k)
           << "\" font-size=\"10\" fill=\"" << c << "\">refused " << g.refused << "/" << g.runs << "</text>";
       }
       if (g.fallbacks > 0) {  // OpenSM used another engine for some runs here: ring + count on the point
-        const int k = label_slot(x, Y(mean));
-        s << "<circle class=\"fallback\" cx=\"" << num(px) << "\" cy=\"" << num(Y(mean)) << "\" r=\"9\" fill=\"none\" stroke=\"black\""
-          << " stroke-dasharray=\"2,2\"/><text x=\"" << num(px + 11) << "\" y=\"" << num(Y(mean) - 8 - 12 * k) << "\" font-size=\"10\">fell back "
+        const int k = label_slot(x, Y(med));
+        s << "<circle class=\"fallback\" cx=\"" << num(px) << "\" cy=\"" << num(Y(med)) << "\" r=\"9\" fill=\"none\" stroke=\"black\""
+          << " stroke-dasharray=\"2,2\"/><text x=\"" << num(px + 11) << "\" y=\"" << num(Y(med) - 8 - 12 * k) << "\" font-size=\"10\">fell back "
           << g.fallbacks << "/" << g.runs << "</text>";
       }
       s << "\n";

@@ -242,6 +242,9 @@ const std::vector<Metric>& metrics();
 // another engine is ringed and labelled "fell back n/m"; y axis labelled with its unit, from 0 to
 // the metric's fixed top (100 % for percentages) or a rounded-up data maximum.
 std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabric, const Metric& m);
+// The p-quantile of values (0.5: the median; linear between the two nearest ranks, R's and NumPy's
+// default: v[h] + (h - floor h)(v[h+1] - v[h]), h = (n - 1) p over the sorted values); NaN if empty.
+double quantile(std::vector<double> v, double p);
 // Plain-text summary table: mean per (fabric, engine, failures).
 std::string summary_table(const std::vector<RunResult>& rows);
 

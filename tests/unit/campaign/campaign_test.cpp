@@ -708,6 +708,37 @@ TEST(Campaign, PlotMarksRefusedRuns) {
   EXPECT_EQ(campaign::plot_svg(ok_only, "f", *valid).find("refused"), std::string::npos);
 }
 
+// The plots use seed 003's statistic (Fig. 4's whisker plots): the line and marker at the median
+// over the seeds, a box from the first to the third quartile, whiskers to min and max.
+TEST(Campaign, PlotShowsMedianQuartilesAndRange) {
+  EXPECT_DOUBLE_EQ(campaign::quantile({4, 1, 3, 2}, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(campaign::quantile({1, 2, 3, 4, 100}, 0.5), 3);
+  EXPECT_DOUBLE_EQ(campaign::quantile({1, 2, 3, 4, 100}, 0.25), 2);
+  EXPECT_DOUBLE_EQ(campaign::quantile({1, 2, 3, 4, 100}, 0.75), 4);
+  EXPECT_DOUBLE_EQ(campaign::quantile({1, 2}, 0.25), 1.25);
+  EXPECT_TRUE(std::isnan(campaign::quantile({}, 0.5)));
+  // EFI max over 5 seeds at one point: 10, 20, 30, 40, 1000 -> median 30 (the mean would be 220)
+  std::vector<campaign::RunResult> rows;
+  const uint64_t efi[] = {10, 20, 30, 40, 1000};
+  for (int seed = 1; seed <= 5; ++seed) {
+    campaign::RunResult r;
+    r.key = {"f", "ft-minhop", "1", "0", seed};
+    r.efi_max = efi[seed - 1];
+    rows.push_back(r);
+  }
+  const campaign::Metric* m = nullptr;
+  for (const auto& x : campaign::metrics())
+    if (x.name == "efi_max") m = &x;
+  ASSERT_NE(m, nullptr);
+  const std::string svg = campaign::plot_svg(rows, "f", *m);
+  EXPECT_NE(svg.find("median over seeds, box: quartiles, whiskers: min..max"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("ft-minhop at 1: median 30, quartiles 20..40, 10..1000 over 5 runs"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("<rect class=\"quartiles\""), std::string::npos) << svg;
+  // one run: no box, the whisker collapses to the point
+  rows.resize(1);
+  EXPECT_EQ(campaign::plot_svg(rows, "f", *m).find("class=\"quartiles\""), std::string::npos);
+}
+
 namespace {
 // A 4-ary 3-tree whose LIDs are not 1..N in node order (as OpenSM hands them out on a real
 // subnet: hosts first, with gaps), written as a .net file with those LIDs.
