@@ -176,7 +176,7 @@ LostRoutes count_lost_routes(const IntactRouting& base, const Fabric& faulty, bo
   std::vector<size_t> off(nn + 1, 0);  // port (n, p) of the base is dead_port[off[n] + p]
   for (size_t n = 0; n < nn; ++n) {
     const Node& x = f.node(static_cast<int>(n));
-    if (auto m = faulty.find(x.id); m && faulty.node(*m).num_ports == x.num_ports) to[n] = *m;
+    if (auto m = faulty.find(x.id)) to[n] = *m;
     off[n + 1] = off[n] + static_cast<size_t>(x.num_ports) + 1;
   }
   LostRoutes out;
@@ -190,8 +190,8 @@ LostRoutes count_lost_routes(const IntactRouting& base, const Fabric& faulty, bo
       const size_t m = static_cast<size_t>(e.peer_node);
       bool dead = to[n] < 0 || to[m] < 0;
       if (!dead) {  // both ends survived: is the cable still there?
-        const Port& y = faulty.node(to[n]).port(p);
-        dead = !y.connected() || y.peer_node != to[m] || y.peer_port != e.peer_port;
+        const Node& z = faulty.node(to[n]);
+        dead = p > z.num_ports || !z.port(p).connected() || z.port(p).peer_node != to[m] || z.port(p).peer_port != e.peer_port;
         const bool once = m > n || (m == n && e.peer_port > p);
         const bool candidate = host_links || (x.is_switch() && f.node(static_cast<int>(m)).is_switch());
         if (dead && once && candidate) ++out.failed_links;
