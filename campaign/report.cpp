@@ -18,6 +18,7 @@
 
 #include "ftroute/campaign.hpp"
 #include "ftroute/campaign_lifetime.hpp"
+#include "ftroute/campaign_lost.hpp"
 #include "ftroute/campaign_regression.hpp"
 #include "ftroute/atomic_file.hpp"
 #include "ftroute/error.hpp"
@@ -41,8 +42,11 @@ const char* kColumns[] = {"fabric", "engine", "link_failures", "switch_failures"
                           "links", "pairs", "unreachable", "looping", "bad_entries", "deadlock_checked",
                           "cdg_acyclic", "vls_used", "efi_max", "efi_avg", "hops_avg", "hops_max",
                           "route_seconds", "simulated", "sim_offered", "sim_accepted", "sim_latency",
-                          "sim_dropped", "sim_deadlock", "message"};
+                          "sim_dropped", "sim_deadlock", "message", "lost_routes", "lost_eq6"};
 constexpr size_t kNumColumns = sizeof kColumns / sizeof kColumns[0];
+// Columns added after results.csv files were first written: an older file lacks them (its rows
+// read as "unknown"), and a campaign resumed in its directory rewrites it with the full header.
+bool optional_column(const std::string& c) { return c == "lost_routes" || c == "lost_eq6"; }
 
 std::string q(const std::string& s) {  // RFC 4180: a field with , " CR or LF in quotes, quotes doubled
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -140,7 +144,9 @@ std::string csv_row(const RunResult& r) {
                                 std::to_string(r.efi_max), num(r.efi_avg), num(r.hops_avg), std::to_string(r.hops_max),
                                 num(r.route_seconds), r.simulated ? "1" : "0", num(r.sim_offered),
                                 num(r.sim_accepted), num(r.sim_latency), std::to_string(r.sim_dropped),
-                                r.sim_deadlock ? "1" : "0", q(r.message)};
+                                r.sim_deadlock ? "1" : "0", q(r.message),
+                                r.lost_routes < 0 ? std::string() : std::to_string(r.lost_routes),
+                                std::isnan(r.lost_eq6) ? std::string() : num(r.lost_eq6)};
   std::string s;
   for (size_t i = 0; i < c.size(); ++i) s += (i ? "," : "") + c[i];
   return s;
@@ -161,7 +167,7 @@ std::vector<RunResult> parse_csv(const std::string& text, const std::string& fil
     if (col.empty()) {
       for (size_t i = 0; i < f.size(); ++i) col[f[i]] = i;
       for (const char* c : kColumns)
-        if (!col.count(c)) throw ParseError(filename, ln, std::string("header lacks column '") + c + "'");
+        if (!col.count(c) && !optional_column(c)) throw ParseError(filename, ln, std::string("header lacks column '") + c + "'");
       continue;
     }
     if (f.size() != col.size())
@@ -215,6 +221,8 @@ std::vector<RunResult> parse_csv(const std::string& text, const std::string& fil
     r.sim_dropped = static_cast<uint64_t>(gi("sim_dropped"));
     r.sim_deadlock = gi("sim_deadlock") != 0;
     r.message = g("message");
+    if (col.count("lost_routes") && !g("lost_routes").empty()) r.lost_routes = gi("lost_routes");
+    if (col.count("lost_eq6") && !g("lost_eq6").empty()) r.lost_eq6 = gd("lost_eq6");
     rows.push_back(std::move(r));
   }
   return rows;
@@ -272,6 +280,8 @@ const std::vector<Metric>& metrics() {
        [](const RunResult& r) { return r.status == "ok" ? double(r.efi_max) : NAN; }, "max EFI (routes per link)"},
       {"hops_avg", "average hops (CA to CA)",
        [](const RunResult& r) { return r.status == "ok" ? r.hops_avg : NAN; }, "average hops (links)"},
+      {"lost_routes", "routes lost before re-routing (intact routing, seed 003 Eq. 6)",
+       [](const RunResult& r) { return r.lost_routes >= 0 ? double(r.lost_routes) : NAN; }, "lost routes (count)"},
       {"route_seconds", "routing time, s (in-process CPU; OpenSM: wall of opensm -o)",
        [](const RunResult& r) { return r.status == "ok" || r.status == "refused" ? r.route_seconds : NAN; },
        "routing time (s)"},
@@ -690,6 +700,19 @@ std::vector<RunResult> run_campaign(const Config& cfg, const std::function<void(
     }
   }
   std::vector<RunResult> existing = read_csv(csv);  // throws ParseError on a damaged file
+  if (!existing.empty() || (fs::exists(csv) && fs::file_size(csv) > 0)) {
+    // a results.csv from before the newest columns: rewritten with the full header (its rows keep
+    // their values, the new columns empty), so the rows appended below fit its header
+    std::ifstream in(csv, std::ios::binary);
+    std::string head;
+    std::getline(in, head);
+    if (!head.empty() && head.back() == '\r') head.pop_back();
+    if (head != csv_header()) {
+      std::string text = csv_header() + "\n";
+      for (const auto& r : existing) text += csv_row(r) + "\n";
+      write_atomic(csv, text);
+    }
+  }
   std::set<std::string> done;
   for (const auto& r : existing) done.insert(r.key.id());
 
@@ -707,6 +730,7 @@ std::vector<RunResult> run_campaign(const Config& cfg, const std::function<void(
     if (fresh) o << csv_header() << "\n";
   }
   std::mutex mu;
+  IntactRoutings intact_routings;  // one routing of each intact (fabric, engine), shared by the runs
   std::atomic<size_t> next{0};
   std::exception_ptr fatal;
   auto t0 = std::chrono::steady_clock::now();
@@ -724,7 +748,7 @@ std::vector<RunResult> run_campaign(const Config& cfg, const std::function<void(
       }
       RunResult r;
       try {
-        r = run_one(cfg, intact.at(todo[i].fabric), todo[i]);
+        r = run_one(cfg, intact.at(todo[i].fabric), todo[i], &intact_routings);
       } catch (...) {
         std::lock_guard<std::mutex> l(mu);
         if (!fatal) fatal = std::current_exception();

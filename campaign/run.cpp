@@ -15,6 +15,7 @@
 
 #include "ftroute/campaign.hpp"
 #include "ftroute/campaign_lifetime.hpp"
+#include "ftroute/campaign_lost.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
@@ -158,16 +159,8 @@ bool wants_simulation(const Config& cfg, const RunResult& out) {
 
 // ---------------- OpenSM through ibsim (ftroute/opensm_run.hpp) ----------------
 
-void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& gen_spec, const std::string& engine,
-                RunResult& out) {
-  OpensmRunOptions o;
-  o.timeout = cfg.opensm_timeout;
-  o.ftsim_script = cfg.ftsim_script;
-  o.pathsl_tool = cfg.pathsl_tool;
-  o.scratch_dir = cfg.scratch_dir.empty() ? (cfg.out_dir.empty() ? "." : cfg.out_dir) + "/scratch" : cfg.scratch_dir;
-  o.keep_scratch = cfg.keep_scratch;
-  o.max_path_sl_pairs = cfg.path_sl_max_pairs;
-  o.gen_spec = gen_spec;
+void run_opensm(const Config& cfg, const Fabric& faulty, const std::string& engine, RunResult& out) {
+  OpensmRunOptions o = campaign_opensm_options(cfg, out.key.fabric);
   o.comment = "campaign run " + out.key.id();
   OpensmResult r = run_opensm_engine(faulty, engine, o);
   out.engine_used = r.engine_used;
@@ -376,7 +369,7 @@ void check_file_lids(const Config& cfg, const FabricSource& src, const Fabric& i
   intact.require_file_lids(src.net_path, "--lids assign");
 }
 
-RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key) {
+RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key, IntactRoutings* routings) {
   RunResult out;
   out.key = key;
   try {
@@ -408,12 +401,25 @@ RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key) {
     out.cas = static_cast<int>(f.cas().size());
     out.links = f.num_links();
 
+    if (out.links_removed + out.switches_removed + out.hosts_removed == 0) {
+      out.lost_routes = 0;  // nothing failed, nothing lost (and no routing of the intact fabric needed)
+      out.lost_eq6 = 0;
+    } else {  // connections lost before re-routing: the routes of the engine's tables of the INTACT fabric
+      IntactRoutings own;
+      IntactRoutings& cache = routings ? *routings : own;
+      const auto base = cache.get(cfg, intact, key.fabric, key.engine);
+      if (base->status == "ok") {
+        const LostRoutes lost = count_lost_routes(*base, f, cfg.host_links);
+        out.lost_routes = static_cast<int64_t>(lost.lost);
+        out.lost_eq6 = lost.eq6;
+      }
+      if (!base->message.empty()) out.message = base->message;
+    }
     const std::string prefix = "opensm:";
     if (key.engine.rfind(prefix, 0) == 0) {
-      std::string gen_spec;
-      for (const auto& src : cfg.fabrics)
-        if (src.name == key.fabric) gen_spec = src.gen_spec;
-      run_opensm(cfg, f, gen_spec, key.engine.substr(prefix.size()), out);
+      const std::string note = out.message;
+      run_opensm(cfg, f, key.engine.substr(prefix.size()), out);
+      if (!note.empty()) out.message = clean(out.message + (out.message.empty() ? "" : "; ") + note);
       return out;
     }
     if (!keeps_file_lids(cfg, key.fabric, intact)) f.assign_lids(0);  // else: the file's, kept by inject_faults

@@ -152,7 +152,9 @@ FTROUTE_SUBCOMMAND(campaign, "fail-in-place campaign: faults x engines x seeds -
 For every fabric x engine x switch failures x link failures x seed: copy the intact fabric, inject
 seeded random faults (never disconnecting the fabric unless --allow-disconnect), route, validate
 (unreachable pairs, loops, CDG cycle over (link, VL), VLs, edge forwarding index, hops), time the
-routing, and optionally simulate throughput with flitsim. One CSV row per run is appended to
+routing, and optionally simulate throughput with flitsim. Columns lost_routes / lost_eq6: the
+routes of the engine's routing of the intact fabric (computed once per fabric and engine) that the
+faults cut before any re-route, and the paper's Eq. 6 estimate (`campaign-table --lost`). One CSV row per run is appended to
 DIR/results.csv as soon as it finishes; runs already there are skipped (resume after Ctrl-C).
 DIR/plots/<fabric>_<metric>.svg and DIR/summary.txt are rewritten at the end. DIR/campaign.conf
 records the settings outside the run key (--pattern, --shift-order, --sim-*, --allow-disconnect,

@@ -8,6 +8,7 @@
 #include "ftroute/campaign.hpp"
 #include "ftroute/campaign_compare.hpp"
 #include "ftroute/campaign_lifetime.hpp"
+#include "ftroute/campaign_lost.hpp"
 #include "ftroute/campaign_regression.hpp"
 
 using namespace ftroute;
@@ -22,10 +23,13 @@ int run_campaign_table(cli::Args& a) {
   const bool lifetime = a.flag("lifetime");
   const double link_gbytes = a.double_or("link-gbytes", 4.0);
   if (!(link_gbytes > 0)) throw cli::UsageError("--link-gbytes must be > 0");
-  if (json && (regression || lifetime))
+  const bool lost = a.flag("lost");
+  if (json && (regression || lifetime || lost))
     throw cli::UsageError(std::string("--json prints the comparison rows; it does not go with --") +
-                          (regression ? "regression" : "lifetime"));
+                          (regression ? "regression" : lifetime ? "lifetime" : "lost"));
   if (regression && lifetime) throw cli::UsageError("--lifetime already includes the regression; give one of them");
+  if (lost && (regression || lifetime))
+    throw cli::UsageError(std::string("--lost is a view of its own; it does not go with --") + (regression ? "regression" : "lifetime"));
   auto pos = a.positionals();
   if (pos.empty()) throw cli::UsageError("give the campaign directories (or results.csv files)");
   std::vector<std::vector<campaign::RunResult>> parts = campaign::read_result_parts(pos);
@@ -83,7 +87,9 @@ int run_campaign_table(cli::Args& a) {
   if (groups.size() > 1)
     std::printf("(the inputs ran with different settings: a fabric and engine found in more than one of them mixes those settings)\n");
   std::printf("\n");
-  if (lifetime)
+  if (lost)
+    std::fputs(campaign::lost_routes_table(rows, order).c_str(), stdout);
+  else if (lifetime)
     std::fputs(campaign::lifetime_report(rows, order, link_gbytes).c_str(), stdout);
   else if (regression)
     std::fputs(campaign::regression_table(rows, order, link_gbytes).c_str(), stdout);
@@ -96,8 +102,8 @@ int run_campaign_table(cli::Args& a) {
 
 static ::ftroute::cli::Registrar ftroute_subcommand_campaign_table(
     "campaign-table", "markdown engine comparison (tolerated, VLs, EFI, routing time, fallback) of campaign results",
-    R"(usage: ftroute campaign-table DIR|results.csv ... [--engines A,B,...] [--json | --regression | --lifetime]
-       [--link-gbytes 4]
+    R"(usage: ftroute campaign-table DIR|results.csv ... [--engines A,B,...]
+       [--json | --regression | --lifetime | --lost] [--link-gbytes 4]
 
 Prints one markdown row per fabric x fault level x engine of `ftroute campaign` results:
 tolerated runs (reachable, loop-free, CDG checked acyclic), VLs used, edge forwarding index
@@ -115,5 +121,12 @@ becomes better (where the regression lines cross). See docs/campaign.md.
 per year the failed switches, links and lost CAs, and per engine the valid runs, throughput and
 its change since year 0, EFI, VLs, refusals and OpenSM fallbacks; then the regression and the
 recommendation: the engine valid in every year with the best throughput (docs/campaign.md,
-"Case study").)",
+"Case study").
+
+--lost: the connections lost before re-routing (seed 003 section III-C-1, Eq. 6, Fig. 2): per
+fabric x fault level x engine the routes of the engine's routing of the intact fabric that the
+faults cut (results.csv column lost_routes), as median [quartiles] (min-max) and mean over the
+seeds, the mean of Eq. 6's estimate n/|E| x sum of the edge forwarding indices (column lost_eq6)
+and the ratios median / Eq. 6 and mean / Eq. 6. See docs/campaign.md, "Connections lost before
+re-routing".)",
     run_campaign_table);

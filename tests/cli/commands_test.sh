@@ -180,6 +180,28 @@ for line in open(sys.argv[2]):
     assert worst == int(m[3]), (line, worst)
     print("ok:", m[2], m[1], "links: worst EFI", worst)
 PY
+  # --lost: the routes of the intact routing the faults cut, median (min-max) of results.csv's
+  # lost_routes per row; nothing lost without faults
+  "$FT" campaign-table camp --lost > lost.md
+  [ "$(grep -c '^| 4ary3tree.net | 0 links | [a-z-]* | 2 | 0 \[0-0\] (0-0) | 0.0 | 0.0 | - | - |$' lost.md)" -eq 2 ] ||
+    fail "fault-free rows of --lost:"$'\n'"$(cat lost.md)"
+  python3 - camp/results.csv lost.md <<'PY' || fail "--lost differs from results.csv"
+import csv, re, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+n = 0
+for line in open(sys.argv[2]):
+    m = re.match(r"\| 4ary3tree.net \| 2 links \| (\S+) \| 2 \| (\S+) \[\S+\] \((\d+)-(\d+)\) \| ([\d.]+) \| ([\d.]+) \|", line)
+    if not m:
+        continue
+    v = [int(r["lost_routes"]) for r in rows if r["link_failures"] == "2" and r["engine"] == m[1]]
+    e6 = [float(r["lost_eq6"]) for r in rows if r["link_failures"] == "2" and r["engine"] == m[1]]
+    assert min(v) > 0 and float(m[2]) == statistics.median(v) and (int(m[3]), int(m[4])) == (min(v), max(v)), (line, v)
+    assert abs(float(m[6]) - sum(e6) / len(e6)) < 0.05, (line, e6)
+    n += 1
+    print("ok:", m[1], "2 links: lost routes", v, "Eq. 6", e6)
+assert n == 2, n
+PY
+  expect_error 2 - -- campaign-table camp --lost --json
   expect_error 1 - -- campaign-table missing-dir
   ;;
 kns-size)

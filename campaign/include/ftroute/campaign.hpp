@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -148,6 +149,11 @@ struct RunResult {
   uint64_t sim_dropped = 0;
   bool sim_deadlock = false;
   std::string message;         // refusal reason / error / notes (quoted in the CSV, RFC 4180)
+  // Connections lost before re-routing (seed 003 Eq. 6, ftroute/campaign_lost.hpp): routes of the
+  // engine's routing of the intact fabric that this run's faults cut, and Eq. 6's estimate.
+  // -1 / NaN: unknown (a results.csv from before they were recorded, no intact routing).
+  int64_t lost_routes = -1;
+  double lost_eq6 = std::numeric_limits<double>::quiet_NaN();
   bool routing_ok() const { return status == "ok" && unreachable == 0 && looping == 0 && cdg_acyclic; }
 };
 
@@ -165,8 +171,11 @@ bool keeps_file_lids(const Config& cfg, const std::string& fabric, const Fabric&
 void check_file_lids(const Config& cfg, const FabricSource& src, const Fabric& intact);
 
 // One run on a copy of `intact` (which must not have faults yet). Never throws for routing or
-// OpenSM problems: they go to status/message.
-RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key);
+// OpenSM problems: they go to status/message. The lost routes are counted on the engine's routing
+// of `intact` from `routings` (a campaign's shared cache, ftroute/campaign_lost.hpp), or on one
+// computed for this run alone when it is null.
+class IntactRoutings;
+RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key, IntactRoutings* routings = nullptr);
 
 // ---- CSV ----
 std::string csv_header();
