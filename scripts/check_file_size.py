@@ -18,6 +18,9 @@ import os
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import project_tree  # noqa: E402  (the project's directories, shared with the other lint script)
+
 MAX_LINES = 1000
 EXTENSIONS = (".cpp", ".hpp", ".h", ".cc", ".inc")
 SKIP_TOP = {".git", "tests", "third_party"}
@@ -32,13 +35,8 @@ def count_lines(path):
 def oversized(root, limit):
     """(relative path, line count) of every counted file over limit, sorted by path."""
     found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel_dir = os.path.relpath(dirpath, root)
-        if rel_dir == ".":
-            dirnames[:] = [d for d in dirnames if d not in SKIP_TOP and not d.startswith("build")]
-        # a configured build directory anywhere (e.g. out/, sys-*/): not project sources
-        dirnames[:] = sorted(d for d in dirnames if not os.path.isfile(os.path.join(dirpath, d, "CMakeCache.txt")))
-        for fn in sorted(filenames):
+    for dirpath, _, filenames in project_tree.walk(root, SKIP_TOP):
+        for fn in filenames:
             if not fn.endswith(EXTENSIONS):
                 continue
             path = os.path.join(dirpath, fn)

@@ -36,6 +36,9 @@ import re
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import project_tree  # noqa: E402  (the project's directories, shared with the other lint script)
+
 NOT_LIBRARIES = {".git", "tests", "cli", "bench", "cmake", "third_party"}
 
 # Library files covered by tests not named after them, or holding no logic. Keep it short: a new
@@ -269,12 +272,7 @@ def squash(name):
 def library_sources(root):
     """Relative paths of the library .cpp files, sorted."""
     found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel_dir = os.path.relpath(dirpath, root)
-        if rel_dir == ".":
-            dirnames[:] = [d for d in dirnames if d not in NOT_LIBRARIES and not d.startswith("build")]
-        # a configured build directory anywhere (e.g. out/, sys-*/): not project sources
-        dirnames[:] = sorted(d for d in dirnames if not os.path.isfile(os.path.join(dirpath, d, "CMakeCache.txt")))
+    for dirpath, rel_dir, filenames in project_tree.walk(root, NOT_LIBRARIES):
         if rel_dir == ".":
             continue  # top-level files are no component's
         for fn in filenames:
