@@ -16,6 +16,26 @@
 
 namespace ftroute::campaign {
 
+namespace {
+
+// Every route of r's tables, one walk per (source group, destination LID): start() before each
+// walk, on_hop(switch, hop) as walk_path's, on_route(group, w) when the walk delivers, with w the
+// routes it stands for (the group's CA ports, the destination's own port left out). The index
+// (routes, pi sums) and the count of lost routes walk the same routes through it.
+template <class Start, class OnHop, class OnRoute>
+void walk_routes(const IntactRouting& r, Start&& start, OnHop&& on_hop, OnRoute&& on_route) {
+  for (const auto& d : r.destinations)
+    for (size_t gi = 0; gi < r.groups.size(); ++gi) {
+      const auto& g = r.groups[gi];
+      const uint64_t w = g.ports.size() - (static_cast<int>(gi) == d.group ? 1 : 0);
+      if (w == 0) continue;
+      start();
+      if (walk_path(r.fabric, r.lfts, g.sw, d.lid, d.node, d.port, on_hop).end == PathWalk::Delivered) on_route(gi, w);
+    }
+}
+
+}  // namespace
+
 OpensmRunOptions campaign_opensm_options(const Config& cfg, const std::string& fabric) {
   OpensmRunOptions o;
   o.timeout = cfg.opensm_timeout;
@@ -58,23 +78,20 @@ void index_intact_routing(IntactRouting& r) {
     for (uint32_t lid = e.base_lid; lid <= e.last_lid(); ++lid)
       r.destinations.push_back({static_cast<Lid>(lid), e.node, e.port, g->second});
   }
-  // routes and pi sums: one walk per (source switch, destination LID), weighted by its sources
-  for (const auto& d : r.destinations)
-    for (size_t gi = 0; gi < r.groups.size(); ++gi) {
-      const auto& g = r.groups[gi];
-      const uint64_t w = g.ports.size() - (static_cast<int>(gi) == d.group ? 1 : 0);
-      if (w == 0) continue;
-      uint64_t sw = 0, links = 0;
-      const PathWalk pw = walk_path(f, r.lfts, g.sw, d.lid, d.node, d.port, [&](int, const RouteHop& h) {
+  // routes and pi sums, each walk weighted by its sources
+  uint64_t sw = 0, links = 0;
+  walk_routes(
+      r, [&] { sw = links = 0; },
+      [&](int, const RouteHop& h) {
         ++sw;
         links += h.kind == RouteHop::Forward;
+      },
+      [&](size_t, uint64_t w) {
+        r.routes += w;
+        r.pi_switches += w * sw;
+        r.pi_switch_links += w * links;
+        r.pi_host_links += 2 * w;  // the source's and the destination's cable
       });
-      if (pw.end != PathWalk::Delivered) continue;  // not a route of these tables
-      r.routes += w;
-      r.pi_switches += w * sw;
-      r.pi_switch_links += w * links;
-      r.pi_host_links += 2 * w;  // the source's and the destination's cable
-    }
 }
 
 namespace {
@@ -204,19 +221,14 @@ LostRoutes count_lost_routes(const IntactRouting& base, const Fabric& faulty, bo
   for (size_t gi = 0; gi < base.groups.size(); ++gi)
     for (const auto& s : base.groups[gi].ports)
       dead_sources[gi] += dead_port[off[static_cast<size_t>(s.node)] + static_cast<size_t>(s.port)] != 0;
-  for (const auto& d : base.destinations)
-    for (size_t gi = 0; gi < base.groups.size(); ++gi) {
-      const auto& g = base.groups[gi];
-      const uint64_t w = g.ports.size() - (static_cast<int>(gi) == d.group ? 1 : 0);
-      if (w == 0) continue;
-      bool cut = false;  // the path visits a failed switch or crosses a failed cable
-      const PathWalk pw = walk_path(f, base.lfts, g.sw, d.lid, d.node, d.port, [&](int s, const RouteHop& h) {
+  bool cut = false;  // the path visits a failed switch or crosses a failed cable
+  walk_routes(
+      base, [&] { cut = false; },
+      [&](int s, const RouteHop& h) {
         if (to[static_cast<size_t>(s)] < 0) cut = true;
         if (h.kind != RouteHop::Dropped && h.port > 0 && dead_port[off[static_cast<size_t>(s)] + h.port]) cut = true;
-      });
-      if (pw.end != PathWalk::Delivered) continue;  // no route of the intact tables
-      out.lost += cut ? w : dead_sources[gi];
-    }
+      },
+      [&](size_t gi, uint64_t w) { out.lost += cut ? w : dead_sources[gi]; });
   if (out.failed_links > 0) {
     const int e = host_links ? base.switch_links + base.host_links : base.switch_links;
     const double pi = static_cast<double>(host_links ? base.pi_switch_links + base.pi_host_links : base.pi_switch_links);
