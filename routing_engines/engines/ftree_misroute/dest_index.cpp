@@ -137,10 +137,12 @@ std::vector<std::vector<DestLid>> number_destinations(const Fabric& fabric, cons
         const long pos = x % static_cast<long>(full0);
         const int parent = up[static_cast<size_t>(pos % parents0)].peer;  // first appearances lead the order
         if (up[own].peer == parent) return own;
-        std::vector<size_t> to;
+        long n = 0;  // the leaf's cables to that parent; take the (pos / parents0 mod n)-th
+        for (const auto& e : up) n += e.peer == parent;
+        long k = (pos / parents0) % n;
         for (size_t i = 0; i < up.size(); i++)
-          if (up[i].peer == parent) to.push_back(i);
-        return to[static_cast<size_t>((pos / parents0) % static_cast<long>(to.size()))];
+          if (up[i].peer == parent && k-- == 0) return i;
+        return own;  // not reached: the parent is one of the leaf's own
       };
       auto climb = [&](int a, long x, auto&& fn) {
         for (int r = t.rank[static_cast<size_t>(a)]; r < H; r++) {
