@@ -103,7 +103,8 @@ std::shared_ptr<IntactRouting> in_process(const Config& cfg, const Fabric& intac
   if (!keeps_file_lids(cfg, fabric, intact)) r->fabric.assign_lids(0);  // as run_one numbers every run
   PipelineOptions po;
   po.require_ok = false;  // the tables as the engine made them: undelivered pairs are no routes
-  RoutingPipeline pipeline(engine, EngineOptions{}, po);
+  const EngineVariant variant = engine_variant(engine);
+  RoutingPipeline pipeline(variant.name, variant.options, po);
   try {
     r->lfts = pipeline.run(r->fabric).routing.lfts;
   } catch (const EngineError& e) {

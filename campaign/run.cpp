@@ -336,6 +336,40 @@ void parse_shard(const std::string& text, Config& cfg) {
     throw OptionError("--shard expects I/N (0 <= I < N), got '" + text + "'");
 }
 
+EngineVariant engine_variant(const std::string& entry) {
+  EngineVariant v;
+  const size_t open = entry.find('[');
+  v.name = entry.substr(0, open);
+  if (v.name.empty()) throw OptionError("engine entry '" + escape_name(entry) + "' has no engine name");
+  if (open != std::string::npos) {
+    if (entry.back() != ']' || entry.find('[', open + 1) != std::string::npos || entry.find(']') != entry.size() - 1)
+      throw OptionError("engine entry '" + escape_name(entry) + "': options go in one pair of brackets at the end, NAME[k=v,k=v]");
+    if (v.name.rfind("opensm:", 0) == 0)
+      throw OptionError("engine entry '" + escape_name(entry) + "': options in brackets are for ftroute's own engines, not opensm:<engine>");
+    v.options = EngineOptions::parse(entry.substr(open + 1, entry.size() - open - 2));
+  }
+  if (v.name.rfind("opensm:", 0) != 0) make_engine(v.name)->check_options(v.options);  // unknown name or option
+  return v;
+}
+
+std::vector<std::string> split_engines(const std::string& list) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (char c : list) {
+    if (c == '[') depth++;
+    if (c == ']') depth--;
+    if (c == ',' && depth == 0) {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
 std::vector<RunKey> plan(const Config& cfg) {
   if (cfg.shard_count < 1 || cfg.shard_index < 0 || cfg.shard_index >= cfg.shard_count)
     throw OptionError("bad shard " + std::to_string(cfg.shard_index) + "/" + std::to_string(cfg.shard_count));
@@ -426,7 +460,8 @@ RunResult run_one(const Config& cfg, const Fabric& intact, const RunKey& key, In
     PipelineOptions po;  // the verdict is the full validation's, whose figures the row needs
     po.require_ok = false;
     po.validate = ValidateOptions{};
-    RoutingPipeline pipeline(key.engine, EngineOptions{}, po);  // ftroute/pipeline.hpp
+    const EngineVariant variant = engine_variant(key.engine);
+    RoutingPipeline pipeline(variant.name, variant.options, po);  // ftroute/pipeline.hpp
     out.engine_used = key.engine;
     RoutedStep step;
     double t0 = cpu_now();

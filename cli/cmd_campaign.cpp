@@ -79,10 +79,10 @@ int run_campaign_cmd(cli::Args& a) {
   if (!engines) throw cli::UsageError("--engines is required");
   if (cfg.out_dir.empty()) throw cli::UsageError("--out DIR is required");
   cli::check_output_dir(cfg.out_dir);
-  cfg.engines = cli::split_list(*engines, ',');
+  cfg.engines = campaign::split_engines(*engines);
   for (const auto& e : cfg.engines)
-    if (e.rfind("opensm:", 0) != 0) make_engine(e);  // unknown engine: OptionError before any run
-    else if (e.size() == 7) throw cli::UsageError("'opensm:' needs an engine name (opensm:minhop, opensm:updn, ...)");
+    if (e == "opensm:") throw cli::UsageError("'opensm:' needs an engine name (opensm:minhop, opensm:updn, ...)");
+    else campaign::engine_variant(e);  // unknown engine or option: OptionError before any run
   if (cfg.seeds < 1) throw cli::UsageError("--seeds must be >= 1");
   if (cfg.jobs < 1) throw cli::UsageError("--jobs must be >= 1");
   if (cfg.link_failures.empty() || cfg.switch_failures.empty()) throw cli::UsageError("empty failure list");
@@ -171,7 +171,9 @@ records the settings outside the run key (--pattern, --shift-order, --sim-*, --a
   --engines A,B,...      ftroute engines (ftree-misroute, ft-minhop, ft-dor, dqr, kns, ftdrb) and/or
                          opensm:<engine> (opensm:minhop, opensm:updn, opensm:ftree, opensm:dfsssp,
                          opensm:lash, opensm:dor, opensm:torus-2QoS, ...): real OpenSM under ibsim;
-                         the engine OpenSM really used is recorded (fallback to minhop shows)
+                         the engine OpenSM really used is recorded (fallback to minhop shows);
+                         NAME[k=v,k=v] = an ftroute engine with options, a variant of its own in
+                         the results (--engines 'ftree-misroute,ftree-misroute[vls=2]')
   --link-failures L,..   failed links per run: counts or percentages of the switch-to-switch links
                          (e.g. 0,1,2,4 or 0,1%,3%,5%); default 0
   --switch-failures S,.. failed switches per run (counts or % of switches); default 0

@@ -23,6 +23,8 @@
 // both failure columns.
 #pragma once
 
+#include "ftroute/engine.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -123,6 +125,18 @@ std::string shift_exchange_trace(int n, int packets, const std::vector<int>& ord
 // A random order of n endpoints for --shift-order random: Fisher-Yates with mt19937_64(seed) and
 // topo::uniform_index(), the same on every platform.
 std::vector<int> random_endpoint_order(int n, uint64_t seed);
+
+// One entry of --engines: an engine name, "opensm:<engine>", or an ftroute engine with options
+// as a variant of its own, "NAME[k=v,k=v]" (ftree-misroute[vls=2]): the whole entry is the run
+// key's engine, so a campaign compares an engine with itself under other options.
+struct EngineVariant {
+  std::string name;       // ftroute engine or opensm:<engine>
+  EngineOptions options;  // empty without brackets
+};
+// OptionError for a bad bracket, an unknown engine or option, or brackets on opensm:<engine>.
+EngineVariant engine_variant(const std::string& entry);
+// --engines split at the commas outside brackets.
+std::vector<std::string> split_engines(const std::string& list);
 
 struct RunKey {
   std::string fabric, engine, link_failures, switch_failures;

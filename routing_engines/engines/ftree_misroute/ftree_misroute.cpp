@@ -112,6 +112,7 @@ class Router {
         slot_[s + 1] = slot_[s] + static_cast<uint32_t>(std::max(t_.up[s].size(), t_.down[s].size()));
       flat_.assign(slot_[NS], 0);
       flat_peer_.assign(slot_[NS], -1);
+      upmap_.assign(slot_[NS], kNotCand);
       dirty_.assign(NS, 0);
       seen_.assign(NS, 0);
       for (int s = 0; s < S; s++) plan_switch(s, target);
@@ -227,6 +228,17 @@ class Router {
         if (pick.peer == s) return pick.peer_port;
       }
     }
+    if (p.mode == Plan::Spread) {
+      // d-mod-k over all the switch's up-cables, as without faults, where that parent still
+      // leads to the destination; the destinations whose parent does not are spread over the
+      // remaining ones by this switch's own number, so the sources share them out instead of
+      // all taking the same one.
+      const auto& up = t_.up[static_cast<size_t>(s)];
+      const uint32_t full = static_cast<uint32_t>(up.size());
+      const uint8_t at = upmap_[p.off + static_cast<uint32_t>(mod(idx, full))];
+      if (at != kNotCand) return flat_[p.off + at];
+      return flat_[p.off + static_cast<uint32_t>(mod(idx / full + static_cast<uint64_t>(s), p.len))];
+    }
     return flat_[p.off + static_cast<uint32_t>(mod(idx, p.len))];
   }
 
@@ -290,6 +302,9 @@ class Router {
       // with 13 of 14 up-cables) the sources' digit, taken over full bundles, sent a fixed share
       // of the destinations down the ancestor's one remaining cable of that bundle.
       else if (bundled && t_.height >= 2 && k == 1 && dist[si] == 1 && parents.distinct > 1) p.mode = Plan::UpToMirror;
+      // The normal up phase with some parents cut off from the destination by faults: the
+      // fault-free choice where it still leads on, the rest spread by source (Plan::Spread).
+      else if (k == 1 && !cand_.empty() && cand_.size() < t_.up[si].size()) p.mode = Plan::Spread;
     } else if (k > 0 && dist[si] == 1) {
       int best = kInf;
       for (const auto& e : t_.down[si])
@@ -330,6 +345,11 @@ class Router {
     p.off = slot_[si];
     p.len = static_cast<uint8_t>(cand_.size());
     std::copy(cand_.begin(), cand_.end(), flat_.begin() + p.off);
+    if (p.mode == Plan::Spread) {
+      std::fill(upmap_.begin() + p.off, upmap_.begin() + p.off + static_cast<uint32_t>(t_.up[si].size()), kNotCand);
+      for (size_t i = 0, j = 0; i < t_.up[si].size() && j < cand_.size(); i++)
+        if (t_.up[si][i].port == cand_[j]) upmap_[p.off + i] = static_cast<uint8_t>(j++);
+    }
     if (p.mode == Plan::UpMirror || p.mode == Plan::UpToMirror)
       for (size_t i = 0; i < cand_.size(); i++)
         for (const auto& e : p.mode == Plan::UpMirror ? t_.down[si] : t_.up[si])
@@ -462,7 +482,7 @@ class Router {
   }
 
   struct Plan {
-    enum Mode : uint8_t { Normal, Mirror, UpMirror, UpToMirror, Local, None };
+    enum Mode : uint8_t { Normal, Mirror, UpMirror, UpToMirror, Local, Spread, None };
     uint32_t off = 0;
     uint8_t len = 0;
     uint8_t mode = Normal;
@@ -490,6 +510,8 @@ class Router {
   std::vector<uint32_t> seen_;  // add_peer's marks, by switch; stamp_ tells this call's apart
   uint32_t stamp_ = 0;
   std::vector<int> flat_peer_;  // their peer switches (for UpMirror and UpToMirror)
+  static constexpr uint8_t kNotCand = 0xff;
+  std::vector<uint8_t> upmap_;  // Spread: per up-cable of the switch, its place among the candidates
   std::vector<uint32_t> slot_;
   // incremental plan(): the classes and target it was made for, switches to re-plan
   bool planned_ = false;

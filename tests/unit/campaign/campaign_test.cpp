@@ -126,6 +126,32 @@ TEST(Campaign, RunOneFaultsAreSeededAndValidated) {
   EXPECT_FALSE(r3.routing_ok());
 }
 
+// --engines NAME[k=v,..]: an engine with options is a variant of its own (its runs keyed by the
+// whole entry), routed with those options; bad entries stop the campaign before any run.
+TEST(Campaign, EngineVariantsCarryTheirOptions) {
+  EXPECT_EQ(campaign::split_engines("ftree-misroute,ftree-misroute[vls=2,max_valleys=4],opensm:updn"),
+            (std::vector<std::string>{"ftree-misroute", "ftree-misroute[vls=2,max_valleys=4]", "opensm:updn"}));
+  const auto v = campaign::engine_variant("ftree-misroute[vls=2,max_valleys=4]");
+  EXPECT_EQ(v.name, "ftree-misroute");
+  EXPECT_EQ(v.options.get("vls", ""), "2");
+  EXPECT_EQ(v.options.get("max_valleys", ""), "4");
+  EXPECT_TRUE(campaign::engine_variant("ft-minhop").options.all().empty());
+  for (const char* bad : {"ftree-misroute[vls=99]", "ftree-misroute[nope=1]", "ftree-misroute[vls=2", "ftree-misroute[vls=2]x",
+                          "opensm:updn[x=1]", "no-such-engine[a=1]", "[vls=2]"})
+    EXPECT_THROW(campaign::engine_variant(bad), OptionError) << bad;
+  // The variant routes with its options: with 8 cables cut (seed 1) the 4-ary 3-tree's U-turns
+  // take two valley chains on two VLs with vls=2, one VL without.
+  auto c = small_config("unused");
+  Fabric f = campaign::build_fabric(campaign::parse_fabric_source("fattree:4,3", false));
+  auto plain = campaign::run_one(c, f, {"fattree:4,3", "ftree-misroute", "8", "0", 1});
+  auto two = campaign::run_one(c, f, {"fattree:4,3", "ftree-misroute[vls=2]", "8", "0", 1});
+  ASSERT_EQ(plain.status, "ok") << plain.message;
+  ASSERT_EQ(two.status, "ok") << two.message;
+  EXPECT_EQ(two.key.engine, "ftree-misroute[vls=2]");
+  EXPECT_EQ(plain.vls_used, 1);
+  EXPECT_EQ(two.vls_used, 2);
+}
+
 TEST(Campaign, SimulationFillsThroughput) {
   auto c = small_config("unused");
   c.pattern = "uniform";
