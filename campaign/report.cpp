@@ -42,11 +42,11 @@ const char* kColumns[] = {"fabric", "engine", "link_failures", "switch_failures"
                           "links", "pairs", "unreachable", "looping", "bad_entries", "deadlock_checked",
                           "cdg_acyclic", "vls_used", "efi_max", "efi_avg", "hops_avg", "hops_max",
                           "route_seconds", "simulated", "sim_offered", "sim_accepted", "sim_latency",
-                          "sim_dropped", "sim_deadlock", "message", "lost_routes", "lost_eq6"};
+                          "sim_dropped", "sim_deadlock", "message", "lost_routes", "lost_eq6", "sim_net_latency"};
 constexpr size_t kNumColumns = sizeof kColumns / sizeof kColumns[0];
 // Columns added after results.csv files were first written: an older file lacks them (its rows
 // read as "unknown"), and a campaign resumed in its directory rewrites it with the full header.
-bool optional_column(const std::string& c) { return c == "lost_routes" || c == "lost_eq6"; }
+bool optional_column(const std::string& c) { return c == "lost_routes" || c == "lost_eq6" || c == "sim_net_latency"; }
 
 std::string q(const std::string& s) {  // RFC 4180: a field with , " CR or LF in quotes, quotes doubled
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -146,7 +146,8 @@ std::string csv_row(const RunResult& r) {
                                 num(r.sim_accepted), num(r.sim_latency), std::to_string(r.sim_dropped),
                                 r.sim_deadlock ? "1" : "0", q(r.message),
                                 r.lost_routes < 0 ? std::string() : std::to_string(r.lost_routes),
-                                std::isnan(r.lost_eq6) ? std::string() : num(r.lost_eq6)};
+                                std::isnan(r.lost_eq6) ? std::string() : num(r.lost_eq6),
+                                r.simulated ? num(r.sim_net_latency) : std::string()};
   std::string s;
   for (size_t i = 0; i < c.size(); ++i) s += (i ? "," : "") + c[i];
   return s;
@@ -223,6 +224,7 @@ std::vector<RunResult> parse_csv(const std::string& text, const std::string& fil
     r.message = g("message");
     if (col.count("lost_routes") && !g("lost_routes").empty()) r.lost_routes = gi("lost_routes");
     if (col.count("lost_eq6") && !g("lost_eq6").empty()) r.lost_eq6 = gd("lost_eq6");
+    if (col.count("sim_net_latency") && !g("sim_net_latency").empty()) r.sim_net_latency = gd("sim_net_latency");
     rows.push_back(std::move(r));
   }
   return rows;

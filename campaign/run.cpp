@@ -125,6 +125,7 @@ void simulate(const Config& cfg, const Fabric& f, const Routing& r, RunResult& o
   out.sim_offered = res.offered;
   out.sim_accepted = res.accepted;
   out.sim_latency = res.avg_latency;
+  out.sim_net_latency = res.avg_network_latency;
   out.sim_dropped = res.dropped;
   out.sim_deadlock = res.deadlock.detected;
   if (!trace.empty()) {  // flitsim's window is [0, 1) for this trace: count the whole run instead

@@ -160,6 +160,7 @@ struct RunResult {
   double route_seconds = 0;    // in-process: CPU seconds of engine->route; OpenSM: wall s of `opensm -o`
   bool simulated = false;
   double sim_offered = 0, sim_accepted = 0, sim_latency = 0;
+  double sim_net_latency = 0;  // flitsim avg_network_latency: head injected -> tail ejected (no source queue)
   uint64_t sim_dropped = 0;
   bool sim_deadlock = false;
   std::string message;         // refusal reason / error / notes (quoted in the CSV, RFC 4180)
