@@ -42,11 +42,14 @@ const char* kColumns[] = {"fabric", "engine", "link_failures", "switch_failures"
                           "links", "pairs", "unreachable", "looping", "bad_entries", "deadlock_checked",
                           "cdg_acyclic", "vls_used", "efi_max", "efi_avg", "hops_avg", "hops_max",
                           "route_seconds", "simulated", "sim_offered", "sim_accepted", "sim_latency",
-                          "sim_dropped", "sim_deadlock", "message", "lost_routes", "lost_eq6", "sim_net_latency"};
+                          "sim_dropped", "sim_deadlock", "message", "lost_routes", "lost_eq6", "sim_net_latency",
+                          "sim_hca_min", "sim_hca_q1", "sim_hca_median", "sim_hca_q3", "sim_hca_max"};
 constexpr size_t kNumColumns = sizeof kColumns / sizeof kColumns[0];
 // Columns added after results.csv files were first written: an older file lacks them (its rows
 // read as "unknown"), and a campaign resumed in its directory rewrites it with the full header.
-bool optional_column(const std::string& c) { return c == "lost_routes" || c == "lost_eq6" || c == "sim_net_latency"; }
+bool optional_column(const std::string& c) {
+  return c == "lost_routes" || c == "lost_eq6" || c == "sim_net_latency" || c.rfind("sim_hca_", 0) == 0;
+}
 
 std::string q(const std::string& s) {  // RFC 4180: a field with , " CR or LF in quotes, quotes doubled
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -134,6 +137,7 @@ std::string csv_header() {
 }
 
 std::string csv_row(const RunResult& r) {
+  auto hca = [&](size_t i) { return i < r.sim_hca.size() ? num(r.sim_hca[i]) : std::string(); };
   std::vector<std::string> c = {q(r.key.fabric), q(r.key.engine), q(r.key.link_failures), q(r.key.switch_failures),
                                 std::to_string(r.key.seed), q(r.status), q(r.engine_used), r.fallback ? "1" : "0",
                                 std::to_string(r.links_removed), std::to_string(r.switches_removed),
@@ -147,7 +151,8 @@ std::string csv_row(const RunResult& r) {
                                 r.sim_deadlock ? "1" : "0", q(r.message),
                                 r.lost_routes < 0 ? std::string() : std::to_string(r.lost_routes),
                                 std::isnan(r.lost_eq6) ? std::string() : num(r.lost_eq6),
-                                r.simulated ? num(r.sim_net_latency) : std::string()};
+                                r.simulated ? num(r.sim_net_latency) : std::string(),
+                                hca(0), hca(1), hca(2), hca(3), hca(4)};
   std::string s;
   for (size_t i = 0; i < c.size(); ++i) s += (i ? "," : "") + c[i];
   return s;
@@ -225,6 +230,8 @@ std::vector<RunResult> parse_csv(const std::string& text, const std::string& fil
     if (col.count("lost_routes") && !g("lost_routes").empty()) r.lost_routes = gi("lost_routes");
     if (col.count("lost_eq6") && !g("lost_eq6").empty()) r.lost_eq6 = gd("lost_eq6");
     if (col.count("sim_net_latency") && !g("sim_net_latency").empty()) r.sim_net_latency = gd("sim_net_latency");
+    if (col.count("sim_hca_median") && !g("sim_hca_median").empty())
+      for (const char* c : {"sim_hca_min", "sim_hca_q1", "sim_hca_median", "sim_hca_q3", "sim_hca_max"}) r.sim_hca.push_back(gd(c));
     rows.push_back(std::move(r));
   }
   return rows;

@@ -126,6 +126,10 @@ void simulate(const Config& cfg, const Fabric& f, const Routing& r, RunResult& o
   out.sim_accepted = res.accepted;
   out.sim_latency = res.avg_latency;
   out.sim_net_latency = res.avg_network_latency;
+  if (trace.empty() && !res.accepted_per_endpoint.empty()) {  // steady injection: per-HCA consumption bandwidth
+    const auto& v = res.accepted_per_endpoint;
+    out.sim_hca = {quantile(v, 0), quantile(v, 0.25), quantile(v, 0.5), quantile(v, 0.75), quantile(v, 1)};
+  }
   out.sim_dropped = res.dropped;
   out.sim_deadlock = res.deadlock.detected;
   if (!trace.empty()) {  // flitsim's window is [0, 1) for this trace: count the whole run instead

@@ -205,7 +205,7 @@ __attribute__((always_inline)) inline void Simulator::Impl::on_flit(const Ev& e)
     credit_return(c, e.vc, 1);
     p.sink_arrived++;
     if (!p.doomed && p.dst != ch[c].dst_ep) finalize_drop(pi, "delivered to the wrong CA (LFT error)");
-    if (now >= win_lo && now < win_hi) window_flits_ejected++;
+    if (now >= win_lo && now < win_hi) window_flits_ejected++, eps[static_cast<size_t>(ch[c].dst_ep)].window_ejected++;
     if (p.sink_arrived == std::min(p.deliver_size, p.size)) deliver(pi, ch[c].dst_ep);
     flit_gone(pi);
     return;

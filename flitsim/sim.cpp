@@ -216,6 +216,9 @@ Result Simulator::Impl::run_finish() {
   double denom = static_cast<double>(std::max<size_t>(1, eps.size())) * static_cast<double>(win);
   res.offered = static_cast<double>(window_flits_generated) / denom;
   res.accepted = static_cast<double>(window_flits_ejected) / denom;
+  res.accepted_per_endpoint.resize(eps.size());
+  for (size_t i = 0; i < eps.size(); i++)
+    res.accepted_per_endpoint[i] = static_cast<double>(eps[i].window_ejected) / static_cast<double>(win);
   if (!lat.empty()) {
     double s = 0, sn = 0;
     for (double x : lat) s += x;
@@ -409,6 +412,7 @@ void Simulator::Impl::absorb(Impl& o) {
   measured_outstanding += o.measured_outstanding;
   owing += o.owing;
   window_flits_ejected += o.window_flits_ejected, window_flits_generated += o.window_flits_generated;
+  for (size_t i = 0; i < eps.size() && i < o.eps.size(); i++) eps[i].window_ejected += o.eps[i].window_ejected;
 }
 
 Simulator::Simulator(const Fabric& fabric, const Routing& routing, const Config& cfg)

@@ -184,6 +184,7 @@ struct EpState {
   std::deque<uint32_t> queue;  // source queue (packet slots)
   bool dirty = false;
   uint32_t rr = 0;
+  uint64_t window_ejected = 0;  // flits ejected here in the measurement window
   // Synthetic source process: cycle of the next Bernoulli generation not materialised yet (-1:
   // none). Lazy sources (default) materialise it only when the queue is empty (run() comment).
   int64_t gen_due = -1;

@@ -161,6 +161,9 @@ struct RunResult {
   bool simulated = false;
   double sim_offered = 0, sim_accepted = 0, sim_latency = 0;
   double sim_net_latency = 0;  // flitsim avg_network_latency: head injected -> tail ejected (no source queue)
+  // Steady-injection patterns: min, quartiles and max over the endpoints of the flits/cycle each
+  // one consumed in the window (seed 003's Fig. 4 statistic); empty otherwise.
+  std::vector<double> sim_hca;
   uint64_t sim_dropped = 0;
   bool sim_deadlock = false;
   std::string message;         // refusal reason / error / notes (quoted in the CSV, RFC 4180)

@@ -211,6 +211,9 @@ struct Result {
   uint64_t measured_packets = 0, measured_delivered = 0, measured_dropped = 0;
   double offered = 0;         // flits/endpoint/cycle generated in the window
   double accepted = 0;        // flits/endpoint/cycle ejected in the window
+  // Per endpoint (endpoints() order): flits/cycle ejected there in the window, its consumption
+  // bandwidth (seed 003's Fig. 4 statistic: the quartiles over the endpoints); mean = accepted.
+  std::vector<double> accepted_per_endpoint;
   double avg_latency = 0;     // generation -> tail ejected, cycles (measured packets)
   double p99_latency = 0;
   double max_latency = 0;

@@ -164,6 +164,20 @@ TEST(Campaign, SimulationFillsThroughput) {
   EXPECT_TRUE(r.simulated);
   EXPECT_GT(r.sim_accepted, 0.1);
   EXPECT_FALSE(r.sim_deadlock);
+  // per-HCA consumption bandwidth: min <= q1 <= median <= q3 <= max around the mean, and the
+  // five survive the CSV round trip
+  ASSERT_EQ(r.sim_hca.size(), 5u);
+  EXPECT_TRUE(std::is_sorted(r.sim_hca.begin(), r.sim_hca.end()));
+  EXPECT_LE(r.sim_hca[0], r.sim_accepted);
+  EXPECT_GE(r.sim_hca[4], r.sim_accepted);
+  EXPECT_GT(r.sim_hca[0], 0.0);
+  EXPECT_GT(r.sim_net_latency, 0.0);
+  EXPECT_LE(r.sim_net_latency, r.sim_latency);
+  auto back = campaign::parse_csv(campaign::csv_header() + "\n" + campaign::csv_row(r) + "\n", "x.csv");
+  ASSERT_EQ(back.size(), 1u);
+  ASSERT_EQ(back[0].sim_hca.size(), 5u);
+  for (size_t i = 0; i < 5; i++) EXPECT_NEAR(back[0].sim_hca[i], r.sim_hca[i], 1e-6 * (1 + r.sim_hca[i]));
+  EXPECT_NEAR(back[0].sim_net_latency, r.sim_net_latency, 1e-6 * r.sim_net_latency);
 }
 
 // The paper's shift-exchange runs to completion: every packet delivered, so offered == accepted

@@ -68,6 +68,14 @@ SimRun run_checked(const Fabric& f, const Routing& r, Config c, const TrafficSpe
     << res.min_credits << " " << res.drained << res.flushed << " " << res.deadlock.detected << "\n"
     << res.deadlock.text << "\n";
   for (const auto& [k, v] : res.drops) o << k << "=" << v << "\n";
+  // per-endpoint consumption: one value per endpoint, and their mean is `accepted`
+  EXPECT_EQ(res.accepted_per_endpoint.size(), static_cast<size_t>(res.endpoints));
+  double sum = 0;
+  for (double x : res.accepted_per_endpoint) o << x << " ", sum += x;
+  o << "\n";
+  if (res.endpoints > 0) {
+    EXPECT_NEAR(sum / res.endpoints, res.accepted, 1e-9);
+  }
   out.text = o.str() + hooks.str();
   return out;
 }
@@ -108,6 +116,7 @@ TEST(FlitsimThreads, FatTreeIsDeterministicPerThreadCountAndMatchesOneThread) {
     // (ids differ: shard s numbers its packets s + 1, s + 1 + T, ...; compare everything else).
     EXPECT_EQ(one.res.delivered, a.res.delivered);
     EXPECT_EQ(format_result(one.res), format_result(a.res));
+    EXPECT_EQ(one.res.accepted_per_endpoint, a.res.accepted_per_endpoint);  // each shard's sinks, merged
     EXPECT_EQ(one.res.avg_latency, a.res.avg_latency);
     EXPECT_EQ(one.res.flits_moved, a.res.flits_moved);
     EXPECT_EQ(one.res.cycles, a.res.cycles);
