@@ -10,6 +10,7 @@
 #include "ftroute/dqr/channel_list.hpp"
 #include "ftroute/grid.hpp"
 #include "ftroute/topology.hpp"
+#include "test_fabrics.hpp"
 
 using namespace ftroute;
 using Dep = ChannelList::Dep;
@@ -118,10 +119,7 @@ TEST(ChannelList, RandomOperationsMatchBruteForce) {
 }
 
 TEST(ChannelList, BuildFromDorMeshCoversEveryChannel) {
-  topo::Grid g;
-  g.dims = {4, 4};
-  Fabric f = topo::grid(g);
-  f.assign_lids();
+  Fabric f = test_fabrics::grid({4, 4});
   Routing r = DorEngine().route(f);
   ChannelList cl = ChannelList::build(f, r);
   EXPECT_TRUE(cl.valid());

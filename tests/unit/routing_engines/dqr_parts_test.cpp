@@ -26,18 +26,13 @@
 #include "ftroute/dqr/dqr.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"
+#include "test_fabrics.hpp"
 
 using namespace ftroute;
 
 namespace {
 
-Fabric mesh(int x, int y) {
-  topo::Grid g;
-  g.dims = {x, y};
-  Fabric f = topo::grid(g);
-  f.assign_lids();
-  return f;
-}
+Fabric mesh(int x, int y) { return test_fabrics::grid({x, y}); }
 
 Fabric without(const Fabric& f, std::initializer_list<std::pair<int, int>> links) {
   Fabric g = f;
@@ -218,11 +213,7 @@ TEST(DqrDistances, DistancesAfterTheFaultEqualABfs) {
 // throws), on one VL (the fast path) and on a torus whose dateline routing uses several VLs, also
 // with switch-sourced traffic.
 TEST(DqrTraffic, MasksEqualTheRecursionOnOneAndSeveralVls) {
-  topo::Grid tg;
-  tg.dims = {4, 4};
-  tg.torus = true;
-  Fabric torus = topo::grid(tg);
-  torus.assign_lids();
+  const Fabric torus = test_fabrics::grid({4, 4}, true);
   for (const Fabric& f : {mesh(5, 5), torus})
     for (bool switch_sources : {false, true}) {
       const Routing r = DorEngine().route(f);

@@ -16,20 +16,14 @@
 #include "ftroute/grid.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"
+#include "test_fabrics.hpp"
 #include "test_scale.hpp"
 
 using namespace ftroute;
 
 namespace {
 
-Fabric mesh(int x, int y, int hps = 1) {
-  topo::Grid g;
-  g.dims = {x, y};
-  g.hosts_per_switch = hps;
-  Fabric f = topo::grid(g);
-  f.assign_lids();
-  return f;
-}
+Fabric mesh(int x, int y, int hps = 1) { return test_fabrics::grid({x, y}, false, hps); }
 
 // connected (every CA pair delivered) and deadlock-free, every dependency up in `list`
 void expect_valid(const Fabric& f, const Routing& r, const ChannelList* list, const std::string& ctx) {
@@ -259,11 +253,7 @@ TEST(DqrEngine, PatchesPreviousRoutingOrRoutesWithBase) {
 // A previous routing that is not deadlock-free has no channel list: DQR refuses and the engine
 // re-routes fully with the base engine (the note says why).
 TEST(DqrEngine, FallsBackWhenPreviousRoutingHasCycles) {
-  topo::Grid gr;
-  gr.dims = {4, 4};
-  gr.torus = true;
-  Fabric f = topo::grid(gr);
-  f.assign_lids();
+  Fabric f = test_fabrics::grid({4, 4}, true);
   Routing mh = make_engine("ft-minhop")->route(f);
   ASSERT_TRUE(build_cdg(f, mh).cdg.find_cycle()) << "expected min-hop on a torus to have a cycle";
   Fabric g = f;
@@ -526,11 +516,7 @@ TEST(DqrEngine, PrecomputedChannelListIsUsedAndGivesTheSameRouting) {
 // tables; then the LFT changes stage by stage) keeps every dependency upwards in the list.
 // Where the own layers suffice, layers=all changes nothing (same tables, no SL change).
 TEST(DqrReconf, LayerMovesRepairWhatTheOwnLayersCannot) {
-  topo::Grid tg;
-  tg.dims = {6, 6};
-  tg.torus = true;
-  Fabric f0 = topo::grid(tg);
-  f0.assign_lids();
+  Fabric f0 = test_fabrics::grid({6, 6}, true);
   const Routing r0 = DorEngine().route(f0);
   ASSERT_EQ(r0.num_vls, 4);
   int moved_cases = 0, same_cases = 0;
@@ -612,11 +598,7 @@ TEST(DqrEngine, LayersAndSearchBoundOptionsAreParsedAndChecked) {
 // plug-in, which is therefore not needed here).
 TEST(DqrReconf, TorusLocalRepairToleratesEverySingleLinkFault) {
   for (int n : {5, 6}) {
-    topo::Grid tg;
-    tg.dims = {n, n};
-    tg.torus = true;
-    Fabric f = topo::grid(tg);
-    f.assign_lids();
+    Fabric f = test_fabrics::grid({n, n}, true);
     const Routing r = DorEngine().route(f);
     ASSERT_EQ(r.num_vls, 4);
     const ChannelList base = ChannelList::build(f, r);
@@ -847,11 +829,7 @@ TEST(DqrReconf, TurnModesCoincideOnMeshesAndDifferOnTori) {
   }
   {
     // every single link fault of a 10x10 E-cube torus, end-to-end repair
-    topo::Grid g;
-    g.dims = {10, 10};
-    g.torus = true;
-    Fabric f = topo::grid(g);
-    f.assign_lids();
+    Fabric f = test_fabrics::grid({10, 10}, true);
     Routing r = DorEngine().route(f);
     ChannelList list0 = ChannelList::build(f, r);
     DqrOptions oa, os;

@@ -17,6 +17,7 @@
 #include "ftroute/grid.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"
+#include "test_fabrics.hpp"
 #include "test_scale.hpp"
 
 using namespace ftroute;
@@ -24,15 +25,7 @@ using Id = ChannelList::Id;
 
 namespace {
 
-Fabric grid(int x, int y, bool torus = false, int hosts = 1) {
-  topo::Grid g;
-  g.dims = {x, y};
-  g.torus = torus;
-  g.hosts_per_switch = hosts;
-  Fabric f = topo::grid(g);
-  f.assign_lids();
-  return f;
-}
+Fabric grid(int x, int y, bool torus = false, int hosts = 1) { return test_fabrics::grid({x, y}, torus, hosts); }
 
 Fabric with_lids(Fabric f) {
   f.assign_lids();
