@@ -77,7 +77,7 @@ def main(argv):
                 die(f"{path}: no routed run of {engine} on {fab} at {k[2]} failures")
         b0, b1 = mean_box(base), mean_box(at)
         ch = [100 * (b1[i] / b0[i] - 1) if b0[i] else float("nan") for i in range(5)]
-        print(f"{engine} at {level}: median {b1[2]:.2f} GB/s ({ch[2]:+.1f} %), first quartile {ch[1]:+.1f} %, "
+        print(f"{engine} with {level} failed: median {b1[2]:.2f} GB/s ({ch[2]:+.1f} %), first quartile {ch[1]:+.1f} %, "
               f"minimum {ch[0]:+.1f} % against fault-free ({len(boxes[at])} of {total[at]} runs routed)")
         return 0
     print("Consumption bandwidth per HCA, Gbyte/s: min / first quartile / median / third quartile / max over the "

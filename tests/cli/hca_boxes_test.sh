@@ -26,7 +26,7 @@ table=$(python3 "$script" "$csv")
 grep -q '^| fattree:16,2 | opensm:ftree | 0 | 2/2 | 1.64 | 2.04 | 2.44 | 2.84 | 3.24 | +0.0 % |$' <<<"$table" || { echo "FAIL: 0 row: $table"; exit 1; }
 grep -q '^| fattree:16,2 | opensm:ftree | 1% | 2/3 | 0.84 | 1.24 | 1.84 | 2.84 | 3.24 | -24.6 % |$' <<<"$table" || { echo "FAIL: 1% row: $table"; exit 1; }
 out=$(python3 "$script" "$csv" --summary opensm:ftree 1%)
-want="opensm:ftree at 1%: median 1.84 GB/s (-24.6 %), first quartile -39.2 %, minimum -48.8 % against fault-free (2 of 3 runs routed)"
+want="opensm:ftree with 1% failed: median 1.84 GB/s (-24.6 %), first quartile -39.2 %, minimum -48.8 % against fault-free (2 of 3 runs routed)"
 [ "$out" = "$want" ] || { echo "FAIL: summary: $out"; exit 1; }
 if err=$(python3 "$script" "$csv" --summary opensm:dfsssp 1% 2>&1); then echo "FAIL: unknown engine accepted"; exit 1; fi
 grep -q 'no routed run of opensm:dfsssp on fattree:16,2 at 0 failures' <<<"$err" || { echo "FAIL: $err"; exit 1; }
