@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <csignal>
 #include <atomic>
 #include <chrono>
@@ -285,6 +286,10 @@ const std::vector<Metric>& metrics() {
        [](const RunResult& r) { return r.routing_ok() ? 100.0 : 0.0; }, "valid runs (%)", 100},
       {"throughput", "accepted load (flitsim, flits/endpoint/cycle)",
        [](const RunResult& r) { return r.simulated ? r.sim_accepted : NAN; }, "accepted load (flits/endpoint/cycle)"},
+      {"hca_bandwidth", "consumption bandwidth per HCA (flitsim, flits/cycle; seed 003 Fig. 4)",
+       [](const RunResult& r) { return r.simulated && r.sim_hca.size() == 5 ? r.sim_hca[2] : NAN; },
+       "consumption bandwidth per HCA (flits/cycle)", 0,
+       [](const RunResult& r) { return r.simulated && r.sim_hca.size() == 5 ? r.sim_hca : std::vector<double>{}; }},
       {"efi_max", "max edge forwarding index (routes per link)",
        [](const RunResult& r) { return r.status == "ok" ? double(r.efi_max) : NAN; }, "max EFI (routes per link)"},
       {"hops_avg", "average hops (CA to CA)",
@@ -309,6 +314,8 @@ struct Agg {
   double sum = 0, mn = INFINITY, mx = -INFINITY;
   int n = 0;
   std::vector<double> vals;     // the values over the seeds, for the median and quartiles
+  std::array<double, 5> box{};  // Metric::box: the sum over the runs of each of the five
+  int boxes = 0;
   int runs = 0, fallbacks = 0;  // every run at this point (NaN values too), those where OpenSM fell back
   int refused = 0;              // runs the engine refused (EngineError): not failed routings
 };
@@ -347,7 +354,18 @@ std::map<std::string, std::map<double, Agg>> aggregate(const std::vector<RunResu
     g.mx = std::max(g.mx, v);
     ++g.n;
     g.vals.push_back(v);
+    if (m.box) {
+      const std::vector<double> b = m.box(r);
+      if (b.size() == 5) {
+        for (size_t i = 0; i < 5; i++) g.box[i] += b[i];
+        g.boxes++;
+      }
+    }
   }
+  if (m.box)  // whiskers and axis from the mean box
+    for (auto& [e, pts] : a)
+      for (auto& [x, g] : pts)
+        if (g.boxes > 0) g.mn = g.box[0] / g.boxes, g.mx = g.box[4] / g.boxes;
   for (auto& [e, pts] : a)
     for (auto& [x, g] : pts) std::tie(g.runs, g.fallbacks, g.refused) = runs[e][x];
   return a;
@@ -415,7 +433,9 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
       << "\" stroke=\"black\"/><text x=\"" << X(x) << "\" y=\"" << H - B + 18 << "\" text-anchor=\"middle\">" << num(x)
       << "</text>\n";
   s << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 10 << "\" text-anchor=\"middle\">" << xml(xlabel)
-    << " (median over seeds, box: quartiles, whiskers: min..max" << (m.name == "throughput" ? "; dotted: regression" : "")
+    << (m.box ? " (box: quartiles over the HCAs, whiskers: min..max, mean over the seeds"
+              : " (median over seeds, box: quartiles, whiskers: min..max")
+    << (m.name == "throughput" ? "; dotted: regression" : "")
     << ")</text>\n";
   s << "<text x=\"16\" y=\"" << (T + H - B) / 2 << "\" text-anchor=\"middle\" transform=\"rotate(-90 16 "
     << (T + H - B) / 2 << ")\">" << xml(m.ylabel.empty() ? m.label : m.ylabel) << "</text>\n";
@@ -470,12 +490,15 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
     for (auto& [x, g] : pts) {
       // the paper's statistic (seed 003 Fig. 4): the median, the box from the first to the third
       // quartile, the whiskers to the minimum and maximum over the seeds
-      const double med = quantile(g.vals, 0.5), q1 = quantile(g.vals, 0.25), q3 = quantile(g.vals, 0.75);
+      // (Metric::box: the mean over the seeds of each run's own box)
+      const bool own = m.box && g.boxes > 0;
+      const double med = own ? g.box[2] / g.boxes : quantile(g.vals, 0.5);
+      const double q1 = own ? g.box[1] / g.boxes : quantile(g.vals, 0.25), q3 = own ? g.box[3] / g.boxes : quantile(g.vals, 0.75);
       const double px = X(x) + dx;
       path += (path.empty() ? "M" : " L") + num(px) + "," + num(Y(med));
       s << "<line class=\"whisker\" x1=\"" << num(px) << "\" y1=\"" << Y(g.mn) << "\" x2=\"" << num(px) << "\" y2=\"" << Y(g.mx)
         << "\" stroke=\"" << c << "\" stroke-opacity=\"0.5\"/>";
-      if (g.n > 1)
+      if (g.n > 1 || own)
         s << "<rect class=\"quartiles\" x=\"" << num(px - 6) << "\" y=\"" << num(Y(q3)) << "\" width=\"12\" height=\""
           << num(std::max(0.0, Y(q1) - Y(q3))) << "\" fill=\"" << c << "\" fill-opacity=\"0.25\" stroke=\"" << c
           << "\" stroke-opacity=\"0.7\"><title>" << xml(e) << " at " << num(x) << ": median " << num(med) << ", quartiles "

@@ -261,6 +261,10 @@ struct Metric {
   std::function<double(const RunResult&)> value;
   std::string ylabel;   // y-axis label with unit
   double ymax = 0;      // fixed top of the y axis (100 for a percentage); 0 = from the data
+  // A box per run (min, q1, median, q3, max over something inside the run: the HCAs' consumption
+  // bandwidth, seed 003 Fig. 4), empty if none: the plot then draws the mean box over the seeds
+  // instead of the quartiles of `value` over the seeds.
+  std::function<std::vector<double>(const RunResult&)> box = nullptr;
 };
 const std::vector<Metric>& metrics();
 // One SVG per (fabric, metric): x = failures (link failures, or switch failures if only those

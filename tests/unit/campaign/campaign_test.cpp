@@ -779,6 +779,35 @@ TEST(Campaign, PlotShowsMedianQuartilesAndRange) {
   EXPECT_EQ(campaign::plot_svg(rows, "f", *m).find("class=\"quartiles\""), std::string::npos);
 }
 
+// The per-HCA consumption bandwidth plot (seed 003 Fig. 4): each point is the mean over the seeds
+// of the runs' own boxes (min, quartiles, max over the HCAs), not quartiles over the seeds.
+TEST(Campaign, HcaBandwidthPlotDrawsTheMeanBoxOverSeeds) {
+  std::vector<campaign::RunResult> rows;
+  for (int seed = 1; seed <= 2; ++seed) {
+    campaign::RunResult r;
+    r.key = {"f", "opensm:dfsssp", "2", "0", seed};
+    r.status = "ok";
+    r.simulated = true;
+    const double d = seed == 1 ? 0.0 : 0.1;
+    r.sim_hca = {0.1 + d, 0.2 + d, 0.3 + d, 0.4 + d, 0.5 + d};
+    rows.push_back(r);
+  }
+  campaign::RunResult old = rows[0];  // a run without the columns (an older results.csv): no box
+  old.key.seed = 3;
+  old.sim_hca.clear();
+  rows.push_back(old);
+  const campaign::Metric* m = nullptr;
+  for (const auto& x : campaign::metrics())
+    if (x.name == "hca_bandwidth") m = &x;
+  ASSERT_NE(m, nullptr);
+  const std::string svg = campaign::plot_svg(rows, "f", *m);
+  EXPECT_NE(svg.find("box: quartiles over the HCAs, whiskers: min..max, mean over the seeds"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("opensm:dfsssp at 2: median 0.35, quartiles 0.25..0.45, 0.15..0.55 over 2 runs"), std::string::npos) << svg;
+  // without any box the metric has no value: write_reports writes no such plot
+  rows.erase(rows.begin(), rows.begin() + 2);
+  EXPECT_TRUE(std::isnan(m->value(rows[0])));
+}
+
 namespace {
 // A 4-ary 3-tree whose LIDs are not 1..N in node order (as OpenSM hands them out on a real
 // subnet: hosts first, with gaps), written as a .net file with those LIDs.
