@@ -98,21 +98,23 @@ struct Expect {
   uint64_t ft_minhop;
 };
 
-// From the engines before the speed work (see the file comment).
+// From the engines before the speed work (see the file comment). Changed on purpose since: the
+// ftree-misroute entries of the five faulty fabrics whose faults cut parents off (2026-11-27:
+// those destinations are spread over the remaining parents by source, Plan::Spread).
 const Expect kExpected[] = {
     {"fattree3-12", 0xd1bacaaf9e2395baULL, 0x90bdc285d6eaebb9ULL},
-    {"fattree3-12-faults8", 0xdbbee543c25d3f87ULL, 0xb7d17d573af85532ULL},
-    {"fattree3-12-faults40", 0x51893ba51fd10af9ULL, 0xf7593ff6c90739cfULL},
+    {"fattree3-12-faults8", 0xc8d6c644ab6c2b14ULL, 0xb7d17d573af85532ULL},
+    {"fattree3-12-faults40", 0x55e57fe28a1cb584ULL, 0xf7593ff6c90739cfULL},
     {"ft648-lmc2", 0xe8397d3d767ba025ULL, 0x4261b2c6ebf8e3f2ULL},
-    {"ft648-faults12-lmc1", 0x5638c5183134dfe8ULL, 0x0b0301c0093ca08aULL},
+    {"ft648-faults12-lmc1", 0xfa902821d5715026ULL, 0x0b0301c0093ca08aULL},
     // ftree-misroute re-pinned on 2026-11-27 (issue 27): two-level trees with bundles now climb to
     // the spine the destination's leaf climbs to, and a single bundle is taken by position
     // (docs/ftree-misroute.md, "Two-level trees with bundles of unequal size"); EFI max of the
     // first 48 before and after, ft-minhop 84
     {"2level-parallel-cables", 0x085d1d6da438b19eULL, 0xf379fac4b6b99ab9ULL},
     {"2level-parallel-cables-faults", 0x1138aec7a0ffc8e9ULL, 0x919bd6810eeb6965ULL},
-    {"kary-4-3-faults6", 0x3d8fb1ef6abb3c5cULL, 0x9f210553730f1de4ULL},
-    {"kary-4-3-faults14", 0x9171d9ee0cc27178ULL, 0xebd3878fa801bf15ULL},
+    {"kary-4-3-faults6", 0x1a215d0340bf92e7ULL, 0x9f210553730f1de4ULL},
+    {"kary-4-3-faults14", 0xb59f280aa5cc4599ULL, 0xebd3878fa801bf15ULL},
     {"kary-3-3-faults10-one-valley", 0x7a8d5ba212bb6a9dULL, 0xffd7092da8caf0ddULL},
 };
 

@@ -1,0 +1,514 @@
+// ftree-misroute's per-destination router: the switch classes towards one attach switch, and the
+// memoised candidate ports every destination LID picks from (d-mod-k, Mirror, Spread, ...).
+// Engine-private: included by ftree_misroute.cpp only (docs/ftree-misroute.md sections 2-4).
+#pragma once
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <vector>
+
+#include "ftree_misroute/ftree_misroute_internal.hpp"
+
+namespace ftroute::ftree_router {
+
+constexpr int kInf = INT_MAX / 4;
+
+// Per-destination classification of every switch (see compute()).
+struct Classes {
+  std::vector<int8_t> cls;   // class, -1 = cannot reach the destination
+  std::vector<int> dist;     // hops inside the class to the next (lower) class
+};
+
+class Router {
+ public:
+  // `vc[s]` = switch s may be a U-turn point: it lies in the sub-tree of its own rank that
+  // contains the valley leaf (block_rank(s)(valley)). Restricting every U-turn to that chain of
+  // sub-trees is what keeps the CDG acyclic (docs/ftree-misroute.md, "Deadlock freedom").
+  Router(const FatTree& t, const std::vector<char>& vc, const PlaneValleys* pv = nullptr) : t_(t), vc_(vc), pv_(pv) {
+    int S = t.num_switches();
+    c_.cls.assign(static_cast<size_t>(S), -1);
+    c_.dist.assign(static_cast<size_t>(S), kInf);
+    if (pv_) {
+      exit_.assign(static_cast<size_t>(pv_->planes()), -1);
+      climb_min_.assign(static_cast<size_t>(S), -1);
+      in_r_.assign(static_cast<size_t>(pv_->planes()), 0);
+    }
+    max_class_ = 2 * (t.height + 2) + 1;
+    for (uint32_t n = 1; n < 256; n++) magic_[n] = UINT64_MAX / n + 1;
+  }
+
+  // Classifies every switch for the destinations attached at switch `target`:
+  //   class 0        down*: the target and its ancestors (working down-path); dist = down hops
+  //   class 1        climb to a class 0/1 switch (the normal up/down route); dist = up hops
+  //   class 2j (j>0) descend to a class-2j switch or to a U-turn point (vc) of class 2j-1
+  //   class 2j+1     climb to a class 2j / 2j+1 switch
+  // Every hop goes to the same class with dist-1 or to the class below, so tables are loop
+  // free; a U-turn (down-hop followed by an up-hop) only happens at a vc switch.
+  void compute(int target) {
+    target_ = target;
+    auto& cls = c_.cls;
+    auto& dist = c_.dist;
+    std::fill(cls.begin(), cls.end(), -1);
+    std::fill(dist.begin(), dist.end(), kInf);
+    cls[static_cast<size_t>(target)] = 0;
+    dist[static_cast<size_t>(target)] = 0;
+    int done = 1;
+    // Class 0: the switches reached from the target by up-links only (each link of a fat tree
+    // joins adjacent ranks, so this is "has a class-0 child", rank by rank); dist = up hops.
+    bfs_.clear();
+    bfs_.push_back(target);
+    for (size_t h = 0; h < bfs_.size(); h++) {
+      const int s = bfs_[h];
+      for (const auto& e : t_.up[static_cast<size_t>(s)])
+        if (cls[static_cast<size_t>(e.peer)] != 0) {
+          cls[static_cast<size_t>(e.peer)] = 0;
+          dist[static_cast<size_t>(e.peer)] = dist[static_cast<size_t>(s)] + 1;
+          done++;
+          bfs_.push_back(e.peer);
+        }
+    }
+    const int S = t_.num_switches();
+    if (pv_) plane_exits();
+    done += climb(1);
+    for (int k = 2; done < S && k + 1 <= max_class_; k += 2) {
+      int got = descend(k);
+      got += climb(k + 1);
+      done += got;
+      if (got == 0) break;
+    }
+  }
+
+  const Classes& classes() const { return c_; }
+
+  // Output ports for the destinations attached at `target` (classes computed), memoised per
+  // attach switch: every switch's candidate ports go into one flat array, so that a destination
+  // LID only picks cands[off + idx % len] per switch (planned_port), with idx its d-mod-k index
+  // divided by the rank's digit weight plus its LMC offset. Candidates: a climbing switch takes
+  // the up-ports to the class below (dist 1) or along its class; a U-turn point (even class,
+  // dist 1) the down-ports to the nearest exits; a descending switch the down-ports one hop
+  // closer. Parallel cables from s down to one child (Mirror): take the cable the child itself
+  // picks going up for this destination (its d-mod-k choice over all its up-cables), so a
+  // destination comes down the cable it would leave on; if the child's pick leads to another
+  // parent, d-mod-k over the bundle with the child's digit.
+  void plan(int target) {
+    const int S = t_.num_switches();
+    const size_t NS = static_cast<size_t>(S);
+    if (!planned_) {  // first target of this router: every switch, and its candidate slots
+      plan_.assign(NS, Plan{});
+      slot_.assign(NS + 1, 0);
+      for (size_t s = 0; s < NS; s++)
+        slot_[s + 1] = slot_[s] + static_cast<uint32_t>(std::max(t_.up[s].size(), t_.down[s].size()));
+      flat_.assign(slot_[NS], 0);
+      flat_peer_.assign(slot_[NS], -1);
+      upmap_.assign(slot_[NS], kNotCand);
+      dirty_.assign(NS, 0);
+      seen_.assign(NS, 0);
+      for (int s = 0; s < S; s++) plan_switch(s, target);
+      planned_ = true;
+    } else {
+      // A switch's plan depends on its own and its neighbours' class and distance (and on
+      // whether it is the target): re-plan only around what changed since the last target.
+      todo_.clear();
+      auto mark = [&](int s) {
+        if (!dirty_[static_cast<size_t>(s)]) dirty_[static_cast<size_t>(s)] = 1, todo_.push_back(s);
+      };
+      mark(target);
+      mark(last_target_);
+      if (pv_) {  // the plane exits and the leaves' climbs they restrict, where they changed
+        for (size_t m = 0; m < exit_.size(); m++)
+          if (exit_[m] != pexit_[m])
+            for (int x : pv_->low[m]) mark(x);
+        for (size_t x = 0; x < NS; x++)
+          if (climb_min_[x] != pclimb_min_[x]) mark(static_cast<int>(x));
+      }
+      for (size_t s = 0; s < NS; s++) {
+        if (c_.cls[s] == pcls_[s] && c_.dist[s] == pdist_[s]) continue;
+        mark(static_cast<int>(s));
+        for (const auto& e : t_.up[s]) mark(e.peer);
+        for (const auto& e : t_.down[s]) mark(e.peer);
+      }
+      for (int s : todo_) {
+        plan_switch(s, target);
+        dirty_[static_cast<size_t>(s)] = 0;
+      }
+    }
+    pcls_ = c_.cls;
+    pdist_ = c_.dist;
+    if (pv_) pexit_ = exit_, pclimb_min_ = climb_min_;
+    last_target_ = target;
+  }
+
+  // Port of switch s (s != target) for the destination whose d-mod-k index per rank is q[rank]
+  // (q[r] = index / divisor[r] + offset), from the plan of its attach switch.
+  uint8_t planned_port(int s, const uint64_t* q) const {
+    const Plan& p = plan_[static_cast<size_t>(s)];
+    if (p.mode == Plan::None) return kNoPath;
+    const uint64_t idx = q[p.rank];
+    if (p.mode == Plan::UpMirror) {
+      // the destination's ancestor one rank below s, on its own way up from the target
+      int a = target_;
+      const int below = t_.rank[static_cast<size_t>(s)] - 1;
+      for (int r = t_.rank[static_cast<size_t>(a)]; r < below; r++) {
+        const auto& up = t_.up[static_cast<size_t>(a)];
+        if (up.empty()) break;
+        a = up[static_cast<size_t>(mod(q[r], static_cast<uint32_t>(up.size())))].peer;
+      }
+      if (t_.rank[static_cast<size_t>(a)] == below) {
+        uint32_t n = 0, first = 0;
+        for (uint32_t i = 0; i < p.len; i++)
+          if (flat_peer_[p.off + i] == a) {
+            if (n++ == 0) first = i;
+          }
+        if (n == 1) return flat_[p.off + first];
+        if (n > 1) {  // parallel cables to it: the d-mod-k digit of its own rank over them
+          uint64_t pick = mod(q[below], n);
+          for (uint32_t i = 0; i < p.len; i++)
+            if (flat_peer_[p.off + i] == a && pick-- == 0) return flat_[p.off + i];
+        }
+      }
+    }
+    if (p.mode == Plan::Local) return flat_[p.off + static_cast<uint32_t>(mod(q[t_.height + 1], p.len))];
+    if (p.mode == Plan::UpToMirror && t_.height >= 2) {
+      // the destination's own ancestor one rank above s, on its way up from the target
+      const int above = t_.rank[static_cast<size_t>(s)] + 1;
+      int a = target_, prev = -1;
+      uint32_t c = 0, tn = 0;
+      for (int r = t_.rank[static_cast<size_t>(a)]; r < above; r++) {
+        const auto& up = t_.up[static_cast<size_t>(a)];
+        if (up.empty()) break;
+        tn = static_cast<uint32_t>(up.size());
+        c = static_cast<uint32_t>(mod(q[r], tn));
+        prev = a;
+        a = up[c].peer;
+      }
+      if (prev >= 0 && t_.rank[static_cast<size_t>(a)] == above) {
+        // the cable's place in the ancestor's bundle from prev, turned by the cycle over them
+        const auto& pup = t_.up[static_cast<size_t>(prev)];
+        uint64_t j = q[t_.rank[static_cast<size_t>(prev)]] / tn;
+        for (uint32_t i = 0; i < c; i++) j += pup[i].peer == a;
+        if (const int port = cable_to(p.off, p.len, a, j); port >= 0) return static_cast<uint8_t>(port);
+      }
+      return flat_[p.off + static_cast<uint32_t>(mod(idx, p.len))];
+    }
+    if (p.mode == Plan::UpToMirror) {
+      // the parent the destination's leaf climbs to for it, over a cable of this leaf's bundle
+      // to that parent (the digit above the leaf's own, so the bundle is spread too)
+      const auto& tup = t_.up[static_cast<size_t>(target_)];
+      if (!tup.empty()) {
+        const uint32_t tn = static_cast<uint32_t>(tup.size());
+        const uint64_t local = q[t_.height + 1];
+        const uint32_t c = static_cast<uint32_t>(mod(local, tn));
+        const int a = tup[c].peer;
+        uint64_t j = local / tn;  // the cable's place in its bundle, turned by the cycle over the cables
+        for (uint32_t i = 0; i < c; i++) j += tup[i].peer == a;
+        if (const int port = cable_to(p.off, p.len, a, j); port >= 0) return static_cast<uint8_t>(port);
+        // that spine is out of reach (a missing cable): by the position over all the cables
+        return flat_[p.off + static_cast<uint32_t>(mod(local, p.len))];
+      }
+    }
+    if (p.mode == Plan::Mirror) {
+      const auto& up = t_.up[static_cast<size_t>(p.child)];
+      if (!up.empty()) {
+        // in a two-level tree the destination's leaf spreads its own LIDs over its up-cables by
+        // their position on it (UpToMirror: the other leaves climb to the spine of that cable)
+        const uint64_t own = t_.height == 1 && p.child == target_ ? q[t_.height + 1] : idx;
+        const FatTreeLink& pick = up[static_cast<size_t>(mod(own, static_cast<uint32_t>(up.size())))];
+        if (pick.peer == s) return pick.peer_port;
+      }
+    }
+    if (p.mode == Plan::Spread) {
+      // d-mod-k over all the switch's up-cables, as without faults, where that parent still
+      // leads to the destination; the destinations whose parent does not are spread over the
+      // remaining ones by this switch's own number, so the sources share them out instead of
+      // all taking the same one.
+      const auto& up = t_.up[static_cast<size_t>(s)];
+      const uint32_t full = static_cast<uint32_t>(up.size());
+      const uint8_t at = upmap_[p.off + static_cast<uint32_t>(mod(idx, full))];
+      if (at != kNotCand) return flat_[p.off + at];
+      return flat_[p.off + static_cast<uint32_t>(mod(idx / full + static_cast<uint64_t>(s), p.len))];
+    }
+    return flat_[p.off + static_cast<uint32_t>(mod(idx, p.len))];
+  }
+
+ private:
+  // Of the `len` candidate ports from slot `off`, the (j mod n)-th of the n that lead to switch
+  // a, in candidate order; -1 if none does.
+  int cable_to(uint32_t off, uint32_t len, int a, uint64_t j) const {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < len; i++) n += flat_peer_[off + i] == a;
+    if (n == 0) return -1;
+    uint64_t pick = mod(j, n);
+    for (uint32_t i = 0; i < len; i++)
+      if (flat_peer_[off + i] == a && pick-- == 0) return flat_[off + i];
+    return -1;
+  }
+
+  void plan_switch(int s, int target) {
+    Plan& p = plan_[static_cast<size_t>(s)];
+    p = Plan{};
+    if (s == target) return;
+    cand_.clear();
+    const size_t si = static_cast<size_t>(s);
+    const int k = c_.cls[si];
+    p.rank = static_cast<uint8_t>(t_.rank[si]);
+    if (k < 0) {
+      p.mode = Plan::None;
+      return;
+    }
+    const auto& cls = c_.cls;
+    const auto& dist = c_.dist;
+    if (k % 2 == 1) {
+      Peers parents = peers();
+      for (const auto& e : t_.up[si]) {
+        int c = cls[static_cast<size_t>(e.peer)];
+        if (!may_climb(s, e.peer)) continue;
+        if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1)) {
+          cand_.push_back(e.port);
+          add_peer(parents, e.peer);
+        }
+      }
+      const bool bundled = parents.bundle;
+      // Only the cables of one bundle lead on (a U-turn's way out of the valley leaf to the one
+      // spine of the destination's plane, or what faults left): the destinations that come here
+      // share their d-mod-k digits in patterns (they were picked for this parent by them), so
+      // they take the cables by their position on their own switch: a switch's LID and its
+      // aggregation node, a leaf's consecutive hosts, alternate over the bundle.
+      if (bundled && parents.distinct == 1) p.mode = Plan::Local;
+      // A leaf of a two-level tree with cable bundles, climbing to a destination on another
+      // leaf: it climbs to the spine the destination's leaf itself climbs to for it (Mirror
+      // there then takes the very cable the destination leaves on), so the destination leaf's
+      // down-cables carry its LIDs as evenly as its up-cables do; with bundles of unequal size
+      // (a missing cable) the leaves' own d-mod-k digits pick spines that Mirror cannot follow.
+      // (A plan depends only on classes and distances, which re-planning tracks: whether the
+      // destination sits on a leaf is decided per query, a spine's own hosts have no up-cables.)
+      else if (bundled && t_.height == 1 && p.rank == 0 && k == 1 && dist[si] == 1) p.mode = Plan::UpToMirror;
+      // A switch of a deeper tree one hop below the destination's ancestors (class 1, dist 1)
+      // with several parents to choose from: it climbs to the ancestor the destination itself
+      // climbs to (its own d-mod-k choice over its real up-cables, counted from where it sits),
+      // so the ancestor's Mirror descends the very cable the destination leaves on. With every
+      // bundle complete this is the parent d-mod-k picks anyway; with a cable missing (a spine
+      // with 13 of 14 up-cables) the sources' digit, taken over full bundles, sent a fixed share
+      // of the destinations down the ancestor's one remaining cable of that bundle.
+      else if (bundled && t_.height >= 2 && k == 1 && dist[si] == 1 && parents.distinct > 1) p.mode = Plan::UpToMirror;
+      // The normal up phase with some parents cut off from the destination by faults: the
+      // fault-free choice where it still leads on, the rest spread by source (Plan::Spread).
+      else if (k == 1 && !cand_.empty() && cand_.size() < t_.up[si].size()) p.mode = Plan::Spread;
+    } else if (k > 0 && dist[si] == 1) {
+      int best = kInf;
+      for (const auto& e : t_.down[si])
+        if (is_exit(k, e.peer, s)) best = std::min(best, dist[static_cast<size_t>(e.peer)]);
+      Peers exits = peers();
+      for (const auto& e : t_.down[si])
+        if (is_exit(k, e.peer, s) && dist[static_cast<size_t>(e.peer)] == best) {
+          cand_.push_back(e.port);
+          add_peer(exits, e.peer);
+        }
+      // a U-turn into the valley leaf over a bundle: by position, as a climb over one bundle
+      if (exits.bundle && exits.distinct == 1) p.mode = Plan::Local;
+    } else {
+      Peers children = peers();
+      for (const auto& e : t_.down[si])
+        if (cls[static_cast<size_t>(e.peer)] == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1) {
+          cand_.push_back(e.port);
+          add_peer(children, e.peer);
+        }
+      if (children.bundle && children.distinct == 1) {
+        p.mode = Plan::Mirror;
+        p.child = children.last;
+        p.rank = static_cast<uint8_t>(t_.rank[static_cast<size_t>(children.last)]);
+      } else if (cand_.size() > 1 && k == 0 && p.rank >= 2 && t_.rank[static_cast<size_t>(target)] < p.rank) {
+        // A core of a generalised fat tree going down into a pod through one of several
+        // spines: it takes the spine the destination itself climbs to (its up-path from its leaf
+        // by its own d-mod-k digits), so a leaf's hosts come down over all its spines as they
+        // leave over them; the own digit would send them all down one spine. If that spine is not
+        // below this core, d-mod-k with the digit of the rank two below.
+        p.mode = Plan::UpMirror;
+        p.rank = static_cast<uint8_t>(p.rank - 2);
+      }
+    }
+    if (cand_.empty()) {
+      p.mode = Plan::None;
+      return;
+    }
+    p.off = slot_[si];
+    p.len = static_cast<uint8_t>(cand_.size());
+    std::copy(cand_.begin(), cand_.end(), flat_.begin() + p.off);
+    if (p.mode == Plan::Spread) {
+      std::fill(upmap_.begin() + p.off, upmap_.begin() + p.off + static_cast<uint32_t>(t_.up[si].size()), kNotCand);
+      for (size_t i = 0, j = 0; i < t_.up[si].size() && j < cand_.size(); i++)
+        if (t_.up[si][i].port == cand_[j]) upmap_[p.off + i] = static_cast<uint8_t>(j++);
+    }
+    if (p.mode == Plan::UpMirror || p.mode == Plan::UpToMirror)
+      for (size_t i = 0; i < cand_.size(); i++)
+        for (const auto& e : p.mode == Plan::UpMirror ? t_.down[si] : t_.up[si])
+          if (e.port == cand_[i]) flat_peer_[p.off + i] = e.peer;
+  }
+
+  // In a generalised fat tree (FatTree::multi_child) a switch of the valley chain does not
+  // climb out of its sub-tree towards a destination inside that sub-tree: a core reaches the
+  // sub-tree through several switches, so a route up and back down into it, followed by a U-turn
+  // in it, closes a channel dependency cycle through the valley leaf. Such destinations are
+  // reached inside the sub-tree, through its U-turn points. A k-ary n-tree never needs this
+  // (each core reaches a sub-tree through one switch: climbing out never leads back in).
+  bool stays_inside(int s) const {
+    if (!t_.multi_child || !vc_[static_cast<size_t>(s)]) return false;
+    const int r = t_.rank[static_cast<size_t>(s)];
+    return t_.rank[static_cast<size_t>(target_)] <= r &&
+           t_.block[static_cast<size_t>(r)][static_cast<size_t>(target_)] == t_.block[static_cast<size_t>(r)][static_cast<size_t>(s)];
+  }
+
+  // The neighbours a switch's candidate ports lead to: how many distinct ones, whether some is
+  // reached over several cables (a bundle, wherever its cables sit in port order), the last one.
+  struct Peers {
+    int distinct = 0;
+    bool bundle = false;
+    int last = -1;
+  };
+  Peers peers() {
+    if (++stamp_ == 0) std::fill(seen_.begin(), seen_.end(), 0), stamp_ = 1;
+    return {};
+  }
+  void add_peer(Peers& c, int peer) {
+    uint32_t& mark = seen_[static_cast<size_t>(peer)];
+    if (mark == stamp_) c.bundle = true;
+    else mark = stamp_, c.distinct++;
+    c.last = peer;
+  }
+
+  // Whether switch s, descending towards class k, may take its U-turn at c. With plane valleys a
+  // leaf is the exit of one plane's turns only (plane_exits).
+  bool is_exit(int k, int c, int s) const {
+    if (!vc_[static_cast<size_t>(c)] || c_.cls[static_cast<size_t>(c)] != k - 1) return false;
+    if (!pv_ || t_.rank[static_cast<size_t>(c)] != 0) return true;
+    const int m = pv_->plane[static_cast<size_t>(s)];
+    return m >= 0 && exit_[static_cast<size_t>(m)] == c;
+  }
+
+  // Whether switch s may climb to its parent `up` (plane valleys: a valley leaf in use climbs
+  // only into the planes its colour allows).
+  bool may_climb(int s, int up) const {
+    if (!pv_) return true;
+    const int lim = climb_min_[static_cast<size_t>(s)];
+    if (lim < 0) return true;
+    const int m = pv_->plane[static_cast<size_t>(up)];
+    return m >= 0 && pv_->index(pv_->pos[static_cast<size_t>(m)]) >= lim;
+  }
+
+  // Plane valleys, for the destination of the current target (its class 0 known): R = the planes
+  // with a class-0 switch (those that reach it downwards). A plane outside R turns at the leaf of
+  // its own position if some plane of R lies later in the order, else at the leaf of R's last
+  // plane; that leaf climbs only into planes of R at or after its index (the colour of every turn
+  // it makes is then its own).
+  void plane_exits() {
+    std::fill(in_r_.begin(), in_r_.end(), 0);
+    std::fill(exit_.begin(), exit_.end(), -1);
+    std::fill(climb_min_.begin(), climb_min_.end(), -1);
+    int last = -1;
+    for (size_t s = 0; s < c_.cls.size(); s++)
+      if (c_.cls[s] == 0 && pv_->plane[s] >= 0) {
+        in_r_[static_cast<size_t>(pv_->plane[s])] = 1;
+        last = std::max(last, pv_->pos[static_cast<size_t>(pv_->plane[s])]);
+      }
+    if (last < 0) return;
+    for (int m = 0; m < pv_->planes(); m++) {
+      if (in_r_[static_cast<size_t>(m)]) continue;
+      const int p = pv_->pos[static_cast<size_t>(m)];
+      const int i = pv_->index(p < last ? p : last);
+      const int leaf = pv_->leaf[static_cast<size_t>(i)];
+      exit_[static_cast<size_t>(m)] = leaf;
+      climb_min_[static_cast<size_t>(leaf)] = i;
+    }
+  }
+
+  int descend(int k) {
+    auto& cls = c_.cls;
+    auto& dist = c_.dist;
+    int got = 0;
+    for (int r = 1; r <= t_.height; r++)
+      for (int s : t_.by_rank[static_cast<size_t>(r)]) {
+        if (cls[static_cast<size_t>(s)] >= 0) continue;
+        int best = kInf;
+        for (const auto& e : t_.down[static_cast<size_t>(s)]) {
+          if (is_exit(k, e.peer, s)) {
+            best = 1;  // the least possible
+            break;
+          } else if (cls[static_cast<size_t>(e.peer)] == k) best = std::min(best, dist[static_cast<size_t>(e.peer)] + 1);
+        }
+        if (best < kInf) {
+          cls[static_cast<size_t>(s)] = static_cast<int8_t>(k);
+          dist[static_cast<size_t>(s)] = best;
+          got++;
+        }
+      }
+    return got;
+  }
+
+  int climb(int k) {
+    auto& cls = c_.cls;
+    auto& dist = c_.dist;
+    int got = 0;
+    const bool planes = pv_ != nullptr;  // a local: the hot loop below tests it without a load
+    for (int r = t_.height - 1; r >= 0; r--)
+      for (int s : t_.by_rank[static_cast<size_t>(r)]) {
+        if (cls[static_cast<size_t>(s)] >= 0 || stays_inside(s)) continue;
+        int best = kInf;
+        for (const auto& e : t_.up[static_cast<size_t>(s)]) {
+          int c = cls[static_cast<size_t>(e.peer)];
+          if (planes && !may_climb(s, e.peer)) continue;
+          if (c == k - 1) {
+            best = 1;  // the least possible
+            break;
+          } else if (c == k) best = std::min(best, dist[static_cast<size_t>(e.peer)] + 1);
+        }
+        if (best < kInf) {
+          cls[static_cast<size_t>(s)] = static_cast<int8_t>(k);
+          dist[static_cast<size_t>(s)] = best;
+          got++;
+        }
+      }
+    return got;
+  }
+
+  struct Plan {
+    enum Mode : uint8_t { Normal, Mirror, UpMirror, UpToMirror, Local, Spread, None };
+    uint32_t off = 0;
+    uint8_t len = 0;
+    uint8_t mode = Normal;
+    uint8_t rank = 0;  // rank whose d-mod-k digit picks (the child's for Mirror)
+    int child = -1;
+  };
+  // x % n without a division for x < 2^32 (Lemire's fastmod; n <= 255 here).
+  uint64_t mod(uint64_t x, uint32_t n) const {
+    if ((x >> 32) || n > 255) return x % n;
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(magic_[n] * x) * n) >> 64);
+  }
+
+  const FatTree& t_;
+  const std::vector<char>& vc_;
+  const PlaneValleys* pv_;
+  std::vector<int> exit_, pexit_;            // per plane: its valley leaf for this target, -1 none
+  std::vector<int> climb_min_, pclimb_min_;  // per switch: least leaf index it may climb into
+  std::vector<char> in_r_;
+  int target_ = -1;
+  Classes c_;
+  int max_class_;
+  std::vector<uint8_t> cand_;
+  std::vector<Plan> plan_;
+  std::vector<uint8_t> flat_;   // candidate ports, slot_[s].. for switch s
+  std::vector<uint32_t> seen_;  // add_peer's marks, by switch; stamp_ tells this call's apart
+  uint32_t stamp_ = 0;
+  std::vector<int> flat_peer_;  // their peer switches (for UpMirror and UpToMirror)
+  static constexpr uint8_t kNotCand = 0xff;
+  std::vector<uint8_t> upmap_;  // Spread: per up-cable of the switch, its place among the candidates
+  std::vector<uint32_t> slot_;
+  // incremental plan(): the classes and target it was made for, switches to re-plan
+  bool planned_ = false;
+  int last_target_ = -1;
+  std::vector<int8_t> pcls_;
+  std::vector<int> pdist_, todo_, bfs_;
+  std::vector<uint8_t> dirty_;
+  uint64_t magic_[256] = {};
+};
+
+}  // namespace ftroute::ftree_router
