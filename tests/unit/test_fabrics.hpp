@@ -5,21 +5,8 @@
 
 #include "ftroute/fabric.hpp"
 #include "ftroute/routing.hpp"
-#include "ftroute/topology.hpp"
 
 namespace ftroute::test_fabrics {
-
-// A mesh (torus = false) or torus of dims[0] x dims[1] x .. switches (topo::grid), `hps` CAs per
-// switch, LIDs assigned.
-inline Fabric grid(std::initializer_list<int> dims, bool torus = false, int hps = 1) {
-  topo::Grid g;
-  g.dims = dims;
-  g.torus = torus;
-  g.hosts_per_switch = hps;
-  Fabric f = topo::grid(g);
-  f.assign_lids();
-  return f;
-}
 
 // Two switches "SA", "SB" joined by one link (a 2x1 mesh: the bisection is that link), `c` CAs
 // "H<i>" on each (endpoints 0..c-1 on SA, c..2c-1 on SB); GUIDs and LIDs assigned.

@@ -1,5 +1,5 @@
-// Tori for the grid recognition and ft-dor tests (tests/unit/ibsim_topologies/grid_test.cpp,
-// tests/unit/routing_engines/dor_test.cpp): generated and shuffled tori, and the check that a
+// Meshes and tori for the grid recognition, ft-dor and DQR tests (tests/unit/ibsim_topologies/grid_test.cpp,
+// tests/unit/routing_engines/dor_test.cpp, dqr_*_test.cpp): generated and shuffled tori, and the check that a
 // recognised embedding is a torus of the fabric.
 #pragma once
 

@@ -10,7 +10,7 @@
 #include "ftroute/dqr/channel_list.hpp"
 #include "ftroute/grid.hpp"
 #include "ftroute/topology.hpp"
-#include "test_fabrics.hpp"
+#include "test_grids.hpp"
 
 using namespace ftroute;
 using Dep = ChannelList::Dep;
@@ -119,7 +119,7 @@ TEST(ChannelList, RandomOperationsMatchBruteForce) {
 }
 
 TEST(ChannelList, BuildFromDorMeshCoversEveryChannel) {
-  Fabric f = test_fabrics::grid({4, 4});
+  Fabric f = ftroute::mesh({4, 4});
   Routing r = DorEngine().route(f);
   ChannelList cl = ChannelList::build(f, r);
   EXPECT_TRUE(cl.valid());

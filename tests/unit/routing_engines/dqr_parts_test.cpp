@@ -26,13 +26,13 @@
 #include "ftroute/dqr/dqr.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"
-#include "test_fabrics.hpp"
+#include "test_grids.hpp"
 
 using namespace ftroute;
 
 namespace {
 
-Fabric mesh(int x, int y) { return test_fabrics::grid({x, y}); }
+Fabric mesh(int x, int y) { return ftroute::mesh({x, y}); }
 
 Fabric without(const Fabric& f, std::initializer_list<std::pair<int, int>> links) {
   Fabric g = f;
@@ -213,7 +213,7 @@ TEST(DqrDistances, DistancesAfterTheFaultEqualABfs) {
 // throws), on one VL (the fast path) and on a torus whose dateline routing uses several VLs, also
 // with switch-sourced traffic.
 TEST(DqrTraffic, MasksEqualTheRecursionOnOneAndSeveralVls) {
-  const Fabric torus = test_fabrics::grid({4, 4}, true);
+  const Fabric torus = ftroute::torus({4, 4});
   for (const Fabric& f : {mesh(5, 5), torus})
     for (bool switch_sources : {false, true}) {
       const Routing r = DorEngine().route(f);

@@ -16,14 +16,14 @@
 #include "ftroute/grid.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"
-#include "test_fabrics.hpp"
+#include "test_grids.hpp"
 #include "test_scale.hpp"
 
 using namespace ftroute;
 
 namespace {
 
-Fabric mesh(int x, int y, int hps = 1) { return test_fabrics::grid({x, y}, false, hps); }
+Fabric mesh(int x, int y, int hps = 1) { return ftroute::mesh({x, y}, hps); }
 
 // connected (every CA pair delivered) and deadlock-free, every dependency up in `list`
 void expect_valid(const Fabric& f, const Routing& r, const ChannelList* list, const std::string& ctx) {
@@ -253,7 +253,7 @@ TEST(DqrEngine, PatchesPreviousRoutingOrRoutesWithBase) {
 // A previous routing that is not deadlock-free has no channel list: DQR refuses and the engine
 // re-routes fully with the base engine (the note says why).
 TEST(DqrEngine, FallsBackWhenPreviousRoutingHasCycles) {
-  Fabric f = test_fabrics::grid({4, 4}, true);
+  Fabric f = ftroute::torus({4, 4});
   Routing mh = make_engine("ft-minhop")->route(f);
   ASSERT_TRUE(build_cdg(f, mh).cdg.find_cycle()) << "expected min-hop on a torus to have a cycle";
   Fabric g = f;
@@ -516,7 +516,7 @@ TEST(DqrEngine, PrecomputedChannelListIsUsedAndGivesTheSameRouting) {
 // tables; then the LFT changes stage by stage) keeps every dependency upwards in the list.
 // Where the own layers suffice, layers=all changes nothing (same tables, no SL change).
 TEST(DqrReconf, LayerMovesRepairWhatTheOwnLayersCannot) {
-  Fabric f0 = test_fabrics::grid({6, 6}, true);
+  Fabric f0 = ftroute::torus({6, 6});
   const Routing r0 = DorEngine().route(f0);
   ASSERT_EQ(r0.num_vls, 4);
   int moved_cases = 0, same_cases = 0;
@@ -598,7 +598,7 @@ TEST(DqrEngine, LayersAndSearchBoundOptionsAreParsedAndChecked) {
 // plug-in, which is therefore not needed here).
 TEST(DqrReconf, TorusLocalRepairToleratesEverySingleLinkFault) {
   for (int n : {5, 6}) {
-    Fabric f = test_fabrics::grid({n, n}, true);
+    Fabric f = ftroute::torus({n, n});
     const Routing r = DorEngine().route(f);
     ASSERT_EQ(r.num_vls, 4);
     const ChannelList base = ChannelList::build(f, r);
@@ -829,7 +829,7 @@ TEST(DqrReconf, TurnModesCoincideOnMeshesAndDifferOnTori) {
   }
   {
     // every single link fault of a 10x10 E-cube torus, end-to-end repair
-    Fabric f = test_fabrics::grid({10, 10}, true);
+    Fabric f = ftroute::torus({10, 10});
     Routing r = DorEngine().route(f);
     ChannelList list0 = ChannelList::build(f, r);
     DqrOptions oa, os;

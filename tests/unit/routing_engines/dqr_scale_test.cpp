@@ -17,7 +17,7 @@
 #include "ftroute/grid.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"
-#include "test_fabrics.hpp"
+#include "test_grids.hpp"
 #include "test_scale.hpp"
 
 using namespace ftroute;
@@ -25,7 +25,7 @@ using Id = ChannelList::Id;
 
 namespace {
 
-Fabric grid(int x, int y, bool torus = false, int hosts = 1) { return test_fabrics::grid({x, y}, torus, hosts); }
+Fabric grid(int x, int y, bool torus = false, int hosts = 1) { return ftroute::mesh({x, y}, hosts, torus); }
 
 Fabric with_lids(Fabric f) {
   f.assign_lids();
