@@ -114,23 +114,20 @@ row 001 "fault sets tolerated, 4-ary 3-tree (radix 8), random link faults (fault
 # Fig. 3: the paper's misrouting alone (the Up*/Down* last resort beyond it off), 500 fault sets per
 # count from 1 to 20; like the paper, only the runs that neither deadlock nor disconnect count.
 if q; then lv=0,1,4,8; seeds=2; cyc=1500; else lv=$(seq -s, 0 20); seeds=500; cyc=3000; fi
-c=("$B" campaign --gen fattree:4,3 --engines 'ftree-misroute[updn_fallback=false]' --link-failures $lv --seeds $seeds
-   --pattern uniform --sim-load 1.0 --sim-cycles $cyc --jobs 2 -q --out s001b)
-fresh s001b
-run 001b 3600 "${c[@]}"
-[ "$rc_failed" = 0 ] && tab 001b-table 60 python3 "$here/scripts/fault_curve.py" s001b/results.csv --summary saturated
-res=$(head -1 "$log" 2>/dev/null || true)
-row 001 "saturated throughput and latency per link fault, 4-ary 3-tree, uniform traffic (Fig. 3)" \
-  "about -2.7 %/fault at first, -2 %/fault near 20 faults; latency almost double at 20" \
-  "$res" "$(cmdstr "${c[@]}") && scripts/fault_curve.py s001b/results.csv"
-c=("$B" campaign --gen fattree:4,3 --engines 'ftree-misroute[updn_fallback=false]' --link-failures $lv --seeds $seeds
-   --pattern uniform --sim-load 0.3 --sim-cycles $cyc --jobs 2 -q --out s001c)
-fresh s001c
-run 001c 3600 "${c[@]}"
-[ "$rc_failed" = 0 ] && tab 001c-table 60 python3 "$here/scripts/fault_curve.py" s001c/results.csv --summary unsaturated
-res=$(head -1 "$log" 2>/dev/null || true)
-row 001 "unsaturated throughput per link fault (load 0.3, about half the saturation throughput; Fig. 3)" \
-  "stable up to 5 faults, then decreasing" "$res" "$(cmdstr "${c[@]}") && scripts/fault_curve.py s001c/results.csv"
+# fig3 ID LOAD SUMMARY HEADLINE PAPER: one Fig. 3 campaign at offered LOAD, summarised by fault_curve.py
+fig3() {
+  c=("$B" campaign --gen fattree:4,3 --engines 'ftree-misroute[updn_fallback=false]' --link-failures $lv --seeds $seeds
+     --pattern uniform --sim-load "$2" --sim-cycles $cyc --jobs 2 -q --out "s$1")
+  fresh "s$1"
+  run "$1" 3600 "${c[@]}"
+  [ "$rc_failed" = 0 ] && tab "$1-table" 60 python3 "$here/scripts/fault_curve.py" "s$1/results.csv" --summary "$3"
+  res=$(head -1 "$log" 2>/dev/null || true)
+  row 001 "$4" "$5" "$res" "$(cmdstr "${c[@]}") && scripts/fault_curve.py s$1/results.csv"
+}
+fig3 001b 1.0 saturated "saturated throughput and latency per link fault, 4-ary 3-tree, uniform traffic (Fig. 3)" \
+  "about -2.7 %/fault at first, -2 %/fault near 20 faults; latency almost double at 20"
+fig3 001c 0.3 unsaturated "unsaturated throughput per link fault (load 0.3, about half the saturation throughput; Fig. 3)" \
+  "stable up to 5 faults, then decreasing"
 
 # ---------------------------------------------------------------- seed 002 (Peñaranda, KNS)
 if q; then n=400; else n=16600; fi
