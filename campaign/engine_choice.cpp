@@ -77,7 +77,8 @@ std::string efi_text(const RankedEngine& e) {
 
 std::string EngineRow::conf_name() const {
   static const std::string prefix = "opensm:";
-  return source == Source::Opensm && name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;
+  if (source == Source::Opensm && name.rfind(prefix, 0) == 0) return name.substr(prefix.size());
+  return name.substr(0, name.find('['));  // a variant NAME[k=v]: the engine (its options go to the plugin)
 }
 
 int fabric_lmc(const Fabric& f) {
@@ -130,12 +131,15 @@ std::vector<EngineRow> compare_engines(const Fabric& fabric, const CompareOption
     EngineRow row;
     row.name = name;
     row.source = EngineRow::Source::Engine;
-    row.options = engine_options_for(name, o.opts);
+    // NAME[k=v,..]: a variant of its own (campaign.hpp); its options over --opt's
+    const EngineVariant variant = engine_variant(name);
+    row.options = engine_options_for(variant.name, o.opts);
+    for (const auto& [k, v] : variant.options.all()) row.options.set(k, v);
     row.fabric = shared;
     PipelineOptions po;  // the verdict is the full validation's, whose figures the row shows
     po.require_ok = false;
     po.validate = o.validate;
-    RoutingPipeline pipeline(name, row.options, po);  // unknown name or option: OptionError
+    RoutingPipeline pipeline(variant.name, row.options, po);  // unknown name or option: OptionError
     try {
       RoutedStep step = pipeline.run(fabric);
       row.seconds = step.engine_cpu_ms / 1e3;  // the process: the engine's worker threads too

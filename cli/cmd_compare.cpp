@@ -85,7 +85,7 @@ int run_compare(cli::Args& a) {
   if (lmc >= 0 || fabric.max_lid() == 0) fabric.assign_lids(lmc >= 0 ? static_cast<uint8_t>(lmc) : 0);
 
   if (engines_opt) {
-    co.engines = cli::split_list(*engines_opt, ',');
+    co.engines = campaign::split_engines(*engines_opt);  // NAME[k=v,..] entries keep their commas
   } else {
     for (const auto& e : engines())
       if (e.name != "lft-file") co.engines.push_back(e.name);  // it needs a file: that is --lfts
@@ -208,7 +208,8 @@ why, and a checked fallback chain as opensm.conf lines to paste (`routing_engine
   FABRIC, -f, --fabric FILE   the fabric (positional or --fabric)
   --gen SPEC             a generated fabric instead (fattree:4,3, torus:4x4, ...; `ftroute gen --help`)
   --engines A,B,...      ftroute engines to run (default: every engine that computes a routing, see
-                         `ftroute engines`; lft-file reads one: use --lfts)
+                         `ftroute engines`; lft-file reads one: use --lfts); NAME[k=v,k=v] runs an
+                         engine with options as a row of its own ('ftree-misroute,ftree-misroute[vls=2]')
   --opensm A,B,...       also run OpenSM's engines under ibsim (minhop, updn, dnup, ftree, lash, dor,
                          torus-2QoS, nue, dfsssp, sssp; an ftroute engine runs inside OpenSM through
                          libftroute.so). Needs ibsim, OpenSM and libumad2sim (exit 1 naming what is

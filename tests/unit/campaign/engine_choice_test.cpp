@@ -14,7 +14,9 @@
 
 #include "ftroute/engine_choice.hpp"
 #include "ftroute/fabric_spec.hpp"
+#include "ftroute/error.hpp"
 #include "ftroute/opensm_run.hpp"
+#include "ftroute/topology.hpp"
 
 using namespace ftroute;
 using namespace ftroute::campaign;
@@ -315,4 +317,30 @@ TEST(EngineChoice, OpensmNamesAndTheScratchDirectory) {
     std::filesystem::create_directories(tmp);  // as the OpenSM runs make it
   }
   EXPECT_FALSE(std::filesystem::exists(tmp)) << "the temporary scratch directory stays behind";
+}
+
+// --engines 'NAME[k=v,..]' in compare: a variant of its own (the campaign's syntax), its options over
+// --opt's, its opensm.conf name the engine's, its options handed to the plugin.
+TEST(EngineChoice, VariantsRunWithTheirOptions) {
+  Fabric f = topo::build_fabric_spec("fattree:4,3");
+  topo::FaultSpec fs;
+  fs.seed = 1;
+  fs.keep_connected = true;
+  fs.random_links = 8;  // beyond the misrouting's guarantee: vls=2 takes two valley chains (campaign test)
+  topo::inject_faults(f, fs);
+  f.assign_lids(0);
+  CompareOptions co;
+  co.engines = {"ftree-misroute", "ftree-misroute[vls=2,max_valleys=8]"};
+  co.opts = {"ftree-misroute:max_valleys=4"};
+  const std::vector<EngineRow> rows = compare_engines(f, co);
+  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_EQ(rows[1].status, "ok") << rows[1].message;
+  EXPECT_EQ(rows[0].num_vls, 1);
+  EXPECT_EQ(rows[1].num_vls, 2);
+  EXPECT_EQ(rows[0].options.get("max_valleys", ""), "4");
+  EXPECT_EQ(rows[1].options.get("max_valleys", ""), "8");  // the variant's own over --opt's
+  EXPECT_EQ(rows[1].name, "ftree-misroute[vls=2,max_valleys=8]");
+  EXPECT_EQ(rows[1].conf_name(), "ftree-misroute");
+  co.engines = {"ftree-misroute[vls=99]"};
+  EXPECT_THROW(compare_engines(f, co), OptionError);
 }
