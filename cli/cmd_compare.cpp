@@ -23,9 +23,10 @@ using campaign::EngineRow;
 
 namespace {
 
-std::string row_text(const std::string& name, const ValidationReport& r, double secs) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "%-16s %-6s %11llu %6llu %-8s %3zu %6.2f %4d %8llu %9.3f", name.c_str(),
+// One row of the table; `width` = the name column's (16, or the longest name: a variant NAME[k=v]).
+std::string row_text(const std::string& name, const ValidationReport& r, double secs, int width) {
+  char buf[1024];
+  std::snprintf(buf, sizeof buf, "%-*s %-6s %11llu %6llu %-8s %3zu %6.2f %4d %8llu %9.3f", width, name.c_str(),
                 r.ok() ? "PASS" : "FAIL", static_cast<unsigned long long>(r.unreachable),
                 static_cast<unsigned long long>(r.looping),
                 !r.deadlock_checked ? "-" : (r.cdg_acyclic ? "acyclic" : "CYCLE"), r.vls_used.size(), r.hops_avg,
@@ -33,7 +34,9 @@ std::string row_text(const std::string& name, const ValidationReport& r, double 
   return buf;
 }
 
-std::string pad16(const std::string& name) { return name + std::string(16 - std::min<size_t>(16, name.size()), ' '); }
+std::string pad(const std::string& name, int width) {
+  return name + std::string(static_cast<size_t>(width) - std::min<size_t>(static_cast<size_t>(width), name.size()), ' ');
+}
 
 int run_compare(cli::Args& a) {
   auto engines_opt = a.value("engines");
@@ -112,7 +115,9 @@ int run_compare(cli::Args& a) {
                      std::to_string(fabric.cas().size()) + " CAs/routers, " + std::to_string(fabric.num_links()) +
                      " links, max LID " + std::to_string(fabric.max_lid()) +
                      (switch_pairs ? ", switches are sources too" : "") + "\n";
-  text += "name             result unreachable  loops CDG      VLs  hops  max  EFI max  route CPU s\n";
+  int width = 16;  // the name column: the longest name, at least 16 (one table, aligned)
+  for (const EngineRow& r : rows) width = std::max(width, static_cast<int>(std::min<size_t>(r.name.size(), 200)));
+  text += pad("name", width) + " result unreachable  loops CDG      VLs  hops  max  EFI max  route CPU s\n";
   std::string notes;
   bool any_opensm = false;
   nlohmann::json jrows = nlohmann::json::array(), jrefused = nlohmann::json::array(), jfailed = nlohmann::json::array();
@@ -120,18 +125,18 @@ int run_compare(cli::Args& a) {
     const bool osm = r.source == EngineRow::Source::Opensm;
     any_opensm = any_opensm || osm;
     if (r.status == "refused") {
-      text += pad16(r.name) + " REFUSED (OpenSM would fall back)\n";
+      text += pad(r.name, width) + " REFUSED (OpenSM would fall back)\n";
       notes += "  refused " + r.name + ": " + escape_name(r.message) + "\n";
       jrefused.push_back({{"engine", r.name}, {"reason", r.message}});
       continue;
     }
     if (r.status != "ok") {
-      text += pad16(r.name) + " FAILED (OpenSM brought no subnet up)\n";
+      text += pad(r.name, width) + " FAILED (OpenSM brought no subnet up)\n";
       notes += "  failed " + r.name + ": " + campaign::rejection_reasons(r)[0] + "\n";
       jfailed.push_back({{"engine", r.name}, {"reason", r.message}});
       continue;
     }
-    text += row_text(r.name, r.report, r.seconds);
+    text += row_text(r.name, r.report, r.seconds, width);
     if (r.source == EngineRow::Source::File) text += "   (from file)";
     if (osm) text += r.fallback ? "   (OpenSM fell back: " + r.conf_name() + " -> " + r.engine_used + ")" : "   (OpenSM)";
     text += "\n";

@@ -126,6 +126,14 @@ compare)
   # options of the chosen engine go to event_plugin_options
   "$FT" compare "$NETS/4ary3tree_f3.net" --engines ftree-misroute --opt ftree-misroute:max_valleys=4 > opt.txt
   grep -qx 'event_plugin_options ftree-misroute:max_valleys=4' opt.txt || fail "event_plugin_options:"$'\n'"$(cat opt.txt)"
+  # an engine variant NAME[k=v]: a row of its own, the table aligned on the longest name, its
+  # options to the plugin under the engine's name
+  "$FT" compare "$NETS/4ary3tree_f3.net" --engines 'ft-minhop,ftree-misroute[max_valleys=4]' > var.txt
+  grep -Eq '^name {26}result unreachable' var.txt ||  # 29 characters of "ftree-misroute[max_valleys=4]"
+    fail "variant header:"$'\n'"$(cat var.txt)"
+  grep -Eq '^ftree-misroute\[max_valleys=4\] PASS ' var.txt || fail "variant row:"$'\n'"$(cat var.txt)"
+  grep -qx 'event_plugin_options ftree-misroute:max_valleys=4' var.txt || fail "variant plugin options:"$'\n'"$(cat var.txt)"
+  grep -qx 'routing_engine ftree-misroute' var.txt || fail "variant conf name:"$'\n'"$(cat var.txt)"
   # nothing passes: said so, with the reason, and no opensm.conf lines
   "$FT" compare "$NETS/4ary3tree_f3.net" --engines ft-minhop > none.txt
   has none.txt "Recommendation: none - no engine passes every check on this fabric:"
