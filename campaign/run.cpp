@@ -347,7 +347,7 @@ EngineVariant engine_variant(const std::string& entry) {
   v.name = entry.substr(0, open);
   if (v.name.empty()) throw OptionError("engine entry '" + escape_name(entry) + "' has no engine name");
   if (open != std::string::npos) {
-    if (entry.back() != ']' || entry.find('[', open + 1) != std::string::npos || entry.find(']') != entry.size() - 1)
+    if (entry.find(']') != entry.size() - 1 || entry.find('[', open + 1) != std::string::npos)  // one pair, at the end
       throw OptionError("engine entry '" + escape_name(entry) + "': options go in one pair of brackets at the end, NAME[k=v,k=v]");
     if (v.name.rfind("opensm:", 0) == 0)
       throw OptionError("engine entry '" + escape_name(entry) + "': options in brackets are for ftroute's own engines, not opensm:<engine>");
