@@ -80,8 +80,8 @@ pipeline-switch-lids-not-walked @ if (own_lid && !o.all_switches) continue;     
 ftree-chains-sl-ignored @ out.path_sl = [sl](Lid, Lid dlid) -> uint8_t { return dlid < sl->size() ? (*sl)[dlid] : 0; }; @ out.path_sl = [sl](Lid, Lid) -> uint8_t { return 0; }; @ ftree_valley_chains_test @ ^ValleyChains\.
 ftree-chains-one-chain-only @ const size_t k = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin()); @ const size_t k = 0; @ ftree_valley_chains_test @ ^ValleyChains\.
 ftree-3level-no-up-mirror @ else if (bundled && t_.height >= 2 && k == 1 && dist[si] == 1 && parents.distinct > 1) p.mode = Plan::UpToMirror; @ else if (false) p.mode = Plan::UpToMirror; @ ftree_valley_chains_test @ ^ValleyChains\.
-ftree-spread-off @       else if (k == 1 && !cand_.empty() && cand_.size() < t_.up[si].size()) p.mode = Plan::Spread; @       else if (false) p.mode = Plan::Spread; @ ftree_misroute_test @ ^FtreeMisroute\.SingleFault
-ftree-weighted-off @       else if (k == 1 && !cand_.empty() && two_hop_ && weigh(s, k)) p.mode = Plan::Weighted; @       else if (false) p.mode = Plan::Weighted; @ ftree_misroute_test @ ^FtreeMisroute\.SpineShort
+ftree-spread-off @       else if (k == 1 && !cand_.empty() && (weigh(k) || cand_.size() < t_.up[si].size())) p.mode = Plan::Spread; @       else if (k == 1 && !cand_.empty() && weigh(k)) p.mode = Plan::Spread; @ ftree_misroute_test @ ^FtreeMisroute\.SingleFault
+ftree-weighted-off @     return std::adjacent_find(wcand_.begin(), wcand_.end(), std::not_equal_to<>()) != wcand_.end(); @     return wcand_.assign(cand_.size(), 1), false; @ ftree_misroute_test @ ^FtreeMisroute\.SpineShort
 ftree-extras-by-digit @     if (extras_balanced) { @     if (false) { @ ftree_valley_chains_test @ ^ValleyChains\.
 ftree-extras-leaf-own-digit @ if (up.size() == full0 || static_cast<long>(parents[static_cast<size_t>(a)]) != parents0) return own; @ return own; @ ftree_valley_chains_test @ ^ValleyChains\.
 ftree-extras-cable-only @ shared = std::max(shared, into[static_cast<size_t>(into_key[static_cast<size_t>(a)][c])]); @ (void)0; @ ftree_valley_chains_test @ ^ValleyChains\.

@@ -37,7 +37,7 @@ class Router {
     }
     max_class_ = 2 * (t.height + 2) + 1;
     for (uint32_t n = 1; n < 256; n++) magic_[n] = UINT64_MAX / n + 1;
-    // Plan::Weighted reads the classes two ranks up: re-planning then follows changes two hops
+    // Plan::Spread's weights read the classes two ranks up: re-planning then follows changes two hops
     // down. Only where some switch above the leaves misses an up-cable (a fault, or a cable the
     // fabric lacks), the only case in which the widths it weighs can differ.
     for (int r = 1; r < t.height && !two_hop_; r++) {
@@ -232,27 +232,18 @@ class Router {
         if (pick.peer == s) return pick.peer_port;
       }
     }
-    if (p.mode == Plan::Weighted) {
-      // d-mod-k over all the up-cables, as without faults; a parent with fewer ways on towards
-      // the destination than the widest (a spine that lost a core cable) keeps that share of its
-      // destinations, by this switch's number, and hands the rest to the widest parents.
-      const auto& up = t_.up[static_cast<size_t>(s)];
-      const uint32_t full = static_cast<uint32_t>(up.size());
+    if (p.mode == Plan::Spread) {
+      // d-mod-k over all the switch's up-cables, as without faults, where that parent still
+      // leads to the destination: all of its destinations if it is one of the widest (most ways
+      // on towards the destination), else that share of them, by this switch's number (a spine
+      // that lost a core cable). The rest, and the destinations whose parent is cut off, are
+      // spread over the widest parents by this switch's number, so the sources share them out
+      // instead of all taking the same one.
+      const uint32_t full = static_cast<uint32_t>(t_.up[static_cast<size_t>(s)].size());
       const uint64_t salt = idx / full + static_cast<uint64_t>(s);
       const uint8_t at = upmap_[p.off + static_cast<uint32_t>(mod(idx, full))];
       if (at != kNotCand && (width_[p.off + at] >= p.wmax || mod(salt, p.wmax) < width_[p.off + at])) return flat_[p.off + at];
       return flat_[p.off + widest_[p.off + static_cast<uint32_t>(mod(salt, p.nwide))]];
-    }
-    if (p.mode == Plan::Spread) {
-      // d-mod-k over all the switch's up-cables, as without faults, where that parent still
-      // leads to the destination; the destinations whose parent does not are spread over the
-      // remaining ones by this switch's own number, so the sources share them out instead of
-      // all taking the same one.
-      const auto& up = t_.up[static_cast<size_t>(s)];
-      const uint32_t full = static_cast<uint32_t>(up.size());
-      const uint8_t at = upmap_[p.off + static_cast<uint32_t>(mod(idx, full))];
-      if (at != kNotCand) return flat_[p.off + at];
-      return flat_[p.off + static_cast<uint32_t>(mod(idx / full + static_cast<uint64_t>(s), p.len))];
     }
     return flat_[p.off + static_cast<uint32_t>(mod(idx, p.len))];
   }
@@ -286,11 +277,13 @@ class Router {
     const auto& dist = c_.dist;
     if (k % 2 == 1) {
       Peers parents = peers();
+      cand_peer_.clear();
       for (const auto& e : t_.up[si]) {
         int c = cls[static_cast<size_t>(e.peer)];
         if (!may_climb(s, e.peer)) continue;
         if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1)) {
           cand_.push_back(e.port);
+          cand_peer_.push_back(e.peer);
           add_peer(parents, e.peer);
         }
       }
@@ -317,10 +310,10 @@ class Router {
       // with 13 of 14 up-cables) the sources' digit, taken over full bundles, sent a fixed share
       // of the destinations down the ancestor's one remaining cable of that bundle.
       else if (bundled && t_.height >= 2 && k == 1 && dist[si] == 1 && parents.distinct > 1) p.mode = Plan::UpToMirror;
-      // The normal up phase with some parents cut off from the destination by faults: the
-      // fault-free choice where it still leads on, the rest spread by source (Plan::Spread).
-      else if (k == 1 && !cand_.empty() && two_hop_ && weigh(s, k)) p.mode = Plan::Weighted;
-      else if (k == 1 && !cand_.empty() && cand_.size() < t_.up[si].size()) p.mode = Plan::Spread;
+      // The normal up phase with some parents cut off from the destination by faults, or with
+      // parents of unequal ways on towards it: the fault-free choice where it still leads on,
+      // weighed, the rest spread by source (Plan::Spread).
+      else if (k == 1 && !cand_.empty() && (weigh(k) || cand_.size() < t_.up[si].size())) p.mode = Plan::Spread;
     } else if (k > 0 && dist[si] == 1) {
       int best = kInf;
       for (const auto& e : t_.down[si])
@@ -361,7 +354,7 @@ class Router {
     p.off = slot_[si];
     p.len = static_cast<uint8_t>(cand_.size());
     std::copy(cand_.begin(), cand_.end(), flat_.begin() + p.off);
-    if (p.mode == Plan::Weighted) {
+    if (p.mode == Plan::Spread) {
       p.wmax = 0, p.nwide = 0;
       for (size_t i = 0; i < cand_.size(); i++) p.wmax = std::max(p.wmax, wcand_[i]);
       for (size_t i = 0; i < cand_.size(); i++) {
@@ -369,7 +362,7 @@ class Router {
         if (wcand_[i] == p.wmax) widest_[p.off + p.nwide++] = static_cast<uint8_t>(i);
       }
     }
-    if (p.mode == Plan::Spread || p.mode == Plan::Weighted) {
+    if (p.mode == Plan::Spread) {
       std::fill(upmap_.begin() + p.off, upmap_.begin() + p.off + static_cast<uint32_t>(t_.up[si].size()), kNotCand);
       for (size_t i = 0, j = 0; i < t_.up[si].size() && j < cand_.size(); i++)
         if (t_.up[si][i].port == cand_[j]) upmap_[p.off + i] = static_cast<uint8_t>(j++);
@@ -506,34 +499,36 @@ class Router {
   }
 
   struct Plan {
-    enum Mode : uint8_t { Normal, Mirror, UpMirror, UpToMirror, Local, Spread, Weighted, None };
+    enum Mode : uint8_t { Normal, Mirror, UpMirror, UpToMirror, Local, Spread, None };
     uint32_t off = 0;
     uint8_t len = 0;
     uint8_t mode = Normal;
     uint8_t rank = 0;  // rank whose d-mod-k digit picks (the child's for Mirror)
-    uint8_t wmax = 0, nwide = 0;  // Weighted: the widest candidate's ways on, how many are that wide
+    uint8_t wmax = 0, nwide = 0;  // Spread: the widest candidate's ways on, how many are that wide
     int child = -1;
   };
-  // Plan::Weighted for the climbing switch s (class k, candidates in cand_): each candidate's
-  // ways on towards the destination (its own candidate parents, counted as plan_switch picks
-  // them) into wcand_; true if every candidate climbs on (none is an ancestor of the
-  // destination) and they differ.
-  bool weigh(int s, int k) {
-    (void)s;
-    wcand_.clear();
-    for (uint8_t port : cand_) {
-      int q = -1;
-      for (const auto& e : t_.up[static_cast<size_t>(s)])
-        if (e.port == port) q = e.peer;
+  // Plan::Spread's weights for a climbing switch (class k, candidates in cand_, their parents in
+  // cand_peer_): each candidate's ways on towards the destination (its own candidate parents,
+  // counted as plan_switch picks them) into wcand_; true if they differ. Where they cannot differ
+  // (no switch above the leaves misses a cable) or are not defined (a candidate is an ancestor of
+  // the destination and goes down), every weight is 1 and the answer false.
+  bool weigh(int k) {
+    wcand_.assign(cand_.size(), 1);
+    if (!two_hop_) return false;
+    for (size_t i = 0; i < cand_peer_.size(); i++) {
+      const int q = cand_peer_[i];
       const size_t qi = static_cast<size_t>(q);
-      if (q < 0 || c_.cls[qi] != k) return false;  // an ancestor (class 0) goes down: nothing to weigh
+      if (c_.cls[qi] != k) {  // an ancestor (class 0) goes down: nothing to weigh
+        wcand_.assign(cand_.size(), 1);
+        return false;
+      }
       int n = 0;
       for (const auto& e : t_.up[qi]) {
         const size_t u = static_cast<size_t>(e.peer);
         if (!may_climb(q, e.peer)) continue;
         n += (c_.cls[u] == k - 1 && c_.dist[qi] == 1) || (c_.cls[u] == k && c_.dist[u] == c_.dist[qi] - 1);
       }
-      wcand_.push_back(static_cast<uint8_t>(std::min(n, 255)));
+      wcand_[i] = static_cast<uint8_t>(std::min(n, 255));
     }
     return std::adjacent_find(wcand_.begin(), wcand_.end(), std::not_equal_to<>()) != wcand_.end();
   }
@@ -559,8 +554,9 @@ class Router {
   uint32_t stamp_ = 0;
   std::vector<int> flat_peer_;  // their peer switches (for UpMirror and UpToMirror)
   static constexpr uint8_t kNotCand = 0xff;
-  std::vector<uint8_t> upmap_;  // Spread, Weighted: per up-cable of the switch, its place among the candidates
-  std::vector<uint8_t> width_, widest_, wcand_;  // Weighted: per candidate its ways on; the widest ones
+  std::vector<uint8_t> upmap_;  // Spread: per up-cable of the switch, its place among the candidates
+  std::vector<uint8_t> width_, widest_, wcand_;  // Spread: per candidate its ways on; the widest ones
+  std::vector<int> cand_peer_;  // a climbing switch's candidates' parents, as cand_ (weigh())
   bool two_hop_ = false;
   std::vector<uint32_t> slot_;
   // incremental plan(): the classes and target it was made for, switches to re-plan

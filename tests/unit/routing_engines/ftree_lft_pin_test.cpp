@@ -101,7 +101,7 @@ struct Expect {
 // From the engines before the speed work (see the file comment). Changed on purpose since: the
 // ftree-misroute entries of the five faulty fabrics whose faults cut parents off (2026-11-27:
 // those destinations are spread over the remaining parents by source, Plan::Spread), and of the
-// four with a spine short of a core cable (parents weighed by their ways on, Plan::Weighted).
+// four with a spine short of a core cable (parents weighed by their ways on, the weights of Plan::Spread).
 const Expect kExpected[] = {
     {"fattree3-12", 0xd1bacaaf9e2395baULL, 0x90bdc285d6eaebb9ULL},
     {"fattree3-12-faults8", 0xdc73a99fb0f649e6ULL, 0xb7d17d573af85532ULL},

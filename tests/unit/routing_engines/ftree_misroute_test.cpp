@@ -649,7 +649,7 @@ TEST(FtreeMisroute, SingleFaultSpreadsReroutedDestinationsOverSources) {
         changed++;
         const auto& old_port = f.node(node).port(was);
         // a parent with fewer ways on to the destination than the leaf's widest (a core cable of
-        // its plane cut) hands that share of its destinations to the widest (Plan::Weighted)
+        // its plane cut) hands that share of its destinations to the widest (Plan::Spread's weights)
         int widest = 0;
         for (const auto& e : ft.up[static_cast<size_t>(s)]) widest = std::max(widest, ways(node_of(e.peer), dleaf));
         if (old_port.connected() && ways(old_port.peer_node, dleaf) < widest) continue;
@@ -667,7 +667,7 @@ TEST(FtreeMisroute, SingleFaultSpreadsReroutedDestinationsOverSources) {
 }
 
 // A spine that lost a core cable reaches the other pods over 3 cores instead of 4: the leaves of
-// its pod weigh their parents by those ways on (Plan::Weighted) and send it 3/4 of its share, the
+// its pod weigh their parents by those ways on (Plan::Spread's weights) and send it 3/4 of its share, the
 // rest to the full spines, so its remaining core cables are not the busiest links (by d-mod-k
 // alone they carry 4/3 of the others' routes). Checked over every single spine-core fault: the
 // busiest link carries no more than fault-free plus a sixth.
