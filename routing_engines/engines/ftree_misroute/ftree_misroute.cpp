@@ -26,6 +26,23 @@ namespace {
 constexpr int kPlaneValleys = -2;  // the candidate "valley leaves by plane" in the list of valley leaves
 using ftree_router::Router;
 
+// EFI max of a routing as `ftroute compare` reports it: routes per directed switch-to-switch link,
+// CA sources, CA and switch LIDs as destinations, every VL.
+uint64_t efi_max(const Fabric& fabric, const Routing& out, int threads) {
+  CdgBuildOptions o;
+  o.hop_histogram = false;
+  o.threads = threads;
+  const CdgBuild lb = build_cdg(fabric, out, o);
+  uint64_t m = 0;
+  for (int sw : fabric.switches()) {
+    const Node& n = fabric.node(sw);
+    for (int p = 1; p <= n.num_ports; p++)
+      if (n.port(p).connected() && fabric.node(n.port(p).peer_node).is_switch())
+        m = std::max(m, lb.stats.link_load[static_cast<size_t>(lb.cdg.link_id(sw, p))]);
+  }
+  return m;
+}
+
 }  // namespace
 
 std::vector<OptionSpec> FtreeMisrouteEngine::option_specs() const {
@@ -38,8 +55,14 @@ std::vector<OptionSpec> FtreeMisrouteEngine::option_specs() const {
                           "so the U-turn load is split over that many valley leaves, or pods of valley leaves by plane "
                           "(1: every route on VL0, the paper's construction; more needs QoS on in OpenSM)"),
       OptionSpec::text("plane_valleys", "auto",
-                       "U-turns between the planes above the leaves at one valley leaf per plane (its turns into later "
-                       "planes), on 1 VL, CDG verified: auto (3+ levels, 3+ planes, CAs above the leaves), true, false"),
+                       "U-turns between the planes above the leaves, on 1 VL, CDG verified: by_plane (one valley leaf "
+                       "per plane: its turns into later planes), spread (every turn at any leaf of one pod, those "
+                       "leaves' traffic among themselves through one plane), auto (3+ levels, 3+ planes, CAs above "
+                       "the leaves: route both, keep the lowest EFI max), true (both, on any tree), false"),
+      OptionSpec::text("spare_turn_planes", "auto",
+                       "valley leaves by plane: which traffic leaves a valley leaf's own planes to its turns: "
+                       "sources (its own sources' routes), both (also every route to its LIDs), none, or auto "
+                       "(route none and sources, keep the lowest EFI max)"),
       OptionSpec::boolean("free_uturns", "true", "last resort: U-turns anywhere, kept only if the CDG check finds no cycle"),
       OptionSpec::boolean("updn_fallback", "true",
                           "last resort of all: Up*/Down* from one root on 1 VL (any connected fabric), CDG verified"),
@@ -50,7 +73,7 @@ std::vector<OptionSpec> FtreeMisrouteEngine::option_specs() const {
   };
 }
 
-Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
+Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting& previous) {
   // check=auto: verify every fabric (build_cdg's switch-level pass costs O(switches) per
   // destination LID, docs/scale.md); check=false trusts the construction's proof.
   const std::string check_opt = options.get(option_spec("check"));
@@ -202,8 +225,12 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
   // levels with 3+ planes and CAs above the leaves (hosts, aggregation nodes: their traffic
   // between planes is what takes U-turns), one VL and no valley_leaf given.
   const std::string pv_opt = options.get(option_spec("plane_valleys"));
-  if (pv_opt != "auto" && pv_opt != "true" && pv_opt != "false")
-    throw OptionError("plane_valleys must be auto, true or false, not '" + pv_opt + "'");
+  if (pv_opt != "auto" && pv_opt != "true" && pv_opt != "false" && pv_opt != "spread" && pv_opt != "by_plane")
+    throw OptionError("plane_valleys must be auto, spread, by_plane, true or false, not '" + pv_opt + "'");
+  // spread needs one VL (its leaves' traffic among themselves on one plane is what keeps it
+  // acyclic; valley chains are by plane)
+  const bool want_spread = pv_opt != "by_plane" && chains_wanted == 1, want_by_plane = pv_opt != "spread" || chains_wanted > 1;
+  const bool forced = pv_opt == "true" || pv_opt == "spread" || pv_opt == "by_plane";
   // With valley chains (vls > 1) each chain is valley leaves by plane in a pod of its own (the
   // candidates alternate between the pods), tried before the single valley leaves: each chain's
   // routing is checked on its own, so its VL holds a subset of an acyclic routing's routes.
@@ -215,12 +242,59 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
       if (!pods.insert(t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(valleys[k])]).second) continue;
       std::vector<int> from = valleys;  // this candidate first: plane_valleys takes its pod
       std::rotate(from.begin(), from.begin() + static_cast<long>(k), from.end());
-      PlaneValleys pv = plane_valleys(fabric, t, dests, divisor, from, pv_opt == "true");
+      PlaneValleys pv = plane_valleys(fabric, t, dests, divisor, from, forced);
       if (pv.leaf.empty()) break;  // not a tree for them (the same in every pod)
-      codes.push_back(kPlaneValleys - static_cast<int>(pvs.size()));
-      pvs.push_back(std::move(pv));
+      auto add = [&](PlaneValleys&& x) {
+        codes.push_back(kPlaneValleys - static_cast<int>(pvs.size()));
+        pvs.push_back(std::move(x));
+      };
+      if (want_spread) {
+        // turns spread over the full leaves of a pod (PlaneValleys::spread): in the pods of the
+        // first three valley candidates of distinct pods (the pod decides how many leaves share
+        // the turns, and where the U-turns around faults take place)
+        std::set<int> spread_pods;
+        for (size_t c = k; c < valleys.size() && spread_pods.size() < 3; c++) {
+          if (!spread_pods.insert(t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(valleys[c])]).second) continue;
+          std::vector<int> at = valleys;
+          std::rotate(at.begin(), at.begin() + static_cast<long>(c), at.end());
+          std::vector<int> full;  // variant 1's leaves: variant 2 only where it takes more
+          for (int variant : {1, 2}) {
+            PlaneValleys sp = plane_valleys(fabric, t, dests, divisor, at, forced, variant);
+            if (!sp.spread || sp.leaf == full) continue;
+            if (variant == 1) full = sp.leaf;
+            add(std::move(sp));
+          }
+        }
+      }
+      if (want_by_plane) add(std::move(pv));
     }
     valleys.insert(valleys.begin(), codes.begin(), codes.end());
+  }
+
+  // Valley leaves by plane: which traffic spares a valley leaf's own planes for its turns (Router
+  // kSpare*). Which of the three balances best depends on the fabric (an aggregation node on every
+  // switch: both; blocking leaves with many hosts: none), so `auto` routes them all on one VL and
+  // keeps the routing with the lowest EFI max (with valley chains, vls > 1, the merged routings below).
+  const std::string spare_opt = options.get(option_spec("spare_turn_planes"));
+  std::vector<int> spares;
+  if (spare_opt == "auto") spares = {0, ftree_router::kSpareSources};
+  else if (spare_opt == "none") spares = {0};
+  else if (spare_opt == "sources") spares = {ftree_router::kSpareSources};
+  else if (spare_opt == "both") spares = {ftree_router::kSpareSources | ftree_router::kSpareDestinations};
+  else throw OptionError("spare_turn_planes must be auto, both, sources or none, not '" + spare_opt + "'");
+
+  // Valley chains by plane (vls > 1) with spare_turn_planes=auto: the whole merged routing once per
+  // spare mode, the lowest EFI max kept (each is checked on its own, as below).
+  if (chains_wanted > 1 && spare_opt == "auto" && !pvs.empty()) {
+    std::optional<std::pair<uint64_t, Routing>> kept;
+    for (const char* mode : {"none", "sources"}) {
+      EngineOptions o = options;
+      o.set("spare_turn_planes", mode);
+      Routing r = compute(fabric, o, previous);
+      const uint64_t e = efi_max(fabric, r, workers);
+      if (!kept || e < kept->first) kept.emplace(e, std::move(r));
+    }
+    return std::move(kept->second);
   }
 
   // Last resort (beyond the guarantee): U-turns allowed at every switch, accepted only if the
@@ -265,7 +339,21 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
   auto keep_self_check = [&](Routing& out, const CdgBuild& b) {
     record_self_check(fabric, out, b, self_check_options, std::string(kName) + " self-check", true, true, workers);
   };
-  for (int valley : valleys) {
+  // Every candidate once, valley leaves by plane once per spare mode.
+  std::vector<std::pair<int, int>> tries;  // (valley, spare)
+  for (int valley : valleys)
+    for (int spare : valley <= kPlaneValleys && !pvs[static_cast<size_t>(kPlaneValleys - valley)].spread ? spares : std::vector<int>{0})
+      tries.emplace_back(valley, spare);
+  // spare_turn_planes=auto: of one plane-valley candidate's routings that pass, the lowest EFI max
+  // (CA sources, CA and switch LIDs as destinations: `ftroute compare`'s figure).
+  struct Best {
+    Routing out;
+    CdgBuild b;
+    uint64_t efi;
+  };
+  std::optional<Best> best;
+  for (const auto& [valley, spare] : tries) {
+    if (best && valley > kPlaneValleys) break;  // the plane-valley candidates come first
     const bool planes = valley <= kPlaneValleys;
     const PlaneValleys* pvp = planes ? &pvs[static_cast<size_t>(kPlaneValleys - valley)] : nullptr;
     const bool restricted = valley >= 0 || planes;
@@ -281,8 +369,11 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     for (int l : planes ? pvp->leaf : std::vector<int>{}) vc[static_cast<size_t>(l)] = 1;
     std::string where;  // the U-turn points, for the notes
     if (planes) {
-      where = "valley leaves by plane (" + std::to_string(pvp->planes()) + " planes):";
+      where = pvp->spread ? "turns between planes spread over the valley leaves (" + std::to_string(pvp->planes()) +
+                                " planes, their own traffic through one):"
+                          : "valley leaves by plane (" + std::to_string(pvp->planes()) + " planes):";
       for (int l : pvp->leaf) where += " " + fabric.node_name(t.sw_node[static_cast<size_t>(l)]);
+      if (spare) where += std::string(", their planes spared by ") + ((spare & ftree_router::kSpareDestinations) ? "every route to them and their own" : "their own routes");
     } else if (restricted) {
       where = "valley leaf " + fabric.node_name(t.sw_node[static_cast<size_t>(valley)]);
     }
@@ -297,7 +388,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     std::atomic<int> first_fail{S};
     std::vector<Router> routers;
     routers.reserve(static_cast<size_t>(workers));
-    for (int w = 0; w < workers; w++) routers.emplace_back(t, vc, pvp);
+    for (int w = 0; w < workers; w++) routers.emplace_back(t, vc, pvp, spare);
     std::vector<std::vector<uint64_t>> qbuf(static_cast<size_t>(workers));
     // Groups of up to 64 targets (in LID order) with at most kGroupLids LIDs: a worker fills a
     // group's columns into its own buffer (switch-major, one column per LID of the group), then
@@ -434,8 +525,17 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
       if (static_cast<long>(chains.size()) == chains_wanted) break;
       continue;
     }
+    if (planes && (spares.size() > 1 || pvs.size() > 1) && chains_wanted == 1) {
+      const uint64_t e = efi_max(fabric, out, workers);
+      if (!best || e < best->efi) best = Best{std::move(out), std::move(*b), e};
+      continue;
+    }
     keep_self_check(out, *b);
     return out;
+  }
+  if (best) {
+    keep_self_check(best->out, best->b);
+    return std::move(best->out);
   }
   // vls > 1: one routing per valley chain, merged destination by destination. Each destination
   // LID takes every switch's entry from one chain, and its SL (= VL) is that chain's number, so

@@ -46,15 +46,26 @@ struct PlaneValleys {
   std::vector<int> pos;               // per plane: its position in the order
   std::vector<int> leaf;              // per position: the valley leaf of its turns (last: the tail)
   std::vector<std::vector<int>> low;  // per plane: its rank-1 switches (they descend to the leaves)
+  // Spread turns: `leaf` is every leaf of the pod cabled into every plane, and a turn out of any
+  // plane may take place at any of them (per destination and plane, the Router deals them out);
+  // those leaves send each other's LIDs through plane `z` only. Acyclic on a fault-free tree: a
+  // channel dependency chain from a turn at leaf X into plane b reaches a turn at another leaf Y
+  // only through a route X -> b -> Y (no route climbs back down into the pod in plane b), so
+  // every such chain runs through plane z, and a turn at Y goes out of z into another plane,
+  // through which no route between these leaves runs (docs/ftree-misroute.md section 8).
+  bool spread = false;
+  int z = -1;
   int planes() const { return static_cast<int>(pos.size()); }
   int index(int position) const { return std::min(position, static_cast<int>(leaf.size()) - 1); }
 };
 
 // The plane valleys of `t` (empty `leaf`: not used): the planes, their order and the leaves, in
 // the sub-tree of the best valley leaf candidate (valleys.front()). Used when there are 3+ planes
-// and CAs above the leaves, or `forced` (plane_valleys=true). Details in plane_valleys.cpp.
+// and CAs above the leaves, or `forced` (plane_valleys=true); `spread` 1 or 2: turns spread over
+// a pod's leaves (PlaneValleys::spread, plane_valleys.cpp). Details in plane_valleys.cpp.
 PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::vector<std::vector<DestLid>>& dests,
-                           const std::vector<long>& divisor, const std::vector<int>& valleys, bool forced);
+                           const std::vector<long>& divisor, const std::vector<int>& valleys, bool forced,
+                           int spread = 0);
 
 // Last resort of all (option updn_fallback): Up*/Down* on the switch graph, oriented from one
 // root (the top-rank switch of least eccentricity). Fills `tab` (one table per switch, indexed

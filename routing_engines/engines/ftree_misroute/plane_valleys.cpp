@@ -12,7 +12,8 @@
 namespace ftroute {
 
 PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::vector<std::vector<DestLid>>& dests,
-                           const std::vector<long>& divisor, const std::vector<int>& valleys, bool forced) {
+                           const std::vector<long>& divisor, const std::vector<int>& valleys, bool forced,
+                           int spread) {
   const int S = t.num_switches();
   const int H = t.height;
   PlaneValleys pv;
@@ -69,7 +70,42 @@ PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::ve
       return std::make_pair(static_cast<long>(it - valleys.begin()), -static_cast<long>(t.up[static_cast<size_t>(l)].size()));
     };
     std::stable_sort(pod_leaves.begin(), pod_leaves.end(), [&](int a, int b) { return rank_of(a) < rank_of(b); });
-    if (pod_leaves.size() >= 2) {
+    if (spread) {
+      // Every turn at any leaf of the pod cabled to both planes; the leaves' traffic among
+      // themselves through one plane z only (PlaneValleys::spread). spread 1: the leaves cabled to
+      // every plane, z the first plane of the order; spread 2: of the planes, the one most of the
+      // pod's leaves are cabled to (the earliest in the order on a tie), and the leaves cabled to
+      // it (more leaves share the turns; those short of a plane take theirs through z).
+      std::vector<std::vector<char>> has;
+      std::vector<int> all;
+      for (int l : t.leaves) {
+        if (t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(l)] != pod) continue;
+        all.push_back(l);
+        has.emplace_back(static_cast<size_t>(P), 0);
+        for (const auto& e : t.up[static_cast<size_t>(l)]) has.back()[static_cast<size_t>(pv.plane[static_cast<size_t>(e.peer)])] = 1;
+      }
+      int z = -1;
+      size_t zn = 0;
+      for (int m : order) {
+        size_t n = 0;
+        for (const auto& h : has) n += h[static_cast<size_t>(m)] != 0;
+        if (n > zn) z = m, zn = n;
+      }
+      if (spread == 1) {  // the leaves cabled to every plane only
+        z = order.front();
+        for (size_t i = 0; i < all.size(); i++)
+          if (std::count(has[i].begin(), has[i].end(), 1) != P) has[i].assign(static_cast<size_t>(P), 0);
+        zn = pod_leaves.size();
+      }
+      if (zn < 2) return PlaneValleys{};
+      pv.spread = true;
+      pv.z = z;
+      for (size_t i = 0; i < all.size(); i++)
+        if (has[i][static_cast<size_t>(z)]) pv.leaf.push_back(all[i]);
+      pv.low.assign(static_cast<size_t>(P), {});
+      for (int x = 0; x < S; x++)
+        if (t.rank[static_cast<size_t>(x)] == 1) pv.low[static_cast<size_t>(pv.plane[static_cast<size_t>(x)])].push_back(x);
+    } else if (pod_leaves.size() >= 2) {
       // Which leaf takes which position: the turns of the plane at position i come down its
       // bundle into leaf i, and so do the leaf's own LIDs that climb into that plane (every
       // source's route to a LID comes down the cable it leaves on, Mirror). Position by

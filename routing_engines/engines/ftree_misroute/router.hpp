@@ -14,6 +14,9 @@
 namespace ftroute::ftree_router {
 
 constexpr int kInf = INT_MAX / 4;
+// Router's `spare`: a valley leaf's own sources leave its planes to the turns; the leaves climb
+// to a valley leaf's LIDs outside its planes.
+constexpr int kSpareSources = 1, kSpareDestinations = 2;
 
 // Per-destination classification of every switch (see compute()).
 struct Classes {
@@ -26,7 +29,10 @@ class Router {
   // `vc[s]` = switch s may be a U-turn point: it lies in the sub-tree of its own rank that
   // contains the valley leaf (block_rank(s)(valley)). Restricting every U-turn to that chain of
   // sub-trees is what keeps the CDG acyclic (docs/ftree-misroute.md, "Deadlock freedom").
-  Router(const FatTree& t, const std::vector<char>& vc, const PlaneValleys* pv = nullptr) : t_(t), vc_(vc), pv_(pv) {
+  // `spare` (plane valleys only): which traffic leaves the valley leaves' own planes to their
+  // turns, kSpareSources | kSpareDestinations (spare_turns()).
+  Router(const FatTree& t, const std::vector<char>& vc, const PlaneValleys* pv = nullptr, int spare = 0)
+      : t_(t), vc_(vc), pv_(pv), spare_(pv && !pv->spread ? spare : 0) {
     int S = t.num_switches();
     c_.cls.assign(static_cast<size_t>(S), -1);
     c_.dist.assign(static_cast<size_t>(S), kInf);
@@ -34,6 +40,14 @@ class Router {
       exit_.assign(static_cast<size_t>(pv_->planes()), -1);
       climb_min_.assign(static_cast<size_t>(S), -1);
       in_r_.assign(static_cast<size_t>(pv_->planes()), 0);
+      own_.assign(static_cast<size_t>(S), -1);
+      for (size_t i = 0; i < pv_->leaf.size(); i++) own_[static_cast<size_t>(pv_->leaf[i])] = static_cast<int>(i);
+      sexit_.assign(static_cast<size_t>(S), -1);
+      if (pv_->spread && !pv_->leaf.empty() && t.height >= 2) {
+        const int pod = t.block[static_cast<size_t>(t.height - 1)][static_cast<size_t>(pv_->leaf.front())];
+        for (int x : t.by_rank[1])
+          if (t.block[static_cast<size_t>(t.height - 1)][static_cast<size_t>(x)] == pod) vspines_.push_back(x);
+      }
     }
     max_class_ = 2 * (t.height + 2) + 1;
     for (uint32_t n = 1; n < 256; n++) magic_[n] = UINT64_MAX / n + 1;
@@ -78,8 +92,9 @@ class Router {
         }
     }
     const int S = t_.num_switches();
-    if (pv_) plane_exits();
+    if (pv_ && !pv_->spread) plane_exits();
     done += climb(1);
+    if (pv_ && pv_->spread) spread_exits();
     for (int k = 2; done < S && k + 1 <= max_class_; k += 2) {
       int got = descend(k);
       got += climb(k + 1);
@@ -126,12 +141,17 @@ class Router {
       };
       mark(target);
       mark(last_target_);
+      // the leaves spare a valley leaf's planes when it is the target (spare_turns)
+      if (((spare_ & kSpareDestinations) || (pv_ && pv_->spread)) && (own_[static_cast<size_t>(target)] >= 0 || own_[static_cast<size_t>(last_target_)] >= 0))
+        for (int x : t_.leaves) mark(x);
       if (pv_) {  // the plane exits and the leaves' climbs they restrict, where they changed
         for (size_t m = 0; m < exit_.size(); m++)
           if (exit_[m] != pexit_[m])
             for (int x : pv_->low[m]) mark(x);
         for (size_t x = 0; x < NS; x++)
           if (climb_min_[x] != pclimb_min_[x]) mark(static_cast<int>(x));
+        for (int x : vspines_)
+          if (sexit_[static_cast<size_t>(x)] != psexit_[static_cast<size_t>(x)]) mark(x);
       }
       for (size_t s = 0; s < NS; s++) {
         if (c_.cls[s] == pcls_[s] && c_.dist[s] == pdist_[s]) continue;
@@ -150,7 +170,7 @@ class Router {
     }
     pcls_ = c_.cls;
     pdist_ = c_.dist;
-    if (pv_) pexit_ = exit_, pclimb_min_ = climb_min_;
+    if (pv_) pexit_ = exit_, pclimb_min_ = climb_min_, psexit_ = sexit_;
     last_target_ = target;
   }
 
@@ -245,6 +265,7 @@ class Router {
       if (at != kNotCand && (width_[p.off + at] >= p.wmax || mod(salt, p.wmax) < width_[p.off + at])) return flat_[p.off + at];
       return flat_[p.off + widest_[p.off + static_cast<uint32_t>(mod(salt, p.nwide))]];
     }
+    if (p.mode == Plan::Salted) return flat_[p.off + static_cast<uint32_t>(mod(idx + static_cast<uint64_t>(target_), p.len))];
     return flat_[p.off + static_cast<uint32_t>(mod(idx, p.len))];
   }
 
@@ -276,16 +297,24 @@ class Router {
     const auto& cls = c_.cls;
     const auto& dist = c_.dist;
     if (k % 2 == 1) {
-      Peers parents = peers();
-      cand_peer_.clear();
-      for (const auto& e : t_.up[si]) {
-        int c = cls[static_cast<size_t>(e.peer)];
-        if (!may_climb(s, e.peer)) continue;
-        if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1)) {
-          cand_.push_back(e.port);
-          cand_peer_.push_back(e.peer);
-          add_peer(parents, e.peer);
+      Peers parents;
+      // A valley leaf's own planes carry its turns: where a leaf climbing to a destination has
+      // parents outside them, it leaves them to the turns (spare_turns()).
+      for (int spare = spare_turns(s, k); spare >= 0; spare--) {
+        parents = peers();
+        cand_.clear();
+        cand_peer_.clear();
+        for (const auto& e : t_.up[si]) {
+          int c = cls[static_cast<size_t>(e.peer)];
+          if (!may_climb(s, e.peer)) continue;
+          if (spare && turn_plane(s, e.peer)) continue;
+          if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1)) {
+            cand_.push_back(e.port);
+            cand_peer_.push_back(e.peer);
+            add_peer(parents, e.peer);
+          }
         }
+        if (!cand_.empty()) break;
       }
       const bool bundled = parents.bundle;
       // Only the cables of one bundle lead on (a U-turn's way out of the valley leaf to the one
@@ -314,6 +343,7 @@ class Router {
       // parents of unequal ways on towards it: the fault-free choice where it still leads on,
       // weighed, the rest spread by source (Plan::Spread).
       else if (k == 1 && !cand_.empty() && (weigh(k) || cand_.size() < t_.up[si].size())) p.mode = Plan::Spread;
+      else if (k >= 3 && pv_ && pv_->spread) p.mode = Plan::Salted;
     } else if (k > 0 && dist[si] == 1) {
       int best = kInf;
       for (const auto& e : t_.down[si])
@@ -409,8 +439,39 @@ class Router {
   bool is_exit(int k, int c, int s) const {
     if (!vc_[static_cast<size_t>(c)] || c_.cls[static_cast<size_t>(c)] != k - 1) return false;
     if (!pv_ || t_.rank[static_cast<size_t>(c)] != 0) return true;
+    // spread turns: the turn leaf dealt to s (spread_exits)
+    if (pv_->spread) return sexit_[static_cast<size_t>(s)] == c;
     const int m = pv_->plane[static_cast<size_t>(s)];
     return m >= 0 && exit_[static_cast<size_t>(m)] == c;
+  }
+
+  // Plane valleys: whether leaf s, climbing (class k) towards the current target, should leave
+  // the planes of the valley leaves' turns alone where it has other parents. The valley leaf of
+  // a position takes every turn into and out of its planes on its cables to them; its own LIDs and
+  // its own sources' routes to the other leaves' LIDs would come on top of those turns if they
+  // used these cables too (on a 4-ary 3-tree with an aggregation node per switch a quarter of the
+  // leaf's traffic). So the valley leaf climbs into its own planes only where it must (destinations
+  // in them), and no leaf climbs into a valley leaf's planes to reach that leaf's own LIDs
+  // (each as `spare_` says: the balance it buys depends on the fabric, docs/ftree-misroute.md).
+  int spare_turns(int s, int k) const {
+    // spread turns: from a valley leaf to another one through plane z only (to its LIDs, and up
+    // to the turn another valley leaf makes for a destination this one cannot climb towards)
+    if (pv_ && pv_->spread && (k == 1 ? own_[static_cast<size_t>(target_)] >= 0 : k >= 3) &&
+        own_[static_cast<size_t>(s)] >= 0)
+      return 1;
+    if (!spare_ || k != 1 || t_.rank[static_cast<size_t>(s)] != 0) return 0;
+    return ((spare_ & kSpareSources) && own_[static_cast<size_t>(s)] >= 0) ||
+                   ((spare_ & kSpareDestinations) && own_[static_cast<size_t>(target_)] >= 0)
+               ? 1
+               : 0;
+  }
+  bool turn_plane(int s, int up) const {
+    const int m = pv_->plane[static_cast<size_t>(up)];
+    if (m < 0) return false;
+    if (pv_->spread) return m != pv_->z;
+    const int i = pv_->index(pv_->pos[static_cast<size_t>(m)]);
+    return ((spare_ & kSpareSources) && own_[static_cast<size_t>(s)] == i) ||
+           ((spare_ & kSpareDestinations) && own_[static_cast<size_t>(target_)] == i);
   }
 
   // Whether switch s may climb to its parent `up` (plane valleys: a valley leaf in use climbs
@@ -446,6 +507,31 @@ class Router {
       const int leaf = pv_->leaf[static_cast<size_t>(i)];
       exit_[static_cast<size_t>(m)] = leaf;
       climb_min_[static_cast<size_t>(leaf)] = i;
+    }
+  }
+
+  // Spread turns (PlaneValleys::spread), classes 0 and 1 known: each plane outside R (those with a
+  // class-0 switch) turns at one of the pod's full leaves that climbs on (class 1), dealt by the
+  // plane and the target, so that the turns into a plane and out of it spread over those leaves.
+  void spread_exits() {
+    std::fill(in_r_.begin(), in_r_.end(), 0);
+    std::fill(exit_.begin(), exit_.end(), -1);
+    for (size_t s = 0; s < c_.cls.size(); s++)
+      if (c_.cls[s] == 0 && pv_->plane[s] >= 0) in_r_[static_cast<size_t>(pv_->plane[s])] = 1;
+    // per switch above the turn leaves (a plane may have several in the pod): of its ready turn
+    // leaves, the one dealt by its plane and the target
+    for (int x : vspines_) {
+      const int m = pv_->plane[static_cast<size_t>(x)];
+      int& e = sexit_[static_cast<size_t>(x)];
+      e = -1;
+      if (in_r_[static_cast<size_t>(m)]) continue;
+      ready_.clear();
+      for (const auto& d : t_.down[static_cast<size_t>(x)])
+        if (own_[static_cast<size_t>(d.peer)] >= 0 && c_.cls[static_cast<size_t>(d.peer)] == 1 &&
+            std::find(ready_.begin(), ready_.end(), d.peer) == ready_.end())
+          ready_.push_back(d.peer);
+      if (ready_.empty()) continue;
+      e = ready_[(static_cast<size_t>(target_) + static_cast<size_t>(m)) % ready_.size()];
     }
   }
 
@@ -499,7 +585,7 @@ class Router {
   }
 
   struct Plan {
-    enum Mode : uint8_t { Normal, Mirror, UpMirror, UpToMirror, Local, Spread, None };
+    enum Mode : uint8_t { Normal, Mirror, UpMirror, UpToMirror, Local, Spread, Salted, None };
     uint32_t off = 0;
     uint8_t len = 0;
     uint8_t mode = Normal;
@@ -541,9 +627,14 @@ class Router {
   const FatTree& t_;
   const std::vector<char>& vc_;
   const PlaneValleys* pv_;
+  int spare_;
   std::vector<int> exit_, pexit_;            // per plane: its valley leaf for this target, -1 none
   std::vector<int> climb_min_, pclimb_min_;  // per switch: least leaf index it may climb into
   std::vector<char> in_r_;
+  std::vector<int> ready_;                   // spread_exits(): a switch's turn leaves that climb on
+  std::vector<int> vspines_;                 // spread turns: the switches right above the turn leaves' pod
+  std::vector<int> sexit_, psexit_;          // spread turns: per such switch its turn leaf, -1 none
+  std::vector<int> own_;                     // per switch: its valley leaf index (plane valleys), -1 none
   int target_ = -1;
   Classes c_;
   int max_class_;
