@@ -87,8 +87,8 @@ ftree-extras-leaf-own-digit @ if (up.size() == full0 || static_cast<long>(parent
 ftree-extras-cable-only @ shared = std::max(shared, into[static_cast<size_t>(into_key[static_cast<size_t>(a)][c])]); @ (void)0; @ ftree_valley_chains_test @ ^ValleyChains\.
 ftree-planes-exit-any-leaf @ return m >= 0 && exit_[static_cast<size_t>(m)] == c; @ return m >= 0; @ ftree_valley_chains_test @ ^PlaneValleys\.
 ftree-planes-climb-anywhere @ if (lim < 0) return true; @ return true; @ ftree_valley_chains_test @ ^PlaneValleys\.
-ftree-spread-turns-any-plane @ (k == 1 ? own_[static_cast<size_t>(target_)] >= 0 : k >= 3) && @ (k == 1 ? own_[static_cast<size_t>(target_)] >= 0 : false) && @ ftree_valley_chains_test @ ^SpreadTurns\.
-ftree-spread-between-any-plane @ (k == 1 ? own_[static_cast<size_t>(target_)] >= 0 : k >= 3) && @ (k == 1 ? false : k >= 3) && @ ftree_valley_chains_test @ ^SpreadTurns\.
+ftree-spread-between-any-plane @ if (k == 1 ? own_[static_cast<size_t>(target_)] >= 0 : k >= 3) return 1; @ if (k == 1 ? false : k >= 3) return 1; @ ftree_valley_chains_test @ ^SpreadTurns\.
+ftree-spread-short-leaf-turns-anywhere @ return k == 1 && exit_here_[static_cast<size_t>(s)] ? 1 : 0; @ return 0; @ ftree_valley_chains_test @ ^SpreadTurns\.
 ftree-spare-off @     if (!spare_ || k != 1 || t_.rank[static_cast<size_t>(s)] != 0) return 0; @     return 0; @ ftree_valley_chains_test @ ^SpareTurnPlanes\.
 ftree-auto-keeps-first @       if (!best || e < best->efi) best = Best{std::move(out), std::move(*b), e}; @       if (!best) best = Best{std::move(out), std::move(*b), e}; @ ftree_valley_chains_test @ ^SpreadTurns\.
 campaign-lost-counts-faulty-routing @ const auto base = cache.get(cfg, intact, key.fabric, key.engine); @ const auto base = cache.get(cfg, f, key.fabric, key.engine); @ campaign_lost_test @ ^LostRoutes\.

@@ -30,9 +30,15 @@
 //
 // Files: ftree_misroute.cpp (classes, plans, valley chains), dest_index.cpp (the d-mod-k
 // numbering of the destinations), updn_fallback.cpp (the last resort), fattree.cpp (recognition).
-// Options (FtreeMisrouteEngine::option_specs, ftree_misroute.cpp): valley_leaf, max_valleys, vls,
-// free_uturns, updn_fallback, check, root_guid_file, io_guid_file, threads (the LFTs are the
-// same for every thread count).
+// 6. Trees built in planes with CAs above the leaves (aggregation nodes, hosts on spines): the
+//    turns between planes at one valley leaf per plane, or spread over one pod's leaves that
+//    reach each other through one plane (plane_valleys.cpp, router.hpp); `auto` routes the
+//    candidates on 1 VL and keeps the lowest EFI max (docs/ftree-misroute.md section 8).
+//
+// Files: also plane_valleys.cpp (the planes and their turn leaves), router.hpp (the per-destination
+// router). Options (FtreeMisrouteEngine::option_specs, ftree_misroute.cpp): valley_leaf,
+// max_valleys, vls, plane_valleys, spare_turn_planes, free_uturns, updn_fallback, check,
+// root_guid_file, io_guid_file, threads (the LFTs are the same for every thread count).
 #pragma once
 
 #include "ftroute/engine.hpp"

@@ -43,6 +43,13 @@ class Router {
       own_.assign(static_cast<size_t>(S), -1);
       for (size_t i = 0; i < pv_->leaf.size(); i++) own_[static_cast<size_t>(pv_->leaf[i])] = static_cast<int>(i);
       sexit_.assign(static_cast<size_t>(S), -1);
+      exit_here_.assign(static_cast<size_t>(S), 0);
+      full_.assign(pv_->leaf.size(), 0);
+      for (size_t i = 0; i < pv_->leaf.size(); i++) {
+        std::vector<char> has(static_cast<size_t>(pv_->planes()), 0);
+        for (const auto& e : t.up[static_cast<size_t>(pv_->leaf[i])]) has[static_cast<size_t>(pv_->plane[static_cast<size_t>(e.peer)])] = 1;
+        full_[i] = std::count(has.begin(), has.end(), 1) == pv_->planes();
+      }
       if (pv_->spread && !pv_->leaf.empty() && t.height >= 2) {
         const int pod = t.block[static_cast<size_t>(t.height - 1)][static_cast<size_t>(pv_->leaf.front())];
         for (int x : t.by_rank[1])
@@ -151,7 +158,11 @@ class Router {
         for (size_t x = 0; x < NS; x++)
           if (climb_min_[x] != pclimb_min_[x]) mark(static_cast<int>(x));
         for (int x : vspines_)
-          if (sexit_[static_cast<size_t>(x)] != psexit_[static_cast<size_t>(x)]) mark(x);
+          if (sexit_[static_cast<size_t>(x)] != psexit_[static_cast<size_t>(x)]) {
+            mark(x);  // and the turn leaves it dealt to (a short one climbs into z where it turns)
+            if (sexit_[static_cast<size_t>(x)] >= 0) mark(sexit_[static_cast<size_t>(x)]);
+            if (psexit_[static_cast<size_t>(x)] >= 0) mark(psexit_[static_cast<size_t>(x)]);
+          }
       }
       for (size_t s = 0; s < NS; s++) {
         if (c_.cls[s] == pcls_[s] && c_.dist[s] == pdist_[s]) continue;
@@ -456,9 +467,12 @@ class Router {
   int spare_turns(int s, int k) const {
     // spread turns: from a valley leaf to another one through plane z only (to its LIDs, and up
     // to the turn another valley leaf makes for a destination this one cannot climb towards)
-    if (pv_ && pv_->spread && (k == 1 ? own_[static_cast<size_t>(target_)] >= 0 : k >= 3) &&
-        own_[static_cast<size_t>(s)] >= 0)
-      return 1;
+    // A turn leaf short of a plane turns only into z (where it is a turn leaf for this target), so
+    // its other routes between turn leaves are free: no turn into their plane precedes them there.
+    if (pv_ && pv_->spread && own_[static_cast<size_t>(s)] >= 0) {
+      if (!full_[static_cast<size_t>(own_[static_cast<size_t>(s)])]) return k == 1 && exit_here_[static_cast<size_t>(s)] ? 1 : 0;
+      if (k == 1 ? own_[static_cast<size_t>(target_)] >= 0 : k >= 3) return 1;
+    }
     if (!spare_ || k != 1 || t_.rank[static_cast<size_t>(s)] != 0) return 0;
     return ((spare_ & kSpareSources) && own_[static_cast<size_t>(s)] >= 0) ||
                    ((spare_ & kSpareDestinations) && own_[static_cast<size_t>(target_)] >= 0)
@@ -520,6 +534,8 @@ class Router {
       if (c_.cls[s] == 0 && pv_->plane[s] >= 0) in_r_[static_cast<size_t>(pv_->plane[s])] = 1;
     // per switch above the turn leaves (a plane may have several in the pod): of its ready turn
     // leaves, the one dealt by its plane and the target
+    for (int x : vspines_)
+      if (sexit_[static_cast<size_t>(x)] >= 0) exit_here_[static_cast<size_t>(sexit_[static_cast<size_t>(x)])] = 0;
     for (int x : vspines_) {
       const int m = pv_->plane[static_cast<size_t>(x)];
       int& e = sexit_[static_cast<size_t>(x)];
@@ -528,11 +544,23 @@ class Router {
       ready_.clear();
       for (const auto& d : t_.down[static_cast<size_t>(x)])
         if (own_[static_cast<size_t>(d.peer)] >= 0 && c_.cls[static_cast<size_t>(d.peer)] == 1 &&
+            (full_[static_cast<size_t>(own_[static_cast<size_t>(d.peer)])] || climbs_into_z(d.peer)) &&
             std::find(ready_.begin(), ready_.end(), d.peer) == ready_.end())
           ready_.push_back(d.peer);
       if (ready_.empty()) continue;
       e = ready_[(static_cast<size_t>(target_) + static_cast<size_t>(m)) % ready_.size()];
+      exit_here_[static_cast<size_t>(e)] = 1;
     }
+  }
+  // Whether leaf l (class 1) climbs on towards the target through a parent in plane z.
+  bool climbs_into_z(int l) const {
+    const size_t li = static_cast<size_t>(l);
+    for (const auto& e : t_.up[li]) {
+      const size_t u = static_cast<size_t>(e.peer);
+      if (pv_->plane[u] != pv_->z) continue;
+      if ((c_.cls[u] == 0 && c_.dist[li] == 1) || (c_.cls[u] == 1 && c_.dist[u] == c_.dist[li] - 1)) return true;
+    }
+    return false;
   }
 
   int descend(int k) {
@@ -634,6 +662,8 @@ class Router {
   std::vector<int> ready_;                   // spread_exits(): a switch's turn leaves that climb on
   std::vector<int> vspines_;                 // spread turns: the switches right above the turn leaves' pod
   std::vector<int> sexit_, psexit_;          // spread turns: per such switch its turn leaf, -1 none
+  std::vector<char> exit_here_;              // spread turns: per switch, a turn leaf for this target
+  std::vector<char> full_;                   // spread turns: per turn leaf, cabled to every plane
   std::vector<int> own_;                     // per switch: its valley leaf index (plane valleys), -1 none
   int target_ = -1;
   Classes c_;

@@ -403,6 +403,55 @@ TEST(SpreadTurns, FaultedTreesStayAcyclicAndAutoKeepsTheLighter) {
     const ValidationReport v = check_all(f, sp);
     EXPECT_TRUE(v.ok()) << v.cycle_text;
     EXPECT_TRUE(v.deadlock_checked && v.cdg_acyclic) << v.cycle_text;
+    // Read back: the leaves that take turns (a LID comes down into it from one plane and goes up
+    // into another); a full one (cabled to every plane) reaches another turn leaf (its LIDs, or a
+    // turn there) through one plane only, z, and one short of a plane turns only into z.
+    const FatTree t = recognize_fat_tree(f);
+    int P = 0;
+    const std::vector<int> plane = planes_of(t, P);
+    std::map<int, std::set<int>> turns_into;  // turn leaf -> planes it turns into
+    for (const EndPort& ep : f.end_ports())
+      for (int l : t.leaves) {
+        const uint8_t out = sp.lfts.get(t.sw_node[static_cast<size_t>(l)], static_cast<Lid>(ep.base_lid));
+        int b = -1;
+        for (const auto& e : t.up[static_cast<size_t>(l)])
+          if (e.port == out) b = plane[static_cast<size_t>(e.peer)];
+        if (b < 0) continue;
+        for (const auto& e : t.up[static_cast<size_t>(l)])
+          if (plane[static_cast<size_t>(e.peer)] != b &&
+              sp.lfts.get(t.sw_node[static_cast<size_t>(e.peer)], static_cast<Lid>(ep.base_lid)) == e.peer_port)
+            turns_into[l].insert(b);
+      }
+    ASSERT_GE(turns_into.size(), 2u);
+    std::map<int, int> leaf_of_node;
+    for (int l : t.leaves) leaf_of_node[t.sw_node[static_cast<size_t>(l)]] = l;
+    std::set<int> z;  // planes of the routes between turn leaves from full ones, and of short ones' turns
+    for (const auto& [x, into] : turns_into) {
+      std::set<int> own;
+      for (const auto& e : t.up[static_cast<size_t>(x)]) own.insert(plane[static_cast<size_t>(e.peer)]);
+      if (static_cast<int>(own.size()) < P) {
+        z.insert(into.begin(), into.end());
+        continue;
+      }
+      for (const EndPort& ep : f.end_ports()) {
+        const Lid lid = static_cast<Lid>(ep.base_lid);
+        int node = t.sw_node[static_cast<size_t>(x)], first_plane = -1;
+        for (int hop = 0; hop < 16; hop++) {
+          const uint8_t out = sp.lfts.get(node, lid);
+          if (out == 0 || out == 255) break;
+          const int next = f.node(node).port(out).peer_node;
+          if (!f.node(next).is_switch()) break;
+          if (hop == 0) first_plane = plane[static_cast<size_t>(t.sw_index[static_cast<size_t>(next)])];
+          const auto it = leaf_of_node.find(next);
+          if (it != leaf_of_node.end() && it->second != x && turns_into.count(it->second)) {
+            z.insert(first_plane);
+            break;
+          }
+          node = next;
+        }
+      }
+    }
+    EXPECT_LE(z.size(), 1u) << "routes between turn leaves, and short turn leaves' turns, in " << z.size() << " planes";
     const Routing def = route(f, "");
     const uint64_t e_auto = validate(f, def, {}).efi_max, e_sp = validate(f, sp, {}).efi_max;
     const uint64_t e_bp = validate(f, route(f, "plane_valleys=by_plane"), {}).efi_max;
