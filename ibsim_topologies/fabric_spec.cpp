@@ -175,7 +175,7 @@ const std::vector<FabricKind>& fabric_kinds() {
        "  --lmc L  LMC of the host ports (default 0)\n"
        "  names: routers R_<r_n-1>_.._<r_0> (port 1+d = dimension d, hosts above), crossbars X_<d>_<line>\n"
        "  (port 1+j = router with coordinate j), fat-tree switches F_<d>_<line>_<stage>_<order>, hosts H_<coords>_<c>\n"
-       "  (docs/kns.md); at most 256 switches (ibsim default)",
+       "  (docs/kns.md)",
        {"k", "n", "p", "ki", "lmc"}, 5,
        [](SpecArgs& a) {
          KnsParams q;
@@ -185,7 +185,12 @@ const std::vector<FabricKind>& fabric_kinds() {
          q.ki = a.integer("ki", 0, 0, kMaxPorts / 2);
          if (q.ki) q.subnet = KnsSubnet::FatTree;
          int lmc = a.integer("lmc", 0, 0, 7);
-         return make_kns(q, static_cast<uint8_t>(lmc));
+         // no ibsim limit here, as for the other kinds (scripts/ftsim.sh starts ibsim with room
+         // for the fabric it loads); the LID space still bounds it
+         KnsGenLimits lim;
+         lim.max_switches = kMaxUnicastLid;
+         lim.max_nodes = kMaxUnicastLid;
+         return make_kns(q, static_cast<uint8_t>(lmc), lim);
        }},
       {"ctree", "KEY=V,..",
        "fat tree cabled like a real cluster: host counts per leaf, parallel cables, blocking, uneven pods, "

@@ -60,6 +60,14 @@ TEST(FabricSpec, EveryKindBuildsTheGeneratorsFabric) {
   EXPECT_EQ(net(build_fabric_spec("kns:4,2,p=2")), net(make_kns(q)));
   q.p = 1, q.ki = 2, q.subnet = KnsSubnet::FatTree;
   EXPECT_EQ(net(build_fabric_spec("kns:4,2,ki=2")), net(make_kns(q)));
+  // the thesis' fault-tolerance networks (32-ary 2-direct, 10-ary 3-direct: 1,088 and 1,300
+  // switches) are built like every other kind, beyond ibsim's default 256 switches
+  // (scripts/ftsim.sh sizes ibsim for the fabric); make_kns' own default keeps that limit
+  EXPECT_EQ(build_fabric_spec("kns:32,2").switches().size(), 1088u);
+  EXPECT_EQ(build_fabric_spec("kns:10,3").switches().size(), 1300u);
+  KnsParams big;
+  big.k = 32, big.n = 2;
+  EXPECT_THROW(make_kns(big), FabricError);
   EXPECT_EQ(net(build_fabric_spec("ctree:leaves=8,spines=4,hosts=4/4/0/2,links=2")),
             net(cluster_tree(parse_cluster_tree("leaves=8,spines=4,hosts=4/4/0/2,links=2"))));
   // seed 003's Table III kinds (the paper's configurations)
