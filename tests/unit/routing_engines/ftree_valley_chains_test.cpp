@@ -13,6 +13,7 @@
 #include <set>
 #include <vector>
 #include <string>
+#include <tuple>
 
 #include "ftroute/cluster_tree.hpp"
 #include "ftroute/ftree_misroute/fattree.hpp"
@@ -38,6 +39,60 @@ ValidationReport check_all(const Fabric& f, const Routing& r) {
   ValidateOptions o;
   o.switch_sources = true;  // switches are sources too (SM and management traffic)
   return validate(f, r, o);
+}
+
+
+// The planes above the leaves (connected parts of the tree without its leaves), per switch.
+std::vector<int> planes_of(const FatTree& t, int& P) {
+  const int S = t.num_switches();
+  std::vector<int> plane(static_cast<size_t>(S), -1);
+  P = 0;
+  for (int s0 = 0; s0 < S; s0++) {
+    if (t.rank[static_cast<size_t>(s0)] == 0 || plane[static_cast<size_t>(s0)] >= 0) continue;
+    std::vector<int> todo{s0};
+    plane[static_cast<size_t>(s0)] = P;
+    while (!todo.empty()) {
+      const int x = todo.back();
+      todo.pop_back();
+      for (const auto* links : {&t.up[static_cast<size_t>(x)], &t.down[static_cast<size_t>(x)]})
+        for (const auto& e : *links)
+          if (t.rank[static_cast<size_t>(e.peer)] > 0 && plane[static_cast<size_t>(e.peer)] < 0)
+            plane[static_cast<size_t>(e.peer)] = P, todo.push_back(e.peer);
+    }
+    P++;
+  }
+  return plane;
+}
+
+Fabric ctree(const std::string& spec) {
+  Fabric f = topo::cluster_tree(topo::parse_cluster_tree(spec));
+  f.assign_lids();
+  return f;
+}
+
+// Every turn between planes read back from the tables: (leaf, plane it comes down from, plane it
+// climbs into), once each: a LID that a leaf sends up into plane b and that a switch of another
+// plane a sends down into that leaf.
+struct Turn {
+  int leaf, from, into;
+  bool operator<(const Turn& o) const { return std::tie(leaf, from, into) < std::tie(o.leaf, o.from, o.into); }
+};
+std::set<Turn> turns_of(const Fabric& f, const FatTree& t, const Routing& r, const std::vector<int>& plane) {
+  std::set<Turn> out;
+  for (const EndPort& ep : f.end_ports())
+    for (int l : t.leaves) {
+      const uint8_t port = r.lfts.get(t.sw_node[static_cast<size_t>(l)], static_cast<Lid>(ep.base_lid));
+      int b = -1;
+      for (const auto& e : t.up[static_cast<size_t>(l)])
+        if (e.port == port) b = plane[static_cast<size_t>(e.peer)];
+      if (b < 0) continue;  // the leaf does not climb for this LID
+      for (const auto& e : t.up[static_cast<size_t>(l)]) {
+        const int a = plane[static_cast<size_t>(e.peer)];
+        if (a != b && r.lfts.get(t.sw_node[static_cast<size_t>(e.peer)], static_cast<Lid>(ep.base_lid)) == e.peer_port)
+          out.insert({l, a, b});
+      }
+    }
+  return out;
 }
 
 }  // namespace
@@ -218,41 +273,15 @@ TEST(PlaneValleys, TurnsBetweenPlanesFollowOneOrderOfPlanes) {
     const Routing r = route(f, "plane_valleys=by_plane");
     ASSERT_NE(r.notes.front().find("by plane"), std::string::npos) << name << ": " << r.notes.front();
     const FatTree t = recognize_fat_tree(f);
-    const int S = t.num_switches();
-    std::vector<int> plane(static_cast<size_t>(S), -1);
     int P = 0;
-    for (int s0 = 0; s0 < S; s0++) {
-      if (t.rank[static_cast<size_t>(s0)] == 0 || plane[static_cast<size_t>(s0)] >= 0) continue;
-      std::vector<int> todo{s0};
-      plane[static_cast<size_t>(s0)] = P;
-      while (!todo.empty()) {
-        const int x = todo.back();
-        todo.pop_back();
-        for (const auto* links : {&t.up[static_cast<size_t>(x)], &t.down[static_cast<size_t>(x)]})
-          for (const auto& e : *links)
-            if (t.rank[static_cast<size_t>(e.peer)] > 0 && plane[static_cast<size_t>(e.peer)] < 0)
-              plane[static_cast<size_t>(e.peer)] = P, todo.push_back(e.peer);
-      }
-      P++;
-    }
+    const std::vector<int> plane = planes_of(t, P);
     ASSERT_GE(P, 3) << name;
     std::map<std::pair<int, int>, std::set<int>> colour;  // (a, b), a < b -> leaves of its turns
     std::set<int> leaves_used;
-    for (const EndPort& ep : f.end_ports())
-      for (int l : t.leaves) {
-        const int ln = t.sw_node[static_cast<size_t>(l)];
-        const uint8_t out = r.lfts.get(ln, static_cast<Lid>(ep.base_lid));
-        int b = -1;
-        for (const auto& e : t.up[static_cast<size_t>(l)])
-          if (e.port == out) b = plane[static_cast<size_t>(e.peer)];
-        if (b < 0) continue;  // the leaf does not climb for this LID
-        for (const auto& e : t.up[static_cast<size_t>(l)]) {
-          const int a = plane[static_cast<size_t>(e.peer)];
-          if (a == b || r.lfts.get(t.sw_node[static_cast<size_t>(e.peer)], static_cast<Lid>(ep.base_lid)) != e.peer_port) continue;
-          colour[{std::min(a, b), std::max(a, b)}].insert(l);
-          leaves_used.insert(l);
-        }
-      }
+    for (const Turn& u : turns_of(f, t, r, plane)) {
+      colour[{std::min(u.from, u.into), std::max(u.from, u.into)}].insert(u.leaf);
+      leaves_used.insert(u.leaf);
+    }
     EXPECT_GE(leaves_used.size(), 2u) << name << ": the turns between planes take " << leaves_used.size() << " leaves";
     std::vector<char> gone(static_cast<size_t>(P), 0);
     for (int removed = 0; removed < P; removed++) {
@@ -294,37 +323,6 @@ TEST(PlaneValleys, OptionValuesAndChains) {
   EXPECT_LT(efi_planes, efi_single);
 }
 
-namespace {
-
-// The planes above the leaves (connected parts of the tree without its leaves), per switch.
-std::vector<int> planes_of(const FatTree& t, int& P) {
-  const int S = t.num_switches();
-  std::vector<int> plane(static_cast<size_t>(S), -1);
-  P = 0;
-  for (int s0 = 0; s0 < S; s0++) {
-    if (t.rank[static_cast<size_t>(s0)] == 0 || plane[static_cast<size_t>(s0)] >= 0) continue;
-    std::vector<int> todo{s0};
-    plane[static_cast<size_t>(s0)] = P;
-    while (!todo.empty()) {
-      const int x = todo.back();
-      todo.pop_back();
-      for (const auto* links : {&t.up[static_cast<size_t>(x)], &t.down[static_cast<size_t>(x)]})
-        for (const auto& e : *links)
-          if (t.rank[static_cast<size_t>(e.peer)] > 0 && plane[static_cast<size_t>(e.peer)] < 0)
-            plane[static_cast<size_t>(e.peer)] = P, todo.push_back(e.peer);
-    }
-    P++;
-  }
-  return plane;
-}
-
-Fabric ctree(const std::string& spec) {
-  Fabric f = topo::cluster_tree(topo::parse_cluster_tree(spec));
-  f.assign_lids();
-  return f;
-}
-
-}  // namespace
 
 // Turns spread over the leaves of one pod (plane_valleys=spread, the default's first candidate):
 // on the 4-ary 3-tree with an AN on every switch, every turn between planes takes place at a leaf
@@ -354,20 +352,10 @@ TEST(SpreadTurns, AtTheLeavesOfOnePodThroughOnePlaneBetweenThem) {
   const std::vector<int> plane = planes_of(t, P);
   ASSERT_EQ(P, 4);
   std::set<int> turn_leaves, pods;
-  for (const EndPort& ep : f.end_ports())
-    for (int l : t.leaves) {
-      const uint8_t out = r.lfts.get(t.sw_node[static_cast<size_t>(l)], static_cast<Lid>(ep.base_lid));
-      int b = -1;
-      for (const auto& e : t.up[static_cast<size_t>(l)])
-        if (e.port == out) b = plane[static_cast<size_t>(e.peer)];
-      if (b < 0) continue;
-      for (const auto& e : t.up[static_cast<size_t>(l)])
-        if (plane[static_cast<size_t>(e.peer)] != b &&
-            r.lfts.get(t.sw_node[static_cast<size_t>(e.peer)], static_cast<Lid>(ep.base_lid)) == e.peer_port) {
-          turn_leaves.insert(l);
-          pods.insert(t.block[static_cast<size_t>(t.height - 1)][static_cast<size_t>(l)]);
-        }
-    }
+  for (const Turn& u : turns_of(f, t, r, plane)) {
+    turn_leaves.insert(u.leaf);
+    pods.insert(t.block[static_cast<size_t>(t.height - 1)][static_cast<size_t>(u.leaf)]);
+  }
   EXPECT_GE(turn_leaves.size(), 3u);
   EXPECT_EQ(pods.size(), 1u) << "turns in " << pods.size() << " pods";
   // between the turn leaves: one plane
@@ -410,18 +398,7 @@ TEST(SpreadTurns, FaultedTreesStayAcyclicAndAutoKeepsTheLighter) {
     int P = 0;
     const std::vector<int> plane = planes_of(t, P);
     std::map<int, std::set<int>> turns_into;  // turn leaf -> planes it turns into
-    for (const EndPort& ep : f.end_ports())
-      for (int l : t.leaves) {
-        const uint8_t out = sp.lfts.get(t.sw_node[static_cast<size_t>(l)], static_cast<Lid>(ep.base_lid));
-        int b = -1;
-        for (const auto& e : t.up[static_cast<size_t>(l)])
-          if (e.port == out) b = plane[static_cast<size_t>(e.peer)];
-        if (b < 0) continue;
-        for (const auto& e : t.up[static_cast<size_t>(l)])
-          if (plane[static_cast<size_t>(e.peer)] != b &&
-              sp.lfts.get(t.sw_node[static_cast<size_t>(e.peer)], static_cast<Lid>(ep.base_lid)) == e.peer_port)
-            turns_into[l].insert(b);
-      }
+    for (const Turn& u : turns_of(f, t, sp, plane)) turns_into[u.leaf].insert(u.into);
     ASSERT_GE(turns_into.size(), 2u);
     std::map<int, int> leaf_of_node;
     for (int l : t.leaves) leaf_of_node[t.sw_node[static_cast<size_t>(l)]] = l;
