@@ -524,9 +524,11 @@ class Router {
     }
   }
 
-  // Spread turns (PlaneValleys::spread), classes 0 and 1 known: each plane outside R (those with a
-  // class-0 switch) turns at one of the pod's full leaves that climbs on (class 1), dealt by the
-  // plane and the target, so that the turns into a plane and out of it spread over those leaves.
+  // Spread turns (PlaneValleys::spread), classes 0 and 1 known: each switch right above the turn
+  // leaves whose plane is outside R (the planes with a class-0 switch) descends for this target to
+  // one of its turn leaves that climbs on (class 1; a leaf short of a plane only where it climbs
+  // into z), dealt by the plane and the target, so that the turns into and out of a plane spread
+  // over the pod's leaves (sexit_, exit_here_).
   void spread_exits() {
     std::fill(in_r_.begin(), in_r_.end(), 0);
     std::fill(exit_.begin(), exit_.end(), -1);
