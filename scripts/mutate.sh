@@ -89,6 +89,8 @@ ftree-planes-exit-any-leaf @ return m >= 0 && exit_[static_cast<size_t>(m)] == c
 ftree-planes-climb-anywhere @ if (lim < 0) return true; @ return true; @ ftree_valley_chains_test @ ^PlaneValleys\.
 ftree-spread-between-any-plane @ if (k == 1 ? own_[static_cast<size_t>(target_)] >= 0 : k >= 3) return 1; @ if (k == 1 ? false : k >= 3) return 1; @ ftree_valley_chains_test @ ^SpreadTurns\.
 ftree-spread-short-leaf-turns-anywhere @ return k == 1 && exit_here_[static_cast<size_t>(s)] ? 1 : 0; @ return 0; @ ftree_valley_chains_test @ ^SpreadTurns\.
+ftree-pods-uturns-anywhere @         vc[static_cast<size_t>(s)] = t.block[1][static_cast<size_t>(s)] == t.block[1][static_cast<size_t>(home)]; @         (void)home; @ ftree_valley_chains_test @ ^TurnPods\.
+ftree-pods-between-any-plane @       return (k == 1 ? own_[static_cast<size_t>(target_)] == own_[static_cast<size_t>(s)] : k >= 3) ? 1 : 0; @       return 0; @ ftree_valley_chains_test @ ^TurnPods\.
 ftree-spare-off @     if (!spare_ || k != 1 || t_.rank[static_cast<size_t>(s)] != 0) return 0; @     return 0; @ ftree_valley_chains_test @ ^SpareTurnPlanes\.
 ftree-auto-keeps-first @       if (!best || e < best->efi) best = Best{std::move(out), std::move(*b), e}; @       if (!best) best = Best{std::move(out), std::move(*b), e}; @ ftree_valley_chains_test @ ^SpreadTurns\.
 campaign-lost-counts-faulty-routing @ const auto base = cache.get(cfg, intact, key.fabric, key.engine); @ const auto base = cache.get(cfg, f, key.fabric, key.engine); @ campaign_lost_test @ ^LostRoutes\.

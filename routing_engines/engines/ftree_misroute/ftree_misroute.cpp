@@ -57,8 +57,9 @@ std::vector<OptionSpec> FtreeMisrouteEngine::option_specs() const {
       OptionSpec::text("plane_valleys", "auto",
                        "U-turns between the planes above the leaves, on 1 VL, CDG verified: by_plane (one valley leaf "
                        "per plane: its turns into later planes), spread (every turn at any leaf of one pod, those "
-                       "leaves' traffic among themselves through one plane), auto (3+ levels, 3+ planes, CAs above "
-                       "the leaves: route both, keep the lowest EFI max), true (both, on any tree), false"),
+                       "leaves' traffic among themselves through one plane), pods (the by-plane order with a pod per "
+                       "position, spread over its leaves; three-level trees), auto (3+ levels, 3+ planes, CAs above "
+                       "the leaves: route them all, keep the lowest EFI max), true (all, on any tree), false"),
       OptionSpec::text("spare_turn_planes", "auto",
                        "valley leaves by plane: which traffic leaves a valley leaf's own planes to its turns: "
                        "sources (its own sources' routes), both (also every route to its LIDs), none, or auto "
@@ -225,12 +226,15 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
   // levels with 3+ planes and CAs above the leaves (hosts, aggregation nodes: their traffic
   // between planes is what takes U-turns), one VL and no valley_leaf given.
   const std::string pv_opt = options.get(option_spec("plane_valleys"));
-  if (pv_opt != "auto" && pv_opt != "true" && pv_opt != "false" && pv_opt != "spread" && pv_opt != "by_plane")
-    throw OptionError("plane_valleys must be auto, spread, by_plane, true or false, not '" + pv_opt + "'");
+  if (pv_opt != "auto" && pv_opt != "true" && pv_opt != "false" && pv_opt != "spread" && pv_opt != "pods" && pv_opt != "by_plane")
+    throw OptionError("plane_valleys must be auto, spread, pods, by_plane, true or false, not '" + pv_opt + "'");
   // spread needs one VL (its leaves' traffic among themselves on one plane is what keeps it
   // acyclic; valley chains are by plane)
-  const bool want_spread = pv_opt != "by_plane" && chains_wanted == 1, want_by_plane = pv_opt != "spread" || chains_wanted > 1;
-  const bool forced = pv_opt == "true" || pv_opt == "spread" || pv_opt == "by_plane";
+  const bool any = pv_opt == "auto" || pv_opt == "true";
+  const bool want_spread = (any || pv_opt == "spread") && chains_wanted == 1;
+  const bool want_pods = (any || pv_opt == "pods") && chains_wanted == 1;
+  const bool want_by_plane = any || pv_opt == "by_plane" || chains_wanted > 1;
+  const bool forced = !any || pv_opt == "true";
   // With valley chains (vls > 1) each chain is valley leaves by plane in a pod of its own (the
   // candidates alternate between the pods), tried before the single valley leaves: each chain's
   // routing is checked on its own, so its VL holds a subset of an acyclic routing's routes.
@@ -265,6 +269,10 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
             add(std::move(sp));
           }
         }
+      }
+      if (want_pods) {  // turn pods by position
+        PlaneValleys tp = plane_valleys(fabric, t, dests, divisor, from, forced, 3);
+        if (tp.pods) add(std::move(tp));
       }
       if (want_by_plane) add(std::move(pv));
     }
@@ -342,7 +350,10 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
   // Every candidate once, valley leaves by plane once per spare mode.
   std::vector<std::pair<int, int>> tries;  // (valley, spare)
   for (int valley : valleys)
-    for (int spare : valley <= kPlaneValleys && !pvs[static_cast<size_t>(kPlaneValleys - valley)].spread ? spares : std::vector<int>{0})
+    for (int spare : valley <= kPlaneValleys && !pvs[static_cast<size_t>(kPlaneValleys - valley)].spread &&
+                             !pvs[static_cast<size_t>(kPlaneValleys - valley)].pods
+                         ? spares
+                         : std::vector<int>{0})
       tries.emplace_back(valley, spare);
   // spare_turn_planes=auto: of one plane-valley candidate's routings that pass, the lowest EFI max
   // (CA sources, CA and switch LIDs as destinations: `ftroute compare`'s figure).
@@ -367,10 +378,21 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
                                    t.block[static_cast<size_t>(r)][static_cast<size_t>(vleaf)];
     }
     for (int l : planes ? pvp->leaf : std::vector<int>{}) vc[static_cast<size_t>(l)] = 1;
+    // Turn pods: a plane's U-turns above the leaves (core to core: the cores' own LIDs and ANs)
+    // take place in the pod of its position, so that no route of that plane leaves that pod and
+    // comes back into it (PlaneValleys::pods).
+    if (planes && pvp->pods)
+      for (int s : t.by_rank[1]) {
+        const int m = pvp->plane[static_cast<size_t>(s)];
+        const int home = pvp->pod_leaf[static_cast<size_t>(pvp->index(pvp->pos[static_cast<size_t>(m)]))].front();
+        vc[static_cast<size_t>(s)] = t.block[1][static_cast<size_t>(s)] == t.block[1][static_cast<size_t>(home)];
+      }
     std::string where;  // the U-turn points, for the notes
     if (planes) {
       where = pvp->spread ? "turns between planes spread over the valley leaves (" + std::to_string(pvp->planes()) +
                                 " planes, their own traffic through one):"
+              : pvp->pods ? "turns between planes in " + std::to_string(pvp->pod_leaf.size()) + " pods by plane order (" +
+                                std::to_string(pvp->planes()) + " planes), spread over their leaves:"
                           : "valley leaves by plane (" + std::to_string(pvp->planes()) + " planes):";
       for (int l : pvp->leaf) where += " " + fabric.node_name(t.sw_node[static_cast<size_t>(l)]);
       if (spare) where += std::string(", their planes spared by ") + ((spare & ftree_router::kSpareDestinations) ? "every route to them and their own" : "their own routes");

@@ -55,14 +55,26 @@ struct PlaneValleys {
   // through which no route between these leaves runs (docs/ftree-misroute.md section 8).
   bool spread = false;
   int z = -1;
+  // Turn pods by position (spread 3): the by-plane colouring with pods for leaves. The turns
+  // between the planes at positions i < j take place in pod i (the last pod: every position from
+  // its own on), spread over its leaves cabled to every plane (pod_leaf[i]); those leaves reach
+  // each other through plane zpos[i] only (position 0's plane for i >= 1, position 1's for i = 0).
+  // A dependency cycle's lowest plane m has both its turns in pod m, joined there only by a route
+  // between two of its turn leaves in plane m, which is never that pod's z. `leaf` lists every
+  // turn leaf, pod 0's first (the valley pod).
+  bool pods = false;
+  std::vector<std::vector<int>> pod_leaf;
+  std::vector<int> zpos;
   int planes() const { return static_cast<int>(pos.size()); }
-  int index(int position) const { return std::min(position, static_cast<int>(leaf.size()) - 1); }
+  int slots() const { return static_cast<int>(pods ? pod_leaf.size() : leaf.size()); }
+  int index(int position) const { return std::min(position, slots() - 1); }
 };
 
 // The plane valleys of `t` (empty `leaf`: not used): the planes, their order and the leaves, in
 // the sub-tree of the best valley leaf candidate (valleys.front()). Used when there are 3+ planes
 // and CAs above the leaves, or `forced` (plane_valleys=true); `spread` 1 or 2: turns spread over
-// a pod's leaves (PlaneValleys::spread, plane_valleys.cpp). Details in plane_valleys.cpp.
+// a pod's leaves (PlaneValleys::spread), 3: turn pods by position (PlaneValleys::pods). Details in
+// plane_valleys.cpp.
 PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::vector<std::vector<DestLid>>& dests,
                            const std::vector<long>& divisor, const std::vector<int>& valleys, bool forced,
                            int spread = 0);

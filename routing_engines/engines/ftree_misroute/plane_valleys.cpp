@@ -70,7 +70,74 @@ PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::ve
       return std::make_pair(static_cast<long>(it - valleys.begin()), -static_cast<long>(t.up[static_cast<size_t>(l)].size()));
     };
     std::stable_sort(pod_leaves.begin(), pod_leaves.end(), [&](int a, int b) { return rank_of(a) < rank_of(b); });
-    if (spread) {
+    if (spread == 3 && H != 2) return PlaneValleys{};  // turn pods: three-level trees
+    if (spread == 3) {
+      // Turn pods by position. Every plane that turns in a pod (its position's and every later
+      // one) descends into it from all its cores, and a plane's U-turns above the leaves (core to
+      // core) take place in its own position's pod (the Router's U-turn points), so a pod takes a
+      // position only where the switches of those planes in it have every core cable; the leaves
+      // cabled to every plane take the turns. Pods in the valley candidates' order, then the
+      // others; the last pod takes the positions no other pod can.
+      auto full_of = [&](int b) {
+        std::vector<int> out;
+        for (int l : t.leaves) {
+          if (t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(l)] != b) continue;
+          std::set<int> reach;
+          for (const auto& e : t.up[static_cast<size_t>(l)]) reach.insert(pv.plane[static_cast<size_t>(e.peer)]);
+          if (static_cast<int>(reach.size()) == P) out.push_back(l);
+        }
+        return out;
+      };
+      size_t widest = 0;
+      for (int x : t.by_rank[1]) widest = std::max(widest, t.up[static_cast<size_t>(x)].size());
+      auto cabled = [&](int b, int m) {  // plane m's switches in pod b have every core cable
+        bool any = false;
+        for (int x : t.by_rank[1])
+          if (t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(x)] == b && pv.plane[static_cast<size_t>(x)] == m) {
+            if (t.up[static_cast<size_t>(x)].size() < widest) return false;
+            any = true;
+          }
+        return any;
+      };
+      std::vector<int> cand_pods, pod_of;
+      std::set<int> seen_pods;
+      for (int v : valleys) cand_pods.push_back(t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(v)]);
+      for (int l : t.leaves) cand_pods.push_back(t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(l)]);
+      std::vector<std::vector<int>> fulls;
+      std::vector<int> pods;
+      for (int b : cand_pods)
+        if (seen_pods.insert(b).second) {
+          std::vector<int> f = full_of(b);
+          if (!f.empty()) pods.push_back(b), fulls.push_back(std::move(f));
+        }
+      std::vector<char> used(pods.size(), 0);
+      for (int i = 0; i < P; i++) {
+        int pick = -1;
+        for (size_t c = 0; c < pods.size() && pick < 0; c++) {
+          bool ok = !used[c];  // every plane that turns there descends into it: planes from i on
+          for (int k = i; k < P && ok; k++) ok = cabled(pods[c], order[static_cast<size_t>(k)]);
+          if (ok) pick = static_cast<int>(c);
+        }
+        if (pick < 0) {  // the last pod takes this position and every later one
+          if (pv.pod_leaf.empty()) return PlaneValleys{};
+          for (int k = i; k < P; k++)
+            if (!cabled(pod_of.back(), order[static_cast<size_t>(k)])) return PlaneValleys{};
+          break;
+        }
+        used[static_cast<size_t>(pick)] = 1;
+        pod_of.push_back(pods[static_cast<size_t>(pick)]);
+        pv.pod_leaf.push_back(fulls[static_cast<size_t>(pick)]);
+      }
+      if (pv.pod_leaf.size() < 2) return PlaneValleys{};
+      pv.pods = true;
+      for (size_t i = 0; i < pv.pod_leaf.size(); i++) {
+        pv.zpos.push_back(order[i == 0 ? 1 : 0]);
+        pv.leaf.insert(pv.leaf.end(), pv.pod_leaf[i].begin(), pv.pod_leaf[i].end());
+      }
+      pv.low.assign(static_cast<size_t>(P), {});
+      for (int x = 0; x < S; x++)
+        if (t.rank[static_cast<size_t>(x)] == 1) pv.low[static_cast<size_t>(pv.plane[static_cast<size_t>(x)])].push_back(x);
+    } else if (spread) {
       // Every turn at any leaf of the pod cabled to both planes; the leaves' traffic among
       // themselves through one plane z only (PlaneValleys::spread). spread 1: the leaves cabled to
       // every plane, z the first plane of the order; spread 2: of the planes, the one most of the

@@ -32,7 +32,7 @@ class Router {
   // `spare` (plane valleys only): which traffic leaves the valley leaves' own planes to their
   // turns, kSpareSources | kSpareDestinations (spare_turns()).
   Router(const FatTree& t, const std::vector<char>& vc, const PlaneValleys* pv = nullptr, int spare = 0)
-      : t_(t), vc_(vc), pv_(pv), spare_(pv && !pv->spread ? spare : 0) {
+      : t_(t), vc_(vc), pv_(pv), spare_(pv && !pv->spread && !pv->pods ? spare : 0) {
     int S = t.num_switches();
     c_.cls.assign(static_cast<size_t>(S), -1);
     c_.dist.assign(static_cast<size_t>(S), kInf);
@@ -42,6 +42,9 @@ class Router {
       in_r_.assign(static_cast<size_t>(pv_->planes()), 0);
       own_.assign(static_cast<size_t>(S), -1);
       for (size_t i = 0; i < pv_->leaf.size(); i++) own_[static_cast<size_t>(pv_->leaf[i])] = static_cast<int>(i);
+      // turn pods: a turn leaf's slot is its pod's position index
+      for (size_t i = 0; i < pv_->pod_leaf.size(); i++)
+        for (int l : pv_->pod_leaf[i]) own_[static_cast<size_t>(l)] = static_cast<int>(i);
       sexit_.assign(static_cast<size_t>(S), -1);
       exit_here_.assign(static_cast<size_t>(S), 0);
       full_.assign(pv_->leaf.size(), 0);
@@ -54,6 +57,16 @@ class Router {
         const int pod = t.block[static_cast<size_t>(t.height - 1)][static_cast<size_t>(pv_->leaf.front())];
         for (int x : t.by_rank[1])
           if (t.block[static_cast<size_t>(t.height - 1)][static_cast<size_t>(x)] == pod) vspines_.push_back(x);
+      }
+      if (pv_->pods && t.height >= 2) {  // the switches above each turn pod, with the pod's index
+        spine_pod_.assign(static_cast<size_t>(S), -1);
+        exit_pod_.assign(static_cast<size_t>(pv_->planes()), -1);
+        for (size_t i = 0; i < pv_->pod_leaf.size(); i++) {
+          const int pod = t.block[static_cast<size_t>(t.height - 1)][static_cast<size_t>(pv_->pod_leaf[i].front())];
+          for (int x : t.by_rank[1])
+            if (t.block[static_cast<size_t>(t.height - 1)][static_cast<size_t>(x)] == pod)
+              vspines_.push_back(x), spine_pod_[static_cast<size_t>(x)] = static_cast<int>(i);
+        }
       }
     }
     max_class_ = 2 * (t.height + 2) + 1;
@@ -99,9 +112,10 @@ class Router {
         }
     }
     const int S = t_.num_switches();
-    if (pv_ && !pv_->spread) plane_exits();
+    if (pv_ && !pv_->spread) plane_exits();  // turn pods: the pod of each plane's turns
     done += climb(1);
     if (pv_ && pv_->spread) spread_exits();
+    if (pv_ && pv_->pods) pod_exits();
     for (int k = 2; done < S && k + 1 <= max_class_; k += 2) {
       int got = descend(k);
       got += climb(k + 1);
@@ -149,7 +163,7 @@ class Router {
       mark(target);
       mark(last_target_);
       // the leaves spare a valley leaf's planes when it is the target (spare_turns)
-      if (((spare_ & kSpareDestinations) || (pv_ && pv_->spread)) && (own_[static_cast<size_t>(target)] >= 0 || own_[static_cast<size_t>(last_target_)] >= 0))
+      if (((spare_ & kSpareDestinations) || (pv_ && (pv_->spread || pv_->pods))) && (own_[static_cast<size_t>(target)] >= 0 || own_[static_cast<size_t>(last_target_)] >= 0))
         for (int x : t_.leaves) mark(x);
       if (pv_) {  // the plane exits and the leaves' climbs they restrict, where they changed
         for (size_t m = 0; m < exit_.size(); m++)
@@ -354,7 +368,7 @@ class Router {
       // parents of unequal ways on towards it: the fault-free choice where it still leads on,
       // weighed, the rest spread by source (Plan::Spread).
       else if (k == 1 && !cand_.empty() && (weigh(k) || cand_.size() < t_.up[si].size())) p.mode = Plan::Spread;
-      else if (k >= 3 && pv_ && pv_->spread) p.mode = Plan::Salted;
+      else if (k >= 3 && pv_ && (pv_->spread || pv_->pods)) p.mode = Plan::Salted;
     } else if (k > 0 && dist[si] == 1) {
       int best = kInf;
       for (const auto& e : t_.down[si])
@@ -451,7 +465,7 @@ class Router {
     if (!vc_[static_cast<size_t>(c)] || c_.cls[static_cast<size_t>(c)] != k - 1) return false;
     if (!pv_ || t_.rank[static_cast<size_t>(c)] != 0) return true;
     // spread turns: the turn leaf dealt to s (spread_exits)
-    if (pv_->spread) return sexit_[static_cast<size_t>(s)] == c;
+    if (pv_->spread || pv_->pods) return sexit_[static_cast<size_t>(s)] == c;
     const int m = pv_->plane[static_cast<size_t>(s)];
     return m >= 0 && exit_[static_cast<size_t>(m)] == c;
   }
@@ -469,6 +483,9 @@ class Router {
     // to the turn another valley leaf makes for a destination this one cannot climb towards)
     // A turn leaf short of a plane turns only into z (where it is a turn leaf for this target), so
     // its other routes between turn leaves are free: no turn into their plane precedes them there.
+    // turn pods: from a turn leaf to another of its pod through that pod's z only
+    if (pv_ && pv_->pods && own_[static_cast<size_t>(s)] >= 0)
+      return (k == 1 ? own_[static_cast<size_t>(target_)] == own_[static_cast<size_t>(s)] : k >= 3) ? 1 : 0;
     if (pv_ && pv_->spread && own_[static_cast<size_t>(s)] >= 0) {
       if (!full_[static_cast<size_t>(own_[static_cast<size_t>(s)])]) return k == 1 && exit_here_[static_cast<size_t>(s)] ? 1 : 0;
       if (k == 1 ? own_[static_cast<size_t>(target_)] >= 0 : k >= 3) return 1;
@@ -483,6 +500,7 @@ class Router {
     const int m = pv_->plane[static_cast<size_t>(up)];
     if (m < 0) return false;
     if (pv_->spread) return m != pv_->z;
+    if (pv_->pods) return m != pv_->zpos[static_cast<size_t>(own_[static_cast<size_t>(s)])];
     const int i = pv_->index(pv_->pos[static_cast<size_t>(m)]);
     return ((spare_ & kSpareSources) && own_[static_cast<size_t>(s)] == i) ||
            ((spare_ & kSpareDestinations) && own_[static_cast<size_t>(target_)] == i);
@@ -507,6 +525,7 @@ class Router {
     std::fill(in_r_.begin(), in_r_.end(), 0);
     std::fill(exit_.begin(), exit_.end(), -1);
     std::fill(climb_min_.begin(), climb_min_.end(), -1);
+    std::fill(exit_pod_.begin(), exit_pod_.end(), -1);
     int last = -1;
     for (size_t s = 0; s < c_.cls.size(); s++)
       if (c_.cls[s] == 0 && pv_->plane[s] >= 0) {
@@ -518,6 +537,12 @@ class Router {
       if (in_r_[static_cast<size_t>(m)]) continue;
       const int p = pv_->pos[static_cast<size_t>(m)];
       const int i = pv_->index(p < last ? p : last);
+      if (pv_->pods) {  // the pod's leaves climb only into planes at or after its index
+        exit_pod_[static_cast<size_t>(m)] = i;
+        exit_[static_cast<size_t>(m)] = i;
+        for (int l : pv_->pod_leaf[static_cast<size_t>(i)]) climb_min_[static_cast<size_t>(l)] = i;
+        continue;
+      }
       const int leaf = pv_->leaf[static_cast<size_t>(i)];
       exit_[static_cast<size_t>(m)] = leaf;
       climb_min_[static_cast<size_t>(leaf)] = i;
@@ -552,6 +577,23 @@ class Router {
       if (ready_.empty()) continue;
       e = ready_[(static_cast<size_t>(target_) + static_cast<size_t>(m)) % ready_.size()];
       exit_here_[static_cast<size_t>(e)] = 1;
+    }
+  }
+  // Turn pods (PlaneValleys::pods), classes 0 and 1 known: each switch above the turn pod of its
+  // plane's turns (exit_pod_, plane_exits()) descends to one of its turn leaves there that climbs
+  // on, dealt by its plane and the target.
+  void pod_exits() {
+    for (int x : vspines_) {
+      const int m = pv_->plane[static_cast<size_t>(x)];
+      int& e = sexit_[static_cast<size_t>(x)];
+      e = -1;
+      if (exit_pod_[static_cast<size_t>(m)] != spine_pod_[static_cast<size_t>(x)]) continue;
+      ready_.clear();
+      for (const auto& d : t_.down[static_cast<size_t>(x)])
+        if (own_[static_cast<size_t>(d.peer)] == spine_pod_[static_cast<size_t>(x)] && c_.cls[static_cast<size_t>(d.peer)] == 1 &&
+            std::find(ready_.begin(), ready_.end(), d.peer) == ready_.end())
+          ready_.push_back(d.peer);
+      if (!ready_.empty()) e = ready_[(static_cast<size_t>(target_) + static_cast<size_t>(m)) % ready_.size()];
     }
   }
   // Whether leaf l (class 1) climbs on towards the target through a parent in plane z.
@@ -666,6 +708,7 @@ class Router {
   std::vector<int> sexit_, psexit_;          // spread turns: per such switch its turn leaf, -1 none
   std::vector<char> exit_here_;              // spread turns: per switch, a turn leaf for this target
   std::vector<char> full_;                   // spread turns: per turn leaf, cabled to every plane
+  std::vector<int> spine_pod_, exit_pod_;    // turn pods: per switch its pod index; per plane the pod of its turns
   std::vector<int> own_;                     // per switch: its valley leaf index (plane valleys), -1 none
   int target_ = -1;
   Classes c_;

@@ -8,6 +8,7 @@
 // LIDs, ANs, upper-level hosts) on the production presets, at 1 VL.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -308,7 +309,7 @@ TEST(PlaneValleys, OptionValuesAndChains) {
     route(f, "plane_valleys=yes");
     FAIL() << "plane_valleys=yes accepted";
   } catch (const OptionError& e) {
-    EXPECT_NE(std::string(e.what()).find("auto, spread, by_plane, true or false"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("auto, spread, pods, by_plane, true or false"), std::string::npos) << e.what();
   }
   // with valley chains each chain is valley leaves by plane in a pod of its own; plane_valleys=false
   // makes them single valley leaves
@@ -324,7 +325,7 @@ TEST(PlaneValleys, OptionValuesAndChains) {
 }
 
 
-// Turns spread over the leaves of one pod (plane_valleys=spread, the default's first candidate):
+// Turns spread over the leaves of one pod (plane_valleys=spread, one of the default's candidates):
 // on the 4-ary 3-tree with an AN on every switch, every turn between planes takes place at a leaf
 // of one pod, at three leaves or more, and those leaves reach each other's LIDs through one plane
 // only (what keeps the CDG acyclic: docs/ftree-misroute.md section 8). One VL, every pair routed,
@@ -332,7 +333,7 @@ TEST(PlaneValleys, OptionValuesAndChains) {
 // valley leaf per plane and than ft-minhop's (which has credit loops). Read back from the tables.
 TEST(SpreadTurns, AtTheLeavesOfOnePodThroughOnePlaneBetweenThem) {
   const Fabric f = ctree("pods=4*4,aggs=4,cores=4,hosts=4,an=1");
-  const Routing r = route(f, "");
+  const Routing r = route(f, "plane_valleys=spread");
   ASSERT_EQ(r.num_vls, 1);
   ASSERT_FALSE(r.notes.empty());
   EXPECT_NE(r.notes.front().find("spread over the valley leaves"), std::string::npos) << r.notes.front();
@@ -432,17 +433,18 @@ TEST(SpreadTurns, FaultedTreesStayAcyclicAndAutoKeepsTheLighter) {
     const Routing def = route(f, "");
     const uint64_t e_auto = validate(f, def, {}).efi_max, e_sp = validate(f, sp, {}).efi_max;
     const uint64_t e_bp = validate(f, route(f, "plane_valleys=by_plane"), {}).efi_max;
-    EXPECT_EQ(e_auto, std::min(e_sp, e_bp));
+    const uint64_t e_pods = validate(f, route(f, "plane_valleys=pods"), {}).efi_max;
+    EXPECT_EQ(e_auto, std::min({e_sp, e_bp, e_pods}));
     if (seed == 4) {
-      // the lightest takes turns at a leaf short of a plane too (the leaves cabled to z): such a
+      // the lightest spread takes turns at a leaf short of a plane too (the leaves cabled to z): such a
       // leaf, climbing to a turn elsewhere for a plane it lacks, goes through z
       const FatTree t = recognize_fat_tree(f);
       bool short_leaf_turns = false;
       for (int l : t.leaves)
         if (t.up[static_cast<size_t>(l)].size() < 4 &&
-            def.notes.front().find(f.node_name(t.sw_node[static_cast<size_t>(l)])) != std::string::npos)
+            sp.notes.front().find(f.node_name(t.sw_node[static_cast<size_t>(l)])) != std::string::npos)
           short_leaf_turns = true;
-      EXPECT_TRUE(short_leaf_turns) << def.notes.front();
+      EXPECT_TRUE(short_leaf_turns) << sp.notes.front();
     }
   }
 }
@@ -481,4 +483,73 @@ TEST(SpareTurnPlanes, OwnTrafficOffTheTurnsPlanes) {
   } catch (const OptionError& e) {
     EXPECT_NE(std::string(e.what()).find("auto, both, sources or none"), std::string::npos) << e.what();
   }
+}
+
+// Turn pods by position (plane_valleys=pods, the default on the 4-ary 3-tree with an AN per
+// switch): the by-plane colouring with pods for leaves. Read back from the tables: the turns
+// between planes, as edges coloured by the pod of their leaf, can be removed plane by plane, each
+// with its remaining turns in one pod; they use two pods or more; inside each pod the turn leaves
+// reach each other's hosts through one plane. One VL, every pair, acyclic with switches as
+// sources, lighter than the turns spread over one pod and than ft-minhop (credit loops). A plane's
+// U-turns between its cores take place in its own pod (mutant ftree-pods-uturns-anywhere: a cycle,
+// the routing dropped).
+TEST(TurnPods, ByPlaneOrderAcrossPods) {
+  const Fabric f = ctree("pods=4*4,aggs=4,cores=4,hosts=4,an=1");
+  const Routing r = route(f, "");
+  ASSERT_EQ(r.num_vls, 1);
+  ASSERT_FALSE(r.notes.empty());
+  ASSERT_NE(r.notes.front().find("pods by plane order"), std::string::npos) << r.notes.front();
+  const ValidationReport v = check_all(f, r);
+  EXPECT_TRUE(v.ok()) << v.cycle_text;
+  EXPECT_TRUE(v.deadlock_checked && v.cdg_acyclic) << v.cycle_text;
+  const uint64_t efi = validate(f, r, {}).efi_max;
+  const uint64_t spread = validate(f, route(f, "plane_valleys=spread"), {}).efi_max;
+  const uint64_t theirs = validate(f, make_engine("ft-minhop")->route(f, {}), {}).efi_max;
+  EXPECT_LT(efi, spread);
+  EXPECT_LT(efi, theirs);
+  const FatTree t = recognize_fat_tree(f);
+  int P = 0;
+  const std::vector<int> plane = planes_of(t, P);
+  auto pod = [&](int l) { return t.block[static_cast<size_t>(t.height - 1)][static_cast<size_t>(l)]; };
+  std::map<std::pair<int, int>, std::set<int>> colour;  // (a, b), a < b -> pods of its turns
+  std::map<int, std::set<int>> leaves_of_pod;
+  for (const Turn& u : turns_of(f, t, r, plane)) {
+    colour[{std::min(u.from, u.into), std::max(u.from, u.into)}].insert(pod(u.leaf));
+    leaves_of_pod[pod(u.leaf)].insert(u.leaf);
+  }
+  EXPECT_GE(leaves_of_pod.size(), 2u);
+  std::vector<char> gone(static_cast<size_t>(P), 0);
+  for (int removed = 0; removed < P; removed++) {
+    int pick = -1;
+    for (int q = 0; q < P && pick < 0; q++) {
+      if (gone[static_cast<size_t>(q)]) continue;
+      std::set<int> seen;
+      for (const auto& [ab, c] : colour)
+        if ((ab.first == q && !gone[static_cast<size_t>(ab.second)]) || (ab.second == q && !gone[static_cast<size_t>(ab.first)]))
+          seen.insert(c.begin(), c.end());
+      if (seen.size() <= 1) pick = q;
+    }
+    ASSERT_GE(pick, 0) << P - removed << " planes left, each turning in two pods or more";
+    gone[static_cast<size_t>(pick)] = 1;
+  }
+  for (const auto& [p, leaves] : leaves_of_pod) {
+    std::set<int> between;
+    for (int y : leaves) {
+      const Node& yn = f.node(t.sw_node[static_cast<size_t>(y)]);
+      for (int q = 1; q <= yn.num_ports; q++) {
+        if (!yn.port(q).connected() || f.node(yn.port(q).peer_node).is_switch()) continue;
+        const Lid lid = f.node(yn.port(q).peer_node).port(yn.port(q).peer_port).base_lid;
+        for (int x : leaves) {
+          if (x == y) continue;
+          const uint8_t out = r.lfts.get(t.sw_node[static_cast<size_t>(x)], lid);
+          for (const auto& e : t.up[static_cast<size_t>(x)])
+            if (e.port == out) between.insert(plane[static_cast<size_t>(e.peer)]);
+        }
+      }
+    }
+    EXPECT_LE(between.size(), 1u) << "pod " << p << ": its turn leaves reach each other through " << between.size() << " planes";
+  }
+  std::printf("4-ary 3-tree, AN per switch: EFI max turn pods %llu, spread %llu, ft-minhop %llu\n",
+              static_cast<unsigned long long>(efi), static_cast<unsigned long long>(spread),
+              static_cast<unsigned long long>(theirs));
 }
