@@ -57,14 +57,18 @@ PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::ve
     for (int i = 0; i < P; i++) pv.pos[static_cast<size_t>(order[static_cast<size_t>(i)])] = i;
     // the leaves: of the best valley leaf's sub-tree below the top rank, cabled into every
     // plane, the best valley candidates first, then the most up-cables
+    auto full_of = [&](int b) {  // the leaves of sub-tree b cabled into every plane
+      std::vector<int> out;
+      for (int l : t.leaves) {
+        if (t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(l)] != b) continue;
+        std::set<int> reach;
+        for (const auto& e : t.up[static_cast<size_t>(l)]) reach.insert(pv.plane[static_cast<size_t>(e.peer)]);
+        if (static_cast<int>(reach.size()) == P) out.push_back(l);
+      }
+      return out;
+    };
     const int pod = t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(valleys.front())];
-    std::vector<int> pod_leaves;
-    for (int l : t.leaves) {
-      if (t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(l)] != pod) continue;
-      std::set<int> reach;
-      for (const auto& e : t.up[static_cast<size_t>(l)]) reach.insert(pv.plane[static_cast<size_t>(e.peer)]);
-      if (static_cast<int>(reach.size()) == P) pod_leaves.push_back(l);
-    }
+    std::vector<int> pod_leaves = full_of(pod);
     auto rank_of = [&](int l) {
       const auto it = std::find(valleys.begin(), valleys.end(), l);
       return std::make_pair(static_cast<long>(it - valleys.begin()), -static_cast<long>(t.up[static_cast<size_t>(l)].size()));
@@ -78,16 +82,6 @@ PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::ve
       // position only where the switches of those planes in it have every core cable; the leaves
       // cabled to every plane take the turns. Pods in the valley candidates' order, then the
       // others; the last pod takes the positions no other pod can.
-      auto full_of = [&](int b) {
-        std::vector<int> out;
-        for (int l : t.leaves) {
-          if (t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(l)] != b) continue;
-          std::set<int> reach;
-          for (const auto& e : t.up[static_cast<size_t>(l)]) reach.insert(pv.plane[static_cast<size_t>(e.peer)]);
-          if (static_cast<int>(reach.size()) == P) out.push_back(l);
-        }
-        return out;
-      };
       size_t widest = 0;
       for (int x : t.by_rank[1]) widest = std::max(widest, t.up[static_cast<size_t>(x)].size());
       auto cabled = [&](int b, int m) {  // plane m's switches in pod b have every core cable

@@ -96,6 +96,47 @@ std::set<Turn> turns_of(const Fabric& f, const FatTree& t, const Routing& r, con
   return out;
 }
 
+// Whether the planes can be removed one by one, each time one whose turns to the remaining
+// planes all have a single colour (`colour`: (a, b), a < b -> the colours of its turns): the
+// condition of docs/ftree-misroute.md section 9 on the turns read back from the tables.
+bool removable_one_colour_at_a_time(const std::map<std::pair<int, int>, std::set<int>>& colour, int P) {
+  std::vector<char> gone(static_cast<size_t>(P), 0);
+  for (int removed = 0; removed < P; removed++) {
+    int pick = -1;
+    for (int q = 0; q < P && pick < 0; q++) {
+      if (gone[static_cast<size_t>(q)]) continue;
+      std::set<int> seen;
+      for (const auto& [ab, c] : colour)
+        if ((ab.first == q && !gone[static_cast<size_t>(ab.second)]) || (ab.second == q && !gone[static_cast<size_t>(ab.first)]))
+          seen.insert(c.begin(), c.end());
+      if (seen.size() <= 1) pick = q;
+    }
+    if (pick < 0) return false;
+    gone[static_cast<size_t>(pick)] = 1;
+  }
+  return true;
+}
+
+// The planes through which the given leaves climb to each other's hosts.
+std::set<int> planes_between(const Fabric& f, const FatTree& t, const Routing& r, const std::vector<int>& plane,
+                             const std::set<int>& leaves) {
+  std::set<int> between;
+  for (int y : leaves) {
+    const Node& yn = f.node(t.sw_node[static_cast<size_t>(y)]);
+    for (int q = 1; q <= yn.num_ports; q++) {
+      if (!yn.port(q).connected() || f.node(yn.port(q).peer_node).is_switch()) continue;
+      const Lid lid = f.node(yn.port(q).peer_node).port(yn.port(q).peer_port).base_lid;
+      for (int x : leaves) {
+        if (x == y) continue;
+        const uint8_t out = r.lfts.get(t.sw_node[static_cast<size_t>(x)], lid);
+        for (const auto& e : t.up[static_cast<size_t>(x)])
+          if (e.port == out) between.insert(plane[static_cast<size_t>(e.peer)]);
+      }
+    }
+  }
+  return between;
+}
+
 }  // namespace
 
 // The hdr-3tier preset (8 pods in 10 planes, ANs on every switch, hosts on two spines, missing
@@ -284,20 +325,7 @@ TEST(PlaneValleys, TurnsBetweenPlanesFollowOneOrderOfPlanes) {
       leaves_used.insert(u.leaf);
     }
     EXPECT_GE(leaves_used.size(), 2u) << name << ": the turns between planes take " << leaves_used.size() << " leaves";
-    std::vector<char> gone(static_cast<size_t>(P), 0);
-    for (int removed = 0; removed < P; removed++) {
-      int pick = -1;
-      for (int v = 0; v < P && pick < 0; v++) {
-        if (gone[static_cast<size_t>(v)]) continue;
-        std::set<int> seen;
-        for (const auto& [ab, c] : colour)
-          if ((ab.first == v && !gone[static_cast<size_t>(ab.second)]) || (ab.second == v && !gone[static_cast<size_t>(ab.first)]))
-            seen.insert(c.begin(), c.end());
-        if (seen.size() <= 1) pick = v;
-      }
-      ASSERT_GE(pick, 0) << name << ": " << P - removed << " planes left, each turning at two leaves or more";
-      gone[static_cast<size_t>(pick)] = 1;
-    }
+    EXPECT_TRUE(removable_one_colour_at_a_time(colour, P)) << name << ": planes left, each turning at two leaves or more";
   }
 }
 
@@ -360,20 +388,7 @@ TEST(SpreadTurns, AtTheLeavesOfOnePodThroughOnePlaneBetweenThem) {
   EXPECT_GE(turn_leaves.size(), 3u);
   EXPECT_EQ(pods.size(), 1u) << "turns in " << pods.size() << " pods";
   // between the turn leaves: one plane
-  std::set<int> between;
-  for (int y : turn_leaves) {
-    const Node& yn = f.node(t.sw_node[static_cast<size_t>(y)]);
-    for (int q = 1; q <= yn.num_ports; q++) {
-      if (!yn.port(q).connected() || f.node(yn.port(q).peer_node).is_switch()) continue;
-      const Lid lid = f.node(yn.port(q).peer_node).port(yn.port(q).peer_port).base_lid;
-      for (int x : turn_leaves) {
-        if (x == y) continue;
-        const uint8_t out = r.lfts.get(t.sw_node[static_cast<size_t>(x)], lid);
-        for (const auto& e : t.up[static_cast<size_t>(x)])
-          if (e.port == out) between.insert(plane[static_cast<size_t>(e.peer)]);
-      }
-    }
-  }
+  const std::set<int> between = planes_between(f, t, r, plane, turn_leaves);
   EXPECT_EQ(between.size(), 1u) << "the turn leaves reach each other's hosts through " << between.size() << " planes";
 }
 
@@ -518,35 +533,9 @@ TEST(TurnPods, ByPlaneOrderAcrossPods) {
     leaves_of_pod[pod(u.leaf)].insert(u.leaf);
   }
   EXPECT_GE(leaves_of_pod.size(), 2u);
-  std::vector<char> gone(static_cast<size_t>(P), 0);
-  for (int removed = 0; removed < P; removed++) {
-    int pick = -1;
-    for (int q = 0; q < P && pick < 0; q++) {
-      if (gone[static_cast<size_t>(q)]) continue;
-      std::set<int> seen;
-      for (const auto& [ab, c] : colour)
-        if ((ab.first == q && !gone[static_cast<size_t>(ab.second)]) || (ab.second == q && !gone[static_cast<size_t>(ab.first)]))
-          seen.insert(c.begin(), c.end());
-      if (seen.size() <= 1) pick = q;
-    }
-    ASSERT_GE(pick, 0) << P - removed << " planes left, each turning in two pods or more";
-    gone[static_cast<size_t>(pick)] = 1;
-  }
+  EXPECT_TRUE(removable_one_colour_at_a_time(colour, P)) << "planes left, each turning in two pods or more";
   for (const auto& [p, leaves] : leaves_of_pod) {
-    std::set<int> between;
-    for (int y : leaves) {
-      const Node& yn = f.node(t.sw_node[static_cast<size_t>(y)]);
-      for (int q = 1; q <= yn.num_ports; q++) {
-        if (!yn.port(q).connected() || f.node(yn.port(q).peer_node).is_switch()) continue;
-        const Lid lid = f.node(yn.port(q).peer_node).port(yn.port(q).peer_port).base_lid;
-        for (int x : leaves) {
-          if (x == y) continue;
-          const uint8_t out = r.lfts.get(t.sw_node[static_cast<size_t>(x)], lid);
-          for (const auto& e : t.up[static_cast<size_t>(x)])
-            if (e.port == out) between.insert(plane[static_cast<size_t>(e.peer)]);
-        }
-      }
-    }
+    const std::set<int> between = planes_between(f, t, r, plane, leaves);
     EXPECT_LE(between.size(), 1u) << "pod " << p << ": its turn leaves reach each other through " << between.size() << " planes";
   }
   std::printf("4-ary 3-tree, AN per switch: EFI max turn pods %llu, spread %llu, ft-minhop %llu\n",
