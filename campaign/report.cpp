@@ -13,7 +13,9 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <iterator>
 #include <sstream>
+#include <string_view>
 #include <thread>
 #include <tuple>
 
@@ -38,7 +40,9 @@ extern "C" void on_stop_signal(int sig) {
   std::signal(sig, SIG_DFL);
 }
 
-const char* kColumns[] = {"fabric", "engine", "link_failures", "switch_failures", "seed", "status", "engine_used",
+// The per-HCA consumption bandwidth columns, in the order of RunResult::sim_hca.
+constexpr const char* kSimHcaColumns[] = {"sim_hca_min", "sim_hca_q1", "sim_hca_median", "sim_hca_q3", "sim_hca_max"};
+constexpr const char* kColumns[] = {"fabric", "engine", "link_failures", "switch_failures", "seed", "status", "engine_used",
                           "fallback", "links_removed", "switches_removed", "hosts_removed", "switches", "cas",
                           "links", "pairs", "unreachable", "looping", "bad_entries", "deadlock_checked",
                           "cdg_acyclic", "vls_used", "efi_max", "efi_avg", "hops_avg", "hops_max",
@@ -46,6 +50,13 @@ const char* kColumns[] = {"fabric", "engine", "link_failures", "switch_failures"
                           "sim_dropped", "sim_deadlock", "message", "lost_routes", "lost_eq6", "sim_net_latency",
                           "sim_hca_min", "sim_hca_q1", "sim_hca_median", "sim_hca_q3", "sim_hca_max"};
 constexpr size_t kNumColumns = sizeof kColumns / sizeof kColumns[0];
+// the header ends with the per-HCA columns, as parse_csv reads them
+constexpr bool hca_columns_last() {
+  for (size_t i = 0; i < std::size(kSimHcaColumns); i++)
+    if (std::string_view(kColumns[kNumColumns - std::size(kSimHcaColumns) + i]) != kSimHcaColumns[i]) return false;
+  return true;
+}
+static_assert(hca_columns_last());
 // Columns added after results.csv files were first written: an older file lacks them (its rows
 // read as "unknown"), and a campaign resumed in its directory rewrites it with the full header.
 bool optional_column(const std::string& c) {
@@ -232,7 +243,7 @@ std::vector<RunResult> parse_csv(const std::string& text, const std::string& fil
     if (col.count("lost_eq6") && !g("lost_eq6").empty()) r.lost_eq6 = gd("lost_eq6");
     if (col.count("sim_net_latency") && !g("sim_net_latency").empty()) r.sim_net_latency = gd("sim_net_latency");
     if (col.count("sim_hca_median") && !g("sim_hca_median").empty())
-      for (const char* c : {"sim_hca_min", "sim_hca_q1", "sim_hca_median", "sim_hca_q3", "sim_hca_max"}) r.sim_hca.push_back(gd(c));
+      for (const char* c : kSimHcaColumns) r.sim_hca.push_back(gd(c));
     rows.push_back(std::move(r));
   }
   return rows;
