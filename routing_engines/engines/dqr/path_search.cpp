@@ -236,7 +236,9 @@ bool Reconfigurer::direct_route(Dest& D, int w) {
   }
   std::sort(cand.begin(), cand.end());
   std::vector<Dep>& deps = deps_;
-  std::vector<Dep> best_new, nd;
+  std::vector<Dep>& best_new = dr_best_;
+  std::vector<Dep>& nd = dr_new_;
+  best_new.clear();
   const uint16_t lay = mask(D, w);  // layers of the traffic w forwards
   double best = 2;  // a path of two hops or more costs at least 2: leave those to the search
   int best_q = 0;
@@ -269,7 +271,7 @@ bool Reconfigurer::direct_route(Dest& D, int w) {
     if (!std::all_of(deps.begin(), deps.end(), price)) continue;
     if (cost >= best) continue;
     best = cost, best_q = q;
-    best_new = nd;
+    best_new.swap(nd);  // nd is cleared for the next candidate
     if (cost == 1) break;  // nothing cheaper exists
   }
   if (!best_q) return false;

@@ -280,6 +280,7 @@ class Reconfigurer {
   std::vector<int> dstack_;
   std::vector<std::pair<int, int>> cand_;  // scratch of direct_route
   std::vector<Dep> deps_;                  // scratch of direct_route
+  std::vector<Dep> dr_new_, dr_best_;      // scratch of direct_route: a candidate's new dependencies, the best's
   static uint64_t dep_key(const Dep& d) { return (static_cast<uint64_t>(d.first) << 32) | d.second; }
   std::vector<int> next_sw_;              // by link id, see next_switch()
   std::vector<uint8_t> port_changed_;     // by link id: a switch port whose link is gone, moved or new
