@@ -14,6 +14,20 @@ std::string fmtd(double v) {
 }
 }  // namespace
 
+std::vector<LinkLoad> switch_link_loads(const Fabric& f, const CdgBuild& b) {
+  std::vector<LinkLoad> out;
+  const auto& load = b.stats.link_load;
+  for (int s : f.switches()) {
+    const Node& n = f.node(s);
+    for (int p = 1; p <= n.num_ports; p++) {
+      const Port& x = n.port(p);
+      if (!x.connected() || !f.node(x.peer_node).is_switch()) continue;
+      out.push_back({s, p, load.empty() ? 0 : load[static_cast<size_t>(b.cdg.link_id(s, p))]});
+    }
+  }
+  return out;
+}
+
 ValidationReport validate(const Fabric& f, const Routing& r, const ValidateOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
   ValidationReport rep;
@@ -83,18 +97,12 @@ ValidationReport validate(const Fabric& f, const Routing& r, const ValidateOptio
   // EFI over directed switch-to-switch links.
   uint64_t sum = 0;
   bool first = true;
-  for (int s : f.switches()) {
-    const Node& n = f.node(s);
-    for (int p = 1; p <= n.num_ports; p++) {
-      const Port& x = n.port(p);
-      if (!x.connected() || !f.node(x.peer_node).is_switch()) continue;
-      LinkLoad ll{s, p, st.link_load.empty() ? 0 : st.link_load[static_cast<size_t>(b.cdg.link_id(s, p))]};
-      rep.switch_link_loads.push_back(ll);
-      sum += ll.routes;
-      if (first || ll.routes < rep.efi_min) rep.efi_min = ll.routes;
-      if (first || ll.routes > rep.efi_max) rep.efi_max = ll.routes, rep.efi_max_link = ll;
-      first = false;
-    }
+  rep.switch_link_loads = switch_link_loads(f, b);
+  for (const LinkLoad& ll : rep.switch_link_loads) {
+    sum += ll.routes;
+    if (first || ll.routes < rep.efi_min) rep.efi_min = ll.routes;
+    if (first || ll.routes > rep.efi_max) rep.efi_max = ll.routes, rep.efi_max_link = ll;
+    first = false;
   }
   if (!rep.switch_link_loads.empty()) rep.efi_avg = static_cast<double>(sum) / static_cast<double>(rep.switch_link_loads.size());
 

@@ -80,6 +80,11 @@ struct ValidationReport {
 
 ValidationReport validate(const Fabric& fabric, const Routing& routing, const ValidateOptions& options = {});
 
+// The routes on every directed switch-to-switch link (the edge forwarding index) of a CDG build
+// made with collect_loads, in switch and port order: ValidationReport::switch_link_loads, and what
+// an engine weighs its candidates by (ftree-misroute's plane valleys).
+std::vector<LinkLoad> switch_link_loads(const Fabric& fabric, const CdgBuild& build);
+
 // Multi-line text summary (used by `ftroute check` and the demo); ends with
 // "RESULT: PASS" or "RESULT: FAIL (<failed checks>)".
 std::string format_report(const Fabric& fabric, const ValidationReport& report);

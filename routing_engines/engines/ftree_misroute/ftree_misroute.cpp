@@ -17,6 +17,7 @@
 #include "ftroute/cdg.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/parallel.hpp"
+#include "ftroute/validate.hpp"
 #include "ftroute/verdict.hpp"
 
 namespace ftroute {
@@ -32,14 +33,8 @@ uint64_t efi_max(const Fabric& fabric, const Routing& out, int threads) {
   CdgBuildOptions o;
   o.hop_histogram = false;
   o.threads = threads;
-  const CdgBuild lb = build_cdg(fabric, out, o);
   uint64_t m = 0;
-  for (int sw : fabric.switches()) {
-    const Node& n = fabric.node(sw);
-    for (int p = 1; p <= n.num_ports; p++)
-      if (n.port(p).connected() && fabric.node(n.port(p).peer_node).is_switch())
-        m = std::max(m, lb.stats.link_load[static_cast<size_t>(lb.cdg.link_id(sw, p))]);
-  }
+  for (const LinkLoad& ll : switch_link_loads(fabric, build_cdg(fabric, out, o))) m = std::max(m, ll.routes);
   return m;
 }
 
@@ -350,10 +345,8 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
   // Every candidate once, valley leaves by plane once per spare mode.
   std::vector<std::pair<int, int>> tries;  // (valley, spare)
   for (int valley : valleys)
-    for (int spare : valley <= kPlaneValleys && !pvs[static_cast<size_t>(kPlaneValleys - valley)].spread &&
-                             !pvs[static_cast<size_t>(kPlaneValleys - valley)].pods
-                         ? spares
-                         : std::vector<int>{0})
+    for (int spare : valley <= kPlaneValleys && pvs[static_cast<size_t>(kPlaneValleys - valley)].by_plane() ? spares
+                                                                                                             : std::vector<int>{0})
       tries.emplace_back(valley, spare);
   // spare_turn_planes=auto: of one plane-valley candidate's routings that pass, the lowest EFI max
   // (CA sources, CA and switch LIDs as destinations: `ftroute compare`'s figure).

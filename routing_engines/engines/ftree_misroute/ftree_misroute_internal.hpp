@@ -65,6 +65,8 @@ struct PlaneValleys {
   bool pods = false;
   std::vector<std::vector<int>> pod_leaf;
   std::vector<int> zpos;
+  std::vector<char> full;             // per entry of `leaf`: cabled into every plane
+  bool by_plane() const { return !spread && !pods; }
   int planes() const { return static_cast<int>(pos.size()); }
   int slots() const { return static_cast<int>(pods ? pod_leaf.size() : leaf.size()); }
   int index(int position) const { return std::min(position, slots() - 1); }

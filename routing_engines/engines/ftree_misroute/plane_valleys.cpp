@@ -42,6 +42,11 @@ PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::ve
     }
   }
   const int P = static_cast<int>(weight.size());
+  auto cabled_to_every_plane = [&](int l) {
+    std::set<int> reach;
+    for (const auto& e : t.up[static_cast<size_t>(l)]) reach.insert(pv.plane[static_cast<size_t>(e.peer)]);
+    return static_cast<int>(reach.size()) == P;
+  };
   // CAs above the leaves: a plane weighs more than its switches
   long above = 0, weights = 0;
   for (int x = 0; x < S; x++) above += t.rank[static_cast<size_t>(x)] > 0;
@@ -59,12 +64,8 @@ PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::ve
     // plane, the best valley candidates first, then the most up-cables
     auto full_of = [&](int b) {  // the leaves of sub-tree b cabled into every plane
       std::vector<int> out;
-      for (int l : t.leaves) {
-        if (t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(l)] != b) continue;
-        std::set<int> reach;
-        for (const auto& e : t.up[static_cast<size_t>(l)]) reach.insert(pv.plane[static_cast<size_t>(e.peer)]);
-        if (static_cast<int>(reach.size()) == P) out.push_back(l);
-      }
+      for (int l : t.leaves)
+        if (t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(l)] == b && cabled_to_every_plane(l)) out.push_back(l);
       return out;
     };
     const int pod = t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(valleys.front())];
@@ -128,9 +129,6 @@ PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::ve
         pv.zpos.push_back(order[i == 0 ? 1 : 0]);
         pv.leaf.insert(pv.leaf.end(), pv.pod_leaf[i].begin(), pv.pod_leaf[i].end());
       }
-      pv.low.assign(static_cast<size_t>(P), {});
-      for (int x = 0; x < S; x++)
-        if (t.rank[static_cast<size_t>(x)] == 1) pv.low[static_cast<size_t>(pv.plane[static_cast<size_t>(x)])].push_back(x);
     } else if (spread) {
       // Every turn at any leaf of the pod cabled to both planes; the leaves' traffic among
       // themselves through one plane z only (PlaneValleys::spread). spread 1: the leaves cabled to
@@ -163,9 +161,6 @@ PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::ve
       pv.z = z;
       for (size_t i = 0; i < all.size(); i++)
         if (has[i][static_cast<size_t>(z)]) pv.leaf.push_back(all[i]);
-      pv.low.assign(static_cast<size_t>(P), {});
-      for (int x = 0; x < S; x++)
-        if (t.rank[static_cast<size_t>(x)] == 1) pv.low[static_cast<size_t>(pv.plane[static_cast<size_t>(x)])].push_back(x);
     } else if (pod_leaves.size() >= 2) {
       // Which leaf takes which position: the turns of the plane at position i come down its
       // bundle into leaf i, and so do the leaf's own LIDs that climb into that plane (every
@@ -202,12 +197,14 @@ PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::ve
         taken[static_cast<size_t>(best)] = 1;
         pv.leaf.push_back(best);
       }
-      pv.low.assign(static_cast<size_t>(P), {});
-      for (int x = 0; x < S; x++)
-        if (t.rank[static_cast<size_t>(x)] == 1) pv.low[static_cast<size_t>(pv.plane[static_cast<size_t>(x)])].push_back(x);
     }
   }
   if (pv.leaf.empty()) return PlaneValleys{};
+  pv.low.assign(static_cast<size_t>(pv.planes()), {});
+  for (int x = 0; x < S; x++)
+    if (t.rank[static_cast<size_t>(x)] == 1) pv.low[static_cast<size_t>(pv.plane[static_cast<size_t>(x)])].push_back(x);
+  // which turn leaves are cabled into every plane (the Router's spread turns)
+  for (int l : pv.leaf) pv.full.push_back(cabled_to_every_plane(l));
   return pv;
 }
 

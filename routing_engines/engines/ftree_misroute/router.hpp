@@ -32,7 +32,7 @@ class Router {
   // `spare` (plane valleys only): which traffic leaves the valley leaves' own planes to their
   // turns, kSpareSources | kSpareDestinations (spare_turns()).
   Router(const FatTree& t, const std::vector<char>& vc, const PlaneValleys* pv = nullptr, int spare = 0)
-      : t_(t), vc_(vc), pv_(pv), spare_(pv && !pv->spread && !pv->pods ? spare : 0) {
+      : t_(t), vc_(vc), pv_(pv), spare_(pv && pv->by_plane() ? spare : 0) {
     int S = t.num_switches();
     c_.cls.assign(static_cast<size_t>(S), -1);
     c_.dist.assign(static_cast<size_t>(S), kInf);
@@ -47,12 +47,6 @@ class Router {
         for (int l : pv_->pod_leaf[i]) own_[static_cast<size_t>(l)] = static_cast<int>(i);
       sexit_.assign(static_cast<size_t>(S), -1);
       exit_here_.assign(static_cast<size_t>(S), 0);
-      full_.assign(pv_->leaf.size(), 0);
-      for (size_t i = 0; i < pv_->leaf.size(); i++) {
-        std::vector<char> has(static_cast<size_t>(pv_->planes()), 0);
-        for (const auto& e : t.up[static_cast<size_t>(pv_->leaf[i])]) has[static_cast<size_t>(pv_->plane[static_cast<size_t>(e.peer)])] = 1;
-        full_[i] = std::count(has.begin(), has.end(), 1) == pv_->planes();
-      }
       if (pv_->spread && !pv_->leaf.empty() && t.height >= 2) {
         const int pod = t.block[static_cast<size_t>(t.height - 1)][static_cast<size_t>(pv_->leaf.front())];
         for (int x : t.by_rank[1])
@@ -330,10 +324,9 @@ class Router {
         cand_.clear();
         cand_peer_.clear();
         for (const auto& e : t_.up[si]) {
-          int c = cls[static_cast<size_t>(e.peer)];
           if (!may_climb(s, e.peer)) continue;
           if (spare && turn_plane(s, e.peer)) continue;
-          if ((c == k - 1 && dist[si] == 1) || (c == k && dist[static_cast<size_t>(e.peer)] == dist[si] - 1)) {
+          if (climbs_to(s, e.peer, k)) {
             cand_.push_back(e.port);
             cand_peer_.push_back(e.peer);
             add_peer(parents, e.peer);
@@ -487,7 +480,7 @@ class Router {
     if (pv_ && pv_->pods && own_[static_cast<size_t>(s)] >= 0)
       return (k == 1 ? own_[static_cast<size_t>(target_)] == own_[static_cast<size_t>(s)] : k >= 3) ? 1 : 0;
     if (pv_ && pv_->spread && own_[static_cast<size_t>(s)] >= 0) {
-      if (!full_[static_cast<size_t>(own_[static_cast<size_t>(s)])]) return k == 1 && exit_here_[static_cast<size_t>(s)] ? 1 : 0;
+      if (!pv_->full[static_cast<size_t>(own_[static_cast<size_t>(s)])]) return k == 1 && exit_here_[static_cast<size_t>(s)] ? 1 : 0;
       if (k == 1 ? own_[static_cast<size_t>(target_)] >= 0 : k >= 3) return 1;
     }
     if (!spare_ || k != 1 || t_.rank[static_cast<size_t>(s)] != 0) return 0;
@@ -564,19 +557,14 @@ class Router {
     for (int x : vspines_)
       if (sexit_[static_cast<size_t>(x)] >= 0) exit_here_[static_cast<size_t>(sexit_[static_cast<size_t>(x)])] = 0;
     for (int x : vspines_) {
-      const int m = pv_->plane[static_cast<size_t>(x)];
       int& e = sexit_[static_cast<size_t>(x)];
       e = -1;
-      if (in_r_[static_cast<size_t>(m)]) continue;
-      ready_.clear();
-      for (const auto& d : t_.down[static_cast<size_t>(x)])
-        if (own_[static_cast<size_t>(d.peer)] >= 0 && c_.cls[static_cast<size_t>(d.peer)] == 1 &&
-            (full_[static_cast<size_t>(own_[static_cast<size_t>(d.peer)])] || climbs_into_z(d.peer)) &&
-            std::find(ready_.begin(), ready_.end(), d.peer) == ready_.end())
-          ready_.push_back(d.peer);
-      if (ready_.empty()) continue;
-      e = ready_[(static_cast<size_t>(target_) + static_cast<size_t>(m)) % ready_.size()];
-      exit_here_[static_cast<size_t>(e)] = 1;
+      if (in_r_[static_cast<size_t>(pv_->plane[static_cast<size_t>(x)])]) continue;
+      e = deal(x, [&](int l) {
+        const int i = own_[static_cast<size_t>(l)];
+        return i >= 0 && c_.cls[static_cast<size_t>(l)] == 1 && (pv_->full[static_cast<size_t>(i)] || climbs_into_z(l));
+      });
+      if (e >= 0) exit_here_[static_cast<size_t>(e)] = 1;
     }
   }
   // Turn pods (PlaneValleys::pods), classes 0 and 1 known: each switch above the turn pod of its
@@ -584,27 +572,35 @@ class Router {
   // on, dealt by its plane and the target.
   void pod_exits() {
     for (int x : vspines_) {
-      const int m = pv_->plane[static_cast<size_t>(x)];
-      int& e = sexit_[static_cast<size_t>(x)];
-      e = -1;
-      if (exit_pod_[static_cast<size_t>(m)] != spine_pod_[static_cast<size_t>(x)]) continue;
-      ready_.clear();
-      for (const auto& d : t_.down[static_cast<size_t>(x)])
-        if (own_[static_cast<size_t>(d.peer)] == spine_pod_[static_cast<size_t>(x)] && c_.cls[static_cast<size_t>(d.peer)] == 1 &&
-            std::find(ready_.begin(), ready_.end(), d.peer) == ready_.end())
-          ready_.push_back(d.peer);
-      if (!ready_.empty()) e = ready_[(static_cast<size_t>(target_) + static_cast<size_t>(m)) % ready_.size()];
+      const int pod = spine_pod_[static_cast<size_t>(x)];
+      sexit_[static_cast<size_t>(x)] =
+          exit_pod_[static_cast<size_t>(pv_->plane[static_cast<size_t>(x)])] != pod
+              ? -1
+              : deal(x, [&](int l) { return own_[static_cast<size_t>(l)] == pod && c_.cls[static_cast<size_t>(l)] == 1; });
     }
   }
   // Whether leaf l (class 1) climbs on towards the target through a parent in plane z.
   bool climbs_into_z(int l) const {
-    const size_t li = static_cast<size_t>(l);
-    for (const auto& e : t_.up[li]) {
-      const size_t u = static_cast<size_t>(e.peer);
-      if (pv_->plane[u] != pv_->z) continue;
-      if ((c_.cls[u] == 0 && c_.dist[li] == 1) || (c_.cls[u] == 1 && c_.dist[u] == c_.dist[li] - 1)) return true;
-    }
+    for (const auto& e : t_.up[static_cast<size_t>(l)])
+      if (pv_->plane[static_cast<size_t>(e.peer)] == pv_->z && climbs_to(l, e.peer, 1)) return true;
     return false;
+  }
+  // Whether switch s (class k, odd: climbing) climbs on through its parent `up`: to the class
+  // below at the last climbing hop, or one hop closer inside its class.
+  bool climbs_to(int s, int up, int k) const {
+    const size_t si = static_cast<size_t>(s), ui = static_cast<size_t>(up);
+    return (c_.cls[ui] == k - 1 && c_.dist[si] == 1) || (c_.cls[ui] == k && c_.dist[ui] == c_.dist[si] - 1);
+  }
+  // Of switch x's children that `ready` accepts (each once, however many cables), the one dealt
+  // to x's plane for the current target; -1 if none (spread_exits(), pod_exits()).
+  template <typename Ready>
+  int deal(int x, Ready ready) {
+    ready_.clear();
+    for (const auto& d : t_.down[static_cast<size_t>(x)])
+      if (ready(d.peer) && std::find(ready_.begin(), ready_.end(), d.peer) == ready_.end()) ready_.push_back(d.peer);
+    if (ready_.empty()) return -1;
+    const size_t m = static_cast<size_t>(pv_->plane[static_cast<size_t>(x)]);
+    return ready_[(static_cast<size_t>(target_) + m) % ready_.size()];
   }
 
   int descend(int k) {
@@ -681,11 +677,7 @@ class Router {
         return false;
       }
       int n = 0;
-      for (const auto& e : t_.up[qi]) {
-        const size_t u = static_cast<size_t>(e.peer);
-        if (!may_climb(q, e.peer)) continue;
-        n += (c_.cls[u] == k - 1 && c_.dist[qi] == 1) || (c_.cls[u] == k && c_.dist[u] == c_.dist[qi] - 1);
-      }
+      for (const auto& e : t_.up[qi]) n += may_climb(q, e.peer) && climbs_to(q, e.peer, k);
       wcand_[i] = static_cast<uint8_t>(std::min(n, 255));
     }
     return std::adjacent_find(wcand_.begin(), wcand_.end(), std::not_equal_to<>()) != wcand_.end();
@@ -707,7 +699,6 @@ class Router {
   std::vector<int> vspines_;                 // spread turns: the switches right above the turn leaves' pod
   std::vector<int> sexit_, psexit_;          // spread turns: per such switch its turn leaf, -1 none
   std::vector<char> exit_here_;              // spread turns: per switch, a turn leaf for this target
-  std::vector<char> full_;                   // spread turns: per turn leaf, cabled to every plane
   std::vector<int> spine_pod_, exit_pod_;    // turn pods: per switch its pod index; per plane the pod of its turns
   std::vector<int> own_;                     // per switch: its valley leaf index (plane valleys), -1 none
   int target_ = -1;
