@@ -200,6 +200,9 @@ int run_sim(cli::Args& a) {
     return sim_schedule(fabric, fails, recovers, reroutes, reroute_file, engine.empty() ? nullptr : &sim_engine);
   });
 
+  if (in.routing.deadlock_recovery && !c.nac)
+    std::fprintf(stderr, "warning: %s routed without deadlock avoidance (deadlock=recovery) and --nac is off: a "
+                         "deadlock stops the run\n", engine.c_str());
   // Consistency report before simulating.
   const Verdict chk = in.check(all_lmc_lids);
   if (!chk.ok()) {

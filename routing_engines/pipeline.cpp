@@ -148,6 +148,9 @@ RoutedStep RoutingPipeline::run(const Fabric& fabric, const PreviousRouting& pre
   step.engine_ms = ms_since(t0);
   step.engine_cpu_ms = cpu_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
   step.engine_thread_cpu_ms = cpu_ms(CLOCK_THREAD_CPUTIME_ID) - t0c;
+  if (popts_.require_ok && step.routing.deadlock_recovery)
+    throw EngineError(name_, "routed without deadlock avoidance (deadlock=recovery): only a network that recovers "
+                             "from deadlocks can run these tables (ftroute sim --nac); InfiniBand switches cannot");
   const auto t1 = std::chrono::steady_clock::now();
   if (popts_.validate) {
     step.report = validate(fabric, step.routing, *popts_.validate);

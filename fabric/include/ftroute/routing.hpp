@@ -112,6 +112,10 @@ struct Routing {
   std::function<uint8_t(Lid slid, Lid dlid)> path_sl;
   Sl2Vl sl2vl;
   int num_vls = 1;          // VLs the routing needs (1 = no VL-based deadlock avoidance)
+  // Set by an engine asked to leave deadlocks to the network's recovery (ftdrb deadlock=recovery,
+  // for the simulator's NAC): InfiniBand switches cannot recover, so the pipeline refuses such a
+  // routing wherever it requires an ok verdict (the plugin, `route`).
+  bool deadlock_recovery = false;
   // Free-form notes for logs/reports ("3 faulty links tolerated by misrouting", ...).
   std::vector<std::string> notes;
   // Set by engines that patch the previous routing in a checked order (dqr); null otherwise.

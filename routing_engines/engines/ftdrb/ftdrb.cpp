@@ -164,6 +164,9 @@ std::vector<OptionSpec> FtDrbEngine::option_specs() const {
       OptionSpec::boolean("switch_sources", "false", "also layer paths that start at switches (switch-to-switch traffic)"),
       OptionSpec::integer("spread_vls", 0, 15, "0",
                           "0 = first fit onto the lowest layers; N > 0 = spread paths evenly over N VLs (at most max_vls)"),
+      OptionSpec::text("deadlock", "layers",
+                       "layers (paths on VL layers whose CDGs stay acyclic) or recovery (every path on VL 0, deadlock "
+                       "left to the network's recovery: flitsim's NAC; refused by the plugin and `route`)"),
   };
 }
 
@@ -173,6 +176,10 @@ Routing FtDrbEngine::compute(const Fabric& f, const EngineOptions& opt, const Pr
   const bool switch_sources = opt.get_bool(option_spec("switch_sources"));
   const long spread_vls = opt.get_int(option_spec("spread_vls"));
   if (spread_vls > max_vls) throw OptionError("ftdrb: spread_vls must be 0..max_vls");
+  const std::string deadlock = opt.get(option_spec("deadlock"));
+  if (deadlock != "layers" && deadlock != "recovery")
+    throw OptionError("ftdrb: deadlock must be layers or recovery, not '" + deadlock + "'");
+  const bool recovery = deadlock == "recovery";
 
   // Switches ordered by GUID (then id) so that the routing does not depend on the order in which
   // a fabric was discovered: the plugin (OpenSM's tables) and offline tools (.net files,
@@ -300,7 +307,7 @@ Routing FtDrbEngine::compute(const Fabric& f, const EngineOptions& opt, const Pr
                                     f.node_name(w.sw) + " (fabric is disconnected)");
     if (w.end == PathWalk::Loop)
       throw EngineError(name(), "internal error: forwarding loop for LID " + std::to_string(u.lid));
-    int placed = -1;
+    int placed = recovery ? 0 : -1;  // recovery: every path on VL 0, no CDG kept
     auto try_layer = [&](int L) {
       while (static_cast<int>(layers.size()) <= L) layers.push_back(std::make_unique<ftdrb::IncrementalDag>(g.num_port_slots()));
       auto& dag = *layers[static_cast<size_t>(L)];
@@ -311,7 +318,7 @@ Routing FtDrbEngine::compute(const Fabric& f, const EngineOptions& opt, const Pr
       for (size_t j = 0; j < k; j++) dag.remove_edge(chans[j], chans[j + 1]);
       return false;
     };
-    if (u.preferred >= 0 && u.preferred < max_vls && try_layer(u.preferred)) placed = u.preferred;
+    if (placed < 0 && u.preferred >= 0 && u.preferred < max_vls && try_layer(u.preferred)) placed = u.preferred;
     if (placed < 0 && spread_vls > 0) {
       // spread paths evenly over the first spread_vls layers (start at a per-path hash, then
       // rotate), so every VL carries traffic; the first-fit search below is the fallback
@@ -330,6 +337,7 @@ Routing FtDrbEngine::compute(const Fabric& f, const EngineOptions& opt, const Pr
   }
 
   r.num_vls = layers_used;
+  r.deadlock_recovery = recovery;
   r.path_sl = [layer, src_sid, stride](Lid slid, Lid dlid) -> uint8_t {
     if (slid >= stride || dlid >= stride) return 0;
     int s = (*src_sid)[slid];
@@ -338,7 +346,7 @@ Routing FtDrbEngine::compute(const Fabric& f, const EngineOptions& opt, const Pr
   };
   r.notes.push_back("ftdrb: " + std::to_string(dests.size()) + " destinations, " + std::to_string(lid_count) +
                     " LIDs, " + std::to_string(alt_paths) + " alternative paths, " + std::to_string(layers_used) +
-                    " layer(s)/VL(s)");
+                    " layer(s)/VL(s)" + (recovery ? " (deadlock=recovery: the CDG is not kept acyclic)" : ""));
   if (can_keep)
     r.notes.push_back("ftdrb: kept " + std::to_string(kept_count) + " of " + std::to_string(lid_count) +
                       " LID trees from the previous routing, recomputed " + std::to_string(lid_count - kept_count));

@@ -9,6 +9,7 @@
 #include "ftdrb/ftdrb.hpp"
 #include "ftdrb/incremental_dag.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/validate.hpp"
 
@@ -243,4 +244,38 @@ TEST(FtDrb, TooFewLayersIsAnEngineError) {
   Fabric f = grid(4, 4, true, 1);
   f.assign_lids(2);
   EXPECT_THROW(make_engine("ftdrb")->route(f, EngineOptions::parse("max_vls=1")), EngineError);
+}
+
+// deadlock=recovery (the thesis' escape paths plus NAC instead of VLs, docs/ftdrb.md "Dynamic
+// faults"): the same forwarding trees as with layers, every path on SL 0, the routing marked for
+// deadlock recovery; the pipeline refuses it where tables go to InfiniBand switches (the plugin,
+// `route`) and hands it to the simulator (require_ok = false) with its CDG cycle in the verdict.
+TEST(FtDrb, DeadlockRecoveryPutsEveryPathOnOneVlAndThePipelineRefusesIt) {
+  Fabric f = grid(4, 4, true, 1);
+  f.assign_lids(2);
+  Routing layered = make_engine("ftdrb")->route(f);
+  Routing rec = make_engine("ftdrb")->route(f, EngineOptions::parse("deadlock=recovery"));
+  EXPECT_FALSE(layered.deadlock_recovery);
+  EXPECT_TRUE(rec.deadlock_recovery);
+  EXPECT_EQ(rec.num_vls, 1);
+  for (int n : f.switches())
+    for (Lid l = 1; l <= f.max_lid(); l++) ASSERT_EQ(rec.lfts.get(n, l), layered.lfts.get(n, l)) << "LID " << l;
+  for (const EndPort& s : f.end_ports())
+    for (Lid l = 1; l <= f.max_lid(); l++) ASSERT_EQ(rec.sl(s.base_lid, l), 0);
+  EXPECT_FALSE(expect_valid(f, rec));  // the torus rings on one VL: a CDG cycle, as the option says
+  EXPECT_THROW(make_engine("ftdrb")->route(f, EngineOptions::parse("deadlock=maybe")), OptionError);
+  // the pipeline: refused where the verdict must be ok, handed on otherwise
+  RoutingPipeline strict("ftdrb", EngineOptions::parse("deadlock=recovery"));
+  try {
+    strict.run(f);
+    ADD_FAILURE() << "a deadlock=recovery routing passed the plugin's pipeline";
+  } catch (const EngineError& e) {
+    EXPECT_NE(std::string(e.what()).find("deadlock=recovery"), std::string::npos) << e.what();
+  }
+  PipelineOptions sim;
+  sim.require_ok = false;
+  RoutingPipeline lenient("ftdrb", EngineOptions::parse("deadlock=recovery"), sim);
+  RoutedStep step = lenient.run(f);
+  EXPECT_TRUE(step.routing.deadlock_recovery);
+  EXPECT_NO_THROW(RoutingPipeline("ftdrb", {}).run(f));  // layers: accepted
 }
