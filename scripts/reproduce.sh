@@ -143,6 +143,10 @@ c=("$B" kns-size --k 4 --n 2)
 run 002c 60 "${c[@]}"
 res=$(awk '/^IB switches total/ {s=$5} /^unidirectional links/ {u=$5} /^switching elements/ {e=$5} END {if (s!="") printf "%s switches, %s unidirectional links, %s switching elements (generated fabric)", s, u, e}' "$log" 2>/dev/null || true)
 row 002 "size table (Table 3.3): 4-ary 2-direct 1-indirect" "24 switches, 64 unidirectional links, 272 switching elements" "$res" "$(cmdstr "${c[@]}")"
+if q; then c=(python3 "$here/scripts/kns_throughput.py" --ftroute "$B" --quick); else c=(python3 "$here/scripts/kns_throughput.py" --ftroute "$B"); fi
+run 002d 600 "${c[@]}"
+res=$(awk -F'|' '/^\| 4-ary 2-direct|^\| mesh 4x4|^\| fat tree arity 4, 2/ {gsub(/^ +| +$/, "", $2); gsub(/^ +| +$/, "", $6); gsub(/^ +| +$/, "", $8); printf "%s%s: %s", sep, $2, $8; sep="; "}' "$log" 2>/dev/null || true)
+row 002 "throughput per switching element (Table 3.3, 16 nodes, Preset A, uniform, deterministic)" "4-ary 2-direct 1-indirect 0.00244, mesh 0.00144, fat tree arity 4 0.00122" "$res" "scripts/kns_throughput.py$(q && echo ' --quick' || true)"
 
 # ---------------------------------------------------------------- seed 003 (Domke, fail-in-place)
 if q || [ "$have_opensm" = 0 ] || [ "$no_opensm" = 1 ]; then
