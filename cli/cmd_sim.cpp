@@ -42,6 +42,9 @@ traffic:
   --sweep A:B:S          run loads A, A+S, ..., B; needs --csv, --svg and/or --json
   --dims KxK..           tornado radix per dimension over endpoint order (default: one ring)
   --hotspots I,J         hot endpoints (default 0); --hotspot-fraction F (default 0.2)
+  --hot-sources F        hotspot as in seed 002 Ch 9-11: this share of the endpoints sends only
+                         to the hot ones (at --hot-load X, default --load), the others uniformly
+                         to every endpoint but the hot ones; prints their "background" figures
   --trace FILE           lines "cycle src dst [flits]" (endpoint index or node id)
   --warmup N --measure N --max-drain N (cycles; 1000/10000/50000), --no-flush, --seed N
 run:
@@ -140,6 +143,14 @@ int run_sim(cli::Args& a) {
   if (auto d = a.value("dims")) t.dims = cli::usage_errors([&] { return parse_int_list(*d, 'x', "--dims"); });
   if (auto h = a.value("hotspots")) t.hotspots = cli::usage_errors([&] { return parse_int_list(*h, ',', "--hotspots"); });
   t.hotspot_fraction = a.double_in("hotspot-fraction", t.hotspot_fraction, 0, 1);
+  t.hot_sources = a.double_in("hot-sources", t.hot_sources, 0, 0.99);
+  t.hot_load = a.double_or("hot-load", -2);  // not given: the hot sources send at --load (TrafficSpec: -1)
+  if (t.hot_load == -2) t.hot_load = -1;
+  else if (!(t.hot_load >= 0 && t.hot_load <= 1)) {
+    char b[64];
+    std::snprintf(b, sizeof b, "--hot-load %g out of range (0..1)", t.hot_load);
+    throw cli::UsageError(b);
+  }
   t.trace_file = a.value_or("trace", "");
   if (!t.trace_file.empty() && t.pattern == "uniform") t.pattern = "trace";
   t.warmup = a.int_in("warmup", t.warmup, 0, 1000000000000L);

@@ -21,8 +21,8 @@ json fabric_json(const Fabric& f) {
 
 json sim_points_json(const std::vector<flitsim::SweepPoint>& pts) {
   json p = json::array();
-  for (const auto& [load, r] : pts)
-    p.push_back(json{{"load", load},
+  for (const auto& [load, r] : pts) {
+    json point = json{{"load", load},
                      {"cycles", r.cycles},
                      {"endpoints", r.endpoints},
                      {"packets", {{"generated", r.generated}, {"injected", r.injected}, {"delivered", r.delivered},
@@ -39,7 +39,11 @@ json sim_points_json(const std::vector<flitsim::SweepPoint>& pts) {
                      {"flushed", r.flushed},
                      {"deadlock", {{"detected", r.deadlock.detected}, {"cycle", r.deadlock.cycle},
                                    {"wait_for_cycle", r.deadlock.cycle_channels}}},
-                     {"notes", r.notes}});
+                     {"notes", r.notes}};
+    if (r.background_accepted >= 0)
+      point["background"] = {{"accepted", r.background_accepted}, {"latency_avg", r.background_latency}};
+    p.push_back(std::move(point));
+  }
   return p;
 }
 

@@ -99,7 +99,7 @@ inline void Simulator::Impl::set_due(int s, int64_t t) {
 inline void Simulator::Impl::gen_next(int s, bool mark) {
   int64_t t = eps[s].gen_due;
   generate(s, pick_dest(s), cfg.packet_flits, t, mark);
-  int64_t g = next_gap(src_rng[s]);
+  int64_t g = next_gap(s);
   set_due(s, g > 0 ? t + g : -1);
 }
 
@@ -125,6 +125,7 @@ inline void Simulator::Impl::deliver(uint32_t pi, int dst_ep) {
     measured_outstanding--;
     res.measured_delivered++;
     lat.push_back(static_cast<double>(latency));
+    if (!hot_ep.empty() && !hot_ep[static_cast<size_t>(dst_ep)]) blat.push_back(static_cast<double>(latency));
     nlat.push_back(static_cast<double>(now - p.inject));
     hops_sum += p.hops;
   }
@@ -208,11 +209,12 @@ inline void Simulator::Impl::allocate_ep(int e) {
   }
 }
 
-inline int64_t Simulator::Impl::next_gap(Rng& rg) {
-  if (pkt_prob >= 1.0) return 1;
-  if (pkt_prob <= 0) return -1;
-  double u = rg.uniform();
-  double g = std::floor(std::log1p(-u) / std::log1p(-pkt_prob));
+inline int64_t Simulator::Impl::next_gap(int s) {
+  const double prob = !hot_src.empty() && hot_src[static_cast<size_t>(s)] ? hot_prob : pkt_prob;
+  if (prob >= 1.0) return 1;
+  if (prob <= 0) return -1;
+  double u = src_rng[static_cast<size_t>(s)].uniform();
+  double g = std::floor(std::log1p(-u) / std::log1p(-prob));
   if (g > 1e15) return -1;
   return 1 + static_cast<int64_t>(g);
 }
@@ -223,6 +225,13 @@ inline int Simulator::Impl::pick_dest(int s) {
   if (tr.pattern == "hotspot") {
     static const std::vector<int> kZero{0};
     const std::vector<int>& hs = tr.hotspots.empty() ? kZero : tr.hotspots;
+    if (!hot_src.empty()) {  // hot sources: only to the hot endpoints; the others: uniform over the rest
+      if (hot_src[static_cast<size_t>(s)]) return hs[src_rng[s].below(hs.size())];
+      while (true) {
+        int d = static_cast<int>(src_rng[s].below(static_cast<uint64_t>(N)));
+        if (d != s && !hot_ep[static_cast<size_t>(d)]) return d;
+      }
+    }
     if (src_rng[s].uniform() < tr.hotspot_fraction) return hs[src_rng[s].below(hs.size())];
   }
   if (tr.pattern == "uniform" || tr.pattern == "hotspot") {
@@ -248,7 +257,7 @@ inline void Simulator::Impl::settle_sources() {
           window_flits_generated += static_cast<uint64_t>(cfg.packet_flits);
         }
       }
-      int64_t g = next_gap(src_rng[s]);
+      int64_t g = next_gap(s);
       set_due(static_cast<int>(s), g > 0 ? t + g : -1);
     }
   }

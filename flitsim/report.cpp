@@ -171,6 +171,11 @@ std::string format_result(const Result& r) {
     << " + in network " << r.in_network << " + in source queues " << r.in_source << "\n";
   o << "measured: " << r.measured_packets << " packets, " << r.measured_delivered << " delivered, "
     << r.measured_dropped << " dropped" << (r.drained ? "" : " (NOT drained: saturated?)") << "\n";
+  if (r.background_accepted >= 0) {
+    std::snprintf(b, sizeof b, "background (sources that are not hot, to endpoints that are not hot): accepted %.4f, latency avg %.2f\n",
+                  r.background_accepted, r.background_latency);
+    o << b;
+  }
   for (auto& [why, n] : r.drops) o << "  dropped " << n << ": " << why << "\n";
   if (r.escaped || r.escape_fallbacks)
     o << "escape paths: " << r.escaped << " packets re-addressed, " << r.escape_fallbacks

@@ -64,7 +64,7 @@ void Simulator::Impl::run_setup(const TrafficSpec& t) {
     if (t.pattern == "trace") break;
     if (par && own_ep[static_cast<size_t>(s)] != shard) continue;
     if (eps[s].gen_due >= 0) continue;  // listed twice
-    int64_t g = next_gap(src_rng[s]);
+    int64_t g = next_gap(s);
     set_due(s, g > 0 ? g - 1 : -1);
     if (g > 0) gen_q.push({g - 1, s});
   }
@@ -231,6 +231,17 @@ Result Simulator::Impl::run_finish() {
     std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
     res.p99_latency = v[k];
     res.max_latency = *std::max_element(lat.begin(), lat.end());
+  }
+  if (!hot_ep.empty()) {
+    uint64_t ej = 0, bsrc = 0;
+    for (size_t i = 0; i < eps.size(); i++) {
+      if (!hot_ep[i]) ej += eps[i].window_ejected;
+      if (!hot_ep[i] && !hot_src[i]) bsrc++;
+    }
+    res.background_accepted = static_cast<double>(ej) / (static_cast<double>(std::max<uint64_t>(1, bsrc)) * static_cast<double>(win));
+    double s = 0;
+    for (double x : blat) s += x;
+    res.background_latency = blat.empty() ? 0 : s / static_cast<double>(blat.size());
   }
   if (res.measured_delivered + res.measured_dropped < res.measured_packets) res.drained = false;
   FLITSIM_CHECK(res.generated == res.delivered + res.dropped + res.in_network + res.in_source,
@@ -408,6 +419,7 @@ void Simulator::Impl::absorb(Impl& o) {
   a.escaped += b.escaped, a.escape_fallbacks += b.escape_fallbacks;
   lat.insert(lat.end(), o.lat.begin(), o.lat.end());
   nlat.insert(nlat.end(), o.nlat.begin(), o.nlat.end());
+  blat.insert(blat.end(), o.blat.begin(), o.blat.end());
   hops_sum += o.hops_sum;
   measured_outstanding += o.measured_outstanding;
   owing += o.owing;

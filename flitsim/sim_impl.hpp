@@ -181,6 +181,11 @@ struct Simulator::Impl {
   int64_t owe_limit = 0;
   TrafficSpec tr;
   double pkt_prob = 0;
+  // hotspot with hot sources (TrafficSpec::hot_sources): which sources send only to the hot
+  // endpoints (at hot_prob packets/cycle), which endpoints are hot; empty otherwise
+  std::vector<char> hot_src, hot_ep;
+  double hot_prob = 0;
+  std::vector<double> blat;  // latencies of the measured background packets (to endpoints not hot)
   std::vector<int> perm;  // fixed destination per source (permutations)
   std::vector<double> lat, nlat;
   double hops_sum = 0;
@@ -386,7 +391,7 @@ struct Simulator::Impl {
 
   void load_trace();  // traffic.cpp
 
-  int64_t next_gap(Rng& rg);
+  int64_t next_gap(int s);  // cycles to source s's next packet (its own rate: hot sources)
 
   int pick_dest(int s);
 

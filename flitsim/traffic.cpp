@@ -66,6 +66,29 @@ void Simulator::Impl::setup_traffic() {
     if (h < 0 || h >= N) throw OptionError("hotspot endpoint " + std::to_string(h) + " out of range");
   if (p == "trace") load_trace();
   pkt_prob = tr.load / cfg.packet_flits;
+  hot_src.clear(), hot_ep.clear();
+  if (tr.hot_sources != 0) {
+    if (p != "hotspot") throw OptionError("hot sources need the hotspot pattern");
+    if (!(tr.hot_sources > 0 && tr.hot_sources < 1))
+      throw OptionError("hot sources: the share of endpoints must be in (0, 1), not " + std::to_string(tr.hot_sources));
+    const double hl = tr.hot_load < 0 ? tr.load : tr.hot_load;
+    if (!(hl >= 0 && hl <= 1.0)) throw OptionError("hot load " + std::to_string(hl) + " out of range 0..1");
+    hot_prob = hl / cfg.packet_flits;
+    hot_ep.assign(static_cast<size_t>(N), 0);
+    for (int h : tr.hotspots.empty() ? std::vector<int>{0} : tr.hotspots) hot_ep[static_cast<size_t>(h)] = 1;
+    // the hot sources: a share of the other endpoints, drawn with the run's seed (every shard the same)
+    std::vector<int> cand;
+    for (int i = 0; i < N; i++)
+      if (!hot_ep[static_cast<size_t>(i)]) cand.push_back(i);
+    Rng pick(cfg.seed * 0xd1b54a32d192ed03ULL + 0x8cb92ba72f3d8dd7ULL);
+    for (size_t i = cand.size(); i > 1; i--) std::swap(cand[i - 1], cand[static_cast<size_t>(pick.below(i))]);
+    const size_t want = static_cast<size_t>(std::llround(tr.hot_sources * N));
+    if (want < 1 || want + 1 > cand.size())
+      throw OptionError("hot sources: " + std::to_string(want) + " of " + std::to_string(N) +
+                        " endpoints leave no background or no hot source");
+    hot_src.assign(static_cast<size_t>(N), 0);
+    for (size_t i = 0; i < want; i++) hot_src[static_cast<size_t>(cand[i])] = 1;
+  }
   if (!(tr.load >= 0 && tr.load <= 1.0))
     throw OptionError("load " + std::to_string(tr.load) +
                       " out of range: offered flits/endpoint/cycle must be 0..1 (a link carries 1 flit/cycle)");

@@ -147,6 +147,12 @@ struct TrafficSpec {
   std::vector<int> dims;             // tornado: radix per dimension over endpoint index (default {N})
   std::vector<int> hotspots;         // hotspot: hot endpoint indices (default {0})
   double hotspot_fraction = 0.2;     // hotspot: share of packets sent to a hot endpoint
+  // hotspot, the thesis' set-up instead (seed 002 Ch 9-11): this share of the endpoints (drawn
+  // with the seed, never a hot one) sends only to the hot endpoints, at hot_load (< 0: load); the
+  // others send uniformly to every endpoint but the hot ones (hotspot_fraction unused). Result's
+  // background_* figures are those of the others' packets.
+  double hot_sources = 0;
+  double hot_load = -1;
   std::string trace_file;            // trace: lines "cycle src dst [flits]" (index or node id)
   std::vector<int> active_sources;   // empty = every endpoint injects; else only these
   int64_t warmup = 1000;
@@ -219,6 +225,10 @@ struct Result {
   double max_latency = 0;
   double avg_network_latency = 0;  // head injected -> tail ejected
   double avg_hops = 0;             // switches crossed
+  // TrafficSpec::hot_sources > 0: the background sources' packets (to endpoints not hot): flits
+  // ejected at the endpoints that are not hot per background source and cycle (= the load when
+  // the hot-spot leaves them alone) and their average latency; -1 otherwise
+  double background_accepted = -1, background_latency = -1;
   bool drained = true;        // every measured packet finished within max_drain
   bool flushed = false;       // network and source queues empty at the end
   uint64_t flits_moved = 0;   // flit transfers over links (work measure)

@@ -576,7 +576,6 @@ Routing KnsEngine::compute(const Fabric& fabric, const EngineOptions& options, c
     std::unordered_set<uint64_t> edges;
   };
   std::vector<std::vector<LayerGraph>> graphs(static_cast<size_t>(classes));  // [class][layer]
-  const int max_layers = max_vls / classes;
   int layers_used = 1;
   int max_sl = classes - 1;
   // Whether `to` is reachable from `from` in a layer graph (a cycle test per new edge: this runs
@@ -659,7 +658,10 @@ Routing KnsEngine::compute(const Fabric& fabric, const EngineOptions& options, c
       for (size_t j = 0; j + 1 < ch.size(); j++) path_edges.push_back({ch[j], ch[j + 1]});
       auto& gl = graphs[static_cast<size_t>(d.cls)];
       int placed = -1;
-      const int layer_cap = round == 0 || switch_sources ? max_layers : layers_used;
+      // SL = layer * classes + class must stay below max_vls: a class below the last may use one
+      // layer more than max_vls / classes (8 classes on 15 VLs: layer 1 for classes 0-6)
+      const int class_cap = (max_vls - 1 - d.cls) / classes + 1;
+      const int layer_cap = round == 0 || switch_sources ? class_cap : std::min(layers_used, class_cap);
       for (int L = d.ca ? 1 : 0; L < layer_cap && placed < 0; L++) {
         if (static_cast<int>(gl.size()) <= L) gl.emplace_back();
         LayerGraph& g = gl[static_cast<size_t>(L)];
@@ -690,7 +692,7 @@ Routing KnsEngine::compute(const Fabric& fabric, const EngineOptions& options, c
         continue;
       }
       if (placed < 0)
-        fail("the rerouted paths need more than " + std::to_string(max_layers) + " VL layers x " + std::to_string(classes) +
+        fail("the rerouted paths need more than " + std::to_string(class_cap) + " VL layers x " + std::to_string(classes) +
              " classes (max_vls=" + std::to_string(max_vls) + "): path from " + fabric.node_name(sw) + " to " +
              fabric.node_name(eps[i].node) + " does not fit");
       (*layer_tab)[si * LIDS + lid] = static_cast<uint8_t>(placed);

@@ -222,6 +222,56 @@ TEST(FlitsimTraffic, PermutationsGoWhereTheyShould) {
   EXPECT_THROW(s3.run(b), OptionError);
 }
 
+// The thesis' hot-spot (seed 002 Ch 9-11, TrafficSpec::hot_sources): a share of the endpoints sends
+// only to the hot endpoint, the others never to it; the background figures are the others' alone
+// (with the hot sources idle they see their own load), the same on two threads; bad uses refused.
+TEST(FlitsimTraffic, HotSourcesSendOnlyToTheHotEndpointAndTheBackgroundNever) {
+  Fabric f = make_mesh(4, 4, false);
+  Routing r = route_dor(f, 4, 4, false);
+  Config c;
+  TrafficSpec t;
+  t.pattern = "hotspot";
+  t.hotspots = {5};
+  t.hot_sources = 0.25;
+  t.hot_load = 0.2;
+  t.load = 0.05, t.warmup = 500, t.measure = 6000;
+  std::map<int, std::set<int>> to;
+  Simulator sim(f, r, c);
+  sim.on_deliver = [&](uint64_t, int s, int d, int64_t) { to[s].insert(d); };
+  Result res = sim.run(t);
+  int hot_sources = 0;
+  for (const auto& [s, ds] : to) {
+    if (ds == std::set<int>{5}) hot_sources++;
+    else EXPECT_EQ(ds.count(5), 0u) << "background source " << s << " sent to the hot endpoint";
+  }
+  EXPECT_EQ(hot_sources, 4);  // round(0.25 x 16)
+  ASSERT_GE(res.background_accepted, 0);
+  EXPECT_GT(res.background_latency, 0);
+  // hot sources idle: the background accepts its own load
+  t.hot_load = 0;
+  Result quiet = Simulator(f, r, c).run(t);
+  EXPECT_NEAR(quiet.background_accepted, 0.05, 0.006);
+  EXPECT_LT(quiet.background_latency, res.background_latency);
+  // two threads: the same figures
+  Config c2 = c;
+  c2.threads = 2;
+  t.hot_load = 0.2;
+  Result two = Simulator(f, r, c2).run(t);
+  EXPECT_DOUBLE_EQ(two.background_accepted, res.background_accepted);
+  EXPECT_DOUBLE_EQ(two.background_latency, res.background_latency);
+  // refused: another pattern, a share outside (0, 1)
+  TrafficSpec u = t;
+  u.pattern = "uniform";
+  EXPECT_THROW(Simulator(f, r, c).run(u), OptionError);
+  u = t;
+  u.hot_sources = 1.5;
+  EXPECT_THROW(Simulator(f, r, c).run(u), OptionError);
+  // without hot sources no background figures
+  u = t;
+  u.hot_sources = 0;
+  EXPECT_LT(Simulator(f, r, c).run(u).background_accepted, 0);
+}
+
 TEST(FlitsimTraffic, TraceErrorsNameFileAndLine) {
   Fabric f = make_mesh(2, 1, false);
   Routing r = route_dor(f, 2, 1, false);

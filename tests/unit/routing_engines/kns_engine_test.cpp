@@ -318,6 +318,28 @@ TEST(KnsEngine, XordetClassesAsSl) {
   EXPECT_GE(r2.sl(s, ca_lid(f, "H_0_2_0")), 4);
 }
 
+// 8 XORDET classes on 15 VLs (docs/kns.md "XORDET and a hot-spot"): SL = layer * 8 + class, so
+// layer 1 holds classes 0-6 (SL 8-14); the management paths to crossbar LIDs that need it fit
+// there. Before, max_vls / classes = 1 layer refused the fabric.
+TEST(KnsEngine, EightXordetClassesUseThePartialSecondLayer) {
+  Fabric f = make_kns(xbar(8, 2));
+  EngineOptions o;
+  o.set("xordet", "1");
+  o.set("vls", "8");
+  o.set("max_vls", "15");
+  Routing r = make_engine("kns")->route(f, o);
+  EXPECT_GT(r.num_vls, 8);
+  EXPECT_LE(r.num_vls, 15);
+  check_routing(f, r);  // every pair, no loop, every VL's CDG acyclic with the path SLs
+  Lid s = ca_lid(f, "H_0_0_0");
+  for (int id = 1; id < 64; id++) {
+    std::string h = "H_" + std::to_string(id / 8) + "_" + std::to_string(id % 8) + "_0";
+    EXPECT_EQ(r.sl(s, ca_lid(f, h)), kns::xordet_class(static_cast<uint64_t>(id), 6, 8)) << h;  // data: layer 0
+  }
+  o.set("max_vls", "8");  // one layer of 8 classes: the crossbar paths do not fit
+  EXPECT_THROW(make_engine("kns")->route(f, o), EngineError);
+}
+
 TEST(KnsEngine, OptionErrors) {
   Fabric f = make_kns(xbar(4, 2));
   auto eng = make_engine("kns");
