@@ -87,7 +87,7 @@ class Router {
   }
 
   // Intermediates for a destination: rings around Dsw, distinct entry ports at Dsw first.
-  std::vector<int> intermediates(const Dest& d, Lid base, size_t want, size_t rotate) {
+  std::vector<int> intermediates(const Dest& d, Lid base, size_t want, size_t rotate, size_t min_ring) {
     std::vector<int> chosen;
     if (want == 0) return chosen;
     const auto& dd = dist(d.dsw);
@@ -108,8 +108,13 @@ class Router {
       return w.end == PathWalk::Stopped ? entry : -1;
     };
     std::vector<char> used_entry(256, 0), taken(static_cast<size_t>(g_.size()), 0);
+    // rings from min_ring on (the nearest first), then the nearer ones if those run out
+    std::vector<size_t> order;
+    for (size_t r = std::max<size_t>(1, min_ring); r < rings.size(); r++) order.push_back(r);
+    for (size_t r = 1; r < std::min(min_ring, rings.size()); r++) order.push_back(r);
     for (int pass = 0; pass < 2 && chosen.size() < want; pass++) {
-      for (size_t r = 1; r < rings.size() && chosen.size() < want; r++) {
+      for (size_t r : order) {
+        if (chosen.size() >= want) break;
         const auto& ring = rings[r];
         for (size_t k = 0; k < ring.size() && chosen.size() < want; k++) {
           int s = ring[(k + rotate) % ring.size()];
@@ -160,6 +165,9 @@ std::vector<OptionSpec> FtDrbEngine::option_specs() const {
   return {
       OptionSpec::integer("max_alternatives", 0, 127, "4",
                           "alternative paths (intermediate switches) per destination; extra LMC LIDs reuse them round-robin"),
+      OptionSpec::integer("min_ring", 1, 64, "1",
+                          "intermediates from this hop distance to the destination switch on (1: its neighbours; "
+                          "2+: non-minimal alternatives, as the thesis' multistep paths on a fat tree)"),
       OptionSpec::integer("max_vls", 1, 15, "8", "layers (VLs) the engine may use; more needed => refused"),
       OptionSpec::boolean("switch_sources", "false", "also layer paths that start at switches (switch-to-switch traffic)"),
       OptionSpec::integer("spread_vls", 0, 15, "0",
@@ -172,6 +180,7 @@ std::vector<OptionSpec> FtDrbEngine::option_specs() const {
 
 Routing FtDrbEngine::compute(const Fabric& f, const EngineOptions& opt, const PreviousRouting& previous) {
   const long max_alt = opt.get_int(option_spec("max_alternatives"));
+  const long min_ring = opt.get_int(option_spec("min_ring"));
   const long max_vls = opt.get_int(option_spec("max_vls"));
   const bool switch_sources = opt.get_bool(option_spec("switch_sources"));
   const long spread_vls = opt.get_int(option_spec("spread_vls"));
@@ -238,7 +247,8 @@ Routing FtDrbEngine::compute(const Fabric& f, const EngineOptions& opt, const Pr
     const size_t extra = (1u << d.ep.lmc) - 1;
     lid_count += extra + 1;
     if (extra == 0) continue;
-    inter[k] = router.intermediates(d, d.ep.base_lid, std::min<size_t>(extra, static_cast<size_t>(max_alt)), k);
+    inter[k] = router.intermediates(d, d.ep.base_lid, std::min<size_t>(extra, static_cast<size_t>(max_alt)), k,
+                                   static_cast<size_t>(min_ring));
     for (size_t i = 1; i <= extra; i++) {
       Lid lid = static_cast<Lid>(d.ep.base_lid + i);
       if (kept[lid]) continue;

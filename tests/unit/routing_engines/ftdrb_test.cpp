@@ -11,6 +11,7 @@
 #include "ftroute/engine.hpp"
 #include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
+#include "ftroute/topology.hpp"
 #include "ftroute/validate.hpp"
 
 using namespace ftroute;
@@ -278,4 +279,31 @@ TEST(FtDrb, DeadlockRecoveryPutsEveryPathOnOneVlAndThePipelineRefusesIt) {
   RoutedStep step = lenient.run(f);
   EXPECT_TRUE(step.routing.deadlock_recovery);
   EXPECT_NO_THROW(RoutingPipeline("ftdrb", {}).run(f));  // layers: accepted
+}
+
+// min_ring (docs/ftdrb.md "The 4-ary 3-tree uniform row"): intermediates from that hop distance to
+// the destination switch on. On the 4-ary 3-tree ring 1 (the destination leaf's spines) keeps
+// every alternative minimal; ring 3 (spines of other pods) makes them longer, still valid.
+TEST(FtDrb, MinRingTakesIntermediatesFartherFromTheDestination) {
+  Fabric f = topo::kary_ntree(4, 3);
+  f.assign_lids(2);
+  auto mean_alt_hops = [&](const Routing& r) {
+    double hops = 0;
+    int n = 0;
+    for (const EndPort& s : f.end_ports())
+      for (const EndPort& d : f.end_ports())
+        if (!f.node(s.node).is_switch() && !f.node(d.node).is_switch() && f.attach(s.base_lid).sw != f.attach(d.base_lid).sw)
+          for (uint32_t l = d.base_lid + 1; l <= d.last_lid(); l++) hops += static_cast<double>(walk(f, r, s.base_lid, static_cast<Lid>(l)).channels.size()), n++;
+    return hops / n;
+  };
+  Routing near = make_engine("ftdrb")->route(f);
+  Routing far = make_engine("ftdrb")->route(f, EngineOptions::parse("min_ring=3,max_vls=15"));
+  EXPECT_TRUE(expect_valid(f, near));
+  EXPECT_TRUE(expect_valid(f, far));
+  const double h1 = mean_alt_hops(near), h3 = mean_alt_hops(far);
+  EXPECT_GT(h3, h1 + 0.5) << "ring 1: " << h1 << " switch hops per alternative path, ring 3: " << h3;
+  // base paths unchanged
+  for (int n : f.switches())
+    for (const EndPort& d : f.end_ports()) ASSERT_EQ(near.lfts.get(n, d.base_lid), far.lfts.get(n, d.base_lid));
+  EXPECT_THROW(make_engine("ftdrb")->route(f, EngineOptions::parse("min_ring=0")), OptionError);
 }
