@@ -121,7 +121,8 @@ variant and the fraction of flows rerouted (paper: seed 004 Figs. 3-4, 1.7-2.2 %
   --fattree-engine E   base routing of the fat tree (default ftree-misroute, d-mod-k up/down;
                        ft-minhop has a dependency cycle once switch-to-switch paths count); rows for CA traffic
                        and for switch-to-switch paths (skipped with a message when the
-                       engine's switch-to-switch routing is not deadlock-free)
+                       engine's switch-to-switch routing is not deadlock-free), and the paper's
+                       start: the engine's node paths only, the switch-to-switch ones built by DQR
   -o, --out FILE       write the markdown tables to FILE (default - = stdout)
   --update FILE        replace the section between <!-- dqr-eval:begin --> and
                        <!-- dqr-eval:end --> in FILE (e.g. docs/dqr.md) instead)",

@@ -2,6 +2,8 @@
 // link, dqr_reconfigure() and dqr_routing(). See ftroute/dqr/dqr.hpp and docs/dqr.md.
 #include "reconfigurer.hpp"
 
+#include "ftroute/route_walk.hpp"
+
 namespace ftroute::dqr_detail {
 
 DqrResult Reconfigurer::run() {
@@ -127,7 +129,30 @@ DqrResult Reconfigurer::run() {
     if (o_.tlr) apply_local_reroutes(res, detoured);
   }
   bool ok = true;
-  if (!dead_ports_.empty()) {
+  if (o_.connect) {
+    // every destination LID with a switch whose entry leads nowhere: repair() takes each
+    // switch that has no route to it as affected
+    for (const EndPort& ep : before_.end_ports())
+      for (Lid d = ep.base_lid; d <= ep.last_lid(); d++) {
+        const Attach at = before_.attach(d);
+        if (!at.valid()) continue;
+        bool missing = false;
+        for (int s : before_.switches())
+          if (s != at.sw) {
+            const uint8_t q = r_.lfts.get(s, d);
+            missing = missing || q == kNoPath || q == 0 || q > before_.node(s).num_ports ||
+                      !before_.node(s).port(q).connected();
+          }
+        if (missing) {
+          lid_order_.push_back(d);
+          lid_switch_.push_back(before_.node(ep.node).is_switch() ? ep.node : -1);
+        }
+      }
+    for (size_t i = 0; i < lid_order_.size(); i++) {
+      lid_next_ = i + 1;
+      if (!repair(lid_order_[i], res)) ok = false;
+    }
+  } else if (!dead_ports_.empty()) {
     // quick test: the LIDs some near end of a failed link forwards into it (its LFT row)
     std::vector<uint8_t> hit(static_cast<size_t>(before_.max_lid()) + 1, 0);
     for (auto [s, p] : dead_ports_) {
@@ -185,6 +210,32 @@ DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric&
                           const DqrOptions& options) {
   dqr_detail::Reconfigurer r(list, before, after, old_routing, options);
   return r.run();
+}
+
+size_t dqr_strip_switch_paths(const Fabric& fabric, Routing& routing) {
+  size_t removed = 0;
+  std::vector<char> on(static_cast<size_t>(fabric.size()), 0);
+  for (const EndPort& ep : fabric.end_ports()) {
+    if (!fabric.node(ep.node).is_switch()) continue;
+    for (Lid d = ep.base_lid; d <= ep.last_lid(); d++) {
+      std::fill(on.begin(), on.end(), 0);
+      on[static_cast<size_t>(ep.node)] = 1;
+      for (int c : fabric.cas()) {  // the switches on every CA's route to d
+        const Node& n = fabric.node(c);
+        for (int p = 1; p <= n.num_ports; p++) {
+          const Port& x = n.port(p);
+          if (!x.connected() || !fabric.node(x.peer_node).is_switch()) continue;
+          walk_path(fabric, routing.lfts, x.peer_node, d, -1, 0, [&](int y, const RouteHop&) {
+            on[static_cast<size_t>(y)] = 1;
+            return true;
+          });
+        }
+      }
+      for (int s : fabric.switches())
+        if (!on[static_cast<size_t>(s)] && routing.lfts.get(s, d) != kNoPath) routing.lfts.set(s, d, kNoPath), removed++;
+    }
+  }
+  return removed;
 }
 
 void dqr_apply(Lfts& lfts, const DqrResult& res) {

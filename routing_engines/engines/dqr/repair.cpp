@@ -73,6 +73,13 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
     aff_[static_cast<size_t>(s)] = ag_;
     affected.push_back(s);
   }
+  // connect: every source switch without a route to d (DqrOptions::connect)
+  if (o_.connect)
+    for (int s : after_.switches())
+      if (s != D.t && aff_[static_cast<size_t>(s)] != ag_ && has_own_source(D, s) && !reaches(D, s)) {
+        aff_[static_cast<size_t>(s)] = ag_;
+        affected.push_back(s);
+      }
   // Local repair changes only the near ends; their upstream switches are needed only for the
   // metrics (count_affected) and end-to-end repair.
   const bool upstream = o_.paths == DqrOptions::Paths::EndToEnd || o_.count_affected;
@@ -95,7 +102,8 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
   if (o_.paths == DqrOptions::Paths::Local) {
     for (int s : affected) {
       uint8_t p = cur(s);
-      if (p != kNoPath && p != 0 && p <= after_.node(s).num_ports && dead(s, p)) todo.push_back(s);
+      const bool nowhere = p == kNoPath || p == 0 || p > after_.node(s).num_ports;  // connect: no entry yet
+      if (nowhere ? o_.connect : dead(s, p)) todo.push_back(s);
     }
     if (todo.size() > 1) {  // nearest to d first
       std::vector<std::pair<int, int>> key;  // (distance, switch)

@@ -441,6 +441,54 @@ TEST(DqrReconf, FatTreeSwitchToSwitchEndToEnd) {
   EXPECT_EQ(repaired, static_cast<int>(f.switch_links().size()) - 4);
 }
 
+// The paper's fat-tree start (seed 004 §V-C, DqrOptions::connect): a routing for node-to-node and
+// node-to-switch traffic only (dqr_strip_switch_paths), its switch-to-switch paths built by DQR
+// through the channel list: every switch reaches every LID, loop-free, and the CDG with switch
+// sources is acyclic and in the list's order. On the 4-ary 2-tree DQR puts the spines' U-turns
+// where ftree-misroute does (the same entries), so the single faults then behave as above.
+TEST(DqrReconf, ConnectBuildsTheSwitchToSwitchPathsOfANodeOnlyFatTreeRouting) {
+  Fabric f = topo::kary_ntree(4, 2);
+  f.assign_lids();
+  const Routing full = make_engine("ftree-misroute")->route(f);
+  Routing r = full;
+  const size_t removed = dqr_strip_switch_paths(f, r);
+  EXPECT_GT(removed, 0u);
+  CdgBuildOptions co;
+  co.switch_sources = true;
+  {  // stripped: switches cannot reach every switch LID, CAs still reach everything
+    CdgBuild b = build_cdg(f, r, co);
+    EXPECT_LT(b.stats.delivered, b.stats.pairs);
+    CdgBuildOptions ca;
+    ca.switch_sources = false;
+    CdgBuild c = build_cdg(f, r, ca);
+    EXPECT_EQ(c.stats.delivered, c.stats.pairs);
+  }
+  ChannelListOptions clo;
+  clo.switch_sources = true;
+  ChannelList list = ChannelList::build(f, r, clo);
+  DqrOptions o;
+  o.connect = true;
+  o.switch_sources = true;
+  o.paths = DqrOptions::Paths::EndToEnd;
+  const DqrResult res = dqr_reconfigure(list, f, f, r, o);
+  ASSERT_TRUE(res.ok) << (res.failures.empty() ? "" : res.failures[0]);
+  EXPECT_EQ(res.entries_changed, removed);
+  CdgBuild b = build_cdg(f, with_lfts(r, res.lfts), co);
+  EXPECT_EQ(b.stats.delivered, b.stats.pairs);
+  EXPECT_EQ(b.stats.looping, 0u);
+  EXPECT_FALSE(b.cdg.find_cycle());
+  for (auto [a, c] : b.cdg.edges()) EXPECT_LT(list.pos(a), list.pos(c));
+  size_t differ = 0;
+  for (int sw : f.switches())
+    for (Lid d = 1; d <= f.max_lid(); d++) differ += res.lfts.get(sw, d) != full.lfts.get(sw, d);
+  EXPECT_EQ(differ, 0u);
+  // without connect nothing happens on an unchanged fabric
+  DqrOptions plain = o;
+  plain.connect = false;
+  ChannelList list2 = ChannelList::build(f, r, clo);
+  EXPECT_EQ(dqr_reconfigure(list2, f, f, r, plain).entries_changed, 0u);
+}
+
 // A precomputed mesh recognition (DqrOptions::mesh) gives exactly the same repair as one done
 // during the reconfiguration.
 TEST(DqrReconf, PrecomputedMeshGivesTheSameRepair) {

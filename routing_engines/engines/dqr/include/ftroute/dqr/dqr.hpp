@@ -127,6 +127,12 @@ struct DqrOptions {
   // mesh_plugin only for the failed links the plug-in cannot detour (variant mesh-tlr).
   bool tlr = false;
   bool switch_sources = false;   // must match the channel list's ChannelListOptions
+  // Connect instead of repair (the paper's fat-tree start, seed 004 §V-C: "we have first treated
+  // the switch to switch paths as disconnected and used DQR to reconnect them"): with no fault
+  // (before = after), every destination whose route from some source switch is missing (an entry
+  // without a port, e.g. dqr_strip_switch_paths) gets new entries, searched and checked against
+  // the channel list like a repair. With switch_sources the switches are those sources.
+  bool connect = false;
   // Count DqrResult::entries_affected / flows_affected (the paper's "flows rerouted" metric):
   // local repair then walks every switch upstream of a failed link, which it does not need
   // for the repair itself. false: both stay 0 (bench_dqr times DQR so).
@@ -233,6 +239,12 @@ void dqr_apply(Lfts& lfts, const DqrResult& res);
 
 // The routing after a successful reconfiguration: res.lfts, and old.path_sl with res.sl_changes.
 Routing dqr_routing(const Routing& old, const DqrResult& res);
+
+// `routing` without its switch-to-switch paths: every entry of a switch LID at a switch that no
+// CA's route to that LID passes through set to no port, as a fat-tree routing that serves node
+// to node and node to switch only (OpenSM's ftree, seed 004 §V-C). DqrOptions::connect with
+// switch_sources builds them back through the channel list. Returns the entries removed.
+size_t dqr_strip_switch_paths(const Fabric& fabric, Routing& routing);
 
 // Engine "dqr": with a PreviousRouting it patches the previous routing for the new fabric;
 // otherwise (or if DQR fails) it routes with the base engine. Options:
