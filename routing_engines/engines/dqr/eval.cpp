@@ -462,20 +462,17 @@ std::string dqr_eval(const DqrEvalOptions& opt) {
     Fabric f = topo::fat_tree648();
     f.assign_lids();
     const int ft_runs = std::max(1, runs / 5);
-    // node-to-node traffic only, then (P4's fat-tree experiment) switch-to-switch paths as well
-    for (bool s2s : {false, true}) {
-      Routing r = RoutingPipeline(ft_engine, {}).run(f).routing;
+    auto list_of = [&](const Routing& r, bool s2s, const std::string& what) -> std::optional<ChannelList> {
       ChannelListOptions clo;
       clo.switch_sources = s2s;
-      ChannelList list;
       try {
-        list = ChannelList::build(f, r, clo);
+        return ChannelList::build(f, r, clo);
       } catch (const EngineError& e) {
-        std::fprintf(stderr, "dqr-eval: fat tree (%s) skipped: %s\n", s2s ? "switch-to-switch" : "CA", e.what());
-        continue;
+        std::fprintf(stderr, "dqr-eval: fat tree (%s) skipped: %s\n", what.c_str(), e.what());
+        return std::nullopt;
       }
-      std::string name = "648-port 2-level fat tree, " + ft_engine + (s2s ? ", switch-to-switch paths" : ", CA traffic") +
-                         " (" + std::to_string(ft_runs) + " runs)";
+    };
+    auto add_rows = [&](const std::string& name, const Routing& r, const ChannelList& list, bool s2s) {
       for (auto p : {DqrOptions::Paths::EndToEnd, DqrOptions::Paths::Local}) {
         DqrOptions o;
         o.paths = p;
@@ -485,49 +482,39 @@ std::string dqr_eval(const DqrEvalOptions& opt) {
         rows.push_back(row);
         std::fprintf(stderr, "dqr-eval: %s %s done\n", name.c_str(), o.variant_name().c_str());
       }
+    };
+    const std::string runs_text = " (" + std::to_string(ft_runs) + " runs)";
+    // node-to-node traffic only, then (P4's fat-tree experiment) switch-to-switch paths as well
+    for (bool s2s : {false, true}) {
+      Routing r = RoutingPipeline(ft_engine, {}).run(f).routing;
+      if (auto list = list_of(r, s2s, s2s ? "switch-to-switch" : "CA"))
+        add_rows("648-port 2-level fat tree, " + ft_engine + (s2s ? ", switch-to-switch paths" : ", CA traffic") + runs_text,
+                 r, *list, s2s);
     }
     // The paper's own set-up (§V-C): a fat-tree routing for node-to-node and node-to-switch
     // traffic only (the base's switch-to-switch entries removed), its switch-to-switch paths
     // built by DQR through the channel list (DqrOptions::connect), then the faults.
-    do {
-      Routing r = RoutingPipeline(ft_engine, {}).run(f).routing;
-      const size_t removed = dqr_strip_switch_paths(f, r);
-      ChannelListOptions clo;
-      clo.switch_sources = true;
-      ChannelList list;
-      try {
-        list = ChannelList::build(f, r, clo);
-      } catch (const EngineError& e) {
-        std::fprintf(stderr, "dqr-eval: fat tree, switch-to-switch paths by DQR: skipped: %s\n", e.what());
-        list = ChannelList();
-      }
-      if (list.num_channels() == 0) break;  // no channel list: no row
+    Routing r = RoutingPipeline(ft_engine, {}).run(f).routing;
+    const size_t removed = dqr_strip_switch_paths(f, r);
+    if (auto list = list_of(r, true, "switch-to-switch paths built by DQR")) {
       DqrOptions co;
       co.connect = true;
       co.switch_sources = true;
       co.paths = DqrOptions::Paths::EndToEnd;
-      const DqrResult res = dqr_reconfigure(list, f, f, r, co);
+      const DqrResult res = dqr_reconfigure(*list, f, f, r, co);
       Routing nr = dqr_routing(r, res);
       std::vector<ChannelList::Dep> edges;
       if (!res.ok || !validate(f, nr, &edges, true)) {
         std::fprintf(stderr, "dqr-eval: fat tree, switch-to-switch paths by DQR: not built (%s)\n",
                      res.failures.empty() ? "check failed" : res.failures.front().c_str());
       } else {
-        list.replace_dependencies(edges);
-        std::string name = "648-port 2-level fat tree, " + ft_engine + " node paths, switch-to-switch paths built by DQR (" +
-                           std::to_string(removed) + " entries removed, " + std::to_string(res.entries_changed) +
-                           " set) (" + std::to_string(ft_runs) + " runs)";
-        for (auto p : {DqrOptions::Paths::EndToEnd, DqrOptions::Paths::Local}) {
-          DqrOptions o;
-          o.paths = p;
-          o.switch_sources = true;
-          Row row = evaluate(name, f, nr, list, o, ft_faults, ft_runs, seed);
-          row.pts.resize(static_cast<size_t>(faults));
-          rows.push_back(row);
-          std::fprintf(stderr, "dqr-eval: %s %s done\n", name.c_str(), o.variant_name().c_str());
-        }
+        list->replace_dependencies(edges);
+        add_rows("648-port 2-level fat tree, " + ft_engine + " node paths, switch-to-switch paths built by DQR (" +
+                     std::to_string(removed) + " entries removed, " + std::to_string(res.entries_changed) + " set)" +
+                     runs_text,
+                 nr, *list, true);
       }
-    } while (false);
+    }
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return table(rows, faults, runs, seed, secs);
