@@ -59,6 +59,9 @@ std::vector<OptionSpec> FtreeMisrouteEngine::option_specs() const {
                        "valley leaves by plane: which traffic leaves a valley leaf's own planes to its turns: "
                        "sources (its own sources' routes), both (also every route to its LIDs), none, or auto "
                        "(route none and sources, keep the lowest EFI max)"),
+      OptionSpec::boolean("balance", "true",
+                          "with plane valleys on 1 VL: move entries off the busiest cable while no cable reaches its "
+                          "load and the CDG stays acyclic (fabrics up to 1M switch x LID pairs)"),
       OptionSpec::boolean("free_uturns", "true", "last resort: U-turns anywhere, kept only if the CDG check finds no cycle"),
       OptionSpec::boolean("updn_fallback", "true",
                           "last resort of all: Up*/Down* from one root on 1 VL (any connected fabric), CDG verified"),
@@ -549,6 +552,22 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     return out;
   }
   if (best) {
+    // Cable balancing (balance.cpp): kept only if the self-check passes and EFI max falls.
+    const size_t pairs = fabric.switches().size() * static_cast<size_t>(fabric.max_lid());
+    if (options.get_bool(option_spec("balance")) && pairs <= 1000000) {
+      Routing moved = best->out;
+      const size_t n = balance_cables(fabric, moved, 20000);
+      if (n > 0) {
+        CdgBuild b = self_check(moved);
+        const Verdict v = verdict_of(b, std::string(kName) + " self-check", true, 0);
+        const uint64_t e = efi_max(fabric, moved, workers);
+        if (v.ok() && v.cdg_acyclic && e < best->efi) {
+          moved.notes.push_back("cable balancing: " + std::to_string(n) + " entries moved, EFI max " +
+                                std::to_string(best->efi) + " -> " + std::to_string(e));
+          best = Best{std::move(moved), std::move(b), e};
+        }
+      }
+    }
     keep_self_check(best->out, best->b);
     return std::move(best->out);
   }

@@ -1,5 +1,5 @@
 // ftree-misroute's internals shared by its files: the destination LIDs as the engine numbers
-// them (dest_index.cpp), the valley leaves by plane (plane_valleys.cpp), and the Up*/Down* last resort (option updn_fallback, updn_fallback.cpp). Engine-private: include only from
+// them (dest_index.cpp), the valley leaves by plane (plane_valleys.cpp), the cable balancing (balance.cpp), and the Up*/Down* last resort (option updn_fallback, updn_fallback.cpp). Engine-private: include only from
 // routing_engines/engines/ftree_misroute/.
 #pragma once
 
@@ -10,6 +10,7 @@
 
 #include "ftroute/fabric.hpp"
 #include "ftroute/ftree_misroute/fattree.hpp"
+#include "ftroute/routing.hpp"
 
 namespace ftroute {
 
@@ -77,6 +78,11 @@ struct PlaneValleys {
 // and CAs above the leaves, or `forced` (plane_valleys=true); `spread` 1 or 2: turns spread over
 // a pod's leaves (PlaneValleys::spread), 3: turn pods by position (PlaneValleys::pods). Details in
 // plane_valleys.cpp.
+// Cable balancing (option balance, balance.cpp): moves entries off the busiest switch-to-switch
+// cable to another cable of their switch whose route reaches the LID in no more hops, while no
+// cable reaches that load and the CDG with switch sources stays acyclic; returns the entries moved.
+size_t balance_cables(const Fabric& fabric, Routing& routing, size_t max_moves);
+
 PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::vector<std::vector<DestLid>>& dests,
                            const std::vector<long>& divisor, const std::vector<int>& valleys, bool forced,
                            int spread = 0);

@@ -1,0 +1,260 @@
+// ftree-misroute's cable balancing on one VL (option `balance`, docs/ftree-misroute.md section 8,
+// "Cable balancing"): after the routing, the entries that load the busiest cable move, one at a
+// time, to another cable of their switch whose route on reaches the same LID in no more hops,
+// whenever no cable then reaches the busiest cable's load and the channel dependency graph with
+// switch sources (every switch's route to every LID) stays acyclic. Loads are those of `ftroute
+// compare`: routes per directed switch-to-switch cable, CA sources, CA and switch LIDs.
+#include "ftree_misroute/ftree_misroute_internal.hpp"
+#include "ftroute/routing.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+#include <vector>
+
+namespace ftroute {
+
+namespace {
+
+class Balancer {
+ public:
+  Balancer(const Fabric& f, Lfts& lfts) : f_(f), lfts_(lfts) {
+    sw_.assign(static_cast<size_t>(f.size()), -1);
+    for (int n : f.switches()) {
+      sw_[static_cast<size_t>(n)] = static_cast<int>(nodes_.size());
+      nodes_.push_back(n);
+    }
+    const size_t S = nodes_.size();
+    port_base_.assign(S + 1, 0);
+    for (size_t s = 0; s < S; s++) port_base_[s + 1] = port_base_[s] + f.node(nodes_[s]).num_ports + 1;
+    peer_.assign(static_cast<size_t>(port_base_[S]), -1);
+    cas_.assign(S, 0);
+    for (size_t s = 0; s < S; s++) {
+      const Node& n = f.node(nodes_[s]);
+      for (int p = 1; p <= n.num_ports; p++) {
+        const Port& x = n.port(p);
+        if (!x.connected()) continue;
+        if (f.node(x.peer_node).is_switch()) peer_[static_cast<size_t>(port_base_[s] + p)] = sw_[static_cast<size_t>(x.peer_node)];
+        else cas_[s]++;
+      }
+    }
+    for (const EndPort& e : f.end_ports())
+      for (Lid l = e.base_lid; l <= e.last_lid(); l++) {
+        const Attach a = f.attach(l);
+        if (a.valid()) lids_.push_back(l), target_.push_back(sw_[static_cast<size_t>(a.sw)]);
+      }
+    const size_t L = lids_.size();
+    flow_.assign(L * S, 0);
+    load_.assign(peer_.size(), 0);
+    for (size_t i = 0; i < L; i++) {
+      flows(i);
+      add_loads(i, 1);
+      for (size_t s = 0; s < S; s++) deps(i, static_cast<int>(s), 1);
+    }
+  }
+
+  // Moves entries off the busiest cable while it helps; returns the moves made.
+  size_t run(size_t max_moves) {
+    size_t moves = 0;
+    std::vector<char> stuck(load_.size(), 0);
+    while (moves < max_moves) {
+      uint64_t top = 0;
+      for (size_t c = 0; c < load_.size(); c++) top = std::max(top, load_[c]);
+      if (top == 0) break;
+      bool moved = false;
+      for (size_t c = 0; c < load_.size() && !moved; c++)
+        if (load_[c] == top && !stuck[c]) {
+          moved = move_off(c, top);
+          if (!moved) stuck[c] = 1;
+        }
+      if (!moved) break;
+      moves++;
+      std::fill(stuck.begin(), stuck.end(), 0);
+    }
+    return moves;
+  }
+
+ private:
+  size_t S() const { return nodes_.size(); }
+  uint8_t entry(int s, size_t i) const { return lfts_.get(nodes_[static_cast<size_t>(s)], lids_[i]); }
+  // the next switch from s towards LID i, -1 at the target or where the route leaves the switches
+  int next(int s, size_t i) const {
+    if (s == target_[i]) return -1;
+    const uint8_t q = entry(s, i);
+    if (q == 0 || q == kNoPath || q > f_.node(nodes_[static_cast<size_t>(s)]).num_ports) return -1;
+    return peer_[static_cast<size_t>(port_base_[static_cast<size_t>(s)] + q)];
+  }
+  int hops(int s, size_t i) const {
+    int h = 0;
+    for (int y = s; y >= 0 && y != target_[i] && h <= static_cast<int>(S()); y = next(y, i)) h++;
+    return h;
+  }
+  bool passes(int from, int x, size_t i) const {
+    int h = 0;
+    for (int y = from; y >= 0 && h <= static_cast<int>(S()); y = next(y, i), h++)
+      if (y == x) return true;
+    return false;
+  }
+  // flow_[i][s]: CA sources whose route to LID i passes switch s (routes are in-trees: sum over
+  // the switches in order of decreasing hops)
+  void flows(size_t i) {
+    uint32_t* fl = &flow_[i * S()];
+    std::vector<std::pair<int, int>> order;
+    for (size_t s = 0; s < S(); s++) order.push_back({-hops(static_cast<int>(s), i), static_cast<int>(s)});
+    std::sort(order.begin(), order.end());
+    for (size_t s = 0; s < S(); s++) fl[s] = cas_[s];
+    for (auto [h, s] : order) {
+      const int n = next(s, i);
+      if (n >= 0) fl[n] += fl[s];
+    }
+  }
+  size_t cable(int s, uint8_t q) const { return static_cast<size_t>(port_base_[static_cast<size_t>(s)] + q); }
+  void add_loads(size_t i, int sign) {
+    const uint32_t* fl = &flow_[i * S()];
+    for (size_t s = 0; s < S(); s++)
+      if (fl[s] && next(static_cast<int>(s), i) >= 0) {
+        uint64_t& l = load_[cable(static_cast<int>(s), entry(static_cast<int>(s), i))];
+        l = sign > 0 ? l + fl[s] : l - fl[s];
+      }
+  }
+  // the dependency (s's cable towards LID i) -> (the next switch's cable), counted per LID
+  static uint64_t key(size_t a, size_t b) { return (static_cast<uint64_t>(a) << 32) | b; }
+  void deps(size_t i, int s, int sign) {
+    const int n = next(s, i);
+    if (n < 0 || next(n, i) < 0) return;
+    const uint64_t k = key(cable(s, entry(s, i)), cable(n, entry(n, i)));
+    int& c = dep_[k];
+    c += sign;
+    if (c == 1 && sign > 0) succ_[cable(s, entry(s, i))].push_back(cable(n, entry(n, i)));
+    if (c == 0) {
+      auto& v = succ_[cable(s, entry(s, i))];
+      v.erase(std::find(v.begin(), v.end(), cable(n, entry(n, i))));
+      dep_.erase(k);
+    }
+  }
+  // whether `to` can be reached from `from` over the dependencies
+  bool reaches(size_t from, size_t to) {
+    if (++stamp_ == 0) std::fill(seen_.begin(), seen_.end(), 0), stamp_ = 1;
+    seen_.resize(peer_.size(), 0);
+    stack_.assign(1, from);
+    seen_[from] = stamp_;
+    while (!stack_.empty()) {
+      const size_t u = stack_.back();
+      stack_.pop_back();
+      if (u == to) return true;  // a cycle would close
+      auto it = succ_.find(u);
+      if (it == succ_.end()) continue;
+      for (size_t v : it->second)
+        if (seen_[v] != stamp_) seen_[v] = stamp_, stack_.push_back(v);
+    }
+    return false;
+  }
+  // the switches whose entry for LID i leads to s (the dependencies into s's cable)
+  void preds(int s, size_t i, std::vector<int>& out) const {
+    out.clear();
+    for (size_t u = 0; u < S(); u++)
+      if (next(static_cast<int>(u), i) == s) out.push_back(static_cast<int>(u));
+  }
+  // Sets switch s's entry for LID i to q, with its loads and dependencies; false (and nothing
+  // changed) when a dependency would close a cycle.
+  bool set(int s, size_t i, uint8_t q) {
+    std::vector<int> pre;
+    preds(s, i, pre);
+    const uint8_t was = entry(s, i);
+    add_loads(i, -1);
+    for (int u : pre) deps(i, u, -1);
+    deps(i, s, -1);
+    lfts_.set(nodes_[static_cast<size_t>(s)], lids_[i], q);
+    std::vector<std::pair<size_t, size_t>> added;
+    auto note = [&](int x) {
+      const int n = next(x, i);
+      if (n < 0 || next(n, i) < 0) return;
+      const uint64_t k = key(cable(x, entry(x, i)), cable(n, entry(n, i)));
+      if (!dep_.count(k)) added.push_back({cable(x, entry(x, i)), cable(n, entry(n, i))});
+    };
+    for (int u : pre) note(u);
+    note(s);
+    bool cyc = false;
+    for (auto [a, b] : added)
+      if (a == b || reaches(b, a)) cyc = true;
+    if (cyc) lfts_.set(nodes_[static_cast<size_t>(s)], lids_[i], was);
+    for (int u : pre) deps(i, u, 1);
+    deps(i, s, 1);
+    flows(i);
+    add_loads(i, 1);
+    if (cyc) return false;
+    // a cycle through two new dependencies together: check again with all of them in
+    for (auto [a, b] : added)
+      if (reaches(b, a)) {
+        set_back(s, i, was, pre);
+        return false;
+      }
+    return true;
+  }
+  void set_back(int s, size_t i, uint8_t was, const std::vector<int>& pre) {
+    add_loads(i, -1);
+    for (int u : pre) deps(i, u, -1);
+    deps(i, s, -1);
+    lfts_.set(nodes_[static_cast<size_t>(s)], lids_[i], was);
+    for (int u : pre) deps(i, u, 1);
+    deps(i, s, 1);
+    flows(i);
+    add_loads(i, 1);
+  }
+  // One entry off cable c (load top): the candidate whose new cables stay lowest, all below top.
+  bool move_off(size_t c, uint64_t top) {
+    int s = 0;
+    while (static_cast<size_t>(port_base_[static_cast<size_t>(s) + 1]) <= c) s++;
+    const uint8_t p = static_cast<uint8_t>(c - static_cast<size_t>(port_base_[static_cast<size_t>(s)]));
+    struct Cand {
+      uint64_t worst;
+      size_t i;
+      uint8_t q;
+    };
+    std::vector<Cand> cands;
+    const int np = f_.node(nodes_[static_cast<size_t>(s)]).num_ports;
+    for (size_t i = 0; i < lids_.size(); i++) {
+      if (entry(s, i) != p || s == target_[i]) continue;
+      const uint32_t fl = flow_[i * S() + static_cast<size_t>(s)];
+      if (!fl) continue;
+      const int h = hops(s, i);
+      std::vector<size_t> old_cables;
+      for (int y = s; y >= 0 && y != target_[i]; y = next(y, i)) old_cables.push_back(cable(y, entry(y, i)));
+      for (int q = 1; q <= np; q++) {
+        const int b = peer_[cable(s, static_cast<uint8_t>(q))];
+        if (q == p || b < 0 || (b != target_[i] && next(b, i) < 0) || passes(b, s, i) || 1 + hops(b, i) > h) continue;
+        uint64_t worst = load_[cable(s, static_cast<uint8_t>(q))] + fl;
+        for (int y = b; y >= 0 && y != target_[i]; y = next(y, i)) {
+          const size_t k = cable(y, entry(y, i));
+          const bool was_on = std::find(old_cables.begin(), old_cables.end(), k) != old_cables.end();
+          worst = std::max(worst, load_[k] + (was_on ? 0 : fl));
+        }
+        if (worst < top) cands.push_back({worst, i, static_cast<uint8_t>(q)});
+      }
+    }
+    std::stable_sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) { return a.worst < b.worst; });
+    for (const Cand& k : cands)
+      if (set(s, k.i, k.q)) return true;
+    return false;
+  }
+
+  const Fabric& f_;
+  Lfts& lfts_;
+  std::vector<int> sw_, nodes_, port_base_, peer_, target_;
+  std::vector<uint32_t> cas_, flow_;
+  std::vector<Lid> lids_;
+  std::vector<uint64_t> load_;
+  std::unordered_map<uint64_t, int> dep_;
+  std::unordered_map<size_t, std::vector<size_t>> succ_;
+  std::vector<uint32_t> seen_;
+  uint32_t stamp_ = 0;
+  std::vector<size_t> stack_;
+};
+
+}  // namespace
+
+size_t balance_cables(const Fabric& fabric, Routing& routing, size_t max_moves) {
+  Balancer b(fabric, routing.lfts);
+  return b.run(max_moves);
+}
+
+}  // namespace ftroute
