@@ -45,6 +45,7 @@ class Balancer {
     const size_t L = lids_.size();
     flow_.assign(L * S, 0);
     load_.assign(peer_.size(), 0);
+    succ_.assign(peer_.size(), {});
     for (size_t i = 0; i < L; i++) {
       flows(i);
       add_loads(i, 1);
@@ -94,17 +95,25 @@ class Balancer {
       if (y == x) return true;
     return false;
   }
-  // flow_[i][s]: CA sources whose route to LID i passes switch s (routes are in-trees: sum over
-  // the switches in order of decreasing hops)
+  // flow_[i][s]: CA sources whose route to LID i passes switch s (routes are in-trees: each
+  // switch passes its sum on once every switch routing into it has, Kahn's order)
   void flows(size_t i) {
     uint32_t* fl = &flow_[i * S()];
-    std::vector<std::pair<int, int>> order;
-    for (size_t s = 0; s < S(); s++) order.push_back({-hops(static_cast<int>(s), i), static_cast<int>(s)});
-    std::sort(order.begin(), order.end());
-    for (size_t s = 0; s < S(); s++) fl[s] = cas_[s];
-    for (auto [h, s] : order) {
-      const int n = next(s, i);
-      if (n >= 0) fl[n] += fl[s];
+    nxt_.resize(S());
+    indeg_.assign(S(), 0);
+    for (size_t s = 0; s < S(); s++) {
+      fl[s] = cas_[s];
+      nxt_[s] = next(static_cast<int>(s), i);
+      if (nxt_[s] >= 0) indeg_[static_cast<size_t>(nxt_[s])]++;
+    }
+    queue_.clear();
+    for (size_t s = 0; s < S(); s++)
+      if (!indeg_[s]) queue_.push_back(static_cast<int>(s));
+    for (size_t h = 0; h < queue_.size(); h++) {
+      const int s = queue_[h], n = nxt_[static_cast<size_t>(s)];
+      if (n < 0) continue;
+      fl[n] += fl[s];
+      if (--indeg_[static_cast<size_t>(n)] == 0) queue_.push_back(n);
     }
   }
   size_t cable(int s, uint8_t q) const { return static_cast<size_t>(port_base_[static_cast<size_t>(s)] + q); }
@@ -141,9 +150,7 @@ class Balancer {
       const size_t u = stack_.back();
       stack_.pop_back();
       if (u == to) return true;  // a cycle would close
-      auto it = succ_.find(u);
-      if (it == succ_.end()) continue;
-      for (size_t v : it->second)
+      for (size_t v : succ_[u])
         if (seen_[v] != stamp_) seen_[v] = stamp_, stack_.push_back(v);
     }
     return false;
@@ -244,7 +251,8 @@ class Balancer {
   std::vector<Lid> lids_;
   std::vector<uint64_t> load_;
   std::unordered_map<uint64_t, int> dep_;
-  std::unordered_map<size_t, std::vector<size_t>> succ_;
+  std::vector<std::vector<size_t>> succ_;  // per cable: the cables its dependencies lead to
+  std::vector<int> nxt_, indeg_, queue_;    // flows()' scratch
   std::vector<uint32_t> seen_;
   uint32_t stamp_ = 0;
   std::vector<size_t> stack_;
