@@ -75,6 +75,14 @@ Fabric ctree(const std::string& spec) {
   return f;
 }
 
+// `first`, then the faulted AN trees: 4-ary 3-trees with an AN per switch and 10 missing cables,
+// seeds 3-8 (whole planes cut off from some leaves)
+std::vector<std::string> with_faulted_an_trees(std::vector<std::string> first) {
+  for (int seed = 3; seed <= 8; seed++)
+    first.push_back("pods=4*4,aggs=4,cores=4,hosts=4,an=1,missing=10,seed=" + std::to_string(seed));
+  return first;
+}
+
 // Every turn between planes read back from the tables: (leaf, plane it comes down from, plane it
 // climbs into), once each: a LID that a leaf sends up into plane b and that a switch of another
 // plane a sends down into that leaf.
@@ -309,13 +317,9 @@ TEST(PlaneValleys, OneVlAcyclicAndLighterThanOneValleyLeaf) {
 TEST(PlaneValleys, TurnsBetweenPlanesFollowOneOrderOfPlanes) {
   // the presets, and 4-ary 3-trees with an AN per switch and 10 missing cables (whole planes cut
   // off from some leaves: destinations that several planes reach, but not all)
-  std::vector<std::string> specs = {"preset=hdr-3tier", "preset=edr-director"};
-  for (int seed = 3; seed <= 8; seed++)
-    specs.push_back("pods=4*4,aggs=4,cores=4,hosts=4,an=1,missing=10,seed=" + std::to_string(seed));
-  for (const std::string& spec : specs) {
+  for (const std::string& spec : with_faulted_an_trees({"preset=hdr-3tier", "preset=edr-director"})) {
     const char* name = spec.c_str();
-    Fabric f = topo::cluster_tree(topo::parse_cluster_tree(spec));
-    f.assign_lids();
+    const Fabric f = ctree(spec);
     const Routing r = route(f, "plane_valleys=by_plane");
     ASSERT_NE(r.notes.front().find("by plane"), std::string::npos) << name << ": " << r.notes.front();
     const FatTree t = recognize_fat_tree(f);
@@ -554,13 +558,9 @@ TEST(TurnPods, ByPlaneOrderAcrossPods) {
 // path longer (max and mean hops), and on faulted seed 5 below ft-minhop's credit-looping routing.
 // A balancing that ignored the CDG would be refused by the self-check (EFI then not lower).
 TEST(Balance, CablesLowerEfiMaxAcyclicWithNoLongerPaths) {
-  std::vector<std::string> specs = {"pods=4*4,aggs=4,cores=4,hosts=4,an=1", "preset=edr-director"};
-  for (int seed = 3; seed <= 8; seed++)
-    specs.push_back("pods=4*4,aggs=4,cores=4,hosts=4,an=1,missing=10,seed=" + std::to_string(seed));
-  for (const std::string& spec : specs) {
+  for (const std::string& spec : with_faulted_an_trees({"pods=4*4,aggs=4,cores=4,hosts=4,an=1", "preset=edr-director"})) {
     const char* name = spec.c_str();
-    Fabric f = topo::cluster_tree(topo::parse_cluster_tree(spec));
-    f.assign_lids();
+    const Fabric f = ctree(spec);
     const Routing plain = route(f, "");
     const Routing bal = make_engine("ftree-misroute")->route(f, {});
     bool noted = false;
@@ -575,8 +575,7 @@ TEST(Balance, CablesLowerEfiMaxAcyclicWithNoLongerPaths) {
     EXPECT_LE(vb.hops_max, vp.hops_max) << name;
     EXPECT_LE(vb.hops_avg, vp.hops_avg + 1e-9) << name;
   }
-  Fabric f5 = topo::cluster_tree(topo::parse_cluster_tree("pods=4*4,aggs=4,cores=4,hosts=4,an=1,missing=10,seed=5"));
-  f5.assign_lids();
+  const Fabric f5 = ctree("pods=4*4,aggs=4,cores=4,hosts=4,an=1,missing=10,seed=5");
   const uint64_t ours = validate(f5, make_engine("ftree-misroute")->route(f5, {}), {}).efi_max;
   const uint64_t minhop = validate(f5, make_engine("ft-minhop")->route(f5, {}), {}).efi_max;
   EXPECT_LT(ours, minhop);
