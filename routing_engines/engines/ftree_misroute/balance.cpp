@@ -53,11 +53,12 @@ class Balancer {
     }
   }
 
-  // Moves entries off the busiest cable while it helps; returns the moves made.
-  size_t run(size_t max_moves) {
+  // Moves entries off the busiest cable while it helps, within a budget of work (route steps,
+  // search steps: deterministic, unlike a clock); returns the moves made.
+  size_t run(size_t max_moves, uint64_t budget) {
     size_t moves = 0;
     std::vector<char> stuck(load_.size(), 0);
-    while (moves < max_moves) {
+    while (moves < max_moves && work_ < budget) {
       uint64_t top = 0;
       for (size_t c = 0; c < load_.size(); c++) top = std::max(top, load_[c]);
       if (top == 0) break;
@@ -84,9 +85,10 @@ class Balancer {
     if (q == 0 || q == kNoPath || q > f_.node(nodes_[static_cast<size_t>(s)]).num_ports) return -1;
     return peer_[static_cast<size_t>(port_base_[static_cast<size_t>(s)] + q)];
   }
-  int hops(int s, size_t i) const {
+  int hops(int s, size_t i) {
     int h = 0;
     for (int y = s; y >= 0 && y != target_[i] && h <= static_cast<int>(S()); y = next(y, i)) h++;
+    work_ += static_cast<uint64_t>(h) + 1;
     return h;
   }
   bool passes(int from, int x, size_t i) const {
@@ -99,6 +101,7 @@ class Balancer {
   // switch passes its sum on once every switch routing into it has, Kahn's order)
   void flows(size_t i) {
     uint32_t* fl = &flow_[i * S()];
+    work_ += S();
     nxt_.resize(S());
     indeg_.assign(S(), 0);
     for (size_t s = 0; s < S(); s++) {
@@ -149,6 +152,7 @@ class Balancer {
     while (!stack_.empty()) {
       const size_t u = stack_.back();
       stack_.pop_back();
+      work_++;
       if (u == to) return true;  // a cycle would close
       for (size_t v : succ_[u])
         if (seen_[v] != stamp_) seen_[v] = stamp_, stack_.push_back(v);
@@ -255,14 +259,15 @@ class Balancer {
   std::vector<int> nxt_, indeg_, queue_;    // flows()' scratch
   std::vector<uint32_t> seen_;
   uint32_t stamp_ = 0;
+  uint64_t work_ = 0;  // steps taken (the budget's unit)
   std::vector<size_t> stack_;
 };
 
 }  // namespace
 
-size_t balance_cables(const Fabric& fabric, Routing& routing, size_t max_moves) {
+size_t balance_cables(const Fabric& fabric, Routing& routing, size_t max_moves, uint64_t budget) {
   Balancer b(fabric, routing.lfts);
-  return b.run(max_moves);
+  return b.run(max_moves, budget);
 }
 
 }  // namespace ftroute

@@ -24,7 +24,11 @@ namespace ftroute {
 
 namespace {
 
-constexpr int kPlaneValleys = -2;  // the candidate "valley leaves by plane" in the list of valley leaves
+constexpr int kPlaneValleys = -2;
+// The cable balancing's work budget (route and search steps, balance.cpp): about 1.5 s of CPU on
+// a 2-core box of 2026, so a large fabric cannot hold OpenSM's sweep; hdr-3tier takes 35 M steps
+// (1,477 moves), edr-director 18 M. A step count, not a clock: the same tables on every machine.
+constexpr uint64_t kBalanceBudget = 150'000'000;  // the candidate "valley leaves by plane" in the list of valley leaves
 using ftree_router::Router;
 
 // EFI max of a routing as `ftroute compare` reports it: routes per directed switch-to-switch link,
@@ -556,7 +560,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     const size_t pairs = fabric.switches().size() * static_cast<size_t>(fabric.max_lid());
     if (options.get_bool(option_spec("balance")) && pairs <= 1000000) {
       Routing moved = best->out;
-      const size_t n = balance_cables(fabric, moved, 20000);
+      const size_t n = balance_cables(fabric, moved, 20000, kBalanceBudget);
       if (n > 0) {
         CdgBuild b = self_check(moved);
         const Verdict v = verdict_of(b, std::string(kName) + " self-check", true, 0);

@@ -80,8 +80,9 @@ struct PlaneValleys {
 // plane_valleys.cpp.
 // Cable balancing (option balance, balance.cpp): moves entries off the busiest switch-to-switch
 // cable to another cable of their switch whose route reaches the LID in no more hops, while no
-// cable reaches that load and the CDG with switch sources stays acyclic; returns the entries moved.
-size_t balance_cables(const Fabric& fabric, Routing& routing, size_t max_moves);
+// cable reaches that load and the CDG with switch sources stays acyclic, until no move helps,
+// max_moves or `budget` steps (routes walked, searched dependencies); returns the entries moved.
+size_t balance_cables(const Fabric& fabric, Routing& routing, size_t max_moves, uint64_t budget);
 
 PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::vector<std::vector<DestLid>>& dests,
                            const std::vector<long>& divisor, const std::vector<int>& valleys, bool forced,
