@@ -4,7 +4,7 @@
 #include <memory>
 #include <unordered_map>
 
-#include "ftdrb/incremental_dag.hpp"
+#include "ftroute/incremental_dag.hpp"
 #include "ftroute/route_walk.hpp"
 #include "ftroute/switch_graph.hpp"
 
@@ -302,7 +302,7 @@ Routing FtDrbEngine::compute(const Fabric& f, const EngineOptions& opt, const Pr
     return a.offset < b.offset;                                             // base paths next
   });
 
-  std::vector<std::unique_ptr<ftdrb::IncrementalDag>> layers;
+  std::vector<std::unique_ptr<IncrementalDag>> layers;
   std::vector<int> chans;
   int layers_used = 1;
   for (const Unit& u : units) {
@@ -319,7 +319,7 @@ Routing FtDrbEngine::compute(const Fabric& f, const EngineOptions& opt, const Pr
       throw EngineError(name(), "internal error: forwarding loop for LID " + std::to_string(u.lid));
     int placed = recovery ? 0 : -1;  // recovery: every path on VL 0, no CDG kept
     auto try_layer = [&](int L) {
-      while (static_cast<int>(layers.size()) <= L) layers.push_back(std::make_unique<ftdrb::IncrementalDag>(g.num_port_slots()));
+      while (static_cast<int>(layers.size()) <= L) layers.push_back(std::make_unique<IncrementalDag>(g.num_port_slots()));
       auto& dag = *layers[static_cast<size_t>(L)];
       size_t k = 0;
       for (; k + 1 < chans.size(); k++)

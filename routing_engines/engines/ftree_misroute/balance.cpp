@@ -5,10 +5,11 @@
 // switch sources (every switch's route to every LID) stays acyclic. Loads are those of `ftroute
 // compare`: routes per directed switch-to-switch cable, CA sources, CA and switch LIDs.
 #include "ftree_misroute/ftree_misroute_internal.hpp"
+#include "ftroute/incremental_dag.hpp"
 #include "ftroute/routing.hpp"
 
 #include <algorithm>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ftroute {
@@ -17,7 +18,7 @@ namespace {
 
 class Balancer {
  public:
-  Balancer(const Fabric& f, Lfts& lfts) : f_(f), lfts_(lfts) {
+  Balancer(const Fabric& f, Lfts& lfts) : f_(f), lfts_(lfts), dag_(0) {
     sw_.assign(static_cast<size_t>(f.size()), -1);
     for (int n : f.switches()) {
       sw_[static_cast<size_t>(n)] = static_cast<int>(nodes_.size());
@@ -45,11 +46,11 @@ class Balancer {
     const size_t L = lids_.size();
     flow_.assign(L * S, 0);
     load_.assign(peer_.size(), 0);
-    succ_.assign(peer_.size(), {});
+    dag_ = IncrementalDag(static_cast<int>(peer_.size()));
     for (size_t i = 0; i < L; i++) {
       flows(i);
       add_loads(i, 1);
-      for (size_t s = 0; s < S; s++) deps(i, static_cast<int>(s), 1);
+      for (size_t s = 0; s < S; s++) add_dep(i, static_cast<int>(s));  // the routing was checked acyclic
     }
   }
 
@@ -128,36 +129,23 @@ class Balancer {
         l = sign > 0 ? l + fl[s] : l - fl[s];
       }
   }
-  // the dependency (s's cable towards LID i) -> (the next switch's cable), counted per LID
-  static uint64_t key(size_t a, size_t b) { return (static_cast<uint64_t>(a) << 32) | b; }
-  void deps(size_t i, int s, int sign) {
+  // The dependency (s's cable towards LID i) -> (the next switch's cable): an edge of dag_,
+  // reference counted over the LIDs. add_dep is false (and adds nothing) where it would close a
+  // cycle of dependencies.
+  bool dep(int s, size_t i, std::pair<int, int>& e) const {
     const int n = next(s, i);
-    if (n < 0 || next(n, i) < 0) return;
-    const uint64_t k = key(cable(s, entry(s, i)), cable(n, entry(n, i)));
-    int& c = dep_[k];
-    c += sign;
-    if (c == 1 && sign > 0) succ_[cable(s, entry(s, i))].push_back(cable(n, entry(n, i)));
-    if (c == 0) {
-      auto& v = succ_[cable(s, entry(s, i))];
-      v.erase(std::find(v.begin(), v.end(), cable(n, entry(n, i))));
-      dep_.erase(k);
-    }
+    if (n < 0 || next(n, i) < 0) return false;
+    e = {static_cast<int>(cable(s, entry(s, i))), static_cast<int>(cable(n, entry(n, i)))};
+    return true;
   }
-  // whether `to` can be reached from `from` over the dependencies
-  bool reaches(size_t from, size_t to) {
-    if (++stamp_ == 0) std::fill(seen_.begin(), seen_.end(), 0), stamp_ = 1;
-    seen_.resize(peer_.size(), 0);
-    stack_.assign(1, from);
-    seen_[from] = stamp_;
-    while (!stack_.empty()) {
-      const size_t u = stack_.back();
-      stack_.pop_back();
-      work_++;
-      if (u == to) return true;  // a cycle would close
-      for (size_t v : succ_[u])
-        if (seen_[v] != stamp_) seen_[v] = stamp_, stack_.push_back(v);
-    }
-    return false;
+  bool add_dep(size_t i, int s) {
+    std::pair<int, int> e;
+    work_++;
+    return !dep(s, i, e) || dag_.add_edge(e.first, e.second);
+  }
+  void remove_dep(size_t i, int s) {
+    std::pair<int, int> e;
+    if (dep(s, i, e)) dag_.remove_edge(e.first, e.second);
   }
   // the switches whose entry for LID i leads to s (the dependencies into s's cable)
   void preds(int s, size_t i, std::vector<int>& out) const {
@@ -165,51 +153,32 @@ class Balancer {
     for (size_t u = 0; u < S(); u++)
       if (next(static_cast<int>(u), i) == s) out.push_back(static_cast<int>(u));
   }
-  // Sets switch s's entry for LID i to q, with its loads and dependencies; false (and nothing
-  // changed) when a dependency would close a cycle.
-  bool set(int s, size_t i, uint8_t q) {
-    std::vector<int> pre;
-    preds(s, i, pre);
-    const uint8_t was = entry(s, i);
+  // Switch s's entry for LID i set to q, with the dependencies of s and of the switches routing
+  // into it (`pre`), and LID i's flows and loads; false (and the entry back to `was`, all as
+  // before) when a dependency would close a cycle.
+  bool rewrite(int s, size_t i, uint8_t q, uint8_t was, const std::vector<int>& pre) {
     add_loads(i, -1);
-    for (int u : pre) deps(i, u, -1);
-    deps(i, s, -1);
+    for (int u : pre) remove_dep(i, u);
+    remove_dep(i, s);
     lfts_.set(nodes_[static_cast<size_t>(s)], lids_[i], q);
-    std::vector<std::pair<size_t, size_t>> added;
-    auto note = [&](int x) {
-      const int n = next(x, i);
-      if (n < 0 || next(n, i) < 0) return;
-      const uint64_t k = key(cable(x, entry(x, i)), cable(n, entry(n, i)));
-      if (!dep_.count(k)) added.push_back({cable(x, entry(x, i)), cable(n, entry(n, i))});
-    };
-    for (int u : pre) note(u);
-    note(s);
-    bool cyc = false;
-    for (auto [a, b] : added)
-      if (a == b || reaches(b, a)) cyc = true;
-    if (cyc) lfts_.set(nodes_[static_cast<size_t>(s)], lids_[i], was);
-    for (int u : pre) deps(i, u, 1);
-    deps(i, s, 1);
+    size_t added = 0;
+    bool ok = true;
+    for (; added < pre.size() && ok; added++) ok = add_dep(i, pre[added]);
+    if (ok) ok = add_dep(i, s);
+    else added--;  // the one that failed added nothing
+    if (!ok) {
+      for (size_t k = 0; k < added; k++) remove_dep(i, pre[k]);
+      lfts_.set(nodes_[static_cast<size_t>(s)], lids_[i], was);
+      for (int u : pre) add_dep(i, u);
+      add_dep(i, s);
+    }
     flows(i);
     add_loads(i, 1);
-    if (cyc) return false;
-    // a cycle through two new dependencies together: check again with all of them in
-    for (auto [a, b] : added)
-      if (reaches(b, a)) {
-        set_back(s, i, was, pre);
-        return false;
-      }
-    return true;
+    return ok;
   }
-  void set_back(int s, size_t i, uint8_t was, const std::vector<int>& pre) {
-    add_loads(i, -1);
-    for (int u : pre) deps(i, u, -1);
-    deps(i, s, -1);
-    lfts_.set(nodes_[static_cast<size_t>(s)], lids_[i], was);
-    for (int u : pre) deps(i, u, 1);
-    deps(i, s, 1);
-    flows(i);
-    add_loads(i, 1);
+  bool set(int s, size_t i, uint8_t q) {
+    preds(s, i, pre_);
+    return rewrite(s, i, q, entry(s, i), pre_);
   }
   // One entry off cable c (load top): the candidate whose new cables stay lowest, all below top.
   bool move_off(size_t c, uint64_t top) {
@@ -254,13 +223,10 @@ class Balancer {
   std::vector<uint32_t> cas_, flow_;
   std::vector<Lid> lids_;
   std::vector<uint64_t> load_;
-  std::unordered_map<uint64_t, int> dep_;
-  std::vector<std::vector<size_t>> succ_;  // per cable: the cables its dependencies lead to
-  std::vector<int> nxt_, indeg_, queue_;    // flows()' scratch
-  std::vector<uint32_t> seen_;
-  uint32_t stamp_ = 0;
-  uint64_t work_ = 0;  // steps taken (the budget's unit)
-  std::vector<size_t> stack_;
+  IncrementalDag dag_;                   // the dependencies between cables (switch sources)
+  std::vector<int> nxt_, indeg_, queue_;  // flows()' scratch
+  std::vector<int> pre_;                  // set()'s scratch
+  uint64_t work_ = 0;                     // steps taken (the budget's unit)
 };
 
 }  // namespace

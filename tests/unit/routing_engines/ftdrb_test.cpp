@@ -7,7 +7,6 @@
 #include <set>
 
 #include "ftdrb/ftdrb.hpp"
-#include "ftdrb/incremental_dag.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/pipeline.hpp"
 #include "ftroute/registry.hpp"
@@ -127,23 +126,6 @@ bool expect_valid(const Fabric& f, const Routing& r) {
 }
 
 }  // namespace
-
-TEST(IncrementalDag, RejectsCyclesAndKeepsOrder) {
-  ftdrb::IncrementalDag d(5);
-  EXPECT_TRUE(d.add_edge(3, 1));
-  EXPECT_TRUE(d.add_edge(1, 0));
-  EXPECT_LT(d.order(3), d.order(1));
-  EXPECT_LT(d.order(1), d.order(0));
-  EXPECT_FALSE(d.add_edge(0, 3));  // 3->1->0->3
-  EXPECT_FALSE(d.has_edge(0, 3));
-  EXPECT_TRUE(d.add_edge(3, 1));   // second reference
-  d.remove_edge(3, 1);
-  EXPECT_TRUE(d.has_edge(3, 1));
-  d.remove_edge(3, 1);
-  EXPECT_FALSE(d.has_edge(3, 1));
-  EXPECT_TRUE(d.add_edge(0, 3));   // no longer a cycle
-  EXPECT_FALSE(d.add_edge(2, 2));
-}
 
 TEST(FtDrb, TorusLmc2AllPathsValidAndLayered) {
   Fabric f = grid(4, 4, true, 1);

@@ -1,8 +1,8 @@
-#include "ftdrb/incremental_dag.hpp"
+#include "ftroute/incremental_dag.hpp"
 
 #include <algorithm>
 
-namespace ftroute::ftdrb {
+namespace ftroute {
 
 IncrementalDag::IncrementalDag(int n)
     : out_(static_cast<size_t>(n)), in_(static_cast<size_t>(n)), ord_(static_cast<size_t>(n)),
@@ -94,4 +94,4 @@ bool IncrementalDag::reorder(int u, int v) {
   return true;
 }
 
-}  // namespace ftroute::ftdrb
+}  // namespace ftroute

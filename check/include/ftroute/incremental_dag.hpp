@@ -1,8 +1,9 @@
 // Incremental acyclicity for one virtual layer: a directed graph over channel ids whose edges
 // can be added (rejected if they would close a cycle) and removed, keeping a topological order
 // all the time (Pearce & Kelly, "A dynamic topological sort algorithm for directed acyclic
-// graphs", JEA 2007). Used by FT-DRB to place paths onto VL layers LASH-style: a path goes to
-// the first layer whose dependency graph stays acyclic with it.
+// graphs", JEA 2007). Used by FT-DRB to place paths onto VL layers LASH-style (a path goes to
+// the first layer whose dependency graph stays acyclic with it) and by ftree-misroute's cable
+// balancing (a moved entry's new dependencies must keep the graph acyclic).
 #pragma once
 
 #include <cstddef>
@@ -10,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace ftroute::ftdrb {
+namespace ftroute {
 
 class IncrementalDag {
  public:
@@ -37,4 +38,4 @@ class IncrementalDag {
   int stamp_ = 0;
 };
 
-}  // namespace ftroute::ftdrb
+}  // namespace ftroute
