@@ -138,10 +138,9 @@ DqrResult Reconfigurer::run() {
         if (!at.valid()) continue;
         bool missing = false;
         for (int s : before_.switches())
-          if (s != at.sw) {
+          if (s != at.sw && !missing) {
             const uint8_t q = r_.lfts.get(s, d);
-            missing = missing || q == kNoPath || q == 0 || q > before_.node(s).num_ports ||
-                      !before_.node(s).port(q).connected();
+            missing = no_port(s, q) || !before_.node(s).port(q).connected();
           }
         if (missing) {
           lid_order_.push_back(d);
@@ -214,23 +213,26 @@ DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric&
 
 size_t dqr_strip_switch_paths(const Fabric& fabric, Routing& routing) {
   size_t removed = 0;
+  std::vector<int> with_cas;  // the switches CAs attach to (a CA's route to d is its switch's)
   std::vector<char> on(static_cast<size_t>(fabric.size()), 0);
+  for (int c : fabric.cas()) {
+    const Node& n = fabric.node(c);
+    for (int p = 1; p <= n.num_ports; p++) {
+      const Port& x = n.port(p);
+      if (x.connected() && fabric.node(x.peer_node).is_switch() && !on[static_cast<size_t>(x.peer_node)])
+        on[static_cast<size_t>(x.peer_node)] = 1, with_cas.push_back(x.peer_node);
+    }
+  }
   for (const EndPort& ep : fabric.end_ports()) {
     if (!fabric.node(ep.node).is_switch()) continue;
     for (Lid d = ep.base_lid; d <= ep.last_lid(); d++) {
       std::fill(on.begin(), on.end(), 0);
       on[static_cast<size_t>(ep.node)] = 1;
-      for (int c : fabric.cas()) {  // the switches on every CA's route to d
-        const Node& n = fabric.node(c);
-        for (int p = 1; p <= n.num_ports; p++) {
-          const Port& x = n.port(p);
-          if (!x.connected() || !fabric.node(x.peer_node).is_switch()) continue;
-          walk_path(fabric, routing.lfts, x.peer_node, d, -1, 0, [&](int y, const RouteHop&) {
-            on[static_cast<size_t>(y)] = 1;
-            return true;
-          });
-        }
-      }
+      for (int sw : with_cas)  // the switches on every CA's route to d
+        walk_path(fabric, routing.lfts, sw, d, -1, 0, [&](int y, const RouteHop&) {
+          on[static_cast<size_t>(y)] = 1;
+          return true;
+        });
       for (int s : fabric.switches())
         if (!on[static_cast<size_t>(s)] && routing.lfts.get(s, d) != kNoPath) routing.lfts.set(s, d, kNoPath), removed++;
     }

@@ -63,6 +63,9 @@ class Reconfigurer {
   Id ch(int n, int p, int vl) const { return static_cast<Id>(link(n, p)) * kNumVlSlots + static_cast<Id>(vl); }
   int link(int n, int p) const { return node_[static_cast<size_t>(n)].port_base + p; }
   int nports(int n) const { return node_[static_cast<size_t>(n)].nports; }
+  // an entry that forwards through no port (none, port 0 at a switch that is not the target, or
+  // past the last port): what DqrOptions::connect builds, where a repair finds dead links
+  bool no_port(int n, uint8_t q) const { return q == kNoPath || q == 0 || q > nports(n); }
   // (switch u, port of u) for every switch link entering y in `before`
   std::span<const std::pair<int, uint8_t>> sw_in(int y) const {
     const size_t b = static_cast<size_t>(tables_->sw_in_off[static_cast<size_t>(y)]);

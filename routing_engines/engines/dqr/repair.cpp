@@ -102,8 +102,7 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
   if (o_.paths == DqrOptions::Paths::Local) {
     for (int s : affected) {
       uint8_t p = cur(s);
-      const bool nowhere = p == kNoPath || p == 0 || p > after_.node(s).num_ports;  // connect: no entry yet
-      if (nowhere ? o_.connect : dead(s, p)) todo.push_back(s);
+      if (no_port(s, p) ? o_.connect : dead(s, p)) todo.push_back(s);
     }
     if (todo.size() > 1) {  // nearest to d first
       std::vector<std::pair<int, int>> key;  // (distance, switch)
