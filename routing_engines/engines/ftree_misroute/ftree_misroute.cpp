@@ -24,11 +24,13 @@ namespace ftroute {
 
 namespace {
 
-constexpr int kPlaneValleys = -2;
-// The cable balancing's work budget (route and search steps, balance.cpp): about 1.5 s of CPU on
-// a 2-core box of 2026, so a large fabric cannot hold OpenSM's sweep; hdr-3tier takes 35 M steps
-// (1,477 moves), edr-director 18 M. A step count, not a clock: the same tables on every machine.
-constexpr uint64_t kBalanceBudget = 150'000'000;  // the candidate "valley leaves by plane" in the list of valley leaves
+constexpr int kPlaneValleys = -2;  // the candidate "valley leaves by plane" in the list of valley leaves
+// The cable balancing (balance.cpp): fabrics up to this many switch x LID pairs (its per-LID flow
+// table), and a work budget in route and dependency steps: about 1.5 s of CPU on a 2-core box of
+// 2026, so a large fabric cannot hold OpenSM's sweep. A step count, not a clock: the same tables
+// on every machine.
+constexpr size_t kBalancePairs = 1'000'000;
+constexpr uint64_t kBalanceBudget = 150'000'000;
 using ftree_router::Router;
 
 // EFI max of a routing as `ftroute compare` reports it: routes per directed switch-to-switch link,
@@ -558,14 +560,14 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
   if (best) {
     // Cable balancing (balance.cpp): kept only if the self-check passes and EFI max falls.
     const size_t pairs = fabric.switches().size() * static_cast<size_t>(fabric.max_lid());
-    if (options.get_bool(option_spec("balance")) && pairs <= 1000000) {
+    if (options.get_bool(option_spec("balance")) && pairs <= kBalancePairs) {
       Routing moved = best->out;
       const size_t n = balance_cables(fabric, moved, 20000, kBalanceBudget);
       if (n > 0) {
         CdgBuild b = self_check(moved);
         const Verdict v = verdict_of(b, std::string(kName) + " self-check", true, 0);
-        const uint64_t e = efi_max(fabric, moved, workers);
-        if (v.ok() && v.cdg_acyclic && e < best->efi) {
+        const uint64_t e = v.ok() && v.cdg_acyclic ? efi_max(fabric, moved, workers) : best->efi;
+        if (e < best->efi) {
           moved.notes.push_back("cable balancing: " + std::to_string(n) + " entries moved, EFI max " +
                                 std::to_string(best->efi) + " -> " + std::to_string(e));
           best = Best{std::move(moved), std::move(b), e};
