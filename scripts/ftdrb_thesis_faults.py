@@ -79,13 +79,11 @@ def grid_of(switches, links):
     return A, B
 
 
-def shape_links(shape, k, rng, links, dims):
-    """The links tracing `shape` (K links per side) at a random place and rotation, as link keys of
-    `links`; None where a side would leave a mesh or a link is missing."""
+def shape_links(shape, k, rng, by_ends, dims):
+    """The links tracing `shape` (K links per side) at a random place and rotation, as link keys
+    (values of `by_ends`: frozenset of the two switches -> link key); None where a side would leave
+    a mesh or a link is missing."""
     A, B = dims
-    by_ends = {}
-    for a, b in links:
-        by_ends[frozenset((a[0], b[0]))] = (a, b)
     x0, y0 = rng.randrange(A), rng.randrange(B)
     rot = rng.randrange(4)
     # unit steps along the shape's two axes after the rotation
@@ -197,6 +195,7 @@ def main():
             return 2
         links, switches = switch_links(net)
         dims = grid_of(switches, links)
+        by_ends = {frozenset((x[0], y[0])): (x, y) for x, y in links}
         if a.shape and dims is None:
             print(f"ftdrb_thesis_faults: --shape needs a 2-D torus or mesh (switches named Sx_y), not {a.gen}",
                   file=sys.stderr)
@@ -217,7 +216,7 @@ def main():
         for i in range(a.sets):
             rng = random.Random(1000 + i)
             for _ in range(1000):
-                dead = shape_links(a.shape, a.size, rng, links, dims) if a.shape else rng.sample(links, a.faults)
+                dead = shape_links(a.shape, a.size, rng, by_ends, dims) if a.shape else rng.sample(links, a.faults)
                 if dead is not None and connected(links, set(dead), switches):
                     break
             else:
