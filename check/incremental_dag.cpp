@@ -10,14 +10,14 @@ IncrementalDag::IncrementalDag(int n)
   for (int i = 0; i < n; i++) ord_[static_cast<size_t>(i)] = node_at_[static_cast<size_t>(i)] = i;
 }
 
-bool IncrementalDag::add_edge(int u, int v) {
+bool IncrementalDag::add_edge(int u, int v, uint64_t max_steps) {
   if (u == v) return false;
   auto it = refs_.find(key(u, v));
   if (it != refs_.end()) {
     it->second++;
     return true;
   }
-  if (ord_[static_cast<size_t>(u)] > ord_[static_cast<size_t>(v)] && !reorder(u, v)) return false;
+  if (ord_[static_cast<size_t>(u)] > ord_[static_cast<size_t>(v)] && !reorder(u, v, max_steps)) return false;
   refs_.emplace(key(u, v), 1);
   out_[static_cast<size_t>(u)].push_back(v);
   in_[static_cast<size_t>(v)].push_back(u);
@@ -42,8 +42,10 @@ void IncrementalDag::remove_edge(int u, int v) {
 
 // Inserting u->v with ord[u] > ord[v]: the affected region is the order interval [ord v, ord u].
 // Forward search from v inside it; reaching u means a cycle. Otherwise move the backward set of
-// u (nodes that reach u) before the forward set of v, reusing their positions.
-bool IncrementalDag::reorder(int u, int v) {
+// u (nodes that reach u) before the forward set of v, reusing their positions. A forward search
+// longer than max_steps gives up as if it had found a cycle (nothing has changed yet).
+bool IncrementalDag::reorder(int u, int v, uint64_t max_steps) {
+  const uint64_t limit = max_steps > UINT64_MAX - steps_ ? UINT64_MAX : steps_ + max_steps;
   const int lb = ord_[static_cast<size_t>(v)], ub = ord_[static_cast<size_t>(u)];
   ++stamp_;
   std::vector<int> fwd, bwd, stack{v};
@@ -52,6 +54,8 @@ bool IncrementalDag::reorder(int u, int v) {
     int x = stack.back();
     stack.pop_back();
     fwd.push_back(x);
+    steps_ += 1 + out_[static_cast<size_t>(x)].size();
+    if (steps_ > limit) return false;
     for (int y : out_[static_cast<size_t>(x)]) {
       if (y == u) return false;  // cycle
       if (mark_[static_cast<size_t>(y)] != stamp_ && ord_[static_cast<size_t>(y)] < ub) {
@@ -67,6 +71,7 @@ bool IncrementalDag::reorder(int u, int v) {
     int x = stack.back();
     stack.pop_back();
     bwd.push_back(x);
+    steps_ += 1 + in_[static_cast<size_t>(x)].size();
     for (int y : in_[static_cast<size_t>(x)]) {
       if (mark_[static_cast<size_t>(y)] != stamp_ && ord_[static_cast<size_t>(y)] > lb) {
         mark_[static_cast<size_t>(y)] = stamp_;

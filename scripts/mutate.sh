@@ -92,7 +92,7 @@ ftree-spread-short-leaf-turns-anywhere @ return k == 1 && exit_here_[static_cast
 ftree-pods-uturns-anywhere @         vc[static_cast<size_t>(s)] = t.block[1][static_cast<size_t>(s)] == t.block[1][static_cast<size_t>(home)]; @         (void)home; @ ftree_valley_chains_test @ ^TurnPods\.
 ftree-pods-between-any-plane @       return (k == 1 ? own_[static_cast<size_t>(target_)] == own_[static_cast<size_t>(s)] : k >= 3) ? 1 : 0; @       return 0; @ ftree_valley_chains_test @ ^TurnPods\.
 ftree-spare-off @     if (!spare_ || k != 1 || t_.rank[static_cast<size_t>(s)] != 0) return 0; @     return 0; @ ftree_valley_chains_test @ ^SpareTurnPlanes\.
-ftree-balance-no-cdg @     return !dep(s, i, e) || dag_.add_edge(e.first, e.second); @     if (dep(s, i, e)) dag_.add_edge(e.first, e.second); return true; @ ftree_valley_chains_test @ ^Balance\.
+ftree-balance-no-cdg @     return !dep(s, i, e) || dag_.add_edge(e.first, e.second, max_steps); @     if (dep(s, i, e)) dag_.add_edge(e.first, e.second, max_steps); return true; @ ftree_valley_chains_test @ ^Balance\.
 ftree-auto-keeps-first @       if (!best || e < best->efi) best = Best{std::move(out), std::move(*b), e}; @       if (!best) best = Best{std::move(out), std::move(*b), e}; @ ftree_valley_chains_test @ ^SpreadTurns\.
 campaign-lost-counts-faulty-routing @ const auto base = cache.get(cfg, intact, key.fabric, key.engine); @ const auto base = cache.get(cfg, f, key.fabric, key.engine); @ campaign_lost_test @ ^LostRoutes\.
 campaign-lost-last-cable-ignored @ if (h.kind != RouteHop::Dropped && h.port > 0 && dead_port[off[static_cast<size_t>(s)] + h.port]) cut = true; @ if (h.kind == RouteHop::Forward && dead_port[off[static_cast<size_t>(s)] + h.port]) cut = true; @ campaign_lost_test @ ^LostRoutes\.

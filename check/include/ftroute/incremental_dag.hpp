@@ -18,24 +18,28 @@ class IncrementalDag {
   explicit IncrementalDag(int num_nodes);
 
   // Adds u->v (reference counted). Returns false, leaving the graph unchanged, if the edge
-  // would close a cycle. Self loops are rejected.
-  bool add_edge(int u, int v);
+  // would close a cycle, or might: when the search for a cycle takes more than max_steps steps
+  // (a bound for callers that can do without an edge). Self loops are rejected.
+  bool add_edge(int u, int v, uint64_t max_steps = UINT64_MAX);
   // Drops one reference of u->v; the edge disappears at zero. No-op when absent.
   void remove_edge(int u, int v);
   bool has_edge(int u, int v) const { return refs_.count(key(u, v)) != 0; }
   int num_edges() const { return static_cast<int>(refs_.size()); }
   // Position of a node in the maintained topological order (for tests).
   int order(int v) const { return ord_[static_cast<size_t>(v)]; }
+  // Nodes and edges visited by the searches so far (a measure of work, for budgets).
+  uint64_t steps() const { return steps_; }
 
  private:
   static uint64_t key(int u, int v) { return (static_cast<uint64_t>(static_cast<uint32_t>(u)) << 32) | static_cast<uint32_t>(v); }
-  bool reorder(int u, int v);  // restores the order after inserting u->v with ord[u] > ord[v]
+  bool reorder(int u, int v, uint64_t max_steps);  // restores the order after inserting u->v with ord[u] > ord[v]
 
   std::vector<std::vector<int>> out_, in_;
   std::vector<int> ord_, node_at_;
   std::unordered_map<uint64_t, int> refs_;
   std::vector<int> mark_;     // visit stamps
   int stamp_ = 0;
+  uint64_t steps_ = 0;
 };
 
 }  // namespace ftroute

@@ -1,14 +1,20 @@
 // ftree-misroute's cable balancing on one VL (option `balance`, docs/ftree-misroute.md section 8,
-// "Cable balancing"): after the routing, the entries that load the busiest cable move, one at a
-// time, to another cable of their switch whose route on reaches the same LID in no more hops,
-// whenever no cable then reaches the busiest cable's load and the channel dependency graph with
-// switch sources (every switch's route to every LID) stays acyclic. Loads are those of `ftroute
-// compare`: routes per directed switch-to-switch cable, CA sources, CA and switch LIDs.
+// "Cable balancing"): a local search over the entries after the routing. Each (switch, LID) entry
+// that carries routes may move to another cable of its switch whose route on reaches the LID in no
+// more hops, when that lowers the potential sum over cables of (load / initial EFI max)^8, no cable
+// rises above the busiest cable's load, and the channel dependency graph with switch sources (every
+// switch's route to every LID) stays acyclic. A high power makes the busiest cables weigh most
+// while every cable counts, so entries also move off cables next to the busiest and make room for
+// the moves that relieve them (a search on the busiest cable alone stops early, session 18). The
+// entries are visited LID by LID, round after round, until a round moves none or the work budget
+// runs out. Loads are those of `ftroute compare`: routes per directed switch-to-switch cable, CA
+// sources, CA and switch LIDs.
 #include "ftree_misroute/ftree_misroute_internal.hpp"
 #include "ftroute/incremental_dag.hpp"
 #include "ftroute/routing.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -45,8 +51,11 @@ class Balancer {
       }
     const size_t L = lids_.size();
     flow_.assign(L * S, 0);
+    hop_.assign(L * S, -1);
     load_.assign(peer_.size(), 0);
     dag_ = IncrementalDag(static_cast<int>(peer_.size()));
+    mark_.assign(S, 0);
+    pos_.assign(S, 0);
     for (size_t i = 0; i < L; i++) {
       flows(i);
       add_loads(i, 1);
@@ -54,27 +63,23 @@ class Balancer {
     }
   }
 
-  // Moves entries off the busiest cable while it helps, within a budget of work (route steps,
-  // search steps: deterministic, unlike a clock); returns the moves made.
+  // Rounds over every entry (LID by LID) while one moves, within a budget of work (route steps:
+  // deterministic, unlike a clock); returns the moves made.
   size_t run(size_t max_moves, uint64_t budget) {
     size_t moves = 0;
-    std::vector<char> stuck(load_.size(), 0);
-    while (moves < max_moves && work_ < budget) {
-      uint64_t top = 0;
-      for (size_t c = 0; c < load_.size(); c++) top = std::max(top, load_[c]);
-      if (top == 0) break;
-      bool moved = false;
-      for (size_t c = 0; c < load_.size() && !moved; c++)
-        if (load_[c] == top && !stuck[c]) {
-          moved = move_off(c, top);
-          if (!moved) stuck[c] = 1;
-        }
-      if (!moved) break;
-      moves++;
-      std::fill(stuck.begin(), stuck.end(), 0);
+    rescan_top();
+    if (top_ == 0) return 0;
+    inv_ = 1.0 / static_cast<double>(top_);
+    for (bool moved = true; moved && moves < max_moves && work() < budget;) {
+      moved = false;
+      for (size_t i = 0; i < lids_.size() && moves < max_moves && work() < budget; i++)
+        for (int s = 0; s < static_cast<int>(S()) && moves < max_moves; s++)
+          if (try_move(s, i)) moves++, moved = true;
     }
     return moves;
   }
+  uint64_t top() const { return top_; }
+  uint64_t work() const { return work_ + dag_.steps(); }
 
  private:
   size_t S() const { return nodes_.size(); }
@@ -86,20 +91,9 @@ class Balancer {
     if (q == 0 || q == kNoPath || q > f_.node(nodes_[static_cast<size_t>(s)]).num_ports) return -1;
     return peer_[static_cast<size_t>(port_base_[static_cast<size_t>(s)] + q)];
   }
-  int hops(int s, size_t i) {
-    int h = 0;
-    for (int y = s; y >= 0 && y != target_[i] && h <= static_cast<int>(S()); y = next(y, i)) h++;
-    work_ += static_cast<uint64_t>(h) + 1;
-    return h;
-  }
-  bool passes(int from, int x, size_t i) const {
-    int h = 0;
-    for (int y = from; y >= 0 && h <= static_cast<int>(S()); y = next(y, i), h++)
-      if (y == x) return true;
-    return false;
-  }
   // flow_[i][s]: CA sources whose route to LID i passes switch s (routes are in-trees: each
-  // switch passes its sum on once every switch routing into it has, Kahn's order)
+  // switch passes its sum on once every switch routing into it has, Kahn's order); hop_[i][s]:
+  // switch hops from s to LID i's switch, -1 where the route ends elsewhere (Kahn's order backwards)
   void flows(size_t i) {
     uint32_t* fl = &flow_[i * S()];
     work_ += S();
@@ -118,6 +112,12 @@ class Balancer {
       if (n < 0) continue;
       fl[n] += fl[s];
       if (--indeg_[static_cast<size_t>(n)] == 0) queue_.push_back(n);
+    }
+    int16_t* hp = &hop_[i * S()];
+    std::fill(hp, hp + S(), int16_t{-1});
+    for (size_t h = queue_.size(); h-- > 0;) {
+      const int s = queue_[h], n = nxt_[static_cast<size_t>(s)];
+      hp[s] = s == target_[i] ? 0 : n < 0 || hp[n] < 0 ? -1 : static_cast<int16_t>(hp[n] + 1);
     }
   }
   size_t cable(int s, uint8_t q) const { return static_cast<size_t>(port_base_[static_cast<size_t>(s)] + q); }
@@ -138,10 +138,10 @@ class Balancer {
     e = {static_cast<int>(cable(s, entry(s, i))), static_cast<int>(cable(n, entry(n, i)))};
     return true;
   }
-  bool add_dep(size_t i, int s) {
+  bool add_dep(size_t i, int s, uint64_t max_steps = UINT64_MAX) {
     std::pair<int, int> e;
     work_++;
-    return !dep(s, i, e) || dag_.add_edge(e.first, e.second);
+    return !dep(s, i, e) || dag_.add_edge(e.first, e.second, max_steps);
   }
   void remove_dep(size_t i, int s) {
     std::pair<int, int> e;
@@ -163,8 +163,8 @@ class Balancer {
     lfts_.set(nodes_[static_cast<size_t>(s)], lids_[i], q);
     size_t added = 0;
     bool ok = true;
-    for (; added < pre.size() && ok; added++) ok = add_dep(i, pre[added]);
-    if (ok) ok = add_dep(i, s);
+    for (; added < pre.size() && ok; added++) ok = add_dep(i, pre[added], kSearch);
+    if (ok) ok = add_dep(i, s, kSearch);
     else added--;  // the one that failed added nothing
     if (!ok) {
       for (size_t k = 0; k < added; k++) remove_dep(i, pre[k]);
@@ -180,43 +180,80 @@ class Balancer {
     preds(s, i, pre_);
     return rewrite(s, i, q, entry(s, i), pre_);
   }
-  // One entry off cable c (load top): the candidate whose new cables stay lowest, all below top.
-  bool move_off(size_t c, uint64_t top) {
-    int s = 0;
-    while (static_cast<size_t>(port_base_[static_cast<size_t>(s) + 1]) <= c) s++;
-    const uint8_t p = static_cast<uint8_t>(c - static_cast<size_t>(port_base_[static_cast<size_t>(s)]));
-    struct Cand {
-      uint64_t worst;
-      size_t i;
-      uint8_t q;
-    };
-    std::vector<Cand> cands;
+  double phi(uint64_t load) const {
+    const double r = static_cast<double>(load) * inv_, r2 = r * r, r4 = r2 * r2;
+    return r4 * r4;
+  }
+  void rescan_top() {
+    top_ = 0;
+    for (uint64_t l : load_) top_ = std::max(top_, l);
+  }
+  // Switch s's entry for LID i to the cable of the lowest potential, if one lowers it (see the top).
+  // The old route from s and a new one from the cable's far switch b coincide from the first switch
+  // they share on (routes are in-trees), so only the cables before it change; b reaching the LID in
+  // fewer hops than s keeps s off b's route (no loop).
+  bool try_move(int s, size_t i) {
+    const size_t at = i * S() + static_cast<size_t>(s);
+    const uint32_t fl = flow_[at];
+    if (!fl || s == target_[i] || hop_[at] <= 0) return false;
+    const int h = hop_[at];
+    const uint8_t p = entry(s, i);
+    stamp_++;
+    gain_.assign(1, 0.0);
+    bool tops = false;
+    uint64_t hottest = 0;
+    for (int y = s; y != target_[i]; y = next(y, i)) {
+      mark_[static_cast<size_t>(y)] = stamp_, pos_[static_cast<size_t>(y)] = static_cast<int>(gain_.size()) - 1;
+      const uint64_t l = load_[cable(y, entry(y, i))];
+      tops = tops || l == top_;
+      hottest = std::max(hottest, l);
+      gain_.push_back(gain_.back() + phi(l - fl) - phi(l));
+    }
+    work_ += gain_.size();
+    if (static_cast<double>(hottest) < kHot * static_cast<double>(top_)) return false;
+    mark_[static_cast<size_t>(target_[i])] = stamp_, pos_[static_cast<size_t>(target_[i])] = static_cast<int>(gain_.size()) - 1;
+    cands_.clear();
     const int np = f_.node(nodes_[static_cast<size_t>(s)]).num_ports;
-    for (size_t i = 0; i < lids_.size(); i++) {
-      if (entry(s, i) != p || s == target_[i]) continue;
-      const uint32_t fl = flow_[i * S() + static_cast<size_t>(s)];
-      if (!fl) continue;
-      const int h = hops(s, i);
-      std::vector<size_t> old_cables;
-      for (int y = s; y >= 0 && y != target_[i]; y = next(y, i)) old_cables.push_back(cable(y, entry(y, i)));
-      for (int q = 1; q <= np; q++) {
-        const int b = peer_[cable(s, static_cast<uint8_t>(q))];
-        if (q == p || b < 0 || (b != target_[i] && next(b, i) < 0) || passes(b, s, i) || 1 + hops(b, i) > h) continue;
-        uint64_t worst = load_[cable(s, static_cast<uint8_t>(q))] + fl;
-        for (int y = b; y >= 0 && y != target_[i]; y = next(y, i)) {
-          const size_t k = cable(y, entry(y, i));
-          const bool was_on = std::find(old_cables.begin(), old_cables.end(), k) != old_cables.end();
-          worst = std::max(worst, load_[k] + (was_on ? 0 : fl));
-        }
-        if (worst < top) cands.push_back({worst, i, static_cast<uint8_t>(q)});
+    for (int q = 1; q <= np; q++) {
+      const int b = peer_[cable(s, static_cast<uint8_t>(q))];
+      if (q == p || b < 0) continue;
+      const int hb = hop_[i * S() + static_cast<size_t>(b)];
+      if (hb < 0 || hb + 1 > h) continue;
+      uint64_t l = load_[cable(s, static_cast<uint8_t>(q))], worst = l + fl;
+      double d = phi(l + fl) - phi(l);
+      int y = b;
+      for (; mark_[static_cast<size_t>(y)] != stamp_; y = next(y, i), work_++) {
+        l = load_[cable(y, entry(y, i))];
+        worst = std::max(worst, l + fl);
+        d += phi(l + fl) - phi(l);
+      }
+      d += gain_[static_cast<size_t>(pos_[static_cast<size_t>(y)])];
+      if (worst <= top_ && d < -kMinGain * static_cast<double>(fl) * inv_) cands_.push_back({d, static_cast<uint8_t>(q)});
+    }
+    std::stable_sort(cands_.begin(), cands_.end(), [](const Cand& a, const Cand& b) { return a.d < b.d; });
+    if (cands_.size() > kTries) cands_.resize(kTries);
+    for (const Cand& k : cands_) {
+      if (set(s, i, k.q)) {
+        if (tops) rescan_top();
+        return true;
       }
     }
-    std::stable_sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) { return a.worst < b.worst; });
-    for (const Cand& k : cands)
-      if (set(s, k.i, k.q)) return true;
     return false;
   }
 
+  // The search's bounds (tuned on the faulted AN trees, hdr-3tier and edr-director, docs section 8):
+  // entries whose route crosses a cable of at least kHot x the busiest load; moves that lower the
+  // potential by at least kMinGain x their routes / the initial EFI max (so a move off a cable
+  // below 0.39 of that never counts: 8 x 0.39^7 < kMinGain); the kTries best moves of an entry; a
+  // dependency search of at most kSearch steps (longer counts as a cycle: the move is left out).
+  static constexpr double kHot = 0.8;
+  static constexpr double kMinGain = 0.01;
+  static constexpr size_t kTries = 3;
+  static constexpr uint64_t kSearch = 2000;
+  struct Cand {
+    double d;
+    uint8_t q;
+  };
   const Fabric& f_;
   Lfts& lfts_;
   std::vector<int> sw_, nodes_, port_base_, peer_, target_;
@@ -226,14 +263,26 @@ class Balancer {
   IncrementalDag dag_;                   // the dependencies between cables (switch sources)
   std::vector<int> nxt_, indeg_, queue_;  // flows()' scratch
   std::vector<int> pre_;                  // set()'s scratch
+  std::vector<int16_t> hop_;
+  std::vector<uint32_t> mark_;            // try_move()'s scratch: the old route's switches
+  std::vector<int> pos_;
+  std::vector<double> gain_;
+  std::vector<Cand> cands_;
+  uint32_t stamp_ = 0;
+  uint64_t top_ = 0;                      // the busiest cable's load
+  double inv_ = 0;
+                        // 1 / the busiest cable's load before the search
   uint64_t work_ = 0;                     // steps taken (the budget's unit)
 };
 
 }  // namespace
 
-size_t balance_cables(const Fabric& fabric, Routing& routing, size_t max_moves, uint64_t budget) {
+BalanceResult balance_cables(const Fabric& fabric, Routing& routing, size_t max_moves, uint64_t budget) {
   Balancer b(fabric, routing.lfts);
-  return b.run(max_moves, budget);
+  BalanceResult r;
+  r.moves = b.run(max_moves, budget);
+  r.efi_max = b.top();
+  return r;
 }
 
 }  // namespace ftroute

@@ -78,11 +78,16 @@ struct PlaneValleys {
 // and CAs above the leaves, or `forced` (plane_valleys=true); `spread` 1 or 2: turns spread over
 // a pod's leaves (PlaneValleys::spread), 3: turn pods by position (PlaneValleys::pods). Details in
 // plane_valleys.cpp.
-// Cable balancing (option balance, balance.cpp): moves entries off the busiest switch-to-switch
-// cable to another cable of their switch whose route reaches the LID in no more hops, while no
-// cable reaches that load and the CDG with switch sources stays acyclic, until no move helps,
-// max_moves or `budget` steps (routes walked, searched dependencies); returns the entries moved.
-size_t balance_cables(const Fabric& fabric, Routing& routing, size_t max_moves, uint64_t budget);
+// Cable balancing (option balance, balance.cpp): a local search moving entries to another cable
+// of their switch whose route reaches the LID in no more hops, while the potential sum of
+// (cable load / EFI max)^8 falls, no cable rises above the busiest one and the CDG with switch
+// sources stays acyclic; until a round over every entry moves none, max_moves or `budget` steps
+// (routes walked). Returns the entries moved and the busiest cable's load after them.
+struct BalanceResult {
+  size_t moves = 0;
+  uint64_t efi_max = 0;
+};
+BalanceResult balance_cables(const Fabric& fabric, Routing& routing, size_t max_moves, uint64_t budget);
 
 PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::vector<std::vector<DestLid>>& dests,
                            const std::vector<long>& divisor, const std::vector<int>& valleys, bool forced,
