@@ -94,6 +94,9 @@ ftree-pods-between-any-plane @       return (k == 1 ? own_[static_cast<size_t>(t
 ftree-spare-off @     if (!spare_ || k != 1 || t_.rank[static_cast<size_t>(s)] != 0) return 0; @     return 0; @ ftree_valley_chains_test @ ^SpareTurnPlanes\.
 ftree-balance-no-cdg @     return !dep(s, i, e) || dag_.add_edge(e.first, e.second, max_steps); @     if (dep(s, i, e)) dag_.add_edge(e.first, e.second, max_steps); return true; @ ftree_valley_chains_test @ ^Balance\.
 ftree-auto-keeps-first @       if (!best || e < best->efi) best = Best{std::move(out), std::move(*b), e}; @       if (!best) best = Best{std::move(out), std::move(*b), e}; @ ftree_valley_chains_test @ ^SpreadTurns\.
+ftree-fill-holes-off @       const long n = fill_holes(fabric, out); @       const long n = -1; @ ftree_valley_chains_test @ ^FillHoles\.
+ftree-planes-first-pod-only @       PlaneValleys pv = plane_valleys(fabric, t, dests, divisor, from, forced); @       PlaneValleys pv = plane_valleys(fabric, t, dests, divisor, from, forced); if (pv.leaf.empty()) break; @ ftree_valley_chains_test @ ^FillHoles\.
+ftree-balance-first-candidate-only @         if (r.moves > 0 && r.efi_max < e && (!balanced || r.efi_max < balanced->efi)) @         if (r.moves > 0 && r.efi_max < e && !balanced) @ ftree_valley_chains_test @ ^Balance\.
 campaign-lost-counts-faulty-routing @ const auto base = cache.get(cfg, intact, key.fabric, key.engine); @ const auto base = cache.get(cfg, f, key.fabric, key.engine); @ campaign_lost_test @ ^LostRoutes\.
 campaign-lost-last-cable-ignored @ if (h.kind != RouteHop::Dropped && h.port > 0 && dead_port[off[static_cast<size_t>(s)] + h.port]) cut = true; @ if (h.kind == RouteHop::Forward && dead_port[off[static_cast<size_t>(s)] + h.port]) cut = true; @ campaign_lost_test @ ^LostRoutes\.
 EOF

@@ -9,6 +9,8 @@
 // entries are visited LID by LID, round after round, until a round moves none or the work budget
 // runs out. Loads are those of `ftroute compare`: routes per directed switch-to-switch cable, CA
 // sources, CA and switch LIDs.
+// Also the hole filling before it (option `fill_holes`, section 8, "Switches the construction
+// cannot serve"), on the same per-LID routes, loads and dependency graph: fill_holes below.
 #include "ftree_misroute/ftree_misroute_internal.hpp"
 #include "ftroute/incremental_dag.hpp"
 #include "ftroute/routing.hpp"
@@ -59,7 +61,8 @@ class Balancer {
     for (size_t i = 0; i < L; i++) {
       flows(i);
       add_loads(i, 1);
-      for (size_t s = 0; s < S; s++) add_dep(i, static_cast<int>(s));  // the routing was checked acyclic
+      for (size_t s = 0; s < S; s++)
+        if (!add_dep(i, static_cast<int>(s))) acyclic_ = false;  // (the routing balanced was checked acyclic)
     }
   }
 
@@ -79,6 +82,45 @@ class Balancer {
     return moves;
   }
   uint64_t top() const { return top_; }
+
+  // fill_holes (ftree_misroute_internal.hpp): LID by LID, rounds over the switches without a
+  // route until none is left (or a round sets none: -1).
+  long fill() {
+    if (!acyclic_) return -1;
+    long filled = 0;
+    struct Way {
+      int hops;
+      uint64_t load;
+      uint8_t q;
+    };
+    std::vector<Way> ways;
+    for (size_t i = 0; i < lids_.size(); i++)
+      for (bool left = true; left;) {
+        left = false;
+        bool set_one = false;
+        for (int s = 0; s < static_cast<int>(S()); s++) {
+          if (s == target_[i] || hop_[i * S() + static_cast<size_t>(s)] >= 0) continue;
+          left = true;
+          ways.clear();
+          const int np = f_.node(nodes_[static_cast<size_t>(s)]).num_ports;
+          for (int q = 1; q <= np; q++) {
+            const int b = peer_[cable(s, static_cast<uint8_t>(q))];
+            if (b >= 0 && hop_[i * S() + static_cast<size_t>(b)] >= 0)
+              ways.push_back({hop_[i * S() + static_cast<size_t>(b)], load_[cable(s, static_cast<uint8_t>(q))], static_cast<uint8_t>(q)});
+          }
+          std::stable_sort(ways.begin(), ways.end(), [](const Way& a, const Way& b) {
+            return a.hops != b.hops ? a.hops < b.hops : a.load < b.load;
+          });
+          for (const Way& w : ways)
+            if (set(s, i, w.q)) {
+              filled++, set_one = true;
+              break;
+            }
+        }
+        if (left && !set_one) return -1;
+      }
+    return filled;
+  }
   uint64_t work() const { return work_ + dag_.steps(); }
 
  private:
@@ -273,6 +315,7 @@ class Balancer {
   double inv_ = 0;
                         // 1 / the busiest cable's load before the search
   uint64_t work_ = 0;                     // steps taken (the budget's unit)
+  bool acyclic_ = true;                   // every dependency of the routing given went in
 };
 
 }  // namespace
@@ -283,6 +326,11 @@ BalanceResult balance_cables(const Fabric& fabric, Routing& routing, size_t max_
   r.moves = b.run(max_moves, budget);
   r.efi_max = b.top();
   return r;
+}
+
+long fill_holes(const Fabric& fabric, Routing& routing) {
+  Balancer b(fabric, routing.lfts);
+  return b.fill();
 }
 
 }  // namespace ftroute

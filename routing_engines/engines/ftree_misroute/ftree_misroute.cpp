@@ -72,6 +72,9 @@ std::vector<OptionSpec> FtreeMisrouteEngine::option_specs() const {
                           "while the busiest cables' load falls, no cable rises above the busiest and the CDG stays "
                           "acyclic; every candidate balanced, the lowest EFI max kept (fabrics up to 1M switch x LID "
                           "pairs)"),
+      OptionSpec::boolean("fill_holes", "true",
+                          "plane valleys on 1 VL: where the construction leaves a switch without a route to a LID, "
+                          "route it onto a neighbour that has one while the CDG stays acyclic (else the candidate fails)"),
       OptionSpec::boolean("free_uturns", "true", "last resort: U-turns anywhere, kept only if the CDG check finds no cycle"),
       OptionSpec::boolean("updn_fallback", "true",
                           "last resort of all: Up*/Down* from one root on 1 VL (any connected fabric), CDG verified"),
@@ -254,8 +257,9 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
       if (!pods.insert(t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(valleys[k])]).second) continue;
       std::vector<int> from = valleys;  // this candidate first: plane_valleys takes its pod
       std::rotate(from.begin(), from.begin() + static_cast<long>(k), from.end());
+      // empty where this pod has fewer than two leaves cabled to every plane (then spread and
+      // turn pods may still find pods), or where the tree has no planes for them (every pod)
       PlaneValleys pv = plane_valleys(fabric, t, dests, divisor, from, forced);
-      if (pv.leaf.empty()) break;  // not a tree for them (the same in every pod)
       auto add = [&](PlaneValleys&& x) {
         codes.push_back(kPlaneValleys - static_cast<int>(pvs.size()));
         pvs.push_back(std::move(x));
@@ -282,7 +286,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
         PlaneValleys tp = plane_valleys(fabric, t, dests, divisor, from, forced, 3);
         if (tp.pods) add(std::move(tp));
       }
-      if (want_by_plane) add(std::move(pv));
+      if (want_by_plane && !pv.leaf.empty()) add(std::move(pv));
     }
     valleys.insert(valleys.begin(), codes.begin(), codes.end());
   }
@@ -375,6 +379,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     uint64_t from, efi;
   };
   std::optional<Balanced> balanced;
+  const bool fill_opt = options.get_bool(option_spec("fill_holes"));
   const bool balance = options.get_bool(option_spec("balance")) &&
                        fabric.switches().size() * static_cast<size_t>(fabric.max_lid()) <= kBalancePairs;
   const size_t plane_tries = static_cast<size_t>(
@@ -403,6 +408,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
         const int home = pvp->pod_leaf[static_cast<size_t>(pvp->index(pvp->pos[static_cast<size_t>(m)]))].front();
         vc[static_cast<size_t>(s)] = t.block[1][static_cast<size_t>(s)] == t.block[1][static_cast<size_t>(home)];
       }
+    const bool fill = planes && chains_wanted == 1 && fill_opt;
     std::string where;  // the U-turn points, for the notes
     if (planes) {
       where = pvp->spread ? "turns between planes spread over the valley leaves (" + std::to_string(pvp->planes()) +
@@ -462,7 +468,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
       for (long gi = groups[static_cast<size_t>(g)].first; gi < groups[static_cast<size_t>(g)].second; gi++) {
         const int target = by_lid[static_cast<size_t>(gi)];
         const auto& dl = dests[static_cast<size_t>(target)];
-        if (dl.empty() || target > first_fail.load(std::memory_order_relaxed)) continue;
+        if (dl.empty() || (!fill && target > first_fail.load(std::memory_order_relaxed))) continue;
         Router& router = routers[static_cast<size_t>(w)];
         router.compute(target);
         const auto& cls = router.classes().cls;
@@ -470,16 +476,17 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
         bool failed = false;
         for (int s = 0; s < S; s++)
           if (cls[static_cast<size_t>(s)] < 0) {
+            if (failed) continue;
             fail_switch[static_cast<size_t>(target)] = s;
             int cur = first_fail.load();
             while (target < cur && !first_fail.compare_exchange_weak(cur, target)) {
             }
             failed = true;
-            break;
+            if (!fill) break;
           } else if (cls[static_cast<size_t>(s)] >= 2) {
             ut += static_cast<long>(dl.size());
           }
-        if (failed) continue;
+        if (failed && !fill) continue;  // with fill: the switches without a class get kNoPath
         uturns[static_cast<size_t>(target)] = ut;
         router.plan(target);
         // q[j * R + r]: destination j's d-mod-k digit source at rank r; q[j * R + H + 1] its
@@ -531,6 +538,18 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
       }
       uturn_entries += uturns[static_cast<size_t>(target)];
     }
+    // Switches the construction cannot serve for some LIDs (plane valleys, one VL): routed
+    // around it, each onto a neighbour that reaches the LID while the CDG with switch sources
+    // stays acyclic (fill_holes, balance.cpp), before the self-check.
+    std::string filled;
+    if (!failure.empty() && fill) {
+      const long n = fill_holes(fabric, out);
+      if (n > 0) {
+        filled = ", " + std::to_string(n) + " entries the construction left without a route (" + failure +
+                 ") routed around it";
+        failure.clear();
+      }
+    }
     if (!failure.empty()) {
       if (first_failure.empty()) first_failure = failure;
       continue;
@@ -538,7 +557,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     out.notes.push_back(t.shape + ", " +
                         (restricted ? where + (planes ? " (beyond the proof, CDG verified)" : "")
                                     : std::string("unrestricted U-turns (beyond the guarantee, CDG verified)")) +
-                        ", " + std::to_string(uturn_entries) + " LFT entries lead through a U-turn");
+                        ", " + std::to_string(uturn_entries) + " LFT entries lead through a U-turn" + filled);
     if (chains_wanted > 1 && !restricted) break;  // chains are valley chains: U-turns anywhere make none
     if (restricted && !planes && !check && chains_wanted == 1) return out;
 

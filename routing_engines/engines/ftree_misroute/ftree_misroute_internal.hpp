@@ -88,6 +88,12 @@ struct BalanceResult {
   uint64_t efi_max = 0;
 };
 BalanceResult balance_cables(const Fabric& fabric, Routing& routing, size_t max_moves, uint64_t budget);
+// Hole filling (balance.cpp): every switch without a route to a LID (entry kNoPath, not the LID's
+// own switch) gets a cable to a neighbour that reaches the LID, fewest hops then lightest cable
+// first, whose dependency keeps the CDG with switch sources acyclic; switches next to the routed
+// ones first, so the holes fill outwards. Returns the entries set, or -1 when a switch stays
+// without a route or the routing given is not acyclic (nothing is promised then: the caller drops it).
+long fill_holes(const Fabric& fabric, Routing& routing);
 
 PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::vector<std::vector<DestLid>>& dests,
                            const std::vector<long>& divisor, const std::vector<int>& valleys, bool forced,

@@ -135,26 +135,38 @@ PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::ve
       // every plane, z the first plane of the order; spread 2: of the planes, the one most of the
       // pod's leaves are cabled to (the earliest in the order on a tie), and the leaves cabled to
       // it (more leaves share the turns; those short of a plane take theirs through z).
+      // The pod: the best valley candidate's, or where that has fewer than two such leaves, the
+      // next candidate's pod that has (then any pod, in leaf order).
       std::vector<std::vector<char>> has;
       std::vector<int> all;
-      for (int l : t.leaves) {
-        if (t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(l)] != pod) continue;
-        all.push_back(l);
-        has.emplace_back(static_cast<size_t>(P), 0);
-        for (const auto& e : t.up[static_cast<size_t>(l)]) has.back()[static_cast<size_t>(pv.plane[static_cast<size_t>(e.peer)])] = 1;
-      }
       int z = -1;
       size_t zn = 0;
-      for (int m : order) {
-        size_t n = 0;
-        for (const auto& h : has) n += h[static_cast<size_t>(m)] != 0;
-        if (n > zn) z = m, zn = n;
-      }
-      if (spread == 1) {  // the leaves cabled to every plane only
-        z = order.front();
-        for (size_t i = 0; i < all.size(); i++)
-          if (std::count(has[i].begin(), has[i].end(), 1) != P) has[i].assign(static_cast<size_t>(P), 0);
-        zn = pod_leaves.size();
+      std::vector<int> pods{pod};
+      for (int v : valleys) pods.push_back(t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(v)]);
+      for (int l : t.leaves) pods.push_back(t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(l)]);
+      std::set<int> tried;
+      for (int b : pods) {
+        if (!tried.insert(b).second) continue;
+        has.clear(), all.clear(), z = -1, zn = 0;
+        for (int l : t.leaves) {
+          if (t.block[static_cast<size_t>(H - 1)][static_cast<size_t>(l)] != b) continue;
+          all.push_back(l);
+          has.emplace_back(static_cast<size_t>(P), 0);
+          for (const auto& e : t.up[static_cast<size_t>(l)]) has.back()[static_cast<size_t>(pv.plane[static_cast<size_t>(e.peer)])] = 1;
+        }
+        for (int m : order) {
+          size_t n = 0;
+          for (const auto& h : has) n += h[static_cast<size_t>(m)] != 0;
+          if (n > zn) z = m, zn = n;
+        }
+        if (spread == 1) {  // the leaves cabled to every plane only
+          z = order.front();
+          zn = 0;
+          for (size_t i = 0; i < all.size(); i++)
+            if (std::count(has[i].begin(), has[i].end(), 1) != P) has[i].assign(static_cast<size_t>(P), 0);
+            else zn++;
+        }
+        if (zn >= 2) break;
       }
       if (zn < 2) return PlaneValleys{};
       pv.spread = true;

@@ -601,3 +601,36 @@ TEST(Balance, CablesLowerEfiMaxAcyclicWithNoLongerPaths) {
   for (int sw : k.switches())
     for (Lid d = 1; d <= k.max_lid(); d++) ASSERT_EQ(kb.lfts.get(sw, d), kp.lfts.get(sw, d));
 }
+
+// Faulted AN trees where the plane-valley constructions leave some switches without a route to
+// some LIDs (seeds 11 and 14), or where the best valley candidate's pod has fewer than two leaves
+// cabled to every plane (seed 1): the holes are routed around the construction (fill_holes) and
+// the spread turns go to another pod, instead of the single valley leaf or Up*/Down* (EFI max
+// 877-2,553 before); every pair routed, acyclic with switch sources, at or below ft-minhop.
+TEST(FillHoles, SwitchesTheConstructionCannotServeAreRoutedAroundIt) {
+  for (int seed : {1, 11, 14}) {
+    const std::string spec = "pods=4*4,aggs=4,cores=4,hosts=4,an=1,missing=10,seed=" + std::to_string(seed);
+    const char* name = spec.c_str();
+    const Fabric f = ctree(spec);
+    const Routing r = make_engine("ftree-misroute")->route(f, {});
+    bool planes = false, filled = false;
+    for (const std::string& n : r.notes) {
+      planes = planes || n.find("turns between planes") != std::string::npos;
+      filled = filled || n.find("routed around it") != std::string::npos;
+    }
+    EXPECT_TRUE(planes) << name << ": " << r.notes.front();
+    if (seed != 1) {
+      EXPECT_TRUE(filled) << name;
+    }
+    const ValidationReport v = check_all(f, r);
+    EXPECT_TRUE(v.ok() && v.deadlock_checked && v.cdg_acyclic) << name << ": " << v.cycle_text;
+    EXPECT_EQ(v.vls_used.size(), 1u) << name;
+    const uint64_t efi = validate(f, r, {}).efi_max;
+    EXPECT_LE(efi, validate(f, make_engine("ft-minhop")->route(f, {}), {}).efi_max) << name;
+    if (seed == 1) continue;
+    // without the filling every plane-valley candidate fails: Up*/Down* from one root, far above
+    const Routing nf = make_engine("ftree-misroute")->route(f, EngineOptions::parse("fill_holes=false"));
+    EXPECT_NE(nf.notes.back().find("Up*/Down*"), std::string::npos) << name << ": " << nf.notes.back();
+    EXPECT_GT(validate(f, nf, {}).efi_max, 3 * efi) << name;
+  }
+}
