@@ -16,6 +16,8 @@
 #include "ftroute/routing.hpp"
 
 #include <algorithm>
+#include <queue>
+#include <unordered_set>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -83,45 +85,30 @@ class Balancer {
   }
   uint64_t top() const { return top_; }
 
-  // fill_holes (ftree_misroute_internal.hpp): LID by LID, rounds over the switches without a
-  // route until none is left (or a round sets none: -1).
+  // fill_holes (ftree_misroute_internal.hpp): LID by LID, each switch without a route (a hole)
+  // gets a path to a switch that has one, through other holes, found by a search over the
+  // switches that counts first the dependencies the path adds to the CDG (one it already has can
+  // never close a cycle), then hops, then the load of the cables taken. The path's entries are set
+  // from its end backwards, each with its dependency checked; one that would close a cycle is
+  // barred and the search runs again (up to kFillTries times per LID: -1 then).
   long fill() {
     if (!acyclic_) return -1;
     long filled = 0;
-    struct Way {
-      int hops;
-      uint64_t load;
-      uint8_t q;
-    };
-    std::vector<Way> ways;
-    for (size_t i = 0; i < lids_.size(); i++)
-      for (bool left = true; left;) {
-        left = false;
-        bool set_one = false;
-        for (int s = 0; s < static_cast<int>(S()); s++) {
-          if (s == target_[i] || hop_[i * S() + static_cast<size_t>(s)] >= 0) continue;
-          left = true;
-          ways.clear();
-          const int np = f_.node(nodes_[static_cast<size_t>(s)]).num_ports;
-          for (int q = 1; q <= np; q++) {
-            const int b = peer_[cable(s, static_cast<uint8_t>(q))];
-            if (b >= 0 && hop_[i * S() + static_cast<size_t>(b)] >= 0)
-              ways.push_back({hop_[i * S() + static_cast<size_t>(b)], load_[cable(s, static_cast<uint8_t>(q))], static_cast<uint8_t>(q)});
-          }
-          std::stable_sort(ways.begin(), ways.end(), [](const Way& a, const Way& b) {
-            return a.hops != b.hops ? a.hops < b.hops : a.load < b.load;
-          });
-          for (const Way& w : ways)
-            if (set(s, i, w.q)) {
-              filled++, set_one = true;
-              break;
-            }
+    for (size_t i = 0; i < lids_.size(); i++) {
+      barred_.clear();
+      int tries = 0;
+      for (int s = 0; s < static_cast<int>(S());) {
+        if (s == target_[i] || hop_[i * S() + static_cast<size_t>(s)] >= 0) {
+          s++;
+          continue;
         }
-        if (left && !set_one) return -1;
+        const long n = fill_path(s, i);
+        if (n > 0) filled += n;
+        else if (n == 0 || ++tries > kFillTries) return -1;  // no path at all, or too many cycles
       }
+    }
     return filled;
-  }
-  uint64_t work() const { return work_ + dag_.steps(); }
+  }  uint64_t work() const { return work_ + dag_.steps(); }
 
  private:
   size_t S() const { return nodes_.size(); }
@@ -296,6 +283,78 @@ class Balancer {
     double d;
     uint8_t q;
   };
+  // One hole s of LID i (fill above): > 0 the entries set, 0 no path, -1 a dependency barred.
+  long fill_path(int s, size_t i) {
+    struct Item {
+      uint64_t cost;  // (new dependencies, hops, load) packed
+      int x;
+      uint8_t q;      // the port of x's predecessor towards x (the predecessor is from_[x])
+      int from;
+      bool operator>(const Item& o) const { return cost != o.cost ? cost > o.cost : x > o.x; }
+    };
+    const size_t SS = S();
+    from_.assign(SS, -2);  // -2 unsettled; the settled hole's predecessor on the way from s (-1: s)
+    via_.assign(SS, 0);
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
+    pq.push({0, s, 0, -1});
+    int end = -1;
+    while (!pq.empty()) {
+      const Item it = pq.top();
+      pq.pop();
+      if (from_[static_cast<size_t>(it.x)] != -2) continue;
+      from_[static_cast<size_t>(it.x)] = it.from;
+      via_[static_cast<size_t>(it.x)] = it.q;
+      work_++;
+      if (it.x != s && (it.x == target_[i] || hop_[i * SS + static_cast<size_t>(it.x)] >= 0)) {
+        end = it.x;
+        break;
+      }
+      // from hole x on: to every neighbour not yet settled
+      const int x = it.x;
+      const int in = it.from < 0 ? -1 : static_cast<int>(cable(it.from, it.q));
+      const Node& nd = f_.node(nodes_[static_cast<size_t>(x)]);
+      for (int q = 1; q <= nd.num_ports; q++) {
+        const int y = peer_[cable(x, static_cast<uint8_t>(q))];
+        if (y < 0 || from_[static_cast<size_t>(y)] != -2) continue;
+        const int c = static_cast<int>(cable(x, static_cast<uint8_t>(q)));
+        uint64_t add = 0;
+        if (in >= 0) {  // the dependency (predecessor's cable) -> (x's cable)
+          if (barred_.count(key(in, c))) continue;
+          add += dag_.has_edge(in, c) ? 0 : 1;
+        }
+        if (y != target_[i] && hop_[i * SS + static_cast<size_t>(y)] >= 0) {  // y routes on: (x's cable) -> (y's)
+          const int c2 = static_cast<int>(cable(y, entry(y, i)));
+          if (barred_.count(key(c, c2))) continue;
+          add += dag_.has_edge(c, c2) ? 0 : 1;
+        }
+        const uint64_t cost = it.cost + (add << 48) + (uint64_t{1} << 32) + std::min<uint64_t>(load_[static_cast<size_t>(c)], 0xffffffffu);
+        pq.push({cost, y, static_cast<uint8_t>(q), x});
+      }
+    }
+    if (end < 0) return 0;
+    // the path s -> ... -> end, set from its end backwards
+    path_.clear();
+    for (int x = end; x != s; x = from_[static_cast<size_t>(x)]) path_.push_back(from_[static_cast<size_t>(x)]);
+    long n = 0;
+    int next_sw = end;
+    for (int x : path_) {  // path_[0] is the switch before end
+      const uint8_t q = via_[static_cast<size_t>(next_sw)];
+      if (!set(x, i, q)) {
+        std::pair<int, int> e;
+        lfts_.set(nodes_[static_cast<size_t>(x)], lids_[i], q);
+        const bool has = dep(x, i, e);
+        lfts_.set(nodes_[static_cast<size_t>(x)], lids_[i], kNoPath);
+        if (has) barred_.insert(key(e.first, e.second));  // (set restored the entry, flows and loads)
+        return -1;
+      }
+      n++;
+      next_sw = x;
+    }
+    return n;
+  }
+  static uint64_t key(int a, int b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
+  static constexpr int kFillTries = 64;
+
   const Fabric& f_;
   Lfts& lfts_;
   std::vector<int> sw_, nodes_, port_base_, peer_, target_;
@@ -316,6 +375,9 @@ class Balancer {
                         // 1 / the busiest cable's load before the search
   uint64_t work_ = 0;                     // steps taken (the budget's unit)
   bool acyclic_ = true;                   // every dependency of the routing given went in
+  std::vector<int> from_, path_;          // fill_path()'s scratch
+  std::vector<uint8_t> via_;
+  std::unordered_set<uint64_t> barred_;   // dependencies that closed a cycle (this LID)
 };
 
 }  // namespace

@@ -89,10 +89,11 @@ struct BalanceResult {
 };
 BalanceResult balance_cables(const Fabric& fabric, Routing& routing, size_t max_moves, uint64_t budget);
 // Hole filling (balance.cpp): every switch without a route to a LID (entry kNoPath, not the LID's
-// own switch) gets a cable to a neighbour that reaches the LID, fewest hops then lightest cable
-// first, whose dependency keeps the CDG with switch sources acyclic; switches next to the routed
-// ones first, so the holes fill outwards. Returns the entries set, or -1 when a switch stays
-// without a route or the routing given is not acyclic (nothing is promised then: the caller drops it).
+// own switch) gets a path through other such switches to one that has a route, the path adding
+// the fewest dependencies the CDG with switch sources does not have yet (then the fewest hops,
+// then the lightest cables), every dependency checked to keep the CDG acyclic. Returns the
+// entries set, or -1 when a switch stays without a route or the routing given is not acyclic
+// (nothing is promised then: the caller drops it).
 long fill_holes(const Fabric& fabric, Routing& routing);
 
 PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::vector<std::vector<DestLid>>& dests,
