@@ -631,9 +631,10 @@ TEST(FillHoles, SwitchesTheConstructionCannotServeAreRoutedAroundIt) {
     const uint64_t efi = validate(f, r, {}).efi_max;
     EXPECT_LE(efi, validate(f, make_engine("ft-minhop")->route(f, {}), {}).efi_max) << name;
     if (seed == 1) continue;
-    // without the filling every plane-valley candidate fails: Up*/Down* from one root, far above
+    // without the filling every plane-valley candidate fails: Up*/Down* from one root (balanced
+    // too), far above
     const Routing nf = make_engine("ftree-misroute")->route(f, EngineOptions::parse("fill_holes=false"));
     EXPECT_NE(nf.notes.back().find("Up*/Down*"), std::string::npos) << name << ": " << nf.notes.back();
-    EXPECT_GT(validate(f, nf, {}).efi_max, 3 * efi) << name;
+    EXPECT_GT(validate(f, nf, {}).efi_max, 2 * efi) << name;
   }
 }
