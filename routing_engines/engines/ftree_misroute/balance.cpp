@@ -91,10 +91,15 @@ class Balancer {
   // never close a cycle), then hops, then the load of the cables taken. The path's entries are set
   // from its end backwards, each with its dependency checked; one that would close a cycle is
   // barred and the search runs again (up to kFillTries times per LID: -1 then).
-  long fill() {
-    if (!acyclic_) return -1;
+  // `order`: the LIDs (indices) in the order they are filled; on failure `failed` is the LID whose
+  // hole could not be filled.
+  long fill(const std::vector<size_t>& order, size_t& failed) {
+    if (!acyclic_) {
+      failed = order.front();
+      return -1;
+    }
     long filled = 0;
-    for (size_t i = 0; i < lids_.size(); i++) {
+    for (size_t i : order) {
       barred_.clear();
       int tries = 0;
       for (int s = 0; s < static_cast<int>(S());) {
@@ -103,12 +108,18 @@ class Balancer {
           continue;
         }
         const long n = fill_path(s, i);
-        if (n > 0) filled += n;
-        else if (n == 0 || ++tries > kFillTries) return -1;  // no path at all, or too many cycles
+        if (n > 0) {
+          filled += n;
+        } else if (n == 0 || ++tries > kFillTries) {  // no path at all, or too many cycles
+          failed = i;
+          return -1;
+        }
       }
     }
     return filled;
-  }  uint64_t work() const { return work_ + dag_.steps(); }
+  }
+  size_t num_lids() const { return lids_.size(); }
+  uint64_t work() const { return work_ + dag_.steps(); }
 
  private:
   size_t S() const { return nodes_.size(); }
@@ -391,8 +402,26 @@ BalanceResult balance_cables(const Fabric& fabric, Routing& routing, size_t max_
 }
 
 long fill_holes(const Fabric& fabric, Routing& routing) {
-  Balancer b(fabric, routing.lfts);
-  return b.fill();
+  // A LID whose holes cannot be filled after the others were goes first in the next attempt (the
+  // dependencies the earlier fills added are what blocks it), up to kFillRestarts attempts.
+  constexpr int kFillRestarts = 8;
+  std::vector<size_t> order;
+  for (int attempt = 0; attempt < kFillRestarts; attempt++) {
+    Lfts lfts = routing.lfts;
+    Balancer b(fabric, lfts);
+    if (order.empty())
+      for (size_t i = 0; i < b.num_lids(); i++) order.push_back(i);
+    size_t failed = 0;
+    const long n = b.fill(order, failed);
+    if (n >= 0) {
+      routing.lfts = std::move(lfts);
+      return n;
+    }
+    const auto it = std::find(order.begin(), order.end(), failed);
+    if (n == -1 && it == order.begin()) return -1;  // first already: nothing to gain
+    std::rotate(order.begin(), it, it + 1);
+  }
+  return -1;
 }
 
 }  // namespace ftroute

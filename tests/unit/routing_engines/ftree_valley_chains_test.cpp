@@ -608,10 +608,12 @@ TEST(Balance, CablesLowerEfiMaxAcyclicWithNoLongerPaths) {
 // where the best valley candidate's pod has fewer than two leaves cabled to every plane (seed 1):
 // the holes are routed around the construction (fill_holes) and the spread turns go to another
 // pod, instead of the single valley leaf or Up*/Down* (EFI max 877-2,553 before); every pair
-// routed, acyclic with switch sources, at or below ft-minhop.
+// routed, acyclic with switch sources, at or below ft-minhop. With 20 missing cables, seed 8 needs
+// a second attempt that fills the LID whose holes could not be filled first (864 -> 460).
 TEST(FillHoles, SwitchesTheConstructionCannotServeAreRoutedAroundIt) {
-  for (int seed : {1, 2, 9, 11, 14}) {
-    const std::string spec = "pods=4*4,aggs=4,cores=4,hosts=4,an=1,missing=10,seed=" + std::to_string(seed);
+  for (const auto& [missing, seed] : std::vector<std::pair<int, int>>{{10, 1}, {10, 2}, {10, 9}, {10, 11}, {10, 14}, {20, 8}}) {
+    const std::string spec = "pods=4*4,aggs=4,cores=4,hosts=4,an=1,missing=" + std::to_string(missing) +
+                             ",seed=" + std::to_string(seed);
     const char* name = spec.c_str();
     const Fabric f = ctree(spec);
     const Routing r = make_engine("ftree-misroute")->route(f, {});
@@ -630,7 +632,7 @@ TEST(FillHoles, SwitchesTheConstructionCannotServeAreRoutedAroundIt) {
     EXPECT_EQ(v.vls_used.size(), 1u) << name;
     const uint64_t efi = validate(f, r, {}).efi_max;
     EXPECT_LE(efi, validate(f, make_engine("ft-minhop")->route(f, {}), {}).efi_max) << name;
-    if (seed == 1) continue;
+    if (seed == 1 || missing != 10) continue;
     // without the filling every plane-valley candidate fails: Up*/Down* from one root (balanced
     // too), far above
     const Routing nf = make_engine("ftree-misroute")->route(f, EngineOptions::parse("fill_holes=false"));
