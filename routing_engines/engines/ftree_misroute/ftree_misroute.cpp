@@ -68,16 +68,19 @@ std::vector<OptionSpec> FtreeMisrouteEngine::option_specs() const {
                        "sources (its own sources' routes), both (also every route to its LIDs), none, or auto "
                        "(route none and sources, keep the lowest EFI max)"),
       OptionSpec::boolean("balance", "true",
-                          "with plane valleys on 1 VL: move entries between cables of their switch (no longer routes) "
+                          "with plane valleys (and the Up*/Down* last resort) on 1 VL: move entries between cables "
+                          "of their switch (no longer routes) "
                           "while the busiest cables' load falls, no cable rises above the busiest and the CDG stays "
                           "acyclic; every candidate balanced, the lowest EFI max kept (fabrics up to 1M switch x LID "
                           "pairs)"),
       OptionSpec::boolean("fill_holes", "true",
                           "plane valleys on 1 VL: where the construction leaves a switch without a route to a LID, "
-                          "route it onto a neighbour that has one while the CDG stays acyclic (else the candidate fails)"),
+                          "route it through other such switches to one that has a route, adding the fewest new "
+                          "channel dependencies, while the CDG stays acyclic (else the candidate fails)"),
       OptionSpec::boolean("free_uturns", "true", "last resort: U-turns anywhere, kept only if the CDG check finds no cycle"),
       OptionSpec::boolean("updn_fallback", "true",
-                          "last resort of all: Up*/Down* from one root on 1 VL (any connected fabric), CDG verified"),
+                          "last resort of all: Up*/Down* from one root on 1 VL (any connected fabric), CDG verified, then the cable "
+                          "balancing (balance=true)"),
       OptionSpec::text("root_guid_file", "", "file of the top switches' node GUIDs (as OpenSM ftree's): ranks counted from them"),
       OptionSpec::text("io_guid_file", "", "file of I/O CA GUIDs (storage, gateways): their switches are not leaves"),
       OptionSpec::integer("threads", 0, 64, "0",
