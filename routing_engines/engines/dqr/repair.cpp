@@ -83,12 +83,18 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
   // Local repair changes only the near ends; their upstream switches are needed only for the
   // metrics (count_affected) and end-to-end repair.
   const bool upstream = o_.paths == DqrOptions::Paths::EndToEnd || o_.count_affected;
-  for (size_t i = 0; upstream && i < affected.size(); i++)
-    for (auto [u, up] : sw_in(affected[i])) {
-      if (aff_[static_cast<size_t>(u)] == ag_ || cur(u) != up) continue;
-      aff_[static_cast<size_t>(u)] = ag_;
-      affected.push_back(u);
-    }
+  if (upstream) {  // (the arrays in locals: affected's growth would make the compiler reload them)
+    uint32_t* const aff = aff_.data();
+    const uint32_t ag = ag_;
+    const uint8_t* const col = col_.data();
+    const NodeInfo* const node = node_.data();
+    for (size_t i = 0; i < affected.size(); i++)
+      for (auto [u, up] : sw_in(affected[i])) {
+        if (aff[u] == ag || col[node[u].slot] != up) continue;
+        aff[u] = ag;
+        affected.push_back(u);
+      }
+  }
   if (affected.empty()) return true;
   res.dlids_affected++;
   if (o_.count_affected) res.entries_affected += affected.size();
