@@ -94,7 +94,7 @@ ftree-pods-between-any-plane @       return (k == 1 ? own_[static_cast<size_t>(t
 ftree-spare-off @     if (!spare_ || k != 1 || t_.rank[static_cast<size_t>(s)] != 0) return 0; @     return 0; @ ftree_valley_chains_test @ ^SpareTurnPlanes\.
 ftree-balance-no-cdg @     return !dep(s, i, e) || dag_.add_edge(e.first, e.second, max_steps); @     if (dep(s, i, e)) dag_.add_edge(e.first, e.second, max_steps); return true; @ ftree_valley_chains_test @ ^Balance\.
 ftree-auto-keeps-first @       if (!best || e < best->efi) best = Best{std::move(out), std::move(*b), e}; @       if (!best) best = Best{std::move(out), std::move(*b), e}; @ ftree_valley_chains_test @ ^SpreadTurns\.
-ftree-fill-holes-off @       const long n = fill_holes(fabric, out); @       const long n = -1; @ ftree_valley_chains_test @ ^FillHoles\.
+ftree-fill-holes-off @       const FillResult n = fill_holes(fabric, out); @       const FillResult n; @ ftree_valley_chains_test @ ^FillHoles\.
 ftree-fill-ignores-existing-deps @         const uint64_t cost = it.cost + (add << 48) + (uint64_t{1} << 32) + std::min<uint64_t>(load_[static_cast<size_t>(c)], 0xffffffffu); @         const uint64_t cost = it.cost + add + (uint64_t{1} << 32) + std::min<uint64_t>(load_[static_cast<size_t>(c)], 0xffffffffu); @ ftree_valley_chains_test @ ^FillHoles\.
 ftree-fill-no-restart @   constexpr int kFillRestarts = 8; @   constexpr int kFillRestarts = 1; @ ftree_valley_chains_test @ ^FillHoles\.
 ftree-planes-first-pod-only @       PlaneValleys pv = plane_valleys(fabric, t, dests, divisor, from, forced); @       PlaneValleys pv = plane_valleys(fabric, t, dests, divisor, from, forced); if (pv.leaf.empty()) break; @ ftree_valley_chains_test @ ^FillHoles\.

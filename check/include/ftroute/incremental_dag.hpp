@@ -29,9 +29,10 @@ class IncrementalDag {
   int order(int v) const { return ord_[static_cast<size_t>(v)]; }
   // Nodes and edges visited by the searches so far (a measure of work, for budgets).
   uint64_t steps() const { return steps_; }
+  // The edge u->v as one number (the graph's own key; also for callers' sets of edges).
+  static uint64_t key(int u, int v) { return (static_cast<uint64_t>(static_cast<uint32_t>(u)) << 32) | static_cast<uint32_t>(v); }
 
  private:
-  static uint64_t key(int u, int v) { return (static_cast<uint64_t>(static_cast<uint32_t>(u)) << 32) | static_cast<uint32_t>(v); }
   bool reorder(int u, int v, uint64_t max_steps);  // restores the order after inserting u->v with ord[u] > ord[v]
 
   std::vector<std::vector<int>> out_, in_;

@@ -16,9 +16,9 @@
 #include "ftroute/routing.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <queue>
 #include <unordered_set>
-#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -330,12 +330,12 @@ class Balancer {
         const int c = static_cast<int>(cable(x, static_cast<uint8_t>(q)));
         uint64_t add = 0;
         if (in >= 0) {  // the dependency (predecessor's cable) -> (x's cable)
-          if (barred_.count(key(in, c))) continue;
+          if (barred_.count(IncrementalDag::key(in, c))) continue;
           add += dag_.has_edge(in, c) ? 0 : 1;
         }
         if (y != target_[i] && hop_[i * SS + static_cast<size_t>(y)] >= 0) {  // y routes on: (x's cable) -> (y's)
           const int c2 = static_cast<int>(cable(y, entry(y, i)));
-          if (barred_.count(key(c, c2))) continue;
+          if (barred_.count(IncrementalDag::key(c, c2))) continue;
           add += dag_.has_edge(c, c2) ? 0 : 1;
         }
         const uint64_t cost = it.cost + (add << 48) + (uint64_t{1} << 32) + std::min<uint64_t>(load_[static_cast<size_t>(c)], 0xffffffffu);
@@ -350,12 +350,11 @@ class Balancer {
     int next_sw = end;
     for (int x : path_) {  // path_[0] is the switch before end
       const uint8_t q = via_[static_cast<size_t>(next_sw)];
-      if (!set(x, i, q)) {
-        std::pair<int, int> e;
-        lfts_.set(nodes_[static_cast<size_t>(x)], lids_[i], q);
-        const bool has = dep(x, i, e);
-        lfts_.set(nodes_[static_cast<size_t>(x)], lids_[i], kNoPath);
-        if (has) barred_.insert(key(e.first, e.second));  // (set restored the entry, flows and loads)
+      if (!set(x, i, q)) {  // (set restored the entry, flows and loads)
+        // x is a hole, so nothing routes into it: the dependency refused is its own, (x's new
+        // cable) -> (the next switch's), which exists only where the next switch routes on
+        if (next_sw != target_[i])
+          barred_.insert(IncrementalDag::key(static_cast<int>(cable(x, q)), static_cast<int>(cable(next_sw, entry(next_sw, i)))));
         return -1;
       }
       n++;
@@ -363,7 +362,6 @@ class Balancer {
     }
     return n;
   }
-  static uint64_t key(int a, int b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
   static constexpr int kFillTries = 64;
 
   const Fabric& f_;
@@ -382,8 +380,7 @@ class Balancer {
   std::vector<Cand> cands_;
   uint32_t stamp_ = 0;
   uint64_t top_ = 0;                      // the busiest cable's load
-  double inv_ = 0;
-                        // 1 / the busiest cable's load before the search
+  double inv_ = 0;                        // 1 / the busiest cable's load before the search
   uint64_t work_ = 0;                     // steps taken (the budget's unit)
   bool acyclic_ = true;                   // every dependency of the routing given went in
   std::vector<int> from_, path_;          // fill_path()'s scratch
@@ -401,27 +398,29 @@ BalanceResult balance_cables(const Fabric& fabric, Routing& routing, size_t max_
   return r;
 }
 
-long fill_holes(const Fabric& fabric, Routing& routing) {
+FillResult fill_holes(const Fabric& fabric, Routing& routing) {
   // A LID whose holes cannot be filled after the others were goes first in the next attempt (the
   // dependencies the earlier fills added are what blocks it), up to kFillRestarts attempts.
   constexpr int kFillRestarts = 8;
   std::vector<size_t> order;
-  for (int attempt = 0; attempt < kFillRestarts; attempt++) {
+  FillResult r;
+  for (r.attempts = 1; r.attempts <= kFillRestarts; r.attempts++) {
     Lfts lfts = routing.lfts;
     Balancer b(fabric, lfts);
     if (order.empty())
       for (size_t i = 0; i < b.num_lids(); i++) order.push_back(i);
     size_t failed = 0;
-    const long n = b.fill(order, failed);
-    if (n >= 0) {
+    r.entries = b.fill(order, failed);
+    if (r.entries >= 0) {
       routing.lfts = std::move(lfts);
-      return n;
+      return r;
     }
     const auto it = std::find(order.begin(), order.end(), failed);
-    if (n == -1 && it == order.begin()) return -1;  // first already: nothing to gain
+    if (it == order.begin()) return r;  // first already: nothing to gain
     std::rotate(order.begin(), it, it + 1);
   }
-  return -1;
+  r.entries = -1;
+  return r;
 }
 
 }  // namespace ftroute

@@ -362,6 +362,13 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
   auto keep_self_check = [&](Routing& out, const CdgBuild& b) {
     record_self_check(fabric, out, b, self_check_options, std::string(kName) + " self-check", true, true, workers);
   };
+  // A balanced routing's EFI max if its self-check (into `b`) passes, else `fail`: what it must
+  // beat to be kept.
+  auto checked_efi = [&](const Routing& out, std::optional<CdgBuild>& b, uint64_t fail) {
+    b = self_check(out);
+    const Verdict v = verdict_of(*b, std::string(kName) + " self-check", true, 0);
+    return v.ok() && v.cdg_acyclic ? efi_max(fabric, out, workers) : fail;
+  };
   // Every candidate once, valley leaves by plane once per spare mode.
   std::vector<std::pair<int, int>> tries;  // (valley, spare)
   for (int valley : valleys)
@@ -542,14 +549,14 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
       uturn_entries += uturns[static_cast<size_t>(target)];
     }
     // Switches the construction cannot serve for some LIDs (plane valleys, one VL): routed
-    // around it, each onto a neighbour that reaches the LID while the CDG with switch sources
-    // stays acyclic (fill_holes, balance.cpp), before the self-check.
+    // around it, through other such switches to one that reaches the LID, while the CDG with
+    // switch sources stays acyclic (fill_holes, balance.cpp), before the self-check.
     std::string filled;
     if (!failure.empty() && fill) {
-      const long n = fill_holes(fabric, out);
-      if (n > 0) {
-        filled = ", " + std::to_string(n) + " entries the construction left without a route (" + failure +
-                 ") routed around it";
+      const FillResult n = fill_holes(fabric, out);
+      if (n.entries > 0) {
+        filled = ", " + std::to_string(n.entries) + " entries the construction left without a route (" + failure +
+                 ") routed around it" + (n.attempts > 1 ? " (attempt " + std::to_string(n.attempts) + ")" : "");
         failure.clear();
       }
     }
@@ -603,8 +610,6 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
     return out;
   }
   if (best) {
-    // The balanced candidate, kept only if the self-check passes and its EFI max is below the
-    // best unbalanced one's.
     // The candidate that balanced lowest goes on with the rest of the budget.
     const uint64_t screened = kBalanceScreen * plane_tries;
     if (balanced && screened < kBalanceBudget) {
@@ -612,17 +617,17 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
       balanced->moves += r.moves;
       if (r.moves) balanced->efi = r.efi_max;
     }
+    // It is kept only if the self-check passes and its EFI max is below the best unbalanced one's.
     if (balanced && balanced->efi < best->efi) {
-      CdgBuild b = self_check(balanced->out);
-      const Verdict v = verdict_of(b, std::string(kName) + " self-check", true, 0);
-      const uint64_t e = v.ok() && v.cdg_acyclic ? efi_max(fabric, balanced->out, workers) : best->efi;
+      std::optional<CdgBuild> b;
+      const uint64_t e = checked_efi(balanced->out, b, best->efi);
       if (e < best->efi) {
         balanced->out.notes.push_back("cable balancing: " + std::to_string(balanced->moves) + " entries moved, EFI max " +
                                       std::to_string(balanced->from) + " -> " + std::to_string(e) +
                                       (balanced->from != best->efi ? " (the lowest before balancing: " +
                                                                          std::to_string(best->efi) + ")"
                                                                    : ""));
-        best = Best{std::move(balanced->out), std::move(b), e};
+        best = Best{std::move(balanced->out), std::move(*b), e};
       }
     }
     keep_self_check(best->out, best->b);
@@ -715,15 +720,14 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
       const BalanceResult r = balance_cables(fabric, moved, kBalanceMoves, kBalanceBudget);
       if (r.moves > 0) {
         const uint64_t e0 = efi_max(fabric, out, workers);
-        CdgBuild mb = self_check(moved);
-        const Verdict v = verdict_of(mb, std::string(kName) + " self-check", true, 0);
-        const uint64_t e = v.ok() && v.cdg_acyclic ? efi_max(fabric, moved, workers) : e0;
+        std::optional<CdgBuild> mb;
+        const uint64_t e = checked_efi(moved, mb, e0);
         if (e < e0) {
           // (before the Up*/Down* note, which stays the last: it names the root)
           moved.notes.insert(moved.notes.end() - 1, "cable balancing: " + std::to_string(r.moves) +
                                                         " entries moved, EFI max " + std::to_string(e0) + " -> " +
                                                         std::to_string(e));
-          keep_self_check(moved, mb);
+          keep_self_check(moved, *mb);
           return moved;
         }
       }

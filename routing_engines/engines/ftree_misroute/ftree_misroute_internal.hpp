@@ -92,10 +92,14 @@ BalanceResult balance_cables(const Fabric& fabric, Routing& routing, size_t max_
 // own switch) gets a path through other such switches to one that has a route, the path adding
 // the fewest dependencies the CDG with switch sources does not have yet (then the fewest hops,
 // then the lightest cables), every dependency checked to keep the CDG acyclic; a LID that cannot
-// be filled goes first in a new attempt (up to 8). Returns the
-// entries set, or -1 when a switch stays without a route or the routing given is not acyclic
-// (nothing is promised then: the caller drops it).
-long fill_holes(const Fabric& fabric, Routing& routing);
+// be filled goes first in a new attempt (up to 8). Returns the entries set, or -1 when a switch
+// stays without a route or the routing given is not acyclic (nothing is promised then: the caller
+// drops it), and the attempts made.
+struct FillResult {
+  long entries = -1;
+  int attempts = 0;
+};
+FillResult fill_holes(const Fabric& fabric, Routing& routing);
 
 PlaneValleys plane_valleys(const Fabric& fabric, const FatTree& t, const std::vector<std::vector<DestLid>>& dests,
                            const std::vector<long>& divisor, const std::vector<int>& valleys, bool forced,
