@@ -84,7 +84,7 @@ router (defaults: --preset default):
                          notification, probes. Tuning: --ftdrb-ewma W (0.25) --ftdrb-thl C (64)
                          --ftdrb-tol C (16) --ftdrb-probe N (100, 0 = off) --ftdrb-permanent N (5)
                          --ftdrb-notify-hop C (0 = link latency) --ftdrb-notify-all
-  --nac [--nac-tf C --nac-period C]  NAC deadlock recovery (Zarza); --deadlock-timeout C
+  --nac [--nac-tf C --nac-period C --nac-start C]  NAC deadlock recovery (Zarza); --deadlock-timeout C
 faults and re-routing:
   --fail CYCLE:"NODE"[PORT]   link down, e.g. --fail '5000:"S1_1"[2]' (repeatable; the
                               port syntax of ibsim's console; the older 5000:S1_1[2] works too)

@@ -124,6 +124,7 @@ std::vector<ConfigKey> make_keys() {
       flag("nac", [](Config& c) { c.nac = true; }),
       integer("nac-tf", 1, 1000000000, [](Config& c, long x) { c.nac_tf = static_cast<int>(x); }),
       integer("nac-period", 1, 1000000000, [](Config& c, long x) { c.nac_period = static_cast<int>(x); }),
+      integer("nac-start", 0, 1000000000000L, [](Config& c, long x) { c.nac_start = x; }),
       integer("deadlock-timeout", 1, 1000000000000L, [](Config& c, long x) { c.deadlock_timeout = x; }),
       integer("seed", LONG_MIN, LONG_MAX, [](Config& c, long x) { c.seed = static_cast<uint64_t>(x); }),
       integer("threads", 0, 64, [](Config& c, long x) { c.threads = static_cast<int>(x); }),

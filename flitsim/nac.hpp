@@ -47,6 +47,7 @@ inline void Simulator::Impl::nac_trigger_scan() {
       res.nac_triggers++;
       NacRun run;
       run.seq = nac_seq++;
+      run.start = now;
       run.sw = static_cast<int>(s), run.in_ch = c, run.in_vc = static_cast<uint8_t>(v);
       run.out_ch = q.out_ch, run.out_vc = q.out_vc;
       int32_t ri = static_cast<int32_t>(runs.size());
@@ -127,6 +128,8 @@ inline void Simulator::Impl::on_nac_id(uint32_t mi) {
     if (q.state != kWaiting || q.dab_full || q.out_ch != run.out_ch || !front_complete(q)) return;
     run.confirmed = true;
     res.nac_confirmed++;
+    res.nac_confirm_cycles += static_cast<uint64_t>(now - run.start);
+    if (res.nac_first_confirmed < 0 || run.start < res.nac_first_confirmed) res.nac_first_confirmed = run.start;
     run.token = false;  // token moves to the DAB packet
     q.nac_run = -1;
     NacMsg rm = m;
@@ -154,7 +157,11 @@ inline void Simulator::Impl::on_nac_rec(uint32_t mi) {
   if (h == m.origin_sw) {  // went round the cycle: end of the run
     apply_nac_credits(m.ch, m.vc, m.credits);
     auto it = run_of_seq.find(m.seq);
-    if (it != run_of_seq.end()) close_run(it->second);
+    if (it != run_of_seq.end()) {
+      res.nac_recovered++;
+      res.nac_time_cycles += static_cast<uint64_t>(now - runs[it->second].start);
+      close_run(it->second);
+    }
     return;
   }
   for (uint32_t r : sws[h].req) {  // eqs 4.4-4.7

@@ -183,6 +183,18 @@ std::string format_result(const Result& r) {
   if (r.nac_triggers)
     o << "NAC: " << r.nac_triggers << " triggers, " << r.nac_id_packets << " ID packets, " << r.nac_confirmed
       << " cycles confirmed, " << r.nac_recovery_moves << " recovery moves, " << r.nac_timeouts << " timeouts\n";
+  if (r.nac_confirmed > 0) {
+    std::snprintf(b, sizeof b, "NAC identification (trigger -> confirmed): mean %.1f cycles; first confirmed run triggered at cycle %lld\n",
+                  static_cast<double>(r.nac_confirm_cycles) / static_cast<double>(r.nac_confirmed),
+                  static_cast<long long>(r.nac_first_confirmed));
+    o << b;
+  }
+  if (r.nac_recovered > 0) {
+    std::snprintf(b, sizeof b, "NAC time (trigger -> recovery signal back at the origin): mean %.1f cycles over %llu runs\n",
+                  static_cast<double>(r.nac_time_cycles) / static_cast<double>(r.nac_recovered),
+                  static_cast<unsigned long long>(r.nac_recovered));
+    o << b;
+  }
   if (r.deadlock.detected) o << r.deadlock.text << "\n";
   return o.str();
 }

@@ -156,7 +156,7 @@ void Simulator::Impl::run_loop() {
         }
       }
     }
-    if (cfg.nac && now % cfg.nac_period == 0) nac_trigger_scan();
+    if (cfg.nac && now >= cfg.nac_start && now % cfg.nac_period == 0) nac_trigger_scan();
     for (size_t i = 0; i < dirty_ep.size(); i++) allocate_ep(dirty_ep[i]);
     dirty_ep.clear();
     for (int s : retry_sw) mark_sw(s);
@@ -416,6 +416,9 @@ void Simulator::Impl::absorb(Impl& o) {
   a.min_credits = std::min(a.min_credits, b.min_credits);
   a.nac_triggers += b.nac_triggers, a.nac_id_packets += b.nac_id_packets, a.nac_confirmed += b.nac_confirmed;
   a.nac_recovery_moves += b.nac_recovery_moves, a.nac_timeouts += b.nac_timeouts;
+  a.nac_confirm_cycles += b.nac_confirm_cycles, a.nac_recovered += b.nac_recovered, a.nac_time_cycles += b.nac_time_cycles;
+  if (b.nac_first_confirmed >= 0 && (a.nac_first_confirmed < 0 || b.nac_first_confirmed < a.nac_first_confirmed))
+    a.nac_first_confirmed = b.nac_first_confirmed;
   a.escaped += b.escaped, a.escape_fallbacks += b.escape_fallbacks;
   lat.insert(lat.end(), o.lat.begin(), o.lat.end());
   nlat.insert(nlat.end(), o.nlat.begin(), o.nlat.end());

@@ -210,6 +210,7 @@ struct NacRun {
   int32_t out_ch;
   uint8_t out_vc;
   bool confirmed = false, open = true, token = true;
+  int64_t start = 0;  // cycle of the trigger
 };
 
 struct LinkEv {

@@ -91,6 +91,7 @@ struct Config {
   bool nac = false;
   int nac_tf = 6;            // cycles per control-packet hop (side band, never blocked)
   int nac_period = 1;        // evaluate the trigger every nac_period cycles (a "routing turn")
+  int64_t nac_start = 0;     // no trigger before this cycle (NAC switched on in a network that may already be deadlocked)
   uint64_t seed = 1;
   // Threads (docs/flitsim.md "Threads"): the switches are split into this many shards, one thread
   // each, in step with a barrier per cycle. 1 = one thread (the reference results); 0 = the
@@ -236,6 +237,12 @@ struct Result {
   // NAC
   uint64_t nac_triggers = 0, nac_id_packets = 0, nac_confirmed = 0, nac_recovery_moves = 0,
            nac_timeouts = 0;
+  // NAC timing: cycles from trigger to confirmation summed over the confirmed runs (the
+  // identification run, n t_f for a cycle of n routers), and over the runs whose recovery signal
+  // came back round the cycle to the origin (both runs, eq. 4.8: 2 n t_f) with their number; the
+  // earliest trigger cycle of a confirmed run, -1 if none
+  uint64_t nac_confirm_cycles = 0, nac_recovered = 0, nac_time_cycles = 0;
+  int64_t nac_first_confirmed = -1;
   // FT-DRB source (lid_policy == FtDrb)
   uint64_t ftdrb_notifications = 0, ftdrb_probes = 0, ftdrb_probes_delivered = 0, ftdrb_permanent = 0,
            ftdrb_grows = 0, ftdrb_shrinks = 0;

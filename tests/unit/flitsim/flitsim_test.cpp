@@ -487,6 +487,39 @@ TEST(FlitsimDeadlock, TornadoRingDeadlocksWithoutNacAndCompletesWithNac) {
   RecordProperty("baseline_accepted", std::to_string(base.accepted));
 }
 
+// The thesis' recovery on a real deadlock (Zarza, ch. 4.2.2-4.2.3): the ring deadlocks without
+// NAC; NAC switched on while it is deadlocked (no flit has moved for half the watchdog's timeout)
+// must identify the cycle in one run round it (n t_f cycles: the ID packet passes the 8 routers,
+// t_f each, eq. 4.8's first run), move heads into DABs and drain the ring: every packet delivered.
+TEST(FlitsimDeadlock, NacSwitchedOnInADeadlockedRingResolvesIt) {
+  const int k = 8;
+  Fabric f = make_mesh(k, 1, true);
+  Routing cw = route_dor(f, k, 1, true, /*clockwise_only=*/true);
+  Config c = Config::preset("zarza-nac");
+  c.nac = false;
+  c.deadlock_timeout = 1000;
+  TrafficSpec t;
+  t.pattern = "tornado";
+  t.load = 0.5;
+  t.warmup = 200, t.measure = 3000;
+  Result dl = run_checked(f, cw, c, t);
+  ASSERT_TRUE(dl.deadlock.detected) << format_result(dl);
+  ASSERT_GT(dl.deadlock.cycle - dl.deadlock.last_progress, c.deadlock_timeout / 2);
+  c.nac = true;
+  c.nac_start = dl.deadlock.last_progress + c.deadlock_timeout / 2;  // deadlocked for 500 cycles by then
+  Result ok = run_checked(f, cw, c, t);
+  std::printf("%s", format_result(ok).c_str());
+  EXPECT_FALSE(ok.deadlock.detected) << ok.deadlock.text;
+  EXPECT_TRUE(ok.flushed) << format_result(ok);
+  EXPECT_EQ(ok.delivered, ok.generated);
+  ASSERT_GT(ok.nac_confirmed, 0u);
+  EXPECT_GE(ok.nac_first_confirmed, c.nac_start);
+  // the first run round the cycle takes n t_f: ID packets are never blocked
+  EXPECT_EQ(ok.nac_first_confirmed >= 0 ? ok.nac_confirm_cycles : 0u,
+            ok.nac_confirmed * static_cast<uint64_t>(k * c.nac_tf));
+  EXPECT_GT(ok.cycles, c.nac_start);
+}
+
 TEST(FlitsimSweep, CsvAndSvg) {
   EXPECT_EQ(parse_sweep("0.1:0.3:0.1").size(), 3u);
   EXPECT_THROW(parse_sweep("0.1-0.3"), OptionError);
