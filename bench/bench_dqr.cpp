@@ -245,11 +245,16 @@ static int bench_tree3(int radix, int samples) {
       const DqrResult res = dqr_reconfigure(list, f, g, r, o);
       const double t = process_cpu_ms() - c;
       cpu += t, best = std::min(best, t);
+      uint64_t digest = 1469598103934665603ull;  // FNV-1a over the changes: same repair before and after a change
+      for (const LftChange& ch : res.changes)
+        for (uint64_t v : {uint64_t(ch.sw), uint64_t(ch.lid), uint64_t(ch.old_port), uint64_t(ch.new_port), uint64_t(ch.stage), uint64_t(ch.idle)})
+          digest = (digest ^ v) * 1099511628211ull;
       if (i == 0)
         std::fprintf(stderr,
-                     "  %s: %llu entries changed, %llu DLIDs, %llu search states, %llu turns enabled, %llu channels moved, "
+                     "  %s: %llu entries changed (digest %016llx), %llu DLIDs, %llu search states, %llu turns enabled, %llu channels moved, "
                      "%llu can_enable searches over %llu channels\n",
                      res.ok ? "repaired" : "NOT repaired", static_cast<unsigned long long>(res.entries_changed),
+                     static_cast<unsigned long long>(digest),
                      static_cast<unsigned long long>(res.dlids_affected), static_cast<unsigned long long>(res.search_states),
                      static_cast<unsigned long long>(res.turns_enabled), static_cast<unsigned long long>(res.channels_moved),
                      static_cast<unsigned long long>(list.dfs_calls() - list0.dfs_calls()),

@@ -294,7 +294,7 @@ bool Reconfigurer::idle_route(Dest& D, int w) {
   record_change(w, D.d, static_cast<uint8_t>(best_q));
   idle_[static_cast<size_t>(w)] = ag_;
   idle_list_.push_back(w);
-  new_routes();  // routes changed
+  new_routes_from_broken();  // w's route did not reach d (attempt() asked)
   return true;
 }
 

@@ -119,6 +119,15 @@ class Reconfigurer {
       rg_ = 1;
     }
   }
+  // Entries changed only at switches whose route did not reach d: a route that reached d passes
+  // none of them (it would not reach d), so it and its hop count stay; only the broken verdicts
+  // are forgotten.
+  void new_routes_from_broken() {
+    if (++rbg_ == 0) {
+      for (RouteMemo& m : rmemo_) m.bgen = 0;
+      rbg_ = 1;
+    }
+  }
   bool route_touches(const Dest& D, int y, const std::vector<int>& path) const;
   void mark_traffic(const Dest& D);
   bool search_and_commit(Dest& D, int w, std::string& why);
@@ -264,13 +273,13 @@ class Reconfigurer {
     int32_t port_base = 0, nports = 0;
   };
   std::vector<SlotInfo> slot_info_;
-  struct RouteMemo {  // reaches() by column slot, valid where gen == rg_
-    uint32_t gen = 0;
+  struct RouteMemo {  // reaches() by column slot, valid where gen == rg_ and (val == 1 or bgen == rbg_)
+    uint32_t gen = 0, bgen = 0;
     int32_t hops = 0;  // hops to d along the current route, where val == 1
     int8_t val = 0;
   };
   std::vector<RouteMemo> rmemo_;
-  uint32_t rg_ = 0;
+  uint32_t rg_ = 0, rbg_ = 0;
   std::vector<int> rstack_;
   std::vector<uint32_t> aff_;  // affected-set membership stamp (one generation per DLID)
   uint32_t ag_ = 0;

@@ -152,6 +152,8 @@ bool Reconfigurer::repair(Lid d, DqrResult& res) {
 // Sets the entries of a new path (switch, port) that joins the route of switch `junction`, and
 // records the traffic it now carries.
 void Reconfigurer::commit(Dest& D, const std::vector<Entry>& entries, int junction) {
+  bool from_broken = true;  // every entry changed at a switch whose route did not reach d
+  for (const Entry& e : entries) from_broken = from_broken && !reaches(D, e.sw);
   for (const Entry& e : entries) record_change(e.sw, D.d, e.port);
   // new traffic: the path's switches, then the joined route (idle switches on it carry
   // traffic from now on)
@@ -169,7 +171,8 @@ void Reconfigurer::commit(Dest& D, const std::vector<Entry>& entries, int juncti
     if (y == D.t) break;
     y = after_.node(y).port(cur(y)).peer_node;
   }
-  new_routes();  // routes changed
+  if (from_broken) new_routes_from_broken();  // routes changed
+  else new_routes();
 }
 
 void Reconfigurer::record_change(int y, Lid d, uint8_t q) {

@@ -23,7 +23,8 @@ void Reconfigurer::collect_sources() {
 
 bool Reconfigurer::reaches(const Dest& D, int s) {
   // by column slot (switches only, any other node is the slot that is always kNoPath):
-  // rmemo_[y].val: 1 ok, 2 broken, 3 on the current walk (valid while .gen == rg_)
+  // rmemo_[y].val: 1 ok, 2 broken, 3 on the current walk (valid while .gen == rg_, and for 2
+  // and 3 while .bgen == rbg_)
   const uint32_t ts = static_cast<uint32_t>(slot(D.t));
   uint32_t y = static_cast<uint32_t>(slot(s));
   int8_t verdict = 2;
@@ -31,12 +32,12 @@ bool Reconfigurer::reaches(const Dest& D, int s) {
   rstack_.clear();
   while (true) {
     RouteMemo& m = rmemo_[y];
-    if (m.gen == rg_) {
+    if (m.gen == rg_ && (m.val == 1 || m.bgen == rbg_)) {
       verdict = m.val == 3 ? 2 : m.val;  // 3: loop
       if (verdict == 1) base = m.hops;
       break;
     }
-    m.gen = rg_;
+    m.gen = rg_, m.bgen = rbg_;
     m.val = 3;
     rstack_.push_back(static_cast<int>(y));
     const uint8_t q = col_[y];
