@@ -104,7 +104,9 @@ variant and the fraction of flows rerouted (paper: seed 004 Figs. 3-4, 1.7-2.2 %
                        shortest paths, the paper's torus base)
   --model M            lft (default): DQR on InfiniBand's destination-based LFTs; flow: the
                        paper's per-flow model (each switch pair its own path and layer, rows
-                       <variant> (per flow); not for mesh/tlr variants); both: side by side
+                       <variant> (per flow); local and tlr variants: one detour per failed link
+                       shared by the flows that fit it; not for -single and mesh variants);
+                       both: side by side
   --layer-moves        on multi-layer fabrics (tori) also run every variant with layer moves
                        (dqr layers=all: flows of a destination that cannot be repaired in its
                        own layers move to another layer; rows named <variant>-layers)
@@ -114,7 +116,8 @@ variant and the fraction of flows rerouted (paper: seed 004 Figs. 3-4, 1.7-2.2 %
   --variants LIST      comma list of e2e|local|mesh + -all|-single, or tlr, mesh-tlr (turn local
                        reroute: a detour around each failed link with all its turns checked
                        together, flows' paths turn by turn; mesh-tlr: the mesh plug-in, tlr
-                       where it cannot detour)
+                       where it cannot detour; tlr-e2e: paths that cannot use the detour are
+                       searched from their source)
                        (default e2e-all,e2e-single,local-all,local-single,mesh-all,mesh-single)
   --fattree            also the 648-port 2-level fat tree (runs/5 runs)
   --fattree-faults N   faults for the fat tree (default 3)

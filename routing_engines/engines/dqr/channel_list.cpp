@@ -243,13 +243,18 @@ bool ChannelList::enable(Id a, Id b) {
   return true;
 }
 
-bool ChannelList::enable_all(const std::vector<Dep>& deps) {
+bool ChannelList::can_enable_all(const std::vector<Dep>& deps) const {
   std::vector<Dep> prefix;
   prefix.reserve(deps.size());
   for (auto d : deps) {
     if (!can_enable(d.first, d.second, prefix)) return false;
     prefix.push_back(d);
   }
+  return true;
+}
+
+bool ChannelList::enable_all(const std::vector<Dep>& deps) {
+  if (!can_enable_all(deps)) return false;
   for (auto d : deps)
     if (!enable(d.first, d.second)) throw Error("channel list: joint check accepted a cyclic turn set (bug)");
   return true;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <queue>
 #include <random>
@@ -196,10 +197,12 @@ FlowModel flow_model(const Fabric& f, const Routing& r) {
 // to its destination over the links of g, with `keep` (the prefix's turns) enabled jointly.
 // It may also end by joining the flow's old path behind the failed link (`suffix`, empty when
 // the layer changes), as DQR's LFT repair joins a route that reaches the destination.
-bool flow_reroute(FlowModel& m, const Fabric& g, size_t fi, int l, int from, int in, const std::vector<ChannelList::Dep>& keep,
-                  const std::vector<int>& suffix, std::vector<int>& out, double turn_cost) {
+// (flow_reroute is flow_search for a flow: its destination, the switches its kept prefix visits.)
+// commit = false: the path's new turns are checked together but not enabled.
+bool flow_search(FlowModel& m, const Fabric& g, int l, int from, int in, int t, const std::vector<int>& prefix_nodes,
+                 const std::vector<ChannelList::Dep>& keep, const std::vector<int>& suffix, std::vector<int>& out,
+                 double turn_cost, bool commit = true) {
   ChannelList& L = m.lists[static_cast<size_t>(l)];
-  const int t = m.flow_dst[fi];
   struct St {
     int link, parent;
     double cost;
@@ -209,12 +212,6 @@ bool flow_reroute(FlowModel& m, const Fabric& g, size_t fi, int l, int from, int
   using QE = std::pair<double, int>;
   std::priority_queue<QE, std::vector<QE>, std::greater<QE>> pq;
   std::unordered_set<int> done;
-  std::vector<int> prefix_nodes;  // switches the kept prefix visits (no loops through them)
-  const auto& old = m.flows[fi].links;
-  for (int lk : old) {
-    if (m.tail[static_cast<size_t>(lk)] == from) break;
-    prefix_nodes.push_back(m.tail[static_cast<size_t>(lk)]);
-  }
   auto on_path = [&](int si, int node) {
     for (int i = si; i >= 0; i = st[static_cast<size_t>(i)].parent)
       if (m.head[static_cast<size_t>(st[static_cast<size_t>(i)].link)] == node) return true;
@@ -267,7 +264,7 @@ bool flow_reroute(FlowModel& m, const Fabric& g, size_t fi, int l, int from, int
       std::vector<ChannelList::Dep> jd = nd;
       if (!L.has_dep(static_cast<ChannelList::Id>(lk), static_cast<ChannelList::Id>(suffix[j])))
         jd.push_back({static_cast<ChannelList::Id>(lk), static_cast<ChannelList::Id>(suffix[j])});
-      if (!L.enable_all(jd)) break;
+      if (commit ? !L.enable_all(jd) : !L.can_enable_all(jd)) break;
       out.clear();
       for (int i = si; i >= 0; i = st[static_cast<size_t>(i)].parent) out.push_back(st[static_cast<size_t>(i)].link);
       std::reverse(out.begin(), out.end());
@@ -275,7 +272,7 @@ bool flow_reroute(FlowModel& m, const Fabric& g, size_t fi, int l, int from, int
       return true;
     }
     if (y == t) {
-      if (!L.enable_all(nd)) continue;
+      if (commit ? !L.enable_all(nd) : !L.can_enable_all(nd)) continue;
       out.clear();
       for (int i = si; i >= 0; i = st[static_cast<size_t>(i)].parent) out.push_back(st[static_cast<size_t>(i)].link);
       std::reverse(out.begin(), out.end());
@@ -284,6 +281,16 @@ bool flow_reroute(FlowModel& m, const Fabric& g, size_t fi, int l, int from, int
     push(si, y, lk, st[static_cast<size_t>(si)].cost, nd);
   }
   return false;
+}
+
+bool flow_reroute(FlowModel& m, const Fabric& g, size_t fi, int l, int from, int in, const std::vector<ChannelList::Dep>& keep,
+                  const std::vector<int>& suffix, std::vector<int>& out, double turn_cost) {
+  std::vector<int> prefix_nodes;  // switches the kept prefix visits (no loops through them)
+  for (int lk : m.flows[fi].links) {
+    if (m.tail[static_cast<size_t>(lk)] == from) break;
+    prefix_nodes.push_back(m.tail[static_cast<size_t>(lk)]);
+  }
+  return flow_search(m, g, l, from, in, m.flow_dst[fi], prefix_nodes, keep, suffix, out, turn_cost);
 }
 
 // One fault (g = f minus a link) in the flow model: true if every affected flow was rerouted.
@@ -298,12 +305,64 @@ bool flow_fault(FlowModel& m, const Fabric& g, const DqrOptions& o, double* rero
   size_t affected = 0;
   const bool local = o.paths == DqrOptions::Paths::Local;
   const int layers = static_cast<int>(m.lists.size());
+  // The paper's local reroute (seed 004 §III: "create a topology agnostic local reroute around
+  // the failed element and have all flows (if possible) use this reroute for connectivity"): one
+  // detour per failed channel and layer, the cheapest path from its near to its far end (cost as
+  // in flow_search); tlr enables the detour's turns together before any flow uses it, local
+  // checks them together with each flow's own new turns. A flow takes prefix + detour + suffix
+  // (a switch met twice: the cycle cut out) if its new turns fit; otherwise it searches its own
+  // path, from the near end (local, tlr) or from its source (tlr-e2e). e2e: no detour.
+  const bool shared_detour = local || o.tlr;
+  std::map<std::pair<int, int>, std::optional<std::vector<int>>> detours;  // (failed link, layer) -> detour
+  auto detour_of = [&](int lk, int l) -> const std::optional<std::vector<int>>& {
+    auto [it, fresh] = detours.try_emplace({lk, l});
+    if (fresh) {
+      std::vector<int> d;
+      if (flow_search(m, g, l, m.tail[static_cast<size_t>(lk)], -1, m.head[static_cast<size_t>(lk)], {}, {}, {}, d,
+                      o.turn_cost, /*commit=*/o.tlr))
+        it->second = std::move(d);
+    }
+    return it->second;
+  };
   for (size_t fi = 0; fi < m.flows.size(); fi++) {
     auto& fl = m.flows[fi];
     size_t k = 0;
     while (k < fl.links.size() && !dead[static_cast<size_t>(fl.links[k])]) k++;
     if (k == fl.links.size()) continue;
     affected++;
+    if (shared_detour) {
+      const auto& det = detour_of(fl.links[k], fl.layer);
+      if (det) {
+        std::vector<int> path(fl.links.begin(), fl.links.begin() + static_cast<std::ptrdiff_t>(k));
+        path.insert(path.end(), det->begin(), det->end());
+        path.insert(path.end(), fl.links.begin() + static_cast<std::ptrdiff_t>(k) + 1, fl.links.end());
+        {  // a switch visited twice (the detour meets the prefix or the suffix): cut the cycle out
+          std::vector<int> erased, at_node;  // links kept; the switches they leave from
+          for (int lk : path) {
+            const int h = m.head[static_cast<size_t>(lk)];
+            auto it = std::find(at_node.begin(), at_node.end(), h);
+            if (it != at_node.end()) {
+              const auto n = it - at_node.begin();
+              erased.resize(static_cast<size_t>(n)), at_node.resize(static_cast<size_t>(n));
+              continue;
+            }
+            erased.push_back(lk), at_node.push_back(m.tail[static_cast<size_t>(lk)]);
+          }
+          path = std::move(erased);
+        }
+        bool ok = !path.empty();
+        for (int lk : path) ok = ok && !dead[static_cast<size_t>(lk)];
+        ChannelList& L = m.lists[static_cast<size_t>(fl.layer)];
+        std::vector<ChannelList::Dep> nd;
+        for (size_t i = 0; ok && i + 1 < path.size(); i++)
+          if (!L.has_dep(static_cast<ChannelList::Id>(path[i]), static_cast<ChannelList::Id>(path[i + 1])))
+            nd.push_back({static_cast<ChannelList::Id>(path[i]), static_cast<ChannelList::Id>(path[i + 1])});
+        if (ok && L.enable_all(nd)) {
+          fl.links = std::move(path);
+          continue;
+        }
+      }
+    }
     const size_t cut = local ? k : 0;  // links kept
     const int from = local ? m.tail[static_cast<size_t>(fl.links[k])] : m.tail[static_cast<size_t>(fl.links[0])];
     const int in = cut > 0 ? fl.links[cut - 1] : -1;
@@ -452,7 +511,7 @@ std::string dqr_eval(const DqrEvalOptions& opt) {
         if (moves && !(layer_moves && r.num_vls > 1)) break;
         if (moves) o.layers = DqrOptions::Layers::All;
         if (opt.model != DqrEvalOptions::Model::Flow) rows.push_back(evaluate(name, f, r, list, o, faults, runs, seed));
-        if (opt.model != DqrEvalOptions::Model::Lft && !o.mesh_plugin && !o.tlr && o.turns == DqrOptions::Turns::All)
+        if (opt.model != DqrEvalOptions::Model::Lft && !o.mesh_plugin && (o.tlr || o.turns == DqrOptions::Turns::All))
           rows.push_back(evaluate_flows(name, f, r, o, faults, runs, seed));
         std::fprintf(stderr, "dqr-eval: %s %s done\n", name.c_str(), o.variant_name().c_str());
       }

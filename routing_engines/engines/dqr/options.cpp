@@ -1,6 +1,6 @@
 // DQR options: one parser for the engine's options (dqr_options_from: paths, turns, plugin,
 // layers, tlr, switch_sources, search_bound) and `ftroute dqr-eval`'s variant names (dqr_variant:
-// e2e|local|mesh - all|single, [mesh-]tlr[-single|-all], translated into the same engine options), and the names back.
+// e2e|local|mesh - all|single, [mesh-]tlr[-e2e][-single|-all], translated into the same engine options), and the names back.
 #include "ftroute/dqr/dqr.hpp"
 
 namespace ftroute {
@@ -66,8 +66,9 @@ DqrOptions dqr_options_from(const EngineOptions& o, bool mesh_recognised) {
 }
 
 DqrOptions dqr_variant(const std::string& variant) {
-  // [mesh-]tlr[-single|-all], or (e2e|local|mesh)-(all|single)
-  const std::string bad = "unknown variant '" + variant + "' (use e2e|local|mesh - all|single, or [mesh-]tlr[-single|-all])";
+  // [mesh-]tlr[-e2e][-single|-all], or (e2e|local|mesh)-(all|single)
+  const std::string bad =
+      "unknown variant '" + variant + "' (use e2e|local|mesh - all|single, or [mesh-]tlr[-e2e][-single|-all])";
   EngineOptions o;
   std::string rest = variant;
   auto take = [&](const std::string& prefix) {
@@ -77,7 +78,7 @@ DqrOptions dqr_variant(const std::string& variant) {
   };
   if (take("mesh-tlr") || take("tlr")) {
     o.set("plugin", variant.rfind("mesh", 0) == 0 ? "mesh" : "none");
-    o.set("paths", "local");
+    o.set("paths", take("-e2e") ? "e2e" : "local");
     o.set("tlr", "true");
     if (rest.empty() || rest == "-single") o.set("turns", "single");
     else if (rest == "-all") o.set("turns", "all");

@@ -335,13 +335,13 @@ TEST(DqrStaging, StageIsTheHopCountAlongTheNewRoutes) {
 // the staging options keep their declared ranges.
 TEST(DqrOptions, VariantsRoundTripAndBadValuesAreNamed) {
   for (const char* v : {"local-all", "local-single", "e2e-all", "e2e-single", "mesh-all", "mesh-single", "tlr",
-                        "tlr-all", "mesh-tlr", "mesh-tlr-all"})
+                        "tlr-all", "mesh-tlr", "mesh-tlr-all", "tlr-e2e", "tlr-e2e-all", "mesh-tlr-e2e"})
     EXPECT_EQ(dqr_variant(v).variant_name(), v);
   try {
     dqr_variant("e2e-some");
     ADD_FAILURE() << "e2e-some accepted";
   } catch (const OptionError& e) {
-    EXPECT_STREQ(e.what(), "unknown variant 'e2e-some' (use e2e|local|mesh - all|single, or [mesh-]tlr[-single|-all])");
+    EXPECT_STREQ(e.what(), "unknown variant 'e2e-some' (use e2e|local|mesh - all|single, or [mesh-]tlr[-e2e][-single|-all])");
   }
   EngineOptions o;
   EXPECT_TRUE(dqr_options_from(o, true).mesh_plugin);

@@ -1006,3 +1006,26 @@ TEST(DqrEval, PerFlowModelBesideTheLftModelAndLashBase) {
   for (const char* v : {"local-all", "local-all-layers", "local-all (per flow)", "local-all-layers (per flow)"})
     EXPECT_GE(p1(lm, "4x4 torus, ft-lash (2 layers)", v), 0) << v << " missing:\n" << lm;
 }
+
+// The paper's local reroute in the per-flow model (seed 004 §III: one local reroute around the
+// failed element, used by every flow that can): the local and tlr variants give each flow over
+// the failed link the shared detour (prefix + detour + suffix) where its turns fit, so on a DOR
+// mesh every single fault is tolerated (each flow searching its own way from the near end, as
+// before, tolerated about half of them: the first flows' new turns closed cycles for later ones).
+TEST(DqrEval, PerFlowLocalRerouteIsOneDetourSharedByTheFlows) {
+  EXPECT_EQ(dqr_variant("tlr-e2e").variant_name(), "tlr-e2e");
+  EXPECT_EQ(dqr_variant("tlr-e2e-all").variant_name(), "tlr-e2e-all");
+  EXPECT_EQ(dqr_variant("tlr").paths, DqrOptions::Paths::Local);
+  EXPECT_EQ(dqr_variant("tlr-e2e").paths, DqrOptions::Paths::EndToEnd);
+  EXPECT_THROW(dqr_variant("tlr-e2x"), OptionError);
+  DqrEvalOptions o;
+  o.variants = {dqr_variant("local-all"), dqr_variant("tlr"), dqr_variant("tlr-e2e")};
+  o.sizes = {{6, false}, {7, false}};
+  o.faults = 1;
+  o.runs = 12;
+  o.model = DqrEvalOptions::Model::Flow;
+  const std::string md = dqr_eval(o);
+  for (const char* topo : {"6x6 mesh", "7x7 mesh"})
+    for (const char* v : {"local-all (per flow)", "tlr (per flow)", "tlr-e2e (per flow)"})
+      EXPECT_EQ(p1(md, topo, v), 100.0) << topo << " " << v << ":\n" << md;
+}

@@ -81,6 +81,8 @@ class ChannelList {
   bool can_enable(Id a, Id b, const std::vector<Dep>& extra = {}) const;
   // Adds a -> b, reordering when it goes down. False (and no change) if it would close a cycle.
   bool enable(Id a, Id b);
+  // Could all of `deps` be added together without a cycle (each with the earlier ones)?
+  bool can_enable_all(const std::vector<Dep>& deps) const;
   // All of `deps` or nothing (checked jointly first).
   bool enable_all(const std::vector<Dep>& deps);
   // Adds an unknown channel at the top of the list (no dependencies yet).
