@@ -46,6 +46,29 @@ void expect_valid(const Live& l) {
 
 std::string fat_tree() { return kary_ntree_net(2, 3); }  // 12 switches, 8 HCAs
 
+// The fabric with its nodes in node-GUID order, as the plugin imports OpenSM's subnet
+// (node_guid_tbl): channel ids, hence the channel list's ties and DQR's choices, as in the plugin.
+Fabric in_guid_order(const Fabric& f) {
+  std::vector<int> order(static_cast<size_t>(f.size()));
+  for (int i = 0; i < f.size(); i++) order[static_cast<size_t>(i)] = i;
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return f.node(a).guid < f.node(b).guid; });
+  Fabric g;
+  std::vector<int> at(static_cast<size_t>(f.size()));
+  for (int i : order) {
+    const Node& n = f.node(i);
+    const int k = g.add_node(n.type, n.id, n.num_ports, n.guid);
+    g.node(k).desc = n.desc;
+    at[static_cast<size_t>(i)] = k;
+  }
+  for (int i = 0; i < f.size(); i++)
+    for (int p = 1; p <= f.node(i).num_ports; p++) {
+      const Port& x = f.node(i).port(p);
+      if (x.connected() && (i < x.peer_node || (i == x.peer_node && p < x.peer_port))) g.connect(at[static_cast<size_t>(i)], p, at[static_cast<size_t>(x.peer_node)], x.peer_port);
+    }
+  for (const EndPort& ep : f.end_ports()) g.set_lid(at[static_cast<size_t>(ep.node)], ep.port, ep.base_lid, ep.lmc);
+  return g;
+}
+
 }  // namespace
 
 TEST(Plugin, FtMinhopConfiguresFatTreeAndMatchesOffline) {
@@ -220,10 +243,11 @@ TEST(Plugin, DqrLayerMovesReachTheSa) {
   sim.start_text(torus2d_net(5, 5, 1));
   sim.start_opensm_daemon(plugin_config("dqr", "dqr:layers=all", {"qos TRUE"}));
   ASSERT_EQ(sim.engine_used(), "dqr") << sim.opensm_log();
-  const Fabric f = fabric_from_ibnetdiscover(sim.ibnetdiscover());
+  const Fabric f = in_guid_order(fabric_from_ibnetdiscover(sim.ibnetdiscover()));
   const Routing r0 = DorEngine().route(f);
   ASSERT_EQ(r0.num_vls, 4);
-  // offline: the first pair of faults (a, b) where a is repaired in its own layers and b needs a move
+  // offline, on the fabric as the plugin sees it: the first pair of faults (a, b) where a is
+  // repaired in its own layers and b needs a move
   auto links = f.switch_links();
   std::optional<std::pair<std::pair<int, int>, std::pair<int, int>>> pick;
   for (size_t i = 0; i < links.size() && !pick; i++)

@@ -243,6 +243,29 @@ bool ChannelList::enable(Id a, Id b) {
   return true;
 }
 
+size_t ChannelList::drop_dependencies_of(Id c) {
+  if (c >= out_.size()) return 0;
+  size_t n = 0;
+  auto clear_bit = [&](Id a, Id b) {
+    if (auto [w, bit] = turn_bit(a, b); w >= 0) turns_[static_cast<size_t>(w)] &= ~(1ULL << bit);
+  };
+  for (Id b : out_[c]) {
+    std::vector<Id>& in = in_[b];
+    in.erase(std::remove(in.begin(), in.end(), c), in.end());
+    clear_bit(c, b);
+    n++;
+  }
+  out_[c].clear();
+  for (Id a : in_[c]) {
+    std::vector<Id>& o = out_[a];
+    auto it = std::lower_bound(o.begin(), o.end(), c);
+    if (it != o.end() && *it == c) o.erase(it), clear_bit(a, c), n++;
+  }
+  in_[c].clear();
+  num_deps_ -= n;
+  return n;
+}
+
 bool ChannelList::can_enable_all(const std::vector<Dep>& deps) const {
   std::vector<Dep> prefix;
   prefix.reserve(deps.size());

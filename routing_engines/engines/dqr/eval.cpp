@@ -302,6 +302,10 @@ bool flow_fault(FlowModel& m, const Fabric& g, const DqrOptions& o, double* rero
     const Port& pt = g.node(s).port(static_cast<int>(lk) - m.base[static_cast<size_t>(s)]);
     if (!pt.connected() || pt.peer_node != m.head[lk]) dead[lk] = 1;
   }
+  // the failed link's channels carry nothing: their dependencies go first (as in DQR's LFT repair)
+  for (size_t lk = 0; lk < dead.size(); lk++)
+    if (dead[lk])
+      for (ChannelList& L : m.lists) L.drop_dependencies_of(static_cast<ChannelList::Id>(lk));
   size_t affected = 0;
   const bool local = o.paths == DqrOptions::Paths::Local;
   const int layers = static_cast<int>(m.lists.size());

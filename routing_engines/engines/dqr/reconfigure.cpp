@@ -64,6 +64,12 @@ DqrResult Reconfigurer::run() {
       next_sw_[l] = p.peer_node;
     }
   }
+  // A failed link's channels can be part of no deadlock (nothing enters them; what waits for
+  // them is discarded): their dependencies leave the list before any path is searched, so the
+  // old routes through the fault no longer hold turns against the repairs (docs/dqr.md
+  // "Dependencies through the failed link").
+  for (auto [y, q] : dead_ports_)
+    for (int vl = 0; vl < kNumVlSlots; vl++) list_.drop_dependencies_of(ch(y, q, vl));
   dist_ok_ = !tables_->sw_dist.empty() && !added && dead_ports_.size() <= 64;
   spw_gen_.assign(static_cast<size_t>(after_.size()), 0);
   spw_val_.assign(static_cast<size_t>(after_.size()), 0);

@@ -81,6 +81,10 @@ class ChannelList {
   bool can_enable(Id a, Id b, const std::vector<Dep>& extra = {}) const;
   // Adds a -> b, reordering when it goes down. False (and no change) if it would close a cycle.
   bool enable(Id a, Id b);
+  // Removes every dependency into or out of c (c stays in the list, where it is): a failed link's
+  // channels carry nothing, a switch discards what waits for a port that went down, so no
+  // deadlock can pass through them. Returns how many dependencies went.
+  size_t drop_dependencies_of(Id c);
   // Could all of `deps` be added together without a cycle (each with the earlier ones)?
   bool can_enable_all(const std::vector<Dep>& deps) const;
   // All of `deps` or nothing (checked jointly first).
