@@ -107,6 +107,7 @@ void ChannelList::insert_dep(Id a, Id b) {
   o.insert(it, b);
   in_[b].push_back(a);
   num_deps_++;
+  if (journaling_) journal_.push_back({a, b});
   if (auto [w, bit] = turn_bit(a, b); w >= 0) turns_[static_cast<size_t>(w)] |= 1ULL << bit;
 }
 
@@ -264,6 +265,20 @@ size_t ChannelList::drop_dependencies_of(Id c) {
   in_[c].clear();
   num_deps_ -= n;
   return n;
+}
+
+void ChannelList::drop_dependencies(const std::vector<Dep>& deps) {
+  for (auto [a, b] : deps) {
+    if (a >= out_.size() || b >= in_.size()) continue;
+    std::vector<Id>& o = out_[a];
+    auto it = std::lower_bound(o.begin(), o.end(), b);
+    if (it == o.end() || *it != b) continue;
+    o.erase(it);
+    std::vector<Id>& in = in_[b];
+    in.erase(std::find(in.begin(), in.end(), a));
+    if (auto [w, bit] = turn_bit(a, b); w >= 0) turns_[static_cast<size_t>(w)] &= ~(1ULL << bit);
+    num_deps_--;
+  }
 }
 
 bool ChannelList::can_enable_all(const std::vector<Dep>& deps) const {

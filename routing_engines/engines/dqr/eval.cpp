@@ -294,7 +294,7 @@ bool flow_reroute(FlowModel& m, const Fabric& g, size_t fi, int l, int from, int
 }
 
 // One fault (g = f minus a link) in the flow model: true if every affected flow was rerouted.
-bool flow_fault(FlowModel& m, const Fabric& g, const DqrOptions& o, double* rerouted) {
+bool flow_fault(FlowModel& m, const Fabric& g, const DqrOptions& o, double* rerouted, bool drop_failed) {
   std::vector<char> dead(m.tail.size(), 0);
   for (size_t lk = 0; lk < m.tail.size(); lk++) {
     const int s = m.tail[lk];
@@ -302,10 +302,12 @@ bool flow_fault(FlowModel& m, const Fabric& g, const DqrOptions& o, double* rero
     const Port& pt = g.node(s).port(static_cast<int>(lk) - m.base[static_cast<size_t>(s)]);
     if (!pt.connected() || pt.peer_node != m.head[lk]) dead[lk] = 1;
   }
-  // the failed link's channels carry nothing: their dependencies go first (as in DQR's LFT repair)
-  for (size_t lk = 0; lk < dead.size(); lk++)
-    if (dead[lk])
-      for (ChannelList& L : m.lists) L.drop_dependencies_of(static_cast<ChannelList::Id>(lk));
+  // the second attempt, as in dqr_reconfigure(): the failed link's channels carry nothing, their
+  // dependencies go first
+  if (drop_failed)
+    for (size_t lk = 0; lk < dead.size(); lk++)
+      if (dead[lk])
+        for (ChannelList& L : m.lists) L.drop_dependencies_of(static_cast<ChannelList::Id>(lk));
   size_t affected = 0;
   const bool local = o.paths == DqrOptions::Paths::Local;
   const int layers = static_cast<int>(m.lists.size());
@@ -414,7 +416,11 @@ Row evaluate_flows(const std::string& topo, const Fabric& f0, const Routing& r0,
       Fabric& g = *gf;
       const auto t0 = std::chrono::steady_clock::now();
       double rer = 0;
-      if (!flow_fault(m, g, o, &rer)) break;
+      FlowModel before = m;  // a failed first attempt is undone: the second starts from here
+      if (!flow_fault(m, g, o, &rer, false)) {
+        m = std::move(before);
+        if (!flow_fault(m, g, o, &rer, true)) break;
+      }
       Point& pt = row.pts[static_cast<size_t>(i)];
       pt.ok++;
       pt.flows += rer;

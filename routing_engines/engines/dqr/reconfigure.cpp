@@ -64,12 +64,13 @@ DqrResult Reconfigurer::run() {
       next_sw_[l] = p.peer_node;
     }
   }
-  // A failed link's channels can be part of no deadlock (nothing enters them; what waits for
-  // them is discarded): their dependencies leave the list before any path is searched, so the
-  // old routes through the fault no longer hold turns against the repairs (docs/dqr.md
-  // "Dependencies through the failed link").
-  for (auto [y, q] : dead_ports_)
-    for (int vl = 0; vl < kNumVlSlots; vl++) list_.drop_dependencies_of(ch(y, q, vl));
+  // Second attempt (dqr_reconfigure): a failed link's channels can be part of no deadlock
+  // (nothing enters them; what waits for them is discarded), so their dependencies leave the
+  // list before any path is searched and the old routes through the fault no longer hold turns
+  // against the repairs (docs/dqr.md, "Reconfiguration" step 1).
+  if (drop_failed_)
+    for (auto [y, q] : dead_ports_)
+      for (int vl = 0; vl < kNumVlSlots; vl++) list_.drop_dependencies_of(ch(y, q, vl));
   dist_ok_ = !tables_->sw_dist.empty() && !added && dead_ports_.size() <= 64;
   spw_gen_.assign(static_cast<size_t>(after_.size()), 0);
   spw_val_.assign(static_cast<size_t>(after_.size()), 0);
@@ -213,8 +214,45 @@ namespace ftroute {
 
 DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric& after, const Routing& old_routing,
                           const DqrOptions& options) {
-  dqr_detail::Reconfigurer r(list, before, after, old_routing, options);
-  return r.run();
+  // First in the flows' own layers with the failed links' dependencies in the list: they keep
+  // the repairs local (without them a ring the fault cut is an acyclic path, and the search may
+  // send whole destinations round it, which later destinations then cannot cross). If that
+  // fails, its dependencies are taken back and the repair runs again without the failed links'
+  // ones; with layers=all, a third attempt may then also move flows to other layers (so layers
+  // move only where no repair in the own layers exists either way).
+  DqrOptions own = options;
+  own.layers = DqrOptions::Layers::Same;
+  struct Attempt {
+    const DqrOptions* o;
+    bool drop;
+  };
+  std::vector<Attempt> attempts{{&own, false}, {&own, true}};
+  if (options.layers == DqrOptions::Layers::All) attempts.push_back({&options, true});
+  DqrResult res, first;
+  for (size_t i = 0; i < attempts.size(); i++) {
+    list.begin_journal();
+    DqrResult r = dqr_detail::Reconfigurer(list, before, after, old_routing, *attempts[i].o, attempts[i].drop).run();
+    std::vector<ChannelList::Dep> added = list.end_journal();
+    if (i == 0) {
+      if (r.ok || r.failed_channels == 0) return r;
+      first = r;
+    } else {
+      r.seconds += res.seconds;
+      r.search_states += res.search_states;
+      r.joint_refusals += res.joint_refusals;
+      r.commit_refusals += res.commit_refusals;
+      r.dropped_failed_deps = true;
+    }
+    res = std::move(r);
+    if (res.ok) break;
+    if (i + 1 < attempts.size()) list.drop_dependencies(added);  // undone: the next attempt starts clean
+  }
+  if (res.ok)
+    res.notes.push_back("repaired without the failed links' dependencies in the list (with them: " +
+                        (first.failures.empty() ? std::string("unknown") : first.failures.front()) + ")");
+  else
+    res.failures.insert(res.failures.begin(), first.failures.begin(), first.failures.end());
+  return res;
 }
 
 size_t dqr_strip_switch_paths(const Fabric& fabric, Routing& routing) {

@@ -47,8 +47,11 @@ struct Source {
 
 class Reconfigurer {
  public:
-  Reconfigurer(ChannelList& list, const Fabric& before, const Fabric& after, const Routing& r, const DqrOptions& o)
-      : list_(list), before_(before), after_(after), r_(r), o_(o) {}
+  // drop_failed: the failed links' dependencies leave the list before the repair (the second
+  // attempt of dqr_reconfigure()).
+  Reconfigurer(ChannelList& list, const Fabric& before, const Fabric& after, const Routing& r, const DqrOptions& o,
+               bool drop_failed = false)
+      : list_(list), before_(before), after_(after), r_(r), o_(o), drop_failed_(drop_failed) {}
 
   DqrResult run();
 
@@ -223,6 +226,7 @@ class Reconfigurer {
   const Fabric& after_;
   const Routing& r_;
   DqrOptions o_;
+  bool drop_failed_ = false;
   std::shared_ptr<const DqrTables> tables_;  // the old routing by LID, the fault-free fabric's look-ups
   std::vector<uint8_t> col_;                 // current entries for the LID being repaired, by slot
   const uint8_t* old_col_ = nullptr;         // the old routing's, by slot (DqrTables::column)

@@ -85,6 +85,12 @@ class ChannelList {
   // channels carry nothing, a switch discards what waits for a port that went down, so no
   // deadlock can pass through them. Returns how many dependencies went.
   size_t drop_dependencies_of(Id c);
+  // Removes these dependencies (those present); the order stays valid.
+  void drop_dependencies(const std::vector<Dep>& deps);
+  // Journal of the dependencies added from now on (insert, enable, enable_all), handed back by
+  // end_journal(): what drop_dependencies() takes back to undo a failed attempt.
+  void begin_journal() { journal_.clear(), journaling_ = true; }
+  std::vector<Dep> end_journal() { journaling_ = false; return std::move(journal_); }
   // Could all of `deps` be added together without a cycle (each with the earlier ones)?
   bool can_enable_all(const std::vector<Dep>& deps) const;
   // All of `deps` or nothing (checked jointly first).
@@ -134,6 +140,8 @@ class ChannelList {
   mutable std::vector<uint32_t> mark_;
   mutable uint32_t stamp_ = 0;
   uint64_t moved_ = 0, enabled_ = 0;
+  bool journaling_ = false;
+  std::vector<Dep> journal_;
   uint64_t order_version_ = 0;
   mutable uint64_t dfs_calls_ = 0, dfs_visited_ = 0;
   static inline const std::vector<Id> empty_{};

@@ -221,13 +221,17 @@ struct DqrResult {
   uint64_t commit_refusals = 0;     // candidate paths whose turns enable_all refused at commit
   uint64_t channels_moved = 0;
   bool plugin_applied = false;      // mesh plug-in enabled all its detours
+  // The first attempt (the failed links' dependencies in the list) failed, and this is the
+  // second one, without them (dqr_reconfigure()).
+  bool dropped_failed_deps = false;
   double seconds = 0;
 };
 
 // Repairs `old_routing` (computed for `before`) for `after`, a fabric with the same nodes and
 // ports and some links removed (links added are usable but not required). `list` must be the
 // channel list of old_routing on `before`; it is updated in place (turns enabled, new deps
-// added, old deps kept). Throws EngineError("dqr", ...) when DQR does not apply (node/port
+// added, old deps kept; when the first attempt fails, its deps are taken back and the second
+// one drops the failed links' deps first, see DqrResult::dropped_failed_deps). Throws EngineError("dqr", ...) when DQR does not apply (node/port
 // layout differs, VLs change along paths); returns ok = false with failures when some
 // destination cannot be repaired without a deadlock or loop.
 DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric& after, const Routing& old_routing,
