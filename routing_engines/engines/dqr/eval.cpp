@@ -510,7 +510,7 @@ std::string dqr_eval(const DqrEvalOptions& opt) {
     auto grid = recognise_mesh(f);  // precomputed once for the plug-in (fault-free mesh)
     const std::string algo = opt.base == "ft-dor" ? (torus ? "dor (E-cube, " : "dor") : opt.base + " (";
     std::string name = std::to_string(n) + "x" + std::to_string(n) + (torus ? " torus, " : " mesh, ") + algo +
-                       (algo.back() == '(' ? std::to_string(std::max(1, r.num_vls)) + " layers)" : "");
+                       (algo != "dor" ? std::to_string(std::max(1, r.num_vls)) + " layers)" : "");
     for (auto o : variants) {
       if (o.mesh_plugin && torus) {  // the plug-in is the mesh's; the per-layer torus plug-in is not implemented
         std::fprintf(stderr, "dqr-eval: %s: variant %s skipped (mesh plug-in)\n", name.c_str(), o.variant_name().c_str());
