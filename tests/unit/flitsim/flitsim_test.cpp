@@ -437,18 +437,36 @@ TEST(FlitsimFaults, NewLftsAtACycleRouteAroundTheFault) {
   EXPECT_EQ(res.generated, res.delivered + res.dropped);
 }
 
-TEST(FlitsimDeadlock, TornadoRingDeadlocksWithoutNacAndCompletesWithNac) {
-  const int k = 8;
+// The deadlock tests' set-up: an 8-switch ring routed clockwise only (a routing cycle), the
+// thesis' NAC preset with NAC off, tornado at 0.5: the run without NAC, which deadlocks.
+struct TornadoRing {
+  static constexpr int k = 8;
   Fabric f = make_mesh(k, 1, true);
   Routing cw = route_dor(f, k, 1, true, /*clockwise_only=*/true);
-  Config c = Config::preset("zarza-nac");
-  c.nac = false;
-  c.deadlock_timeout = 1000;
-  TrafficSpec t;
-  t.pattern = "tornado";
-  t.load = 0.5;
-  t.warmup = 200, t.measure = 3000;
+  Config c = [] {
+    Config x = Config::preset("zarza-nac");
+    x.nac = false;
+    x.deadlock_timeout = 1000;
+    return x;
+  }();
+  TrafficSpec t = [] {
+    TrafficSpec x;
+    x.pattern = "tornado";
+    x.load = 0.5;
+    x.warmup = 200, x.measure = 3000;
+    return x;
+  }();
   Result dl = run_checked(f, cw, c, t);
+};
+
+TEST(FlitsimDeadlock, TornadoRingDeadlocksWithoutNacAndCompletesWithNac) {
+  TornadoRing ring;
+  const int k = ring.k;
+  const Fabric& f = ring.f;
+  const Routing& cw = ring.cw;
+  Config c = ring.c;
+  const TrafficSpec& t = ring.t;
+  const Result& dl = ring.dl;
   ASSERT_TRUE(dl.deadlock.detected) << format_result(dl);
   EXPECT_EQ(dl.deadlock.cycle_channels.size(), static_cast<size_t>(k)) << dl.deadlock.text;
   for (const auto& chn : dl.deadlock.cycle_channels) EXPECT_NE(chn.find("[2]->"), std::string::npos) << chn;
@@ -492,17 +510,13 @@ TEST(FlitsimDeadlock, TornadoRingDeadlocksWithoutNacAndCompletesWithNac) {
 // must identify the cycle in one run round it (n t_f cycles: the ID packet passes the 8 routers,
 // t_f each, eq. 4.8's first run), move heads into DABs and drain the ring: every packet delivered.
 TEST(FlitsimDeadlock, NacSwitchedOnInADeadlockedRingResolvesIt) {
-  const int k = 8;
-  Fabric f = make_mesh(k, 1, true);
-  Routing cw = route_dor(f, k, 1, true, /*clockwise_only=*/true);
-  Config c = Config::preset("zarza-nac");
-  c.nac = false;
-  c.deadlock_timeout = 1000;
-  TrafficSpec t;
-  t.pattern = "tornado";
-  t.load = 0.5;
-  t.warmup = 200, t.measure = 3000;
-  Result dl = run_checked(f, cw, c, t);
+  TornadoRing ring;
+  const int k = ring.k;
+  const Fabric& f = ring.f;
+  const Routing& cw = ring.cw;
+  Config c = ring.c;
+  const TrafficSpec& t = ring.t;
+  const Result& dl = ring.dl;
   ASSERT_TRUE(dl.deadlock.detected) << format_result(dl);
   ASSERT_GT(dl.deadlock.cycle - dl.deadlock.last_progress, c.deadlock_timeout / 2);
   c.nac = true;
