@@ -437,9 +437,10 @@ TEST(FlitsimFaults, NewLftsAtACycleRouteAroundTheFault) {
   EXPECT_EQ(res.generated, res.delivered + res.dropped);
 }
 
-// The deadlock tests' set-up: an 8-switch ring routed clockwise only (a routing cycle), the
+// The deadlock tests' fixture: an 8-switch ring routed clockwise only (a routing cycle), the
 // thesis' NAC preset with NAC off, tornado at 0.5: the run without NAC, which deadlocks.
-struct TornadoRing {
+class FlitsimDeadlock : public ::testing::Test {
+ protected:
   static constexpr int k = 8;
   Fabric f = make_mesh(k, 1, true);
   Routing cw = route_dor(f, k, 1, true, /*clockwise_only=*/true);
@@ -459,14 +460,7 @@ struct TornadoRing {
   Result dl = run_checked(f, cw, c, t);
 };
 
-TEST(FlitsimDeadlock, TornadoRingDeadlocksWithoutNacAndCompletesWithNac) {
-  TornadoRing ring;
-  const int k = ring.k;
-  const Fabric& f = ring.f;
-  const Routing& cw = ring.cw;
-  Config c = ring.c;
-  const TrafficSpec& t = ring.t;
-  const Result& dl = ring.dl;
+TEST_F(FlitsimDeadlock, TornadoRingDeadlocksWithoutNacAndCompletesWithNac) {
   ASSERT_TRUE(dl.deadlock.detected) << format_result(dl);
   EXPECT_EQ(dl.deadlock.cycle_channels.size(), static_cast<size_t>(k)) << dl.deadlock.text;
   for (const auto& chn : dl.deadlock.cycle_channels) EXPECT_NE(chn.find("[2]->"), std::string::npos) << chn;
@@ -509,14 +503,7 @@ TEST(FlitsimDeadlock, TornadoRingDeadlocksWithoutNacAndCompletesWithNac) {
 // NAC; NAC switched on while it is deadlocked (no flit has moved for half the watchdog's timeout)
 // must identify the cycle in one run round it (n t_f cycles: the ID packet passes the 8 routers,
 // t_f each, eq. 4.8's first run), move heads into DABs and drain the ring: every packet delivered.
-TEST(FlitsimDeadlock, NacSwitchedOnInADeadlockedRingResolvesIt) {
-  TornadoRing ring;
-  const int k = ring.k;
-  const Fabric& f = ring.f;
-  const Routing& cw = ring.cw;
-  Config c = ring.c;
-  const TrafficSpec& t = ring.t;
-  const Result& dl = ring.dl;
+TEST_F(FlitsimDeadlock, NacSwitchedOnInADeadlockedRingResolvesIt) {
   ASSERT_TRUE(dl.deadlock.detected) << format_result(dl);
   ASSERT_GT(dl.deadlock.cycle - dl.deadlock.last_progress, c.deadlock_timeout / 2);
   c.nac = true;
