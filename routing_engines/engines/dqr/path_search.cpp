@@ -263,6 +263,21 @@ bool Reconfigurer::direct_route(Dest& D, int w) {
     // The junction's first, from the far end of the joined route back: there the routes of
     // different destinations part, so a dependency no route had is met there first; the
     // entry's only if the junction's pass.
+    // Once a candidate with one new dependency is the best, only one with none can beat it, and
+    // the joined route's last turn (into d's port at d's switch) is then one of its
+    // dependencies: a route whose traffic stops short of d's switch only does so where
+    // downstream already carries d's traffic, whose turns, that one included, are in the list.
+    // That turn is where the routes of different destinations part, so it is checked first,
+    // from reaches()'s memo, before the joined route is walked.
+    if (best <= 1 + o_.new_dep_cost && D.tport != 0) {
+      const int in = z == D.t ? link(w, q) : route_last(z);
+      bool has_last = in >= 0;
+      for (uint32_t m = lay; has_last && m; m &= m - 1) {
+        const int l = __builtin_ctz(m);
+        has_last = list_.has_dep(static_cast<Id>(in) * kNumVlSlots + static_cast<Id>(l), ch(D.t, D.tport, l));
+      }
+      if (!has_last) continue;
+    }
     deps.clear();
     junction_deps(D, link(w, q), lay, z, deps);
     if (!std::all_of(deps.rbegin(), deps.rend(), price)) continue;

@@ -116,6 +116,7 @@ class Reconfigurer {
   // Does y's current route (after the fault) reach d? Memoised until the next commit.
   bool reaches(const Dest& D, int y);
   int route_hops(int y) const { return rmemo_[slot(y)].hops; }  // after reaches(y) == true
+  int route_last(int y) const { return rmemo_[slot(y)].last; }  // after reaches(y) == true
   void new_routes() {  // entries changed: forget what reaches() knew
     if (++rg_ == 0) {
       for (RouteMemo& m : rmemo_) m.gen = 0;
@@ -280,6 +281,7 @@ class Reconfigurer {
   struct RouteMemo {  // reaches() by column slot, valid where gen == rg_ and (val == 1 or bgen == rbg_)
     uint32_t gen = 0, bgen = 0;
     int32_t hops = 0;  // hops to d along the current route, where val == 1
+    int32_t last = -1; // where val == 1: the link the route enters d's switch by (-1: it is d's switch)
     int8_t val = 0;
   };
   std::vector<RouteMemo> rmemo_;

@@ -28,20 +28,29 @@ bool Reconfigurer::reaches(const Dest& D, int s) {
   const uint32_t ts = static_cast<uint32_t>(slot(D.t));
   uint32_t y = static_cast<uint32_t>(slot(s));
   int8_t verdict = 2;
-  int base = 0;  // hops to d from the switch after the last one on the stack
+  int base = 0;     // hops to d from the switch after the last one on the stack
+  int32_t last = -1;  // the link the route enters d's switch by (for the stack's switches but d's)
+  auto link_from = [&](uint32_t x) { return slot_info_[x].port_base + col_[x]; };
   rstack_.clear();
   while (true) {
     RouteMemo& m = rmemo_[y];
     if (m.gen == rg_ && (m.val == 1 || m.bgen == rbg_)) {
       verdict = m.val == 3 ? 2 : m.val;  // 3: loop
-      if (verdict == 1) base = m.hops;
+      if (verdict == 1) {
+        base = m.hops;
+        last = y == ts ? (rstack_.empty() ? -1 : link_from(static_cast<uint32_t>(rstack_.back()))) : m.last;
+      }
       break;
     }
     m.gen = rg_, m.bgen = rbg_;
     m.val = 3;
     rstack_.push_back(static_cast<int>(y));
     const uint8_t q = col_[y];
-    if (y == ts) { verdict = (q == D.tport) ? 1 : 2, base = -1; break; }
+    if (y == ts) {
+      verdict = (q == D.tport) ? 1 : 2, base = -1;
+      if (rstack_.size() >= 2) last = link_from(static_cast<uint32_t>(rstack_[rstack_.size() - 2]));
+      break;
+    }
     const SlotInfo& si = slot_info_[y];
     if (q == 0 || q > si.nports) { verdict = 2; break; }
     const uint16_t nx = next_slot_[static_cast<size_t>(si.port_base + q)];
@@ -52,6 +61,7 @@ bool Reconfigurer::reaches(const Dest& D, int s) {
     RouteMemo& m = rmemo_[static_cast<size_t>(rstack_[i])];
     m.val = verdict;
     m.hops = base + static_cast<int>(rstack_.size() - i);
+    m.last = static_cast<uint32_t>(rstack_[i]) == ts ? -1 : last;
   }
   return verdict == 1;
 }
