@@ -303,6 +303,47 @@ TEST(Plugin, DqrLayerMovesReachTheSa) {
   expect_live_with_sa_sls_valid(g, live, sa, 4, 25u * 24u);
 }
 
+// dqr's second attempt inside OpenSM (docs/dqr.md, "Reconfiguration" step 1): ftree-misroute
+// turns every spine-to-spine path around at one leaf; with switch-to-switch traffic counted
+// (switch_sources) a cable of that leaf cannot be repaired while the old turnarounds over it stay
+// in the channel list. After ibsim's Unlink, OpenSM still routes with dqr (patched, no full
+// re-route), the log names the second attempt, and the tables read back from the switches
+// deliver every CA and every switch pair loop-free with an acyclic CDG.
+TEST(Plugin, DqrSecondAttemptRepairsTheTurnaroundLeaf) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("plugin_dqr_hub");
+  sim.start_text(kary_ntree_net(4, 2));
+  sim.start_opensm_daemon(plugin_config("dqr", "dqr:base=ftree-misroute,switch_sources=true"));
+  ASSERT_EQ(sim.engine_used(), "dqr") << sim.opensm_log();
+  std::smatch m;
+  const std::string log0 = sim.opensm_log();
+  ASSERT_TRUE(std::regex_search(log0, m, std::regex("valley leaf \"([^\"]+)\""))) << log0;
+  const std::string leaf = m[1].str();
+  const Fabric f = fabric_from_ibnetdiscover(sim.ibnetdiscover());
+  const auto s = find_node(f, leaf);
+  ASSERT_TRUE(s) << leaf;
+  int up = 0;
+  for (int p = 1; p <= f.node(*s).num_ports && !up; p++)
+    if (f.node(*s).port(p).connected() && f.node(f.node(*s).port(p).peer_node).is_switch()) up = p;
+  ASSERT_GT(up, 0);
+  sim.unlink(f.node(*s).desc, up);
+  ASSERT_TRUE(sim.wait_for_reroute()) << sim.opensm_log();
+  const std::string log = sim.opensm_log();
+  EXPECT_EQ(sim.engine_used(), "dqr") << log;
+  EXPECT_NE(log.find("dqr: patched the previous routing"), std::string::npos) << log;
+  EXPECT_NE(log.find("repaired without the failed links' dependencies in the list"), std::string::npos) << log;
+  Live l = read_live(sim);
+  expect_valid(l);
+  CdgBuildOptions co;
+  co.switch_sources = true;
+  Routing r;
+  r.lfts = l.lfts;
+  CdgBuild b = build_cdg(l.fabric, r, co);
+  EXPECT_EQ(b.stats.delivered, b.stats.pairs);
+  EXPECT_EQ(b.stats.looping, 0u);
+  EXPECT_FALSE(b.cdg.find_cycle());
+}
+
 TEST(Plugin, OfflineCliOutputLoadsThroughFileEngine) {
   REQUIRE_PLUGIN();
   const std::string cli = binary_dir() + "/cli/ftroute";
