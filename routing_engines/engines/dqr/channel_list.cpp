@@ -244,41 +244,28 @@ bool ChannelList::enable(Id a, Id b) {
   return true;
 }
 
-size_t ChannelList::drop_dependencies_of(Id c) {
-  if (c >= out_.size()) return 0;
-  size_t n = 0;
-  auto clear_bit = [&](Id a, Id b) {
-    if (auto [w, bit] = turn_bit(a, b); w >= 0) turns_[static_cast<size_t>(w)] &= ~(1ULL << bit);
-  };
-  for (Id b : out_[c]) {
-    std::vector<Id>& in = in_[b];
-    in.erase(std::remove(in.begin(), in.end(), c), in.end());
-    clear_bit(c, b);
-    n++;
-  }
-  out_[c].clear();
-  for (Id a : in_[c]) {
-    std::vector<Id>& o = out_[a];
-    auto it = std::lower_bound(o.begin(), o.end(), c);
-    if (it != o.end() && *it == c) o.erase(it), clear_bit(a, c), n++;
-  }
-  in_[c].clear();
-  num_deps_ -= n;
-  return n;
+void ChannelList::erase_dep(Id a, Id b) {
+  if (a >= out_.size() || b >= in_.size()) return;
+  std::vector<Id>& o = out_[a];
+  auto it = std::lower_bound(o.begin(), o.end(), b);
+  if (it == o.end() || *it != b) return;
+  o.erase(it);
+  std::vector<Id>& in = in_[b];
+  in.erase(std::find(in.begin(), in.end(), a));
+  if (auto [w, bit] = turn_bit(a, b); w >= 0) turns_[static_cast<size_t>(w)] &= ~(1ULL << bit);
+  num_deps_--;
+}
+
+void ChannelList::drop_dependencies_of(Id c) {
+  if (c >= out_.size()) return;
+  std::vector<Dep> deps;
+  for (Id b : out_[c]) deps.push_back({c, b});
+  for (Id a : in_[c]) deps.push_back({a, c});
+  drop_dependencies(deps);
 }
 
 void ChannelList::drop_dependencies(const std::vector<Dep>& deps) {
-  for (auto [a, b] : deps) {
-    if (a >= out_.size() || b >= in_.size()) continue;
-    std::vector<Id>& o = out_[a];
-    auto it = std::lower_bound(o.begin(), o.end(), b);
-    if (it == o.end() || *it != b) continue;
-    o.erase(it);
-    std::vector<Id>& in = in_[b];
-    in.erase(std::find(in.begin(), in.end(), a));
-    if (auto [w, bit] = turn_bit(a, b); w >= 0) turns_[static_cast<size_t>(w)] &= ~(1ULL << bit);
-    num_deps_--;
-  }
+  for (auto [a, b] : deps) erase_dep(a, b);
 }
 
 bool ChannelList::can_enable_all(const std::vector<Dep>& deps) const {

@@ -228,14 +228,15 @@ DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric&
   };
   std::vector<Attempt> attempts{{&own, false}, {&own, true}};
   if (options.layers == DqrOptions::Layers::All) attempts.push_back({&options, true});
-  DqrResult res, first;
+  DqrResult res;
+  std::vector<std::string> first_failures;  // why the first attempt failed
   for (size_t i = 0; i < attempts.size(); i++) {
     list.begin_journal();
     DqrResult r = dqr_detail::Reconfigurer(list, before, after, old_routing, *attempts[i].o, attempts[i].drop).run();
     std::vector<ChannelList::Dep> added = list.end_journal();
     if (i == 0) {
       if (r.ok || r.failed_channels == 0) return r;
-      first = r;
+      first_failures = r.failures;
     } else {
       r.seconds += res.seconds;
       r.search_states += res.search_states;
@@ -249,9 +250,9 @@ DqrResult dqr_reconfigure(ChannelList& list, const Fabric& before, const Fabric&
   }
   if (res.ok)
     res.notes.push_back("repaired without the failed links' dependencies in the list (with them: " +
-                        (first.failures.empty() ? std::string("unknown") : first.failures.front()) + ")");
+                        (first_failures.empty() ? std::string("unknown") : first_failures.front()) + ")");
   else
-    res.failures.insert(res.failures.begin(), first.failures.begin(), first.failures.end());
+    res.failures.insert(res.failures.begin(), first_failures.begin(), first_failures.end());
   return res;
 }
 

@@ -83,8 +83,8 @@ class ChannelList {
   bool enable(Id a, Id b);
   // Removes every dependency into or out of c (c stays in the list, where it is): a failed link's
   // channels carry nothing, a switch discards what waits for a port that went down, so no
-  // deadlock can pass through them. Returns how many dependencies went.
-  size_t drop_dependencies_of(Id c);
+  // deadlock can pass through them.
+  void drop_dependencies_of(Id c);
   // Removes these dependencies (those present); the order stays valid.
   void drop_dependencies(const std::vector<Dep>& deps);
   // Journal of the dependencies added from now on (insert, enable, enable_all), handed back by
@@ -105,6 +105,7 @@ class ChannelList {
  private:
   static uint64_t key(Id a, Id b) { return (static_cast<uint64_t>(a) << 32) | b; }
   void insert_dep(Id a, Id b);
+  void erase_dep(Id a, Id b);  // no-op if absent
   // Lists built from a fabric also keep every dependency that is a turn (b leaves, on a's VL,
   // the node a enters) as a bit per port of that node, so that has_dep() is one look-up into
   // small tables instead of a search in a's successors (DQR asks it for every dependency of
