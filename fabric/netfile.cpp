@@ -34,6 +34,13 @@ TypeIdx idx_of(NodeType t) { return t == NodeType::Switch ? kSw : t == NodeType:
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n'; }
+// A terminal session log's header or trailer: PuTTY's (a line of "=~" pairs, " PuTTY log ", a
+// date, "=~" pairs again) and
+// script(1)'s first and last lines ("Script started on DATE [...]", "Script done on ...").
+bool is_terminal_banner(std::string_view s) {
+  return (s.substr(0, 8) == "=~=~=~=~" && s.find(" PuTTY log ") != std::string_view::npos) ||
+         s.substr(0, 18) == "Script started on " || s.substr(0, 15) == "Script done on ";
+}
 bool is_blank(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return is_space(c); });
 }
@@ -149,6 +156,18 @@ class Parser {
     for (auto& l : lines)
       if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
 
+    // A terminal session log (PuTTY's log header, script(1)'s "Script started on" line) may hold
+    // console text around the dump: skipped before the first node record and after the last.
+    bool capture = false;
+    size_t first_record = lines.size(), last_record = 0;
+    for (size_t k = 0; k < lines.size(); k++) {
+      const std::string_view l = lines[k];
+      if (is_terminal_banner(l)) capture = true;
+      if (starts_with(l, "Switch") || starts_with(l, "Hca") || starts_with(l, "Ca") || starts_with(l, "Rt")) {
+        first_record = std::min(first_record, k);
+        last_record = k;
+      }
+    }
     size_t i = 0;
     while (i < lines.size()) {
       std::string_view l = lines[i];
@@ -194,8 +213,16 @@ class Parser {
         include(l, fname, ln);
       } else if (starts_with(l, "do")) {
         do_command(l.substr(2), fname, ln);
+      } else if (is_terminal_banner(l)) {
+        // a terminal program's log header (PuTTY: `=~=~=~...~= PuTTY log DATE =~=~...`): the
+        // dump was captured from a console session; not part of it
+        warn(fname + ":" + std::to_string(ln) + ": a terminal session log's header line, skipped (the dump was captured from a console)");
       } else if (l.empty() || l[0] == '#' || is_space(l[0])) {
         // comment or blank (ibsim ignores every line starting with a blank)
+      } else if (capture && (i < first_record || i > last_record)) {
+        // in a console capture: the prompt and the command before the dump, the prompt after it
+        warn(fname + ":" + std::to_string(ln) + ": console text " + (i < first_record ? "before" : "after") +
+             " the dump skipped (the file is a terminal session log)");
       } else if (l[0] == '[') {
         fail(fname, ln, "port line outside a node record (a blank line ends a record; ibsim would ignore this line)");
       } else if (l[0] == '@') {
@@ -329,7 +356,8 @@ class Parser {
     const int ln = static_cast<int>(i) + 1;
     const char* kw = t == kSw ? "Switch" : t == kRt ? "Rt" : (kwlen == 3 ? "Hca" : "Ca");
     size_t pos = kwlen;
-    if (pos >= l.size() || !is_space(l[pos]))
+    // `Switch41`: a dump whose tabs a terminal log dropped (ibsim reads the count the same way)
+    if (pos >= l.size() || (!is_space(l[pos]) && !std::isdigit(static_cast<unsigned char>(l[pos]))))
       fail(file, ln, std::string("expected the port count after '") + kw + "'");
     skip_ws(l, pos);
     uint64_t nports = number(l, pos, file, ln, "port count");

@@ -45,6 +45,11 @@
 //                   Baselid), Quit and `!file` are rejected; the others (Dump, Verbose, ...)
 //                   are ignored.
 //   Lines starting with '#' or whitespace are comments.
+// Console captures: a node header whose blank was lost (`Switch41 "S-.."`, as ibsim reads it)
+//   is read; in a terminal session log (a PuTTY log header line `=~=~=~=~... PuTTY log DATE ...`,
+//   or script(1)'s `Script started on` / `Script done on` lines, each skipped) any other text
+//   before the first node record or after the last (prompts, the command) is skipped with a
+//   warning naming its line. Elsewhere such text stays an error.
 //
 // GUIDs (as ibsim 0.10 assigns them, in file order): switches from 0x200000, one GUID each,
 // every switch port carries the node GUID; CAs from 0x100000, node GUID G, port p gets G+p,

@@ -812,3 +812,61 @@ TEST(NetFile, UnassignedLid65535IsReadAsNoLidWithOneWarning) {
   bad.replace(bad.find("lid 65535 lmc 0 \"sw1\""), 9, "lid 65534");
   EXPECT_THROW(parse_net(bad, "b.net"), ParseError);
 }
+
+// A dump an admin captured from a console (real: a PuTTY log of `ibnetdiscover` on a UFM
+// appliance): PuTTY's header line, CRLF line ends, tabs lost (`Switch41`), and the shell prompt
+// after the dump (after a lone CR, or on its own line). Read as the clean dump, each skip warned
+// with its line; the same console text outside a capture, or between records, stays an error.
+TEST(NetFile, ConsoleCapturesReadAsTheDumpTheyHold) {
+  const std::string clean =
+      "switchguid=0xc42a10300a9b026(c42a10300a9b026)\n"
+      "Switch\t41 \"S-0c42a10300a9b026\"\t\t# \"MF0;sat11:MQM8700/U1\" enhanced port 0 lid 3894 lmc 0\n"
+      "[1]\t\"H-1c34da03005503dc\"[1](1c34da03005503dc)\t\t# \"SAT1 ibp11s0f0\" lid 4049 4xHDR\n"
+      "\n"
+      "caguid=0x1c34da03005503dc\n"
+      "Ca\t1 \"H-1c34da03005503dc\"\t\t# \"SAT1 ibp11s0f0\"\n"
+      "[1](1c34da03005503dc)\t\"S-0c42a10300a9b026\"[1]\t\t# lid 4049 lmc 0 \"MF0;sat11:MQM8700/U1\" lid 3894 4xHDR\n";
+  std::string putty = "=~=~=~=~=~=~=~=~=~=~=~= PuTTY log 2021.06.15 12:06:05 =~=~=~=~=~=~=~=~=~=~=~=\r\n\r\n" + clean;
+  for (size_t p; (p = putty.find('\t')) != std::string::npos;) putty.replace(p, 1, p > 0 && putty[p - 1] == 'h' ? "" : " ");
+  for (size_t p = 0; (p = putty.find('\n', p)) != std::string::npos; p += 2)
+    if (putty[p - 1] != '\r') putty.insert(p, "\r");
+  putty += "\r\n\rsat11-ufm [ mgmt-ha-active ] (config) # ";
+  ASSERT_NE(putty.find("Switch41 \"S-"), std::string::npos);
+  std::vector<std::string> warnings;
+  NetReadOptions o;
+  o.warnings = &warnings;
+  const Fabric want = parse_net(clean, "clean.net");
+  EXPECT_EQ(fabric_diff(parse_net(putty, "putty.txt", o), want), "");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].rfind("putty.txt:1: a terminal session log's header line, skipped", 0), 0u) << warnings[0];
+
+  // script(1): its first and last lines, the prompt and command before the dump, a prompt after it
+  const std::string script = "Script started on 2026-11-28 08:00:00+00:00 [COMMAND=\"bash\"]\n"
+                             "[root@mgmt ~]# ibnetdiscover\n" +
+                             clean + "\n[root@mgmt ~]# exit\nScript done on 2026-11-28 08:00:05+00:00\n";
+  warnings.clear();
+  EXPECT_EQ(fabric_diff(parse_net(script, "s.txt", o), want), "");
+  ASSERT_EQ(warnings.size(), 4u);
+  EXPECT_EQ(warnings[1].rfind("s.txt:2: console text before the dump skipped", 0), 0u) << warnings[1];
+  EXPECT_EQ(warnings[2].rfind("s.txt:11: console text after the dump skipped", 0), 0u) << warnings[2];
+
+  // without a capture's header the same text is an error at its line
+  try {
+    parse_net("[root@mgmt ~]# ibnetdiscover\n" + clean, "plain.net");
+    ADD_FAILURE() << "console text outside a capture accepted";
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("plain.net:1: port line outside a node record"), std::string::npos) << e.what();
+  }
+  // inside a capture, text between two records is still an error
+  std::string between = script;
+  between.insert(between.find("caguid="), "admin@mgmt:~$ oops\n");
+  try {
+    parse_net(between, "between.txt");
+    ADD_FAILURE() << "console text between records accepted";
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("between.txt:7: unrecognised line 'admin@mgmt:~$ oops'"), std::string::npos) << e.what();
+  }
+  // `Hca2` as ibsim reads it; `Ca2` is refused, since ibsim would read the count elsewhere
+  EXPECT_EQ(parse_net("Hca2 \"H\"\n", "h.net").node(0).num_ports, 2);
+  EXPECT_THROW(parse_net("Ca2 \"H\"\n", "c.net"), ParseError);
+}
