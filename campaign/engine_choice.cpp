@@ -70,7 +70,9 @@ std::string short_cycle(const std::string& text) {
 std::string plural(uint64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
 std::string efi_text(const RankedEngine& e) {
-  return plural(static_cast<uint64_t>(e.vls), "VL", "VLs") + ", EFI max " + std::to_string(e.efi_max);
+  // the VLs to provision; where fewer carry routes (an empty layer), both, as the table shows the latter
+  const std::string used = e.vls_used < e.vls ? ", routes on " + std::to_string(e.vls_used) : "";
+  return plural(static_cast<uint64_t>(e.vls), "VL", "VLs") + used + ", EFI max " + std::to_string(e.efi_max);
 }
 
 }  // namespace
@@ -256,6 +258,7 @@ Recommendation recommend(const std::vector<EngineRow>& rows, int lmc) {
     e.conf_name = r.conf_name();
     e.ftroute = find_engine(e.conf_name) != nullptr;
     e.vls = std::max({1, static_cast<int>(r.report.vls_used.size()), r.num_vls});
+    e.vls_used = std::max(1, static_cast<int>(r.report.vls_used.size()));
     e.efi_max = r.report.efi_max;
     e.needs_qos = r.needs_qos;
     pass.push_back({e, i, &r});

@@ -101,6 +101,7 @@ struct RankedEngine {
   std::string conf_name;   // routing_engine name
   bool ftroute = false;    // an ftroute engine (runs inside OpenSM through libftroute.so)
   int vls = 1;             // VLs it needs: the most of the VLs its routes use and num_vls
+  int vls_used = 1;        // VLs its routes use (the table's VLs column; fewer where a layer is empty)
   uint64_t efi_max = 0;
   bool needs_qos = false;
 };

@@ -93,6 +93,10 @@ TEST(EngineChoice, VlsAskedForCount) {
   ASSERT_EQ(rec.passed.size(), 2u);
   EXPECT_EQ(rec.passed[0].name, "ftdrb");
   EXPECT_EQ(rec.passed[1].vls, 3);
+  // the text names both counts, so that it agrees with the table's VLs column (the VLs used)
+  const std::string text = recommendation_text(rec, false);
+  EXPECT_NE(text.find("ft-lash (3 VLs, routes on 1, EFI max 5)"), std::string::npos) << text;
+  EXPECT_NE(text.find("ftdrb (2 VLs, EFI max 50)"), std::string::npos) << text;
 }
 
 TEST(EngineChoice, EqualEnginesKeepTheOrderGiven) {
