@@ -1,6 +1,7 @@
 #include "adapter.hpp"
 
 #include "ftroute/engine_option_text.hpp"
+#include "ftroute/parallel.hpp"
 #include "ftroute/route_walk.hpp"
 
 #include <algorithm>
@@ -144,6 +145,45 @@ void switch_hops_to(RouteWalker& walker, const Fabric& f, Lid lid, std::vector<i
       if (val >= 0) val++;
     }
   }
+}
+
+std::vector<uint16_t> switch_distance_matrix(const std::vector<std::vector<int>>& adj, int threads) {
+  const size_t n = adj.size();
+  std::vector<uint16_t> d(n * n, kFarSwitch);
+  const long batches = static_cast<long>((n + 63) / 64);
+  const int workers = resolve_threads(threads, batches);
+  struct Scratch {
+    std::vector<uint64_t> seen, front, next;
+  };
+  std::vector<Scratch> scratch(static_cast<size_t>(workers));
+  parallel_for(workers, batches, 1, [&](int w, long b) {
+    Scratch& sc = scratch[static_cast<size_t>(w)];
+    sc.seen.assign(n, 0);
+    sc.front.assign(n, 0);
+    sc.next.resize(n);
+    const size_t s0 = static_cast<size_t>(b) * 64, m = std::min<size_t>(64, n - s0);
+    for (size_t k = 0; k < m; k++) {
+      sc.seen[s0 + k] = sc.front[s0 + k] = uint64_t{1} << k;
+      d[(s0 + k) * n + s0 + k] = 0;
+    }
+    for (uint16_t level = 1; level < kFarSwitch; level++) {
+      bool any = false;
+      for (size_t y = 0; y < n; y++) {
+        uint64_t x = 0;
+        for (int v : adj[y]) x |= sc.front[static_cast<size_t>(v)];
+        x &= ~sc.seen[y];
+        sc.next[y] = x;
+        if (!x) continue;
+        any = true;
+        sc.seen[y] |= x;
+        uint16_t* row = &d[y * n + s0];
+        for (; x; x &= x - 1) row[__builtin_ctzll(x)] = level;
+      }
+      if (!any) break;
+      sc.front.swap(sc.next);
+    }
+  });
+  return d;
 }
 
 // ---------------------------------------------------------------- engine slot

@@ -68,6 +68,14 @@ void switch_hops_to(const Fabric& fabric, const Lfts& lfts, Lid lid, std::vector
 // its flat port tables are built once and its LFT blocks of 64 LIDs make consecutive LIDs cheap.
 void switch_hops_to(RouteWalker& walker, const Fabric& fabric, Lid lid, std::vector<int>& hops);
 
+// BFS distances between switches for OpenSM's hop matrices: adj[i] = the neighbour indices of
+// switch i (parallel links may repeat a neighbour), result d[y * n + s] = hops from switch s to
+// switch y, kFarSwitch where y cannot be reached. 64 sources per pass as the bits of one word
+// (every level of the 64 BFS at once: one OR over each switch's neighbours), the passes spread
+// over `threads` (<= 0: the hardware's); the same numbers as one plain BFS per source.
+constexpr uint16_t kFarSwitch = 0xffff;
+std::vector<uint16_t> switch_distance_matrix(const std::vector<std::vector<int>>& adj, int threads);
+
 // One registered engine: its instance, options, the last successful Fabric+Routing (handed to
 // the next run as PreviousRouting) and counters. run() and the readers may be called from
 // different OpenSM threads; the snapshot is swapped under a mutex.

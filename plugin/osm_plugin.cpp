@@ -48,6 +48,7 @@
 #include "ftroute_version.hpp"  // generated: project version + git describe
 #include "ftroute/engine.hpp"
 #include "ftroute/input_file.hpp"
+#include "ftroute/parallel.hpp"
 
 // osm_event_plugin.h names a struct member `delete` (a C++ keyword).
 #define delete delete_cb
@@ -298,27 +299,56 @@ ApplyStats write_lfts(const fp::Snapshot& s, const std::vector<Target>& targets)
   }
   const auto t1 = std::chrono::steady_clock::now();
   // Pass 3: hop matrix rows of switch LIDs follow the routes actually taken; every switch of a
-  // LID at once (fp::switch_hops_to, the memoised RouteWalker made once), not one walk per
-  // (switch, LID).
-  std::vector<int> hops;
-  ftroute::RouteWalker walker(s.fabric, s.routing.lfts);
-  for (const ftroute::EndPort& e : s.fabric.end_ports()) {
-    if (!s.fabric.node(e.node).is_switch()) continue;
-    for (unsigned lid = e.base_lid; lid <= e.last_lid(); lid++) {
-      fp::switch_hops_to(walker, s.fabric, static_cast<Lid>(lid), hops);
-      for (const Target& t : targets) {
-        if (lid > t.top) continue;
+  // LID at once (fp::switch_hops_to, the memoised RouteWalker), not one walk per (switch, LID).
+  // The switch LIDs in increasing order (the walker reads the LFTs in blocks of 64 LIDs), in
+  // groups of 64: the hops of a group first, then each switch's rows of the group's LIDs (a
+  // switch's rows are its own allocations: switch-major, not one switch after another per LID).
+  // Groups are shared out over the threads; a row is only ever written for its own LID, so two
+  // threads never write one row.
+  std::vector<unsigned> lids;
+  for (const ftroute::EndPort& e : s.fabric.end_ports())
+    if (s.fabric.node(e.node).is_switch())
+      for (unsigned lid = e.base_lid; lid <= e.last_lid(); lid++) lids.push_back(lid);
+  std::sort(lids.begin(), lids.end());
+  constexpr size_t kGroup = 64;
+  const size_t T = targets.size();
+  const long groups = static_cast<long>((lids.size() + kGroup - 1) / kGroup);
+  const int workers = ftroute::resolve_threads(0, groups);
+  struct Worker {
+    std::unique_ptr<ftroute::RouteWalker> walker;
+    std::vector<int> hops;
+    std::vector<uint8_t> group;  // group[k * T + ti]: hops of target ti to the group's k-th LID
+    long fixes = 0;
+  };
+  std::vector<Worker> ws(static_cast<size_t>(workers));
+  ftroute::parallel_for(workers, groups, 1, [&](int wi, long g) {
+    Worker& w = ws[static_cast<size_t>(wi)];
+    if (!w.walker) w.walker = std::make_unique<ftroute::RouteWalker>(s.fabric, s.routing.lfts);
+    const size_t k0 = static_cast<size_t>(g) * kGroup, m = std::min(kGroup, lids.size() - k0);
+    w.group.assign(m * T, 0xff);
+    for (size_t k = 0; k < m; k++) {
+      fp::switch_hops_to(*w.walker, s.fabric, static_cast<Lid>(lids[k0 + k]), w.hops);
+      for (size_t ti = 0; ti < T; ti++) {
+        const int h = w.hops[static_cast<size_t>(targets[ti].idx)];
+        if (h >= 0 && h <= 0xfe) w.group[k * T + ti] = static_cast<uint8_t>(h);
+      }
+    }
+    for (size_t ti = 0; ti < T; ti++) {
+      const Target& t = targets[ti];
+      for (size_t k = 0; k < m; k++) {
+        const unsigned lid = lids[k0 + k];
+        const uint8_t h = w.group[k * T + ti];
+        if (lid > t.top || h == 0xff) continue;
         const uint8_t p = t.sw->new_lft[lid];
         if (p == OSM_NO_PATH) continue;
-        const int h = hops[static_cast<size_t>(t.idx)];
-        if (h < 0 || h > 0xfe) continue;
         if (osm_switch_get_hop_count(t.sw, static_cast<uint16_t>(lid), p) != h) {
-          osm_switch_set_hops(t.sw, static_cast<uint16_t>(lid), p, static_cast<uint8_t>(h));
-          st.hop_fixes++;
+          osm_switch_set_hops(t.sw, static_cast<uint16_t>(lid), p, h);
+          w.fixes++;
         }
       }
     }
-  }
+  });
+  for (const Worker& w : ws) st.hop_fixes += w.fixes;
   const auto t2 = std::chrono::steady_clock::now();
   st.lft_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   st.hop_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
@@ -363,36 +393,26 @@ int own_lid_matrices(PluginCtx* c) {
   }
   // dt[y * S + s] = BFS distance from switch s to switch y (kFar: unreachable); stored by target
   // so the switch-major pass below reads the rows of x's neighbours sequentially.
-  constexpr uint16_t kFar = 0xffff;
-  std::vector<uint16_t> dt(S * S, kFar);
-  std::vector<int> dist(S), queue(S);
-  for (size_t s = 0; s < S; s++) {
-    if (!lid[s]) continue;
-    std::fill(dist.begin(), dist.end(), -1);
-    size_t head = 0, tail = 0;
-    dist[s] = 0;
-    queue[tail++] = static_cast<int>(s);
-    while (head < tail) {
-      const int u = queue[head++];
-      for (const auto& [p, v] : adj[static_cast<size_t>(u)])
-        if (dist[static_cast<size_t>(v)] < 0) {
-          dist[static_cast<size_t>(v)] = dist[static_cast<size_t>(u)] + 1;
-          queue[tail++] = v;
-        }
-    }
-    for (size_t y = 0; y < S; y++)
-      if (dist[y] >= 0) dt[y * S + s] = static_cast<uint16_t>(std::min(dist[y], 0xfffe));
-  }
+  std::vector<std::vector<int>> nb(S);
+  for (size_t i = 0; i < S; i++)
+    for (const auto& [p, v] : adj[i]) nb[i].push_back(v);
+  const std::vector<uint16_t> dt = fp::switch_distance_matrix(nb, 0);
+  constexpr uint16_t kFar = fp::kFarSwitch;
   // Switch-major: x's hop row of every switch LID, written as osm_switch_set_hops(x, lid, p, h)
   // would (a row is malloc'd and set to OSM_NO_PATH on first use, entry p = h, entry 0 = the
-  // minimum), without a call into OpenSM per entry (94M calls at radix 36).
-  for (size_t x = 0; x < S; x++) {
+  // minimum), without a call into OpenSM per entry (94M calls at radix 36). Each switch's rows
+  // are its own, so the switches are shared out over the threads.
+  for (size_t x = 0; x < S; x++)
+    for (size_t s = 0; s < S; s++)
+      if (lid[s] && dt[x * S + s] != kFar && (lid[s] > sws[x]->max_lid_ho || lid[s] >= sws[x]->num_hops))
+        return -1;  // osm_switch_set_hops would fail: nothing written
+  ftroute::parallel_for(ftroute::resolve_threads(0, static_cast<long>(S)), static_cast<long>(S), 16, [&](int, long xi) {
+    const size_t x = static_cast<size_t>(xi);
     osm_switch_t* sw = sws[x];
     const uint16_t* dx = &dt[x * S];
     for (size_t s = 0; s < S; s++) {
       if (!lid[s] || dx[s] == kFar) continue;
       const uint16_t l = lid[s];
-      if (l > sw->max_lid_ho || l >= sw->num_hops) return -1;  // osm_switch_set_hops would fail
       uint8_t* row = sw->hops[l];
       auto set = [&](uint8_t port, uint8_t h) {
         if (!row) {
@@ -411,7 +431,7 @@ int own_lid_matrices(PluginCtx* c) {
         set(p, static_cast<uint8_t>(d + 1));
       }
     }
-  }
+  });
   return 0;
 }
 

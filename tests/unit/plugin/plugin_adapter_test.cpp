@@ -203,6 +203,61 @@ TEST(RouteHops, AllSwitchesAtOnceEqualsPerSwitchWalk) {
   EXPECT_GE(negative, 3);  // the hole and both loop switches at least
 }
 
+// OpenSM's hop matrices come from switch_distance_matrix (64 BFS per pass as bit masks, passes on
+// threads): every entry equal to a plain BFS from every source, on fabrics larger than one word of
+// sources, with parallel cables, a disconnected part, and on 1 and 3 threads.
+TEST(SwitchDistances, BitParallelEqualsOneBfsPerSource) {
+  std::vector<Fabric> fabrics;
+  fabrics.push_back(topo::kary_ntree(5, 3));  // 75 switches: two words of sources
+  {
+    Fabric f = topo::kary_ntree(5, 3);
+    topo::FaultSpec spec;
+    spec.random_links = 6;
+    spec.seed = 5;
+    topo::inject_faults(f, spec);
+    const int cut = f.switches()[7];  // cut off: every pair with it stays kFarSwitch
+    for (int p = 1; p <= f.node(cut).num_ports; p++)
+      if (f.node(cut).port(p).connected()) f.disconnect(cut, p);
+    fabrics.push_back(std::move(f));
+  }
+  topo::Grid g;
+  g.dims = {5, 13};
+  g.torus = true;
+  g.links = 2;  // parallel cables: a neighbour twice in adj
+  fabrics.push_back(topo::grid(g));  // 65 switches, diameter 8
+  size_t far = 0;
+  for (const Fabric& f : fabrics) {
+    const auto& sw = f.switches();
+    std::vector<int> pos(static_cast<size_t>(f.size()), -1);
+    for (size_t i = 0; i < sw.size(); i++) pos[static_cast<size_t>(sw[i])] = static_cast<int>(i);
+    std::vector<std::vector<int>> adj(sw.size());
+    for (size_t i = 0; i < sw.size(); i++)
+      for (int p = 1; p <= f.node(sw[i]).num_ports; p++) {
+        const Port& pt = f.node(sw[i]).port(p);
+        if (pt.connected() && pos[static_cast<size_t>(pt.peer_node)] >= 0) adj[i].push_back(pos[static_cast<size_t>(pt.peer_node)]);
+      }
+    const size_t n = sw.size();
+    ASSERT_GT(n, 64u);
+    for (int threads : {1, 3}) {
+      const std::vector<uint16_t> d = switch_distance_matrix(adj, threads);
+      ASSERT_EQ(d.size(), n * n);
+      for (size_t s = 0; s < n; s++) {
+        std::vector<int> dist(n, -1), q{static_cast<int>(s)};
+        dist[s] = 0;
+        for (size_t h = 0; h < q.size(); h++)
+          for (int v : adj[static_cast<size_t>(q[h])])
+            if (dist[static_cast<size_t>(v)] < 0) dist[static_cast<size_t>(v)] = dist[static_cast<size_t>(q[h])] + 1, q.push_back(v);
+        for (size_t y = 0; y < n; y++) {
+          const uint16_t want = dist[y] < 0 ? kFarSwitch : static_cast<uint16_t>(dist[y]);
+          ASSERT_EQ(d[y * n + s], want) << "from " << f.node(sw[s]).id << " to " << f.node(sw[y]).id << ", " << threads << " threads";
+          far += want == kFarSwitch;
+        }
+      }
+    }
+  }
+  EXPECT_GT(far, 0u);  // the cut-off switch: unreachable pairs were checked
+}
+
 TEST(EngineSlot, KeepsLastRoutingAndPassesItAsPrevious) {
   auto probe = std::make_unique<ProbeEngine>();
   ProbeEngine* p = probe.get();
