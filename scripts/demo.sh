@@ -102,6 +102,19 @@ if [ -z "$NET" ]; then
   fi
 fi
 [ -r "$NET" ] || fail "cannot read net file $NET"
+# A fabric file of the user's (an ibnetdiscover dump as saved, with director ASICs sharing a
+# chassis GUID, CRLF line ends or a terminal log around it) goes through ftroute's own reader and
+# is written as ibsim loads it: ibsim gets, and the fault is picked from, the fabric ftroute reads;
+# a file it cannot read stops here with its file:line.
+NET_GIVEN=$NET
+case "$NET" in
+  "$REPO/ibsim_topologies/nets/4ary3tree.net" | "$W/4ary3tree.net") ;;
+  *)
+    step "read $(basename "$NET") (ftroute export --to ibsim)"
+    out=$("$FTROUTE" export "$NET" --to ibsim -o "$W/input.net" 2>&1) || { echo "$out" | sed 's/^/    /' >&2; fail "cannot read $NET"; }
+    echo "$out" | sed 's/^/    /'
+    NET=$W/input.net ;;
+esac
 
 # ---- engine ----
 PLUGIN_OPTS_USED=""
@@ -277,7 +290,7 @@ echo "    entries still using the dead link: $DEAD"
 step "report"
 [ "$QOS" = 0 ] || VALID_NOTE=" (per VL: SLs from OpenSM's SA, opensm-sl2vl.dump)"
 cat <<EOF | tee "$W/report.txt"
-    fabric        $NET ($NSW switches, $NCA HCAs)
+    fabric        $NET_GIVEN ($NSW switches, $NCA HCAs)
     engine        $ENGINE (OpenSM used: $USED, after the fault: $USED2)
     fault         Unlink "$FNODE"[$FPORT] (peer "$PNODE"[$PPORT]), carried $BEFORE_USE entries before
     LFT changes   $CHANGED entries, dead link now carries $DEAD
