@@ -10,8 +10,9 @@
 #   --engine NAME     routing engine (default: ftree-misroute when build/plugin/libftroute.so
 #                     exists, else OpenSM's ftree). Names OpenSM does not have built in are
 #                     ftroute engines and are loaded with event_plugin_name ftroute.
-#   --net FILE        fabric: a .net file or `ibnetdiscover` output (default
-#                     ibsim_topologies/nets/4ary3tree.net; generated if missing)
+#   --net FILE        fabric: a .net file or `ibnetdiscover` output, also as saved from a console
+#                     (read by `ftroute export --to ibsim` into WORKDIR/input.net, which ibsim
+#                     loads; default ibsim_topologies/nets/4ary3tree.net, generated if missing)
 #   --fault 'NODE PORT'  link to cut (default: the first switch-to-switch link of a leaf)
 #   --plugin-options STR  event_plugin_options for libftroute.so
 #   --qos / --no-qos  multi-VL check on / off. Default: on for engines that rely on per-path SLs
