@@ -180,9 +180,21 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
     std::ofstream f(w + "/input.net");
     f << write_net(fabric, wo);
   }
+  // Engines with per-path SLs run as a daemon so that the SA can be asked for the SLs afterwards
+  // (`opensm -o` exits after its sweep); the others run once.
+  const long sl_pairs = opensm_uses_path_sls(engine) ? path_pair_count(fabric) : 0;
+  const bool over_limit = o.max_path_sl_pairs > 0 && sl_pairs > o.max_path_sl_pairs;
+  const bool daemon = opensm_uses_path_sls(engine) && !pathsl.empty() && !over_limit;
+  // One PathRecord per pair, answered one at a time through ibsim: 200-12,000 per second on the
+  // shared 2-core box, slower the more runs share it. Allowed: the OpenSM timeout plus 1 s per 100
+  // pairs (82,225 pairs of the 5x5 torus; 4.9 M of the 7x7x7 torus; 6.3 M of a 2,328-CA director
+  // dump, which once lost 3.4 M answers when ibsim's lifetime below ran out mid-query).
+  const long sl_timeout = daemon ? o.timeout + sl_pairs / 100 : 0;
   // FTSIM_LIFETIME bounds ibsim/holder (they run under timeout(1)): if this process is killed
-  // before it can stop them, they still go away shortly after the run would have ended.
-  const std::string base = "env FTSIM_LIFETIME=" + std::to_string(o.timeout + 180) + " bash " + shell_quote(script) +
+  // before it can stop them, they still go away shortly after the run would have ended, the
+  // path SL query included.
+  const std::string base = "env FTSIM_LIFETIME=" + std::to_string(o.timeout + 180 + (daemon ? sl_timeout + 60 : 0)) +
+                           " bash " + shell_quote(script) +
                            " -w " + shell_quote(w) + " ";
   const std::string to = std::to_string(o.timeout);
   struct Stopper {  // stop ibsim/OpenSM/holder by the PIDs ftsim.sh recorded, whatever happens
@@ -196,11 +208,6 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
   } stopper{"timeout -k 5 60 " + base + "stop >/dev/null 2>&1"};
   if (sh_checked("timeout -k 5 120 " + base + "start " + shell_quote(w + "/input.net") + " >" + shell_quote(w + "/start.out") + " 2>&1") != 0)
     throw Error("ibsim did not start: " + tail(slurp(w + "/start.out"), 200));
-  // Engines with per-path SLs run as a daemon so that the SA can be asked for the SLs afterwards
-  // (`opensm -o` exits after its sweep); the others run once.
-  const long sl_pairs = opensm_uses_path_sls(engine) ? path_pair_count(fabric) : 0;
-  const bool over_limit = o.max_path_sl_pairs > 0 && sl_pairs > o.max_path_sl_pairs;
-  const bool daemon = opensm_uses_path_sls(engine) && !pathsl.empty() && !over_limit;
   // log_flags 0x47 = 0x43 + VERBOSE: the "building routing with" line that starts the routing step.
   std::string osm = std::string(daemon ? "opensm-start" : "opensm-once") + " --engine " + shell_quote(engine) +
                     " --timeout " + to + " --conf 'log_flags 0x47'";
@@ -235,12 +242,8 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
   if (rc == 0 && daemon && opensm_uses_path_sls(out.engine_used)) {
     const std::string pairs = path_pairs(fabric);
     std::ofstream(w + "/pairs.txt") << pairs;
-    // One PathRecord per pair, answered one at a time through ibsim: 200-1,000 per second on the
-    // shared 2-core box, slower the more runs share it. ftsim.sh stops a tool after
-    // FTSIM_TOOL_TIMEOUT (60 s by default), which cut the query short on loaded or large fabrics
-    // (82,225 pairs of the 5x5 torus; 4.9 M of the 7x7x7 torus): allow the OpenSM timeout plus
-    // 1 s per 100 pairs.
-    const long sl_timeout = o.timeout + static_cast<long>(std::count(pairs.begin(), pairs.end(), '\n') / 100);
+    // ftsim.sh stops a tool after FTSIM_TOOL_TIMEOUT (60 s by default), which cut the query short
+    // on loaded or large fabrics: sl_timeout above.
     sl_rc = sh_checked("timeout -k 5 " + std::to_string(sl_timeout + 30) + " env FTSIM_TOOL_TIMEOUT=" +
                        std::to_string(sl_timeout) + " " + base + "tool " + shell_quote(pathsl) + " <" +
                        shell_quote(w + "/pairs.txt") + " >" + shell_quote(w + "/pathsl.out") + " 2>" +

@@ -10,6 +10,12 @@ IncrementalDag::IncrementalDag(int n)
   for (int i = 0; i < n; i++) ord_[static_cast<size_t>(i)] = node_at_[static_cast<size_t>(i)] = i;
 }
 
+void IncrementalDag::seed_order(const IncrementalDag& other) {
+  if (!refs_.empty() || other.ord_.size() != ord_.size()) return;
+  ord_ = other.ord_;
+  node_at_ = other.node_at_;
+}
+
 bool IncrementalDag::add_edge(int u, int v, uint64_t max_steps) {
   if (u == v) return false;
   auto it = refs_.find(key(u, v));

@@ -25,6 +25,10 @@ class IncrementalDag {
   void remove_edge(int u, int v);
   bool has_edge(int u, int v) const { return refs_.count(key(u, v)) != 0; }
   int num_edges() const { return static_cast<int>(refs_.size()); }
+  // Starts an empty graph from `other`'s topological order instead of the node numbers, so that
+  // edges that agree with that order (a new layer filled with paths like the ones of a layer
+  // already built) cost no search. Only on a graph without edges, of the same size.
+  void seed_order(const IncrementalDag& other);
   // Position of a node in the maintained topological order (for tests).
   int order(int v) const { return ord_[static_cast<size_t>(v)]; }
   // Nodes and edges visited by the searches so far (a measure of work, for budgets).

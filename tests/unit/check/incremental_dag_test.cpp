@@ -41,3 +41,29 @@ TEST(IncrementalDag, BoundedSearchGivesUpWithoutChangingTheGraph) {
   EXPECT_LT(d.order(10), d.order(9));
   EXPECT_FALSE(d.add_edge(0, 10, 1000));  // a real cycle
 }
+
+// seed_order: an empty graph takes another's topological order, so that edges agreeing with it
+// need no search (KNS's layers above 0 start from layer 0's order); a graph with edges, or of
+// another size, keeps its own.
+TEST(IncrementalDag, SeedOrderStartsFromAnotherGraphsOrder) {
+  IncrementalDag base(6);
+  for (int v = 5; v > 0; v--) ASSERT_TRUE(base.add_edge(v, v - 1));  // order 5, 4, ..., 0
+  IncrementalDag layer(6);
+  layer.seed_order(base);
+  for (int v = 0; v < 6; v++) EXPECT_EQ(layer.order(v), base.order(v));
+  const uint64_t s0 = layer.steps();
+  for (int v = 5; v > 1; v -= 2) ASSERT_TRUE(layer.add_edge(v, v - 2));  // along the order
+  EXPECT_EQ(layer.steps(), s0);                                           // no search at all
+  EXPECT_FALSE(layer.add_edge(1, 5));                                     // 5->3->1->5
+  IncrementalDag fresh(6);                                                // numbered order: the same edges search
+  for (int v = 5; v > 1; v -= 2) ASSERT_TRUE(fresh.add_edge(v, v - 2));
+  EXPECT_GT(fresh.steps(), 0u);
+  // not on a graph with edges, nor from another size
+  IncrementalDag busy(6);
+  ASSERT_TRUE(busy.add_edge(0, 1));
+  busy.seed_order(base);
+  EXPECT_LT(busy.order(0), busy.order(1));
+  IncrementalDag small(3);
+  small.seed_order(base);
+  EXPECT_EQ(small.order(2), 2);
+}
