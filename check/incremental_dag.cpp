@@ -88,11 +88,10 @@ bool IncrementalDag::reorder(int u, int v, uint64_t max_steps) {
   auto by_ord = [&](int a, int b) { return ord_[static_cast<size_t>(a)] < ord_[static_cast<size_t>(b)]; };
   std::sort(fwd.begin(), fwd.end(), by_ord);
   std::sort(bwd.begin(), bwd.end(), by_ord);
-  std::vector<int> slots;
-  slots.reserve(fwd.size() + bwd.size());
-  for (int x : bwd) slots.push_back(ord_[static_cast<size_t>(x)]);
-  for (int x : fwd) slots.push_back(ord_[static_cast<size_t>(x)]);
-  std::sort(slots.begin(), slots.end());
+  // the positions both sets held, in increasing order: a merge of the two sorted lists
+  std::vector<int> slots(fwd.size() + bwd.size());
+  std::merge(bwd.begin(), bwd.end(), fwd.begin(), fwd.end(), slots.begin(), by_ord);
+  for (int& x : slots) x = ord_[static_cast<size_t>(x)];
   size_t k = 0;
   for (int x : bwd) {
     ord_[static_cast<size_t>(x)] = slots[k];

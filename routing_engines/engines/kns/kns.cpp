@@ -580,8 +580,11 @@ Routing KnsEngine::compute(const Fabric& fabric, const EngineOptions& options, c
   // numbered by the switch graph's flat port table.
   const SwitchGraph sg(fabric);
   std::vector<std::vector<std::unique_ptr<IncrementalDag>>> graphs(static_cast<size_t>(classes));  // [class][layer]
+  std::vector<std::vector<std::unordered_set<uint64_t>>> refused(static_cast<size_t>(classes));  // [class][layer]: see pass 2
   auto layer_graph = [&](int c, int L) -> IncrementalDag& {
     auto& gl = graphs[static_cast<size_t>(c)];
+    auto& rl = refused[static_cast<size_t>(c)];
+    if (static_cast<int>(rl.size()) <= L) rl.resize(static_cast<size_t>(L) + 1);
     while (static_cast<int>(gl.size()) <= L) {
       gl.push_back(std::make_unique<IncrementalDag>(sg.num_port_slots()));
       if (gl.size() > 1) gl.back()->seed_order(*gl.front());  // layer 0's order: its paths are Hybrid-DOR legs too
@@ -654,15 +657,26 @@ Routing KnsEngine::compute(const Fabric& fabric, const EngineOptions& options, c
       const int layer_cap = round == 0 || switch_sources ? class_cap : std::min(layers_used, class_cap);
       // the first layer whose graph stays acyclic with every dependency of the path (an edge the
       // graph has already is no new dependency; the ones added are taken back on a cycle)
+      // A layer only gains edges here, so an edge that closed a cycle with the layer's own edges
+      // alone (none of the path's added yet) will close one in that layer ever after: it is
+      // remembered, and a path with such an edge skips the layer without a search (most of the
+      // searches were these refusals: 1.3 M, 97 % of the steps, on the 10-ary 3-direct KNS with
+      // 30 faults).
       std::vector<std::pair<int, int>> added;
       for (int L = d.ca ? 1 : 0; L < layer_cap && placed < 0; L++) {
         IncrementalDag& g = layer_graph(d.cls, L);
-        added.clear();
+        auto& no = refused[static_cast<size_t>(d.cls)][static_cast<size_t>(L)];
         bool cyc = false;
+        for (size_t j = 0; j + 1 < ch.size() && !cyc; j++) cyc = no.count(IncrementalDag::key(ch[j], ch[j + 1])) != 0;
+        added.clear();
         for (size_t j = 0; j + 1 < ch.size() && !cyc; j++) {
           if (g.has_edge(ch[j], ch[j + 1])) continue;
-          if (g.add_edge(ch[j], ch[j + 1])) added.push_back({ch[j], ch[j + 1]});
-          else cyc = true;
+          if (g.add_edge(ch[j], ch[j + 1])) {
+            added.push_back({ch[j], ch[j + 1]});
+          } else {
+            cyc = true;
+            if (added.empty()) no.insert(IncrementalDag::key(ch[j], ch[j + 1]));
+          }
         }
         if (!cyc) {
           placed = L;
