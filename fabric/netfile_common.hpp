@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 #include "ftroute/fabric.hpp"
 
@@ -14,6 +16,7 @@ constexpr size_t kMaxIdLen = 64;     // ibsim NODEIDLEN - 1
 constexpr size_t kMaxLineLen = 254;  // ibsim reads at most 255 bytes per line, '\n' included
 
 enum TypeIdx { kCa = 0, kSw = 1, kRt = 2 };
+inline TypeIdx idx_of(NodeType t) { return t == NodeType::Switch ? kSw : t == NodeType::Ca ? kCa : kRt; }
 
 // ibsim's enabled-width mask (1 = 1x, 2 = 4x, 4 = 8x, 8 = 12x, 16 = 2x) -> the widest width in it.
 inline int lanes_of_mask(unsigned mask) {
@@ -35,6 +38,13 @@ inline void init_node_ports(Node& nd, bool is_switch, uint64_t guid, uint8_t wid
     pt.speed_ext = speed_ext;
     pt.guid = is_switch ? guid : (p ? guid + static_cast<uint64_t>(p) : 0);
   }
+}
+
+// "0x" and the value in lower-case hex, for messages and the writer's GUID lines.
+inline std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
 }
 
 }  // namespace ftroute::netfile_detail

@@ -18,24 +18,16 @@
 #include "ftroute/error.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"
+#include "lft_pin.hpp"
 
 using namespace ftroute;
 
 namespace {
 
-uint64_t fnv(uint64_t h, const void* p, size_t n) {
-  const auto* b = static_cast<const uint8_t*>(p);
-  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ULL;
-  return h;
-}
+using lft_pin::fnv;
 
 uint64_t hash_routing(const Fabric& f, const Routing& r) {
-  uint64_t h = 14695981039346656037ULL;
-  for (int s : f.switches()) {
-    const auto& t = r.lfts.table(s);
-    h = fnv(h, &s, sizeof s);
-    h = fnv(h, t.data(), t.size());
-  }
+  uint64_t h = lft_pin::hash_tables(f, r);
   for (const auto& n : r.notes) h = fnv(h, n.data(), n.size());
   return h;
 }
@@ -48,7 +40,7 @@ uint64_t route_hash(const std::string& engine, const Fabric& f, const EngineOpti
   } catch (const Error& e) {
     const std::string w = std::string("error: ") + e.what();
     if (std::getenv("PIN_VERBOSE")) std::printf("%s: %s\n", engine.c_str(), w.c_str());
-    return fnv(14695981039346656037ULL, w.data(), w.size());
+    return fnv(lft_pin::kBasis, w.data(), w.size());
   }
 }
 

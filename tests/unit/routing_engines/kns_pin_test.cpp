@@ -16,16 +16,13 @@
 #include "ftroute/kns_topology.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/topology.hpp"
+#include "lft_pin.hpp"
 
 using namespace ftroute;
 
 namespace {
 
-uint64_t fnv(uint64_t h, const void* p, size_t n) {
-  const auto* b = static_cast<const uint8_t*>(p);
-  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ULL;
-  return h;
-}
+using lft_pin::fnv;
 
 struct Case {
   std::string name;
@@ -48,20 +45,15 @@ uint64_t route_hash(const Case& c) {
   topo::inject_faults(f, spec);
   f.assign_lids(c.lmc);
   const EngineOptions o = EngineOptions::parse(c.options);
-  uint64_t h = 14695981039346656037ULL;
   Routing r;
   try {
     r = make_engine("kns")->route(f, o);
   } catch (const std::exception& e) {  // a refusal is pinned by its text
     const std::string w = e.what();
     std::printf("    %s: refused: %s\n", c.name.c_str(), w.c_str());
-    return fnv(h, w.data(), w.size());
+    return fnv(lft_pin::kBasis, w.data(), w.size());
   }
-  for (int s : f.switches()) {
-    const auto& t = r.lfts.table(s);
-    h = fnv(h, &s, sizeof s);
-    h = fnv(h, t.data(), t.size());
-  }
+  uint64_t h = lft_pin::hash_tables(f, r);
   for (Lid s = 1; s <= f.max_lid(); s++)
     for (Lid d = 1; d <= f.max_lid(); d++) {
       const uint8_t sl = r.sl(s, d);
