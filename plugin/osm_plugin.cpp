@@ -402,10 +402,16 @@ int own_lid_matrices(PluginCtx* c) {
   // would (a row is malloc'd and set to OSM_NO_PATH on first use, entry p = h, entry 0 = the
   // minimum), without a call into OpenSM per entry (94M calls at radix 36). Each switch's rows
   // are its own, so the switches are shared out over the threads.
-  for (size_t x = 0; x < S; x++)
+  // A row osm_switch_set_hops could not write (a switch LID above a switch's max_lid_ho or
+  // num_hops) fails the whole build before anything is written. The switches' rows are looked at
+  // only where some switch LID lies beyond such a bound (OpenSM sizes every switch alike).
+  const uint16_t top_lid = lid.empty() ? 0 : *std::max_element(lid.begin(), lid.end());
+  for (size_t x = 0; x < S; x++) {
+    if (top_lid <= sws[x]->max_lid_ho && top_lid < sws[x]->num_hops) continue;
     for (size_t s = 0; s < S; s++)
       if (lid[s] && dt[x * S + s] != kFar && (lid[s] > sws[x]->max_lid_ho || lid[s] >= sws[x]->num_hops))
-        return -1;  // osm_switch_set_hops would fail: nothing written
+        return -1;
+  }
   ftroute::parallel_for(ftroute::resolve_threads(0, static_cast<long>(S)), static_cast<long>(S), 16, [&](int, long xi) {
     const size_t x = static_cast<size_t>(xi);
     osm_switch_t* sw = sws[x];
