@@ -30,6 +30,21 @@ bool IncrementalDag::add_edge(int u, int v, uint64_t max_steps) {
   return true;
 }
 
+bool IncrementalDag::add_path(const std::vector<int>& chans, uint64_t* closing, bool* alone) {
+  bool grew = false;  // an edge new to the graph added so far
+  size_t k = 0;
+  for (; k + 1 < chans.size(); k++) {
+    const bool known = has_edge(chans[k], chans[k + 1]);
+    if (!add_edge(chans[k], chans[k + 1])) break;
+    grew = grew || !known;
+  }
+  if (k + 1 >= chans.size()) return true;
+  if (closing) *closing = key(chans[k], chans[k + 1]);
+  if (alone) *alone = !grew;
+  for (size_t j = 0; j < k; j++) remove_edge(chans[j], chans[j + 1]);
+  return false;
+}
+
 void IncrementalDag::remove_edge(int u, int v) {
   auto it = refs_.find(key(u, v));
   if (it == refs_.end()) return;

@@ -103,7 +103,7 @@ flitsim-nac-confirmed-no-dab-move @     rm.credits = move_to_dab(run.in_ch, run.
 dqr-flow-no-shared-detour @   const bool shared_detour = local || o.tlr; @   const bool shared_detour = false; @ dqr_reconf_test @ ^DqrEval\.
 dqr-keeps-failed-link-deps @       for (int vl = 0; vl < kNumVlSlots; vl++) list_.drop_dependencies_of(ch(y, q, vl)); @       (void)y, (void)q; @ dqr_reconf_test dqr_parts_test @ ^Dqr(Reconf|Dependencies)\.
 dqr-no-second-attempt @   std::vector<Attempt> attempts{{&own, false}, {&own, true}}; @   std::vector<Attempt> attempts{{&own, false}}; @ dqr_reconf_test dqr_parts_test @ ^Dqr(Reconf|Dependencies)\.
-kns-refuses-with-path-edges @             if (added.empty()) no.insert(IncrementalDag::key(ch[j], ch[j + 1])); @             no.insert(IncrementalDag::key(ch[j], ch[j + 1])); @ kns_pin_test @ ^KnsPin\.
+kns-refuses-with-path-edges @         else if (alone) ly.refused.insert(closing); @         else ly.refused.insert(closing); @ kns_pin_test @ ^KnsPin\.
 campaign-lost-counts-faulty-routing @ const auto base = cache.get(cfg, intact, key.fabric, key.engine); @ const auto base = cache.get(cfg, f, key.fabric, key.engine); @ campaign_lost_test @ ^LostRoutes\.
 campaign-lost-last-cable-ignored @ if (h.kind != RouteHop::Dropped && h.port > 0 && dead_port[off[static_cast<size_t>(s)] + h.port]) cut = true; @ if (h.kind == RouteHop::Forward && dead_port[off[static_cast<size_t>(s)] + h.port]) cut = true; @ campaign_lost_test @ ^LostRoutes\.
 EOF

@@ -21,6 +21,12 @@ class IncrementalDag {
   // would close a cycle, or might: when the search for a cycle takes more than max_steps steps
   // (a bound for callers that can do without an edge). Self loops are rejected.
   bool add_edge(int u, int v, uint64_t max_steps = UINT64_MAX);
+  // Every edge chans[i] -> chans[i + 1] of a path (reference counted), or none: false if one
+  // would close a cycle, and the ones added before it are taken back. With `closing`: that
+  // edge's key, and `*alone` whether it closed the cycle with the graph's own edges, no edge of
+  // the path new to the graph added before it (then it closes one as long as the graph only
+  // gains edges).
+  bool add_path(const std::vector<int>& chans, uint64_t* closing = nullptr, bool* alone = nullptr);
   // Drops one reference of u->v; the edge disappears at zero. No-op when absent.
   void remove_edge(int u, int v);
   bool has_edge(int u, int v) const { return refs_.count(key(u, v)) != 0; }

@@ -320,13 +320,7 @@ Routing FtDrbEngine::compute(const Fabric& f, const EngineOptions& opt, const Pr
     int placed = recovery ? 0 : -1;  // recovery: every path on VL 0, no CDG kept
     auto try_layer = [&](int L) {
       while (static_cast<int>(layers.size()) <= L) layers.push_back(std::make_unique<IncrementalDag>(g.num_port_slots()));
-      auto& dag = *layers[static_cast<size_t>(L)];
-      size_t k = 0;
-      for (; k + 1 < chans.size(); k++)
-        if (!dag.add_edge(chans[k], chans[k + 1])) break;
-      if (k + 1 >= chans.size()) return true;
-      for (size_t j = 0; j < k; j++) dag.remove_edge(chans[j], chans[j + 1]);
-      return false;
+      return layers[static_cast<size_t>(L)]->add_path(chans);
     };
     if (placed < 0 && u.preferred >= 0 && u.preferred < max_vls && try_layer(u.preferred)) placed = u.preferred;
     if (placed < 0 && spread_vls > 0) {

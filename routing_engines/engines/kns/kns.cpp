@@ -579,15 +579,17 @@ Routing KnsEngine::compute(const Fabric& fabric, const EngineOptions& options, c
   // new edge took 53 s on the 10-ary 3-direct KNS with 30 faults.) Channels are switch ports,
   // numbered by the switch graph's flat port table.
   const SwitchGraph sg(fabric);
-  std::vector<std::vector<std::unique_ptr<IncrementalDag>>> graphs(static_cast<size_t>(classes));  // [class][layer]
-  std::vector<std::vector<std::unordered_set<uint64_t>>> refused(static_cast<size_t>(classes));  // [class][layer]: see pass 2
-  auto layer_graph = [&](int c, int L) -> IncrementalDag& {
+  struct Layer {
+    explicit Layer(int channels) : dag(channels) {}
+    IncrementalDag dag;
+    std::unordered_set<uint64_t> refused;  // edges that close a cycle here for good (pass 2)
+  };
+  std::vector<std::vector<std::unique_ptr<Layer>>> graphs(static_cast<size_t>(classes));  // [class][layer]
+  auto layer = [&](int c, int L) -> Layer& {
     auto& gl = graphs[static_cast<size_t>(c)];
-    auto& rl = refused[static_cast<size_t>(c)];
-    if (static_cast<int>(rl.size()) <= L) rl.resize(static_cast<size_t>(L) + 1);
     while (static_cast<int>(gl.size()) <= L) {
-      gl.push_back(std::make_unique<IncrementalDag>(sg.num_port_slots()));
-      if (gl.size() > 1) gl.back()->seed_order(*gl.front());  // layer 0's order: its paths are Hybrid-DOR legs too
+      gl.push_back(std::make_unique<Layer>(sg.num_port_slots()));
+      if (gl.size() > 1) gl.back()->dag.seed_order(gl.front()->dag);  // layer 0's order: its paths are Hybrid-DOR legs too
     }
     return *gl[static_cast<size_t>(L)];
   };
@@ -606,12 +608,12 @@ Routing KnsEngine::compute(const Fabric& fabric, const EngineOptions& options, c
   // Pass 1: paths without restarts (pure Hybrid-DOR legs) into layer 0 of their class. Their
   // channel ranks (dimension, stage) strictly increase, so layer 0 is acyclic by construction;
   // the edges are recorded so that pass 2 can test other paths against them.
-  for (int c = 0; c < classes; c++) layer_graph(c, 0);
+  for (int c = 0; c < classes; c++) layer(c, 0);
   for (size_t i = 0; i < eps.size(); i++) {
     const Dest& d = dests[i];
     if (d.model < 0) continue;
     if (d.xdim >= 0 && d.xdim != m.n - 1) continue;  // not rank-increasing: pass 2 checks them
-    IncrementalDag& g0 = layer_graph(d.cls, 0);
+    IncrementalDag& g0 = layer(d.cls, 0).dag;
     for (Lid lid = eps[i].base_lid; lid < eps[i].base_lid + trees_used(i); lid++) {
       const kns::Tree& t = tree_of(i, lid);
       for (size_t si = 0; si < S; si++) {
@@ -662,27 +664,15 @@ Routing KnsEngine::compute(const Fabric& fabric, const EngineOptions& options, c
       // remembered, and a path with such an edge skips the layer without a search (most of the
       // searches were these refusals: 1.3 M, 97 % of the steps, on the 10-ary 3-direct KNS with
       // 30 faults).
-      std::vector<std::pair<int, int>> added;
       for (int L = d.ca ? 1 : 0; L < layer_cap && placed < 0; L++) {
-        IncrementalDag& g = layer_graph(d.cls, L);
-        auto& no = refused[static_cast<size_t>(d.cls)][static_cast<size_t>(L)];
+        Layer& ly = layer(d.cls, L);
         bool cyc = false;
-        for (size_t j = 0; j + 1 < ch.size() && !cyc; j++) cyc = no.count(IncrementalDag::key(ch[j], ch[j + 1])) != 0;
-        added.clear();
-        for (size_t j = 0; j + 1 < ch.size() && !cyc; j++) {
-          if (g.has_edge(ch[j], ch[j + 1])) continue;
-          if (g.add_edge(ch[j], ch[j + 1])) {
-            added.push_back({ch[j], ch[j + 1]});
-          } else {
-            cyc = true;
-            if (added.empty()) no.insert(IncrementalDag::key(ch[j], ch[j + 1]));
-          }
-        }
-        if (!cyc) {
-          placed = L;
-          break;
-        }
-        for (const auto& [a, b] : added) g.remove_edge(a, b);
+        for (size_t j = 0; j + 1 < ch.size() && !cyc; j++) cyc = ly.refused.count(IncrementalDag::key(ch[j], ch[j + 1])) != 0;
+        if (cyc) continue;
+        uint64_t closing = 0;
+        bool alone = false;
+        if (ly.dag.add_path(ch, &closing, &alone)) placed = L;
+        else if (alone) ly.refused.insert(closing);
       }
       if (placed < 0 && round == 1 && !switch_sources) {
         xbar_uncovered++;

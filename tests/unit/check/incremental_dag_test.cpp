@@ -67,3 +67,34 @@ TEST(IncrementalDag, SeedOrderStartsFromAnotherGraphsOrder) {
   small.seed_order(base);
   EXPECT_EQ(small.order(2), 2);
 }
+
+// add_path: a path's edges all or none; the edge that closes a cycle, and whether it closed it
+// with the graph's own edges alone (FT-DRB's and kns's VL layers place paths with it).
+TEST(IncrementalDag, AddPathIsAllOrNothingAndNamesTheClosingEdge) {
+  IncrementalDag d(6);
+  ASSERT_TRUE(d.add_path({0, 1, 2}));
+  ASSERT_TRUE(d.add_path({2, 3}));
+  const int edges = d.num_edges();
+  uint64_t closing = 0;
+  bool alone = false;
+  // 4->5 is new, 5->0 fine, 0->1 known, 1->2 known, then 2->4 closes 4->5->0->1->2->4 through
+  // the path's own new edges: not alone, and everything taken back
+  EXPECT_FALSE(d.add_path({4, 5, 0, 1, 2, 4}, &closing, &alone));
+  EXPECT_EQ(closing, IncrementalDag::key(2, 4));
+  EXPECT_FALSE(alone);
+  EXPECT_EQ(d.num_edges(), edges);
+  EXPECT_FALSE(d.has_edge(4, 5));
+  EXPECT_FALSE(d.has_edge(5, 0));
+  // a known edge first, then 3->0 closes 0->1->2->3->0 with the graph's edges alone
+  EXPECT_FALSE(d.add_path({1, 2, 3, 0}, &closing, &alone));
+  EXPECT_EQ(closing, IncrementalDag::key(3, 0));
+  EXPECT_TRUE(alone);
+  EXPECT_EQ(d.num_edges(), edges);
+  // the known edges' references were taken back too: one removal each drops them
+  d.remove_edge(1, 2);
+  d.remove_edge(2, 3);
+  EXPECT_FALSE(d.has_edge(1, 2));
+  EXPECT_FALSE(d.has_edge(2, 3));
+  EXPECT_TRUE(d.add_path({}));
+  EXPECT_TRUE(d.add_path({5}));
+}
