@@ -149,6 +149,12 @@ std::vector<std::pair<int, uint8_t>> dqr_flow_path(const Fabric& f, const Lfts& 
 
 namespace {
 
+// The dependencies a flow's path makes (each link onto the next) over its first n links, appended.
+void append_path_deps(const std::vector<int>& links, size_t n, std::vector<ChannelList::Dep>& out) {
+  for (size_t i = 0; i + 1 < std::min(n, links.size()); i++)
+    out.push_back({static_cast<ChannelList::Id>(links[i]), static_cast<ChannelList::Id>(links[i + 1])});
+}
+
 FlowModel flow_model(const Fabric& f, const Routing& r) {
   FlowModel m;
   m.f = &f;
@@ -184,8 +190,7 @@ FlowModel flow_model(const Fabric& f, const Routing& r) {
       FlowModel::Flow fl;
       fl.layer = std::min<int>(layers - 1, r.sl(sl, dl));
       for (auto [y, q] : dqr_flow_path(f, r.lfts, s, t, dl)) fl.links.push_back(m.id(y, q));
-      for (size_t i = 0; i + 1 < fl.links.size(); i++)
-        deps[static_cast<size_t>(fl.layer)].push_back({static_cast<ChannelList::Id>(fl.links[i]), static_cast<ChannelList::Id>(fl.links[i + 1])});
+      append_path_deps(fl.links, fl.links.size(), deps[static_cast<size_t>(fl.layer)]);
       m.flows.push_back(std::move(fl));
       m.flow_dst.push_back(t);
     }
@@ -359,10 +364,10 @@ bool flow_fault(FlowModel& m, const Fabric& g, const DqrOptions& o, double* rero
         bool ok = !path.empty();
         for (int lk : path) ok = ok && !dead[static_cast<size_t>(lk)];
         ChannelList& L = m.lists[static_cast<size_t>(fl.layer)];
-        std::vector<ChannelList::Dep> nd;
-        for (size_t i = 0; ok && i + 1 < path.size(); i++)
-          if (!L.has_dep(static_cast<ChannelList::Id>(path[i]), static_cast<ChannelList::Id>(path[i + 1])))
-            nd.push_back({static_cast<ChannelList::Id>(path[i]), static_cast<ChannelList::Id>(path[i + 1])});
+        std::vector<ChannelList::Dep> nd;  // the path's dependencies the list lacks
+        if (ok) append_path_deps(path, path.size(), nd);
+        nd.erase(std::remove_if(nd.begin(), nd.end(), [&](const ChannelList::Dep& dp) { return L.has_dep(dp.first, dp.second); }),
+                 nd.end());
         if (ok && L.enable_all(nd)) {
           fl.links = std::move(path);
           continue;
@@ -378,9 +383,7 @@ bool flow_fault(FlowModel& m, const Fabric& g, const DqrOptions& o, double* rero
       const int l = (fl.layer + step) % layers;
       if (step > 0 && o.layers != DqrOptions::Layers::All) break;
       std::vector<ChannelList::Dep> keep;
-      if (l != fl.layer)
-        for (size_t i = 0; i + 1 < cut; i++)
-          keep.push_back({static_cast<ChannelList::Id>(fl.links[i]), static_cast<ChannelList::Id>(fl.links[i + 1])});
+      if (l != fl.layer) append_path_deps(fl.links, cut, keep);
       std::vector<int> suffix;
       if (l == fl.layer) suffix.assign(fl.links.begin() + static_cast<std::ptrdiff_t>(k) + 1, fl.links.end());
       if (flow_reroute(m, g, fi, l, from, in, keep, suffix, seg, o.turn_cost)) {
@@ -395,9 +398,7 @@ bool flow_fault(FlowModel& m, const Fabric& g, const DqrOptions& o, double* rero
   *rerouted = m.flows.empty() ? 0 : static_cast<double>(affected) / static_cast<double>(m.flows.size());
   // transition complete: only the turns of the current paths stay
   std::vector<std::vector<ChannelList::Dep>> deps(static_cast<size_t>(layers));
-  for (const auto& fl : m.flows)
-    for (size_t i = 0; i + 1 < fl.links.size(); i++)
-      deps[static_cast<size_t>(fl.layer)].push_back({static_cast<ChannelList::Id>(fl.links[i]), static_cast<ChannelList::Id>(fl.links[i + 1])});
+  for (const auto& fl : m.flows) append_path_deps(fl.links, fl.links.size(), deps[static_cast<size_t>(fl.layer)]);
   for (int l = 0; l < layers; l++) m.lists[static_cast<size_t>(l)].replace_dependencies(deps[static_cast<size_t>(l)]);
   return true;
 }
