@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -40,6 +41,14 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' |
 bool is_terminal_banner(std::string_view s) {
   return (s.substr(0, 8) == "=~=~=~=~" && s.find(" PuTTY log ") != std::string_view::npos) ||
          s.substr(0, 18) == "Script started on " || s.substr(0, 15) == "Script done on ";
+}
+// A node record's header line: its type and the length of its keyword (Switch, Hca, Ca, Rt).
+std::optional<std::pair<TypeIdx, size_t>> record_start(std::string_view l) {
+  if (starts_with(l, "Switch")) return std::pair{kSw, size_t{6}};
+  if (starts_with(l, "Hca")) return std::pair{kCa, size_t{3}};
+  if (starts_with(l, "Ca")) return std::pair{kCa, size_t{2}};
+  if (starts_with(l, "Rt")) return std::pair{kRt, size_t{2}};
+  return std::nullopt;
 }
 bool is_blank(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return is_space(c); });
@@ -158,7 +167,7 @@ class Parser {
     for (size_t k = 0; k < lines.size(); k++) {
       const std::string_view l = lines[k];
       if (is_terminal_banner(l)) capture = true;
-      if (starts_with(l, "Switch") || starts_with(l, "Hca") || starts_with(l, "Ca") || starts_with(l, "Rt")) {
+      if (record_start(l)) {
         first_record = std::min(first_record, k);
         last_record = k;
       }
@@ -168,20 +177,8 @@ class Parser {
       std::string_view l = lines[i];
       const int ln = static_cast<int>(i) + 1;
       check_len(l, fname, ln);
-      if (starts_with(l, "Switch")) {
-        i = record(lines, i, kSw, 6, fname);
-        continue;
-      }
-      if (starts_with(l, "Hca")) {
-        i = record(lines, i, kCa, 3, fname);
-        continue;
-      }
-      if (starts_with(l, "Ca")) {
-        i = record(lines, i, kCa, 2, fname);
-        continue;
-      }
-      if (starts_with(l, "Rt")) {
-        i = record(lines, i, kRt, 2, fname);
+      if (const auto rs = record_start(l)) {
+        i = record(lines, i, rs->first, rs->second, fname);
         continue;
       }
       if (starts_with(l, "switchguid")) guid_base(l, kSw, fname, ln);
