@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <unordered_map>
 
@@ -19,6 +20,7 @@
 #include "ftroute/campaign_compare.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/helpers.hpp"
+#include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/netfile.hpp"
 #include "ftroute/opensm_run.hpp"
 #include "ftroute/registry.hpp"
@@ -180,16 +182,22 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
     std::ofstream f(w + "/input.net");
     f << write_net(fabric, wo);
   }
-  // Engines with per-path SLs run as a daemon so that the SA can be asked for the SLs afterwards
-  // (`opensm -o` exits after its sweep); the others run once.
+  // Engines with per-path SLs run as a daemon with libftroute.so loaded for its path-SL dump
+  // (plugin option path_sl_dump: at SUBNET UP the plugin asks OpenSM's own SA code for every
+  // pair's SL and writes them to a file, a second or so for millions of pairs); only when no dump
+  // appears (no plugin, or one refused by a foreign OpenSM) is the SA asked over the wire
+  // afterwards (`opensm -o` exits after its sweep, hence the daemon). The others run once.
   const long sl_pairs = opensm_uses_path_sls(engine) ? path_pair_count(fabric) : 0;
   const bool over_limit = o.max_path_sl_pairs > 0 && sl_pairs > o.max_path_sl_pairs;
-  const bool daemon = opensm_uses_path_sls(engine) && !pathsl.empty() && !over_limit;
-  // One PathRecord per pair, answered one at a time through ibsim: 200-12,000 per second on the
-  // shared 2-core box, slower the more runs share it. Allowed: the OpenSM timeout plus 1 s per 100
-  // pairs (82,225 pairs of the 5x5 torus; 4.9 M of the 7x7x7 torus; 6.3 M of a 2,328-CA director
-  // dump, which once lost 3.4 M answers when ibsim's lifetime below ran out mid-query).
-  const long sl_timeout = daemon ? o.timeout + sl_pairs / 100 : 0;
+  const bool daemon = opensm_uses_path_sls(engine) && !over_limit;
+  const std::string sl_dump = daemon ? w + "/path_sl.txt" : "";
+  // Waiting for the dump: at most 30 s plus 50 us per pair (it takes about 1-2 us per pair).
+  const long dump_wait = daemon ? 30 + sl_pairs / 20000 : 0;
+  // Over the wire: one PathRecord per pair, answered one at a time through ibsim: 200-12,000 per
+  // second on the shared 2-core box, slower the more runs share it. Allowed: the OpenSM timeout
+  // plus 1 s per 100 pairs (82,225 pairs of the 5x5 torus; 4.9 M of the 7x7x7 torus; 6.3 M of a
+  // 2,328-CA director dump, which once lost 3.4 M answers when ibsim's lifetime below ran out mid-query).
+  const long sl_timeout = daemon ? dump_wait + (pathsl.empty() ? 0 : o.timeout + sl_pairs / 100) : 0;
   // FTSIM_LIFETIME bounds ibsim/holder (they run under timeout(1)): if this process is killed
   // before it can stop them, they still go away shortly after the run would have ended, the
   // path SL query included.
@@ -214,11 +222,13 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
   out.needs_qos = opensm_wants_qos(engine);
   if (out.needs_qos) osm += " --conf 'qos TRUE'";
   if (o.lmc > 0) osm += " --conf " + shell_quote("lmc " + std::to_string(o.lmc));
-  if (find_engine(engine)) {  // an ftroute engine inside OpenSM, through libftroute.so
+  if (find_engine(engine) || !sl_dump.empty()) {  // an ftroute engine inside OpenSM, or the path-SL dump
     osm += " --plugin ftroute";
     // next to the binary (build tree or install prefix), else the system library path
     if (std::string pd = locate_plugin_dir(); !pd.empty()) osm += " --plugin-dir " + shell_quote(pd);
-    if (!o.plugin_options.empty()) osm += " --plugin-options " + shell_quote(o.plugin_options);
+    std::string po = find_engine(engine) ? o.plugin_options : "";
+    if (!sl_dump.empty()) po += (po.empty() ? "" : " ") + std::string("path_sl_dump=") + sl_dump;
+    if (!po.empty()) osm += " --plugin-options " + shell_quote(po);
   }
   if (engine == "torus-2QoS") {
     std::string conf = torus2qos_conf(fabric, o.gen_spec);
@@ -236,10 +246,24 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
   if (auto nl = used.rfind('\n'); nl != std::string::npos) used = used.substr(nl + 1);
   out.engine_used = used.empty() ? "none" : used;
   out.fallback = used != engine;
-  // Path SLs from the SA while the daemon still runs (one PathRecord per validated pair).
+  // Path SLs: the plugin's dump (written right after SUBNET UP), else from the SA while the
+  // daemon still runs (one PathRecord per validated pair).
   std::string sl_text;
   int sl_rc = -1;
+  bool from_dump = false;
   if (rc == 0 && daemon && opensm_uses_path_sls(out.engine_used)) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(dump_wait);
+    const std::string& osm_log = w + "/opensm-1/osm.log";
+    // the plugin logs that it is loaded at start-up: no such line, no dump to wait for
+    const bool plugin_loaded = slurp(osm_log).find("ftroute: plugin loaded") != std::string::npos;
+    // (a failed dump is an ERR FT05 line: stop waiting; the log is read once a second)
+    for (int i = 1; plugin_loaded && !fs::exists(sl_dump) && std::chrono::steady_clock::now() < until; i++) {
+      if (i % 10 == 0 && slurp(osm_log).find("ERR FT05") != std::string::npos) break;
+      usleep(100000);
+    }
+    from_dump = fs::exists(sl_dump);
+  }
+  if (rc == 0 && daemon && !from_dump && !pathsl.empty() && opensm_uses_path_sls(out.engine_used)) {
     const std::string pairs = path_pairs(fabric);
     std::ofstream(w + "/pairs.txt") << pairs;
     // ftsim.sh stops a tool after FTSIM_TOOL_TIMEOUT (60 s by default), which cut the query short
@@ -279,13 +303,38 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
   lr.routing.engine = "opensm:" + out.engine_used;
   out.report = validate(lr.fabric, lr.routing, o.validate);
   if (opensm_uses_path_sls(out.engine_used)) {
-    // OpenSM 3.3.23 dumps no per-path SLs; they come from the SA (ftroute-pathsl above). Without
+    // OpenSM dumps no per-path SLs; they come from libftroute.so's dump of what OpenSM's SA code
+    // answers, or from the SA itself over the wire (ftroute-pathsl above). Without
     // all of them the CDG would be built on SL 0, which is not the routing OpenSM programmed:
     // the check is then reported as not done rather than a false cycle.
     size_t missing = 0;
     std::unordered_map<uint32_t, uint8_t> sls;
-    if (sl_rc == 0) sls = parse_pathsl_output(sl_text, &missing);
-    if (sl_rc != 0 || missing > 0) {
+    std::function<uint8_t(Lid, Lid)> dumped;
+    std::string dump_note;
+    if (from_dump) {
+      const std::string text = slurp(sl_dump);
+      const PathSlDumpEnd end = path_sl_dump_end(text);
+      if (!end.found) {
+        dump_note = "the plugin's path-SL dump has no end line";
+      } else if (end.missing > 0) {
+        missing = static_cast<size_t>(end.missing);
+      } else {
+        uint16_t used = 0;
+        dumped = parse_path_sl(text, sl_dump, lr.fabric, &used);
+        int max_sl = 0;
+        for (int sl = 0; sl < 16; sl++)
+          if (used >> sl & 1) max_sl = sl;
+        dump_note = "path SLs from OpenSM's SA code (plugin dump): " + std::to_string(end.pairs) + " pairs; SL 0.." +
+                    std::to_string(max_sl);
+      }
+    } else if (sl_rc == 0) {
+      sls = parse_pathsl_output(sl_text, &missing);
+    }
+    if (dumped) {
+      out.message = dump_note;
+      lr.routing.path_sl = std::move(dumped);
+      out.report = validate(lr.fabric, lr.routing, o.validate);  // CDG over (link, VL) with the SA's SLs and OpenSM's SL2VL
+    } else if (!dump_note.empty() || (!from_dump && sl_rc != 0) || missing > 0) {
       out.report.deadlock_checked = false;
       out.report.cdg_acyclic = true;
       out.report.cycle.clear();
@@ -293,7 +342,10 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
       if (over_limit)
         out.message = "path SLs not read: " + std::to_string(sl_pairs) + " pairs exceed the limit of " +
                       std::to_string(o.max_path_sl_pairs) + " (--path-sl-limit); CDG not checked";
-      else if (!daemon) out.message = "ftroute-pathsl not built: path SLs unknown; CDG not checked";
+      else if (!dump_note.empty()) out.message = dump_note + "; CDG not checked";
+      else if (from_dump) out.message = std::to_string(missing) + " pairs without path parameters in OpenSM's SA; CDG not checked";
+      else if (pathsl.empty())
+        out.message = "no path-SL dump from libftroute.so and ftroute-pathsl not built: path SLs unknown; CDG not checked";
       else if (sl_rc != 0) out.message = "path SL query failed (" + slurp(w + "/pathsl.err").substr(0, 200) + "); CDG not checked";
       else out.message = std::to_string(missing) + " path records missing from the SA; CDG not checked";
     } else {

@@ -418,6 +418,25 @@ std::function<uint8_t(Lid, Lid)> read_path_sl(const std::string& path, const Fab
   return parse_path_sl(slurp(path), path, f, used_sls);
 }
 
+std::string path_sl_dump_end_line(const PathSlDumpEnd& e) {
+  return fmt("# end: %ld pairs, %ld without path parameters, %ld with an SL other than their CA's first port\n", e.pairs,
+             e.missing, e.disagree);
+}
+
+PathSlDumpEnd path_sl_dump_end(std::string_view text) {
+  PathSlDumpEnd e;
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
+  const size_t nl = text.rfind('\n');
+  const std::string last(text.substr(nl == std::string_view::npos ? 0 : nl + 1));
+  // the numbers, then the whole line as the writer would put it (nothing more, nothing less)
+  if (std::sscanf(last.c_str(), "# end: %ld pairs, %ld without path parameters, %ld", &e.pairs, &e.missing, &e.disagree) == 3 &&
+      last + "\n" == path_sl_dump_end_line(e))
+    e.found = true;
+  else
+    e = PathSlDumpEnd{};
+  return e;
+}
+
 // ------------------------------------------------------------------ SL2VL
 
 void write_sl2vl(const Fabric& f, const Sl2Vl& t, TextOut& out) {

@@ -74,13 +74,18 @@ PluginOptions PluginOptions::parse(const std::string& text, const std::vector<En
       else if (has_control_chars(value))
         po.errors.push_back("log='" + escape_name(value) + "': the file name contains control characters; no trace file");
       else po.log_path = value;
+    } else if (key == "path_sl_dump") {
+      if (value.empty()) po.errors.push_back("path_sl_dump= needs a file name (path_sl_dump=/path/to/path_sl.txt)");
+      else if (has_control_chars(value))
+        po.errors.push_back("path_sl_dump='" + escape_name(value) + "': the file name contains control characters; no dump");
+      else po.path_sl_dump = value;
     } else if (key == "lid_matrices") {
       if (value != "own" && value != "opensm")
         po.errors.push_back("option 'lid_matrices=" + escape_name(value) + "': expected own or opensm");
       else
         po.opensm_lid_matrices = value == "opensm";
     } else {
-      po.errors.push_back("unknown plugin option '" + escape_name(key) + "' (known: log, lid_matrices; engine options are ENGINE:key=value)");
+      po.errors.push_back("unknown plugin option '" + escape_name(key) + "' (known: log, lid_matrices, path_sl_dump; engine options are ENGINE:key=value)");
     }
   }
   return po;

@@ -35,6 +35,9 @@ struct PluginOptions {
   // lid_matrices=opensm: build_lid_matrices runs OpenSM's osm_ucast_mgr_build_lid_matrices()
   // instead of the plugin's own BFS (own, the default).
   bool opensm_lid_matrices = false;
+  // path_sl_dump=FILE: after every sweep that brings the subnet up, the SL OpenSM's SA answers
+  // for every (CA port, other end-port LID) pair, in the path-SL file format (osm_pathsl.cpp).
+  std::string path_sl_dump;
   std::vector<std::string> errors;
 
   static PluginOptions parse(const std::string& text, const std::vector<EngineInfo>& known_engines);

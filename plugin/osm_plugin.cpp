@@ -693,7 +693,10 @@ void ft_report(void* data, osm_epi_event_id_t ev, void* ev_data) {
   switch (ev) {
     case OSM_EVENT_ID_HEAVY_SWEEP_START: c->counters.heavy_sweeps++; break;
     case OSM_EVENT_ID_TRAP: c->counters.traps++; break;
-    case OSM_EVENT_ID_SUBNET_UP: c->counters.subnet_up++; break;
+    case OSM_EVENT_ID_SUBNET_UP:
+      c->counters.subnet_up++;
+      if (!c->opts.path_sl_dump.empty()) dump_path_sls(c);
+      break;
     case OSM_EVENT_ID_LFT_CHANGE: c->counters.lft_changes++; break;
     case OSM_EVENT_ID_UCAST_ROUTING_DONE: c->counters.routing_done++; break;
     default: break;

@@ -62,4 +62,8 @@ struct Target {
 // wire after write_lfts() has filled new_lft; called from ucast_build_fwd_tables.
 void stage_transition(PluginCtx* c, EngineCtx* e, const fp::Snapshot& snap, const std::vector<Target>& targets);
 
+// The SA's path SLs to the file of the plugin option path_sl_dump (osm_pathsl.cpp); called when
+// the subnet is up. Never throws: a failure is one ERR FT05 line and no file.
+void dump_path_sls(PluginCtx* c);
+
 }  // namespace ftroute::plugin::osm_side

@@ -8,7 +8,8 @@
 //  * with `qos TRUE` OpenSM's SA hands out the engine's SL for every HCA pair (PathRecord, asked
 //    through path_sl), all 4 layers occur, and the live LFTs with exactly those SLs are deadlock
 //    free per VL (ftroute::validate, CDG over (channel, VL)); the switches' SL2VL tables map
-//    SL s to VL s (identity).
+//    SL s to VL s (identity); the plugin's path-SL dump (path_sl_dump) holds the same SL as the SA
+//    for every pair.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -16,6 +17,7 @@
 
 #include "dor/dor.hpp"
 #include "fabric_check.hpp"
+#include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/validate.hpp"
 #include "harness.hpp"
 #include "nets.hpp"
@@ -28,7 +30,10 @@ TEST(DorPlugin, TorusRoutedWithEcubeLayersAndSaSls) {
   REQUIRE_PLUGIN();
   SimFabric sim("dor_torus4x4");
   sim.start_text(torus2d_net(4, 4, 1));
-  sim.start_opensm_daemon(plugin_config("ft-dor", "", {"qos TRUE"}));
+  // with the plugin's path-SL dump (plugin/osm_pathsl.cpp): E-cube's SLs differ between a -> b
+  // and b -> a for many pairs, so a dump that asked for the reverse path would show here
+  const std::string dump = sim.scratch() + "/path_sl.txt";
+  sim.start_opensm_daemon(plugin_config("ft-dor", "path_sl_dump=" + dump, {"qos TRUE"}));
   const std::string log = sim.opensm_log();
   ASSERT_EQ(sim.engine_used(), "ft-dor") << "fell back; log in " << sim.opensm_dir() << "\n" << log;
   EXPECT_EQ(log.find("ERR FT"), std::string::npos) << log;
@@ -63,6 +68,14 @@ TEST(DorPlugin, TorusRoutedWithEcubeLayersAndSaSls) {
       per_sl[sl]++;
     }
   EXPECT_EQ(sa.size(), 16u * 15u);
+  // the dump holds what the SA answered, pair for pair
+  const auto dumped = read_path_sl(dump, f);
+  int asymmetric = 0;
+  for (const auto& [p, sl] : sa) {
+    EXPECT_EQ(dumped(p.first, p.second), sl) << "path-SL dump for LID " << p.first << " -> " << p.second;
+    asymmetric += sa.at({p.second, p.first}) != sl;
+  }
+  EXPECT_GT(asymmetric, 0) << "every pair has the SL of its reverse: the dump's direction goes untested";
   for (int sl = 0; sl < 4; sl++) EXPECT_GT(per_sl[sl], 0) << "no HCA pair on SL " << sl;
 
   // the live tables with the SA's SLs: deadlock free per VL (identity SL2VL, checked below)

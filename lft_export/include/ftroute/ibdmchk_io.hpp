@@ -75,6 +75,15 @@ void write_path_sl(const Fabric& f, const Routing& r, TextOut& out, const PathSl
 std::function<uint8_t(Lid, Lid)> parse_path_sl(std::string_view text, const std::string& filename, const Fabric& f,
                                                uint16_t* used_sls = nullptr);
 std::function<uint8_t(Lid, Lid)> read_path_sl(const std::string& path, const Fabric& f, uint16_t* used_sls = nullptr);
+// The line libftroute.so's path-SL dump (plugin option path_sl_dump) ends with, a comment to
+// every other reader: "# end: P pairs, M without path parameters, D with an SL other than their
+// CA's first port". Written last, so a file without it is cut short.
+struct PathSlDumpEnd {
+  bool found = false;
+  long pairs = 0, missing = 0, disagree = 0;
+};
+std::string path_sl_dump_end_line(const PathSlDumpEnd& e);  // with its newline
+PathSlDumpEnd path_sl_dump_end(std::string_view text);      // found = false if the last line is not one
 
 std::string write_sl2vl(const Fabric& f, const Sl2Vl& t);
 void write_sl2vl(const Fabric& f, const Sl2Vl& t, TextOut& out);  // streaming, same bytes; no flush

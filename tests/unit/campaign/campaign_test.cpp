@@ -564,24 +564,43 @@ TEST(Campaign, Torus2QosConfForGeneratedGrids) {
   EXPECT_NE(campaign::torus2qos_conf(r, "torus:5x5,11,links=6").find("seed switch S2_0"), std::string::npos);
 }
 
-// OpenSM's SL-based engines on a 4x4 torus: the per-path SLs come from the SA (ftroute-pathsl),
-// the CDG per VL is acyclic with them, and it is NOT acyclic with every path on SL 0 (so the SLs
-// really are what makes the routing deadlock free, and the check would catch their absence).
+// OpenSM's SL-based engines on a 4x4 torus: the per-path SLs come from libftroute.so's dump of
+// OpenSM's SA code (path_sl_dump), or, without the plugin, from the SA over the wire
+// (ftroute-pathsl); the CDG per VL is acyclic with them, and it is NOT acyclic with every path on
+// SL 0 (so the SLs really are what makes the routing deadlock free, and the check would catch
+// their absence).
 TEST(Campaign, OpenSmPathSlsMakeTheCdgAcyclic) {
   if (!have_sim()) GTEST_SKIP() << "ibsim/opensm not installed";
-  for (const std::string engine : {"lash", "dfsssp"}) {
-    std::string d = tmpdir("pathsl_" + engine);
+  struct Case {
+    std::string engine;
+    bool plugin;  // false: FTROUTE_PLUGIN_DIR names a directory without libftroute.so
+  };
+  for (const Case& c : {Case{"lash", true}, Case{"dfsssp", true}, Case{"lash", false}}) {
+    const std::string& engine = c.engine;
+    std::string d = tmpdir("pathsl_" + engine + (c.plugin ? "" : "_wire"));
+    const std::string no_plugin = d + "-no-plugin";
+    fs::create_directories(no_plugin);
+    const char* had = std::getenv("FTROUTE_PLUGIN_DIR");
+    const std::string saved = had ? had : "";
+    if (!c.plugin) setenv("FTROUTE_PLUGIN_DIR", no_plugin.c_str(), 1);
     auto r = opensm_run(d, "torus:4x4", "opensm:" + engine, "0", 30, [](campaign::Config& c) {
       c.keep_scratch = true;
       c.pattern = "shift-exchange";  // flitsim on OpenSM's SLs/VLs: nothing may be dropped
     });
+    if (!c.plugin) {
+      if (had) setenv("FTROUTE_PLUGIN_DIR", saved.c_str(), 1);
+      else unsetenv("FTROUTE_PLUGIN_DIR");
+      fs::remove_all(no_plugin);
+    }
     ASSERT_EQ(r.status, "ok") << engine << ": " << r.message;
     EXPECT_EQ(r.engine_used, engine);
     EXPECT_EQ(r.unreachable, 0u);
     EXPECT_EQ(r.looping, 0u);
     EXPECT_TRUE(r.deadlock_checked) << engine << ": " << r.message;
     EXPECT_TRUE(r.cdg_acyclic) << engine;
-    EXPECT_EQ(r.message.rfind("path SLs from the SA: 496 paths", 0), 0u) << r.message;  // 16 CAs x 31 LIDs
+    // 16 CAs x 31 LIDs
+    EXPECT_EQ(r.message.rfind(c.plugin ? "path SLs from OpenSM's SA code (plugin dump): 496 pairs" : "path SLs from the SA: 496 paths", 0), 0u)
+        << r.message;
     EXPECT_TRUE(r.simulated);
     EXPECT_EQ(r.sim_dropped, 0u) << engine << ": packets on VLs flitsim does not have?";
     EXPECT_FALSE(r.sim_deadlock);
@@ -591,22 +610,34 @@ TEST(Campaign, OpenSmPathSlsMakeTheCdgAcyclic) {
     std::string w = only_workdir(d), dump = w + "/opensm-1/dump";
     LoadedRouting lr = load_routing(w + "/input.net", dump + "/opensm-lfts.dump", LftFormat::Auto, "", "", true);
     lr.routing.sl2vl = read_sl2vl(dump + "/opensm-sl2vl.dump", lr.fabric);
-    std::ifstream in(w + "/pathsl.out");
+    EXPECT_EQ(fs::exists(w + "/path_sl.txt"), c.plugin);
+    EXPECT_EQ(fs::exists(w + "/pathsl.out"), !c.plugin) << "the SA asked over the wire although the plugin dumped";
+    std::ifstream in(w + (c.plugin ? "/path_sl.txt" : "/pathsl.out"));
     std::stringstream ss;
     ss << in.rdbuf();
-    size_t missing = 0;
-    auto sls = campaign::parse_pathsl_output(ss.str(), &missing);
-    EXPECT_EQ(missing, 0u);
+    std::function<uint8_t(Lid, Lid)> sl_of;
     int max_sl = 0;
-    for (const auto& [k, sl] : sls) max_sl = std::max(max_sl, static_cast<int>(sl));
+    if (c.plugin) {
+      EXPECT_EQ(path_sl_dump_end(ss.str()).missing, 0);
+      uint16_t used = 0;
+      sl_of = parse_path_sl(ss.str(), "path_sl.txt", lr.fabric, &used);
+      for (int sl = 0; sl < 16; sl++)
+        if (used >> sl & 1) max_sl = sl;
+    } else {
+      size_t missing = 0;
+      auto sls = campaign::parse_pathsl_output(ss.str(), &missing);
+      EXPECT_EQ(missing, 0u);
+      for (const auto& [k, sl] : sls) max_sl = std::max(max_sl, static_cast<int>(sl));
+      sl_of = [sls](Lid s, Lid t) -> uint8_t {
+        auto it = sls.find((static_cast<uint32_t>(s) << 16) | t);
+        return it == sls.end() ? 0 : it->second;
+      };
+    }
     EXPECT_GT(max_sl, 0) << engine << " used only SL 0 on a torus";
     ValidationReport one_sl = validate(lr.fabric, lr.routing);
     EXPECT_TRUE(one_sl.deadlock_checked);
     EXPECT_FALSE(one_sl.cdg_acyclic) << engine << ": its paths on SL 0 alone should have a cycle on a 4x4 torus";
-    lr.routing.path_sl = [&sls](Lid s, Lid t) -> uint8_t {
-      auto it = sls.find((static_cast<uint32_t>(s) << 16) | t);
-      return it == sls.end() ? 0 : it->second;
-    };
+    lr.routing.path_sl = sl_of;
     ValidationReport with_sls = validate(lr.fabric, lr.routing);
     EXPECT_TRUE(with_sls.cdg_acyclic) << with_sls.cycle_text;
     EXPECT_GT(with_sls.vls_used.size(), 1u);

@@ -182,6 +182,21 @@ TEST(BadInput, PluginLogOptionAndFallbackText) {
   EXPECT_TRUE(po.errors.empty());
   EXPECT_EQ(po.log_path, "/tmp/ft.trace");
 
+  // path_sl_dump=FILE: the same rules as log= (a name, no control characters)
+  po = plugin::PluginOptions::parse("path_sl_dump=", engines());
+  ASSERT_EQ(po.errors.size(), 1u);
+  EXPECT_TRUE(has(po.errors[0], "path_sl_dump= needs a file name")) << po.errors[0];
+  po = plugin::PluginOptions::parse("path_sl_dump=/tmp/a\x1b[2Jb", engines());
+  EXPECT_EQ(po.path_sl_dump, "");
+  ASSERT_EQ(po.errors.size(), 1u);
+  EXPECT_FALSE(has_control_chars(po.errors[0])) << po.errors[0];
+  po = plugin::PluginOptions::parse("path_sl_dump=/var/log/opensm-path-sl.txt log=/tmp/t", engines());
+  EXPECT_TRUE(po.errors.empty());
+  EXPECT_EQ(po.path_sl_dump, "/var/log/opensm-path-sl.txt");
+  po = plugin::PluginOptions::parse("path_sl_dumps=/tmp/x", engines());
+  ASSERT_EQ(po.errors.size(), 1u);
+  EXPECT_TRUE(has(po.errors[0], "known: log, lid_matrices, path_sl_dump")) << po.errors[0];
+
   using plugin::fallback_text;
   EXPECT_EQ(fallback_text("ftree-misroute,updn", "ftree-misroute"), "OpenSM tries the next engine 'updn'");
   EXPECT_EQ(fallback_text("ftree-misroute", "ftree-misroute"), "OpenSM falls back to its built-in minhop");

@@ -143,6 +143,29 @@ TEST(IbdmchkIo, PathSlAndSl2VlRoundTrip) {
   }
 }
 
+// libftroute.so's path-SL dump ends with a counted line (plugin/osm_pathsl.cpp writes it with
+// path_sl_dump_end_line): found only as the file's last line and only exactly as written.
+TEST(IbdmchkIo, PathSlDumpEndLine) {
+  PathSlDumpEnd e;
+  e.pairs = 4939200;
+  e.missing = 3;
+  e.disagree = 1;
+  const std::string line = path_sl_dump_end_line(e);
+  EXPECT_EQ(line, "# end: 4939200 pairs, 3 without path parameters, 1 with an SL other than their CA's first port\n");
+  const std::string body = "# ftroute path-SL file (ibdmchk -c): src_node_guid dlid sl\n0x0000000000100000 4 1\n";
+  PathSlDumpEnd back = path_sl_dump_end(body + line);
+  EXPECT_TRUE(back.found);
+  EXPECT_EQ(back.pairs, 4939200);
+  EXPECT_EQ(back.missing, 3);
+  EXPECT_EQ(back.disagree, 1);
+  EXPECT_TRUE(path_sl_dump_end(line + "\r\n").found);
+  EXPECT_FALSE(path_sl_dump_end(body).found);                         // cut short: no end line
+  EXPECT_FALSE(path_sl_dump_end(line + "0x0000000000100000 4 1\n").found);  // not the last line
+  EXPECT_FALSE(path_sl_dump_end("# end: 12 pairs, 0 without path parameters, 0 with\n").found);
+  EXPECT_FALSE(path_sl_dump_end("# end: 12 pairs, 0 without path parameters, 0 with an SL other than their CA's first port!\n").found);
+  EXPECT_FALSE(path_sl_dump_end("").found);
+}
+
 TEST(IbdmchkIo, ReadsOpenSMSl2VlDump) {
   // opensm-sl2vl.dump layout (OpenSM 3.3.23 dump_sl2vl_tbl): header, two comment lines, rows, separator
   Fabric fab = read_net_file(kDir + "2sw4hca.net");

@@ -1,0 +1,92 @@
+// The plugin's path-SL dump (event_plugin_options path_sl_dump=FILE, plugin/osm_pathsl.cpp)
+// inside a real OpenSM 3.3.23 on an ibsim 4x4 torus, 1 HCA per switch, routed by OpenSM's own
+// LASH (a stock engine with per-path SLs: the plugin is loaded only for the dump):
+//  * the file holds an SL for every (CA, other end-port LID) pair, 0 without path parameters, and
+//    for every CA pair it equals the SL OpenSM's SA answers on the wire (saquery PathRecord), with
+//    SLs above 0 among them (LASH needs more than one layer on a ring);
+//  * `ftroute check` with the live LFTs (dump_fts), the dump (--sl) and OpenSM's
+//    opensm-sl2vl.dump passes: deadlock free per VL with exactly the SLs the SA hands out, while
+//    the same LFTs on SL 0 alone have a cycle (the SLs are what makes it deadlock free);
+//  * a dump that cannot be written (no such directory) is one ERR FT05 line, no file, and OpenSM
+//    routes and stays up as before.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "fabric_check.hpp"
+#include "ftroute/ibdmchk_io.hpp"
+#include "harness.hpp"
+#include "nets.hpp"
+#include "plugin_itest.hpp"
+
+using namespace ftroute;
+using namespace ftroute::itest;
+
+namespace {
+const std::string kCli = std::string(FTROUTE_BINARY_DIR) + "/cli/ftroute";
+}
+
+TEST(PathSlDump, StockLashSlsEqualTheSasAnswersAndMakeTheTablesDeadlockFree) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("path_sl_dump_lash");
+  sim.start_text(torus2d_net(4, 4, 1));
+  const std::string dump = sim.scratch() + "/path_sl.txt";
+  sim.start_opensm_daemon(plugin_config("lash", "path_sl_dump=" + dump, {"qos TRUE"}));
+  const std::string log = sim.opensm_log();
+  ASSERT_EQ(sim.engine_used(), "lash") << log;
+  EXPECT_EQ(log.find("ERR FT"), std::string::npos) << log;
+  EXPECT_NE(log.find("ftroute: path SLs of engine lash written to"), std::string::npos) << log;
+
+  const std::string text = read_file(dump);
+  ASSERT_FALSE(text.empty()) << "no dump at " << dump << "\n" << log;
+  // 16 CAs x (16 CA LIDs + 16 switch LIDs - their own)
+  EXPECT_NE(text.find("# end: 496 pairs, 0 without path parameters, 0 with an SL other"), std::string::npos) << text;
+  const std::string nd = sim.scratch() + "/discovered.net";
+  write_file(nd, sim.ibnetdiscover());
+  Fabric f = fabric_from_ibnetdiscover(read_file(nd));
+  uint16_t used = 0;
+  auto sl = read_path_sl(dump, f, &used);
+  int high = 0, asked = 0;
+  for (const EndPort& a : f.end_ports())
+    for (const EndPort& b : f.end_ports()) {
+      if (f.node(a.node).is_switch() || a.node == b.node) continue;
+      // every CA pair, and CA -> switch for the first CA
+      if (f.node(b.node).is_switch() && asked >= 240) continue;
+      const int want = sa_path_sl(sim, a.base_lid, b.base_lid);
+      ASSERT_GE(want, 0) << "saquery failed";
+      EXPECT_EQ(sl(a.base_lid, b.base_lid), want) << "LID " << a.base_lid << " -> " << b.base_lid;
+      high += want > 0;
+      asked++;
+    }
+  EXPECT_GE(asked, 240);
+  EXPECT_GT(high, 0) << "LASH put every pair on SL 0: the comparison proves little";
+  EXPECT_GT(used & ~1u, 0u);
+
+  // the admin's check: live tables + the dump + OpenSM's SL2VL tables
+  const std::string fts = sim.scratch() + "/dump_fts.txt";
+  write_file(fts, sim.dump_fts());
+  const std::string sl2vl = sim.dump_dir() + "/opensm-sl2vl.dump";
+  ASSERT_TRUE(std::filesystem::exists(sl2vl)) << "OpenSM wrote no " << sl2vl;
+  ProcResult with = run_process({kCli, "check", "-f", nd, "-l", fts, "--format", "dump_fts", "--sl", dump, "--sl2vl", sl2vl},
+                                {}, sim.scratch(), 120);
+  EXPECT_EQ(with.exit_code, 0) << with.out << with.err;
+  EXPECT_NE(with.out.find("RESULT: PASS"), std::string::npos) << with.out;
+  ProcResult without = run_process({kCli, "check", "-f", nd, "-l", fts, "--format", "dump_fts"}, {}, sim.scratch(), 120);
+  EXPECT_NE(without.exit_code, 0) << "the LFTs on SL 0 alone were deadlock free: the SLs decide nothing\n" << without.out;
+}
+
+TEST(PathSlDump, UnwritableFileIsOneErrorAndNoFile) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("path_sl_dump_bad");
+  sim.start_text(torus2d_net(3, 3, 1));
+  const std::string dump = sim.scratch() + "/no-such-dir/path_sl.txt";
+  sim.start_opensm_daemon(plugin_config("lash", "path_sl_dump=" + dump, {"qos TRUE"}));
+  const std::string log = sim.opensm_log();
+  EXPECT_EQ(sim.engine_used(), "lash") << log;
+  EXPECT_TRUE(std::regex_search(log, std::regex("ERR FT05: ftroute: path-SL dump to '[^']*no-such-dir/path_sl.txt' failed")))
+      << log;
+  EXPECT_FALSE(std::filesystem::exists(sim.scratch() + "/no-such-dir")) << "created the directory";
+  EXPECT_TRUE(sim.opensm_running()) << log;
+}
