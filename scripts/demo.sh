@@ -18,9 +18,11 @@
 #   --qos / --no-qos  multi-VL check on / off. Default: on for engines that rely on per-path SLs
 #                     (kns, ftdrb, ft-dor, dfsssp, lash, nue, torus-2QoS), and turned on (OpenSM
 #                     restarted) when the plugin logs that the engine uses more than one VL.
-#                     On: OpenSM runs with `qos TRUE`, the SA's path SLs (ftroute-pathsl, one
-#                     PathRecord per pair) and opensm-sl2vl.dump go to `ftroute check --sl/--sl2vl`,
-#                     so the deadlock check is per VL. Off: every path is judged on SL 0 / one VL.
+#                     On: OpenSM runs with `qos TRUE`, the SLs its SA hands out for every path
+#                     (libftroute.so's path_sl_dump, written at each SUBNET UP; without the plugin
+#                     built, ftroute-pathsl asks the SA one PathRecord per pair) and
+#                     opensm-sl2vl.dump go to `ftroute check --sl/--sl2vl`, so the deadlock check
+#                     is per VL. Off: every path is judged on SL 0 / one VL.
 #   --workdir DIR     default ./run/demo
 #   --build-dir DIR   default ./build
 #   --no-deps / --no-build   skip install-deps.sh / the build
@@ -137,6 +139,18 @@ SL_ENGINES=" kns ftdrb ft-dor dfsssp lash nue torus-2QoS "
 if [ "$QOS" = auto ]; then
   if [[ "$SL_ENGINES" == *" $ENGINE "* ]]; then QOS=1; else QOS=0; QOS_AUTO=1; fi
 fi
+# The SA's path SLs come from the plugin's dump (plugin option path_sl_dump) wherever the plugin
+# is loaded or can be: loaded next to OpenSM's own SL engines just for it.
+SLDUMP=""
+if [ -n "$PLUGIN_SO" ] && { [ -n "$PLUGIN_OPTS_USED" ] || [ "$QOS" = 1 ]; }; then
+  SLDUMP=$W/path_sl.current.txt
+  if [ -z "$PLUGIN_OPTS_USED" ]; then
+    OSM_OPTS+=(--plugin ftroute --plugin-dir "$(dirname "$PLUGIN_SO")" --plugin-options "path_sl_dump=$SLDUMP")
+  else
+    # ftsim.sh takes the last --plugin-options: the user's options and the dump in one
+    OSM_OPTS+=(--plugin-options "${POPTS:+$POPTS }path_sl_dump=$SLDUMP")
+  fi
+fi
 
 # ---- fault: NODE PORT, and the peer end (from the .net file) ----
 # Prints "node port peer peerport" for every switch-to-switch link, in file order.
@@ -183,32 +197,47 @@ logged_vls() {
   grep -o "ftroute: $ENGINE routed .*(VLs [0-9]*," "$LOG" 2>/dev/null | tail -1 | sed 's/.*(VLs \([0-9]*\),/\1/' || true
 }
 # Multi-VL only: path SLs from OpenSM's SA and its SL2VL tables -> SLARGS for `ftroute check`.
-# $1 = ibnetdiscover file, $2 = suffix (before/after). Like `ftroute campaign` (campaign/run.cpp):
-# one PathRecord per (CA port -> other CA port or switch) pair; "slid dlid sl" answers become the
-# ibdmchk -c file "src_node_guid dlid sl" (source node by LID); a pair without answer is an error.
+# $1 = ibnetdiscover file, $2 = suffix (before/after). With the plugin: its dump of the last sweep
+# (written right after SUBNET UP; the file's end line must count no pair without an SL). Without:
+# like `ftroute campaign` (campaign/opensm.cpp), one PathRecord per (CA port -> other CA port or
+# switch) pair; "slid dlid sl" answers become the ibdmchk -c file "src_node_guid dlid sl" (source
+# node by LID); a pair without answer is an error.
 path_sls() {
-  local nd=$1 sfx=$2 dump n missing
-  awk '/^Switch/ { ca=0; if (match($0, /"S-[0-9a-fA-F]+"/)) print "S", "0x" substr($0, RSTART+3, RLENGTH-4); next }
-       /^(Ca|Hca)[ \t]/ { ca=0; if (match($0, /"H-[0-9a-fA-F]+"/)) { ca=1; node="0x" substr($0, RSTART+3, RLENGTH-4) }; next }
-       /^$/ { ca=0; next }
-       ca && /^\[[0-9]+\]\(/ && match($0, /# lid [0-9]+/) { lid=substr($0, RSTART+6, RLENGTH-6);
-         g=substr($0, index($0, "(")+1); g=substr(g, 1, index(g, ")")-1); print "C", node, "0x" g, lid }' "$nd" > "$W/endports.$sfx.txt"
-  awk '$1=="C" { src[++ns]=$3; dst[++nd]=$3 } $1=="S" { dst[++nd]=$2 }
-       END { for (i=1;i<=ns;i++) for (j=1;j<=nd;j++) if (src[i]!=dst[j]) print src[i], dst[j] }' \
-    "$W/endports.$sfx.txt" > "$W/pairs.$sfx.txt"
-  FTSIM tool "$PATHSL" < "$W/pairs.$sfx.txt" > "$W/pathsl.$sfx.out" 2>> "$W/tools.log" ||
-    fail "ftroute-pathsl failed (log $W/tools.log)"
-  missing=$(grep -c '^-' "$W/pathsl.$sfx.out" || true)
-  [ "$missing" -eq 0 ] || fail "$missing of $(wc -l < "$W/pairs.$sfx.txt") path records missing from the SA ($W/pathsl.$sfx.out)"
-  awk 'NR==FNR { if ($1=="C") node[$4]=$2; next }
-       NF==3 { if (!($1 in node)) { print "no CA with LID " $1 > "/dev/stderr"; exit 1 } print node[$1], $2, $3 }' \
-    "$W/endports.$sfx.txt" "$W/pathsl.$sfx.out" > "$W/path_sl.$sfx.txt" || fail "cannot map the SA's path SLs to CAs"
+  local nd=$1 sfx=$2 dump n missing ups
+  if [ -n "$SLDUMP" ]; then
+    ups=$(grep -c 'SUBNET UP' "$LOG" || true)
+    for _ in $(seq 1200); do
+      [ "$(grep -c 'ftroute: path SLs of engine' "$LOG" || true)" -ge "$ups" ] && break
+      grep -q 'ERR FT05: ftroute: path-SL dump' "$LOG" && break
+      sleep 0.1
+    done
+    [ -s "$SLDUMP" ] || fail "the plugin wrote no path-SL dump $SLDUMP (log $LOG: $(grep -o 'ERR FT05.*' "$LOG" | tail -1))"
+    tail -1 "$SLDUMP" | grep -q '^# end: [0-9]* pairs, 0 without path parameters, 0 with' ||
+      fail "path-SL dump incomplete: $(tail -1 "$SLDUMP" | cut -c1-200) ($SLDUMP)"
+    cp "$SLDUMP" "$W/path_sl.$sfx.txt"
+  else
+    awk '/^Switch/ { ca=0; if (match($0, /"S-[0-9a-fA-F]+"/)) print "S", "0x" substr($0, RSTART+3, RLENGTH-4); next }
+         /^(Ca|Hca)[ \t]/ { ca=0; if (match($0, /"H-[0-9a-fA-F]+"/)) { ca=1; node="0x" substr($0, RSTART+3, RLENGTH-4) }; next }
+         /^$/ { ca=0; next }
+         ca && /^\[[0-9]+\]\(/ && match($0, /# lid [0-9]+/) { lid=substr($0, RSTART+6, RLENGTH-6);
+           g=substr($0, index($0, "(")+1); g=substr(g, 1, index(g, ")")-1); print "C", node, "0x" g, lid }' "$nd" > "$W/endports.$sfx.txt"
+    awk '$1=="C" { src[++ns]=$3; dst[++nd]=$3 } $1=="S" { dst[++nd]=$2 }
+         END { for (i=1;i<=ns;i++) for (j=1;j<=nd;j++) if (src[i]!=dst[j]) print src[i], dst[j] }' \
+      "$W/endports.$sfx.txt" > "$W/pairs.$sfx.txt"
+    FTSIM tool "$PATHSL" < "$W/pairs.$sfx.txt" > "$W/pathsl.$sfx.out" 2>> "$W/tools.log" ||
+      fail "ftroute-pathsl failed (log $W/tools.log)"
+    missing=$(grep -c '^-' "$W/pathsl.$sfx.out" || true)
+    [ "$missing" -eq 0 ] || fail "$missing of $(wc -l < "$W/pairs.$sfx.txt") path records missing from the SA ($W/pathsl.$sfx.out)"
+    awk 'NR==FNR { if ($1=="C") node[$4]=$2; next }
+         NF==3 { if (!($1 in node)) { print "no CA with LID " $1 > "/dev/stderr"; exit 1 } print node[$1], $2, $3 }' \
+      "$W/endports.$sfx.txt" "$W/pathsl.$sfx.out" > "$W/path_sl.$sfx.txt" || fail "cannot map the SA's path SLs to CAs"
+  fi
   dump=$(FTSIM dumpdir)/opensm-sl2vl.dump
   for _ in $(seq 50); do [ -s "$dump" ] && break; sleep 0.1; done
   [ -s "$dump" ] || fail "OpenSM wrote no $dump (is qos on?)"
   cp "$dump" "$W/sl2vl.$sfx.dump"
-  n=$(wc -l < "$W/path_sl.$sfx.txt")
-  echo "    per-VL check: SLs from OpenSM's SA ($n paths, SL $(awk 'NR==1||$3<m{m=$3} END{print m+0}' "$W/path_sl.$sfx.txt")..$(awk '$3>m{m=$3} END{print m+0}' "$W/path_sl.$sfx.txt")), SL2VL from opensm-sl2vl.dump"
+  n=$(grep -vc '^#' "$W/path_sl.$sfx.txt")
+  echo "    per-VL check: SLs from OpenSM's SA ${SLDUMP:+(plugin dump) }($n paths, SL $(awk '!/^#/ && (n++==0||$3<m){m=$3} END{print m+0}' "$W/path_sl.$sfx.txt")..$(awk '!/^#/ && $3>m{m=$3} END{print m+0}' "$W/path_sl.$sfx.txt")), SL2VL from opensm-sl2vl.dump"
   SLARGS=(--sl "$W/path_sl.$sfx.txt" --sl2vl "$W/sl2vl.$sfx.dump")
 }
 SLARGS=()
@@ -225,7 +254,7 @@ FTSIM start "$NET" 2>&1 | sed 's/^ftsim: /    /'
 NSW=$(grep -c '^Switch' "$NET"); NCA=$(grep -cE '^(Hca|Ca)[[:space:]]' "$NET")
 echo "    $NSW switches, $NCA HCAs"
 
-[ "$QOS" = 0 ] || [ -x "$PATHSL" ] || fail "$PATHSL is not built (needs libibmad-dev): the per-VL check of $ENGINE needs it (or --no-qos)"
+[ "$QOS" = 0 ] || [ -n "$SLDUMP" ] || [ -x "$PATHSL" ] || fail "$PATHSL is not built (needs libibmad-dev): the per-VL check of $ENGINE needs it (or --no-qos)"
 step "OpenSM routes the fabric (engine $ENGINE${PLUGIN_OPTS_USED:+, plugin $PLUGIN_SO}$([ "$QOS" = 0 ] || echo ", qos TRUE"))"
 [ "$QOS" = 0 ] || OSM_OPTS+=(--conf 'qos TRUE')
 USED=$(FTSIM opensm-start "${OSM_OPTS[@]}" --timeout 120)
@@ -233,7 +262,7 @@ LOG=$(FTSIM log)
 if [ "$QOS" = 0 ] && [ -n "${QOS_AUTO:-}" ] && [ "$(logged_vls)" -gt 1 ] 2>/dev/null; then
   echo "    $ENGINE uses $(logged_vls) VLs: restarting OpenSM with qos TRUE for the per-VL check"
   QOS=1; OSM_OPTS+=(--conf 'qos TRUE')
-  [ -x "$PATHSL" ] || fail "$PATHSL is not built (needs libibmad-dev): the per-VL check of $ENGINE needs it (or --no-qos)"
+  [ -n "$SLDUMP" ] || [ -x "$PATHSL" ] || fail "$PATHSL is not built (needs libibmad-dev): the per-VL check of $ENGINE needs it (or --no-qos)"
   USED=$(FTSIM opensm-start "${OSM_OPTS[@]}" --timeout 120)
   LOG=$(FTSIM log)
 fi

@@ -118,9 +118,10 @@ if [ $SANITIZE_ONLY -eq 0 ]; then
 fi
 
 # 6. OpenSM matrix (docs/HARNESS.md, "Other OpenSM versions"): lean on purpose (~1.5-3 min per
-# version with a warm ccache): the plugin and three test binaries, the subset below.
+# version with a warm ccache): the plugin and four test binaries, the subset below.
 MATRIX_TESTS='PluginLayout|FtreeMisroutePlugin.OpensmFtreeFallsBackWhereMisrouteRoutes|Plugin.LinkFaultIsReroutedByPlugin'
 MATRIX_TESTS+='|Plugin.MultiVlEngineSlsAndSl2VlWithQos|Plugin.PreviousRoutingReachesDqrAfterFault'
+MATRIX_TESTS+='|PathSlDump'  # the SA's path SLs from inside each OpenSM (osm_get_path_params)
 # An OpenSM whose installed headers equal those of a version built before (install paths aside:
 # osm_config.h names its PREFIX) gets the same plugin binary, so its tests run from that version's
 # build dir with FTROUTE_OPENSM pointing at its own opensm, instead of building it all again.
@@ -159,7 +160,7 @@ opensm_matrix() {
       echo "OpenSM $v matrix: $((SECONDS - m0)) s"
       continue
     fi
-    targets=(ftroute_plugin itest_plugin_layout_test itest_plugin_test itest_ftree_misroute_plugin_test)
+    targets=(ftroute_plugin itest_plugin_layout_test itest_plugin_test itest_ftree_misroute_plugin_test itest_path_sl_dump_test)
     extra=()
     tests=$MATRIX_TESTS
     if [ "$v" = 3.3.24 ]; then
