@@ -195,8 +195,8 @@ Lifetime (seed 003 section V-D: faults kept in place over the years, nothing rep
                          --engines), --seeds 3, --pattern shift-exchange (none: --pattern none),
                          --path-sl-limit 200000; prints DIR/case_study.md (the year table, the
                          regression of campaign-table --regression, the recommendation)
-  --path-sl-limit N      do not ask OpenSM's SA for the path SLs of dfsssp/lash/nue/torus-2QoS
-                         above N pairs (their CDG is then not checked); default 0 = no limit
+  --path-sl-limit N      do not read the path SLs of dfsssp/lash/nue/torus-2QoS above N pairs
+                         (their CDG is then not checked); default 0 = no limit
   -j, --jobs N           parallel runs (default: number of CPUs)
   --shard I/N            run only every N-th run starting at I (0-based) - for job arrays;
                          merge the directories with `ftroute campaign-merge`

@@ -218,7 +218,8 @@ why, and a checked fallback chain as opensm.conf lines to paste (`routing_engine
   --opensm A,B,...       also run OpenSM's engines under ibsim (minhop, updn, dnup, ftree, lash, dor,
                          torus-2QoS, nue, dfsssp, sssp; an ftroute engine runs inside OpenSM through
                          libftroute.so). Needs ibsim, OpenSM and libumad2sim (exit 1 naming what is
-                         missing); the SLs of dfsssp, lash, nue, torus-2QoS are read with ftroute-pathsl
+                         missing); the SLs of dfsssp, lash, nue, torus-2QoS come from libftroute.so's
+                         path-SL dump (else from the SA with ftroute-pathsl, one PathRecord per pair)
   --opensm-timeout S     seconds per OpenSM run (default 120)
   --ftsim PATH           scripts/ftsim.sh to use (default: $FTROUTE_FTSIM, else libexec/ftroute/ftsim.sh)
   --keep-scratch DIR     keep the ibsim/OpenSM work directories (logs, dumps) in DIR
