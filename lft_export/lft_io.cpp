@@ -699,7 +699,7 @@ LoadedRouting load_routing(const std::string& fabric_path, const std::string& lf
       lr.routing.engine = lfts_path;
       lr.routing.lfts = std::move(fast->lfts);
       lr.warnings = std::move(fast->warnings);
-      read_sl_files(lr.fabric, sl_path, sl2vl_path, lr.routing);
+      read_sl_files(lr.fabric, sl_path, sl2vl_path, lr.routing, &lr.warnings);
       return lr;
     }
   }
@@ -716,12 +716,21 @@ LoadedRouting load_routing(const std::string& fabric_path, const std::string& lf
   lr.routing.engine = lfts_path;
   lr.routing.lfts = std::move(m.lfts);
   lr.warnings = std::move(m.warnings);
-  read_sl_files(lr.fabric, sl_path, sl2vl_path, lr.routing);
+  read_sl_files(lr.fabric, sl_path, sl2vl_path, lr.routing, &lr.warnings);
   return lr;
 }
 
-void read_sl_files(const Fabric& fabric, const std::string& sl_path, const std::string& sl2vl_path, Routing& r) {
-  if (!sl_path.empty()) r.path_sl = read_path_sl(sl_path, fabric);
+void read_sl_files(const Fabric& fabric, const std::string& sl_path, const std::string& sl2vl_path, Routing& r,
+                   std::vector<std::string>* warnings) {
+  if (!sl_path.empty()) {
+    const std::string text = read_input_file(sl_path, table_input_limits());
+    r.path_sl = parse_path_sl(text, sl_path, fabric);
+    const PathSlDumpEnd end = path_sl_dump_end(text);
+    if (warnings && end.found && (end.missing > 0 || end.disagree > 0))
+      warnings->push_back(sl_path + ": the path-SL dump counts " + std::to_string(end.missing) + " of " +
+                          std::to_string(end.pairs) + " pairs without path parameters in OpenSM's SA (judged on SL 0 here) and " +
+                          std::to_string(end.disagree) + " CA ports whose SL differs from their CA's first port");
+  }
   if (!sl2vl_path.empty()) {
     r.sl2vl = read_sl2vl(sl2vl_path, fabric);
     int maxvl = 0;

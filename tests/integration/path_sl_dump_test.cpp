@@ -15,6 +15,8 @@
 #include <regex>
 #include <string>
 
+#include <unistd.h>
+
 #include "fabric_check.hpp"
 #include "ftroute/ibdmchk_io.hpp"
 #include "harness.hpp"
@@ -34,10 +36,13 @@ TEST(PathSlDump, StockLashSlsEqualTheSasAnswersAndMakeTheTablesDeadlockFree) {
   sim.start_text(torus2d_net(4, 4, 1));
   const std::string dump = sim.scratch() + "/path_sl.txt";
   sim.start_opensm_daemon(plugin_config("lash", "path_sl_dump=" + dump, {"qos TRUE"}));
+  // the dump follows SUBNET UP (the plugin writes it when OpenSM reports the subnet up)
+  const std::string done = "ftroute: path SLs of engine lash written to";
+  for (int i = 0; i < 300 && sim.opensm_log().find(done) == std::string::npos; i++) usleep(100000);
   const std::string log = sim.opensm_log();
   ASSERT_EQ(sim.engine_used(), "lash") << log;
   EXPECT_EQ(log.find("ERR FT"), std::string::npos) << log;
-  EXPECT_NE(log.find("ftroute: path SLs of engine lash written to"), std::string::npos) << log;
+  EXPECT_NE(log.find(done), std::string::npos) << log;
 
   const std::string text = read_file(dump);
   ASSERT_FALSE(text.empty()) << "no dump at " << dump << "\n" << log;
@@ -83,6 +88,7 @@ TEST(PathSlDump, UnwritableFileIsOneErrorAndNoFile) {
   sim.start_text(torus2d_net(3, 3, 1));
   const std::string dump = sim.scratch() + "/no-such-dir/path_sl.txt";
   sim.start_opensm_daemon(plugin_config("lash", "path_sl_dump=" + dump, {"qos TRUE"}));
+  for (int i = 0; i < 300 && sim.opensm_log().find("ERR FT05") == std::string::npos; i++) usleep(100000);
   const std::string log = sim.opensm_log();
   EXPECT_EQ(sim.engine_used(), "lash") << log;
   EXPECT_TRUE(std::regex_search(log, std::regex("ERR FT05: ftroute: path-SL dump to '[^']*no-such-dir/path_sl.txt' failed")))

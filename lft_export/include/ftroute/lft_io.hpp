@@ -180,7 +180,10 @@ LoadedRouting load_routing(const std::string& fabric_path, const std::string& lf
                            const std::string& sl2vl_path = "", bool lids_from_file = false, uint8_t lmc = 0);
 
 // The optional SL files of a routing read from files (empty path: not read): path SLs (ibdmchk
-// -c format) into r.path_sl, SL2VL tables (ibdmchk -d format) into r.sl2vl and r.num_vls.
-void read_sl_files(const Fabric& fabric, const std::string& sl_path, const std::string& sl2vl_path, Routing& r);
+// -c format) into r.path_sl, SL2VL tables (ibdmchk -d format) into r.sl2vl and r.num_vls. A
+// path-SL dump of libftroute.so whose end line counts pairs without an SL (or CA ports that
+// disagree) adds one line to *warnings (those pairs are judged on SL 0).
+void read_sl_files(const Fabric& fabric, const std::string& sl_path, const std::string& sl2vl_path, Routing& r,
+                   std::vector<std::string>* warnings = nullptr);
 
 }  // namespace ftroute

@@ -4,6 +4,7 @@
 // OpenSM's own SL2VL dump.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -164,6 +165,39 @@ TEST(IbdmchkIo, PathSlDumpEndLine) {
   EXPECT_FALSE(path_sl_dump_end("# end: 12 pairs, 0 without path parameters, 0 with\n").found);
   EXPECT_FALSE(path_sl_dump_end("# end: 12 pairs, 0 without path parameters, 0 with an SL other than their CA's first port!\n").found);
   EXPECT_FALSE(path_sl_dump_end("").found);
+
+  // `ftroute check --sl` on such a dump (read_sl_files): pairs the SA had no path for are judged
+  // on SL 0, and the check says so instead of passing silently
+  Fabric fab = read_net_file(kDir + "ring4.net");
+  LftFile lf = read_lft_file(kDir + "ring4.opensm-lfts.dump");
+  adopt_lids(lf, fab);  // LIDs from the dump's portguid comments
+  const EndPort* ca = nullptr;
+  for (const EndPort& e : fab.end_ports())
+    if (!ca && !fab.node(e.node).is_switch()) ca = &e;
+  ASSERT_NE(ca, nullptr);
+  char guid[32];
+  std::snprintf(guid, sizeof guid, "0x%016llx", static_cast<unsigned long long>(fab.node(ca->node).guid));
+  const std::string path = testing::TempDir() + "ftroute_dump_end.sl";
+  PathSlDumpEnd cut;
+  cut.pairs = 12;
+  cut.missing = 2;
+  {
+    std::ofstream(path) << body.substr(0, body.find('\n') + 1) << guid << " 4 1\n" << path_sl_dump_end_line(cut);
+  }
+  Routing r;
+  std::vector<std::string> warnings;
+  read_sl_files(fab, path, "", r, &warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("counts 2 of 12 pairs without path parameters"), std::string::npos) << warnings[0];
+  EXPECT_EQ(r.sl(ca->base_lid, 4), 1);
+  cut.missing = 0;
+  {
+    std::ofstream(path) << guid << " 4 1\n" << path_sl_dump_end_line(cut);
+  }
+  warnings.clear();
+  read_sl_files(fab, path, "", r, &warnings);
+  EXPECT_TRUE(warnings.empty());
+  std::remove(path.c_str());
 }
 
 TEST(IbdmchkIo, ReadsOpenSMSl2VlDump) {
