@@ -1,5 +1,6 @@
 // Internal to libftroute.so (not installed): what osm_plugin.cpp (OpenSM callbacks, fabric import,
-// LFT hand-over) shares with osm_stage.cpp (DQR's staged transition on the wire).
+// LFT hand-over) shares with osm_stage.cpp (DQR's staged transition on the wire) and osm_pathsl.cpp
+// (the SA's path SLs to a file).
 //
 // It names OpenSM types but includes no OpenSM header itself: include it last, after the OpenSM
 // block of the including file, which follows the order of osm_plugin.cpp (osm_config.h first,
