@@ -7,6 +7,9 @@
 //  * `ftroute check` with the live LFTs (dump_fts), the dump (--sl) and OpenSM's
 //    opensm-sl2vl.dump passes: deadlock free per VL with exactly the SLs the SA hands out, while
 //    the same LFTs on SL 0 alone have a cycle (the SLs are what makes it deadlock free);
+//  * with a partition in which the CAs are limited members, CA pairs share no partition key: the
+//    dump counts them without path parameters, as the SA answers them, without asking OpenSM's SA
+//    code (which would log ERR 1F1B for each) and without ERR FT05;
 //  * a dump that cannot be written (no such directory) is one ERR FT05 line, no file, and OpenSM
 //    routes and stays up as before.
 #include <gtest/gtest.h>
@@ -80,6 +83,38 @@ TEST(PathSlDump, StockLashSlsEqualTheSasAnswersAndMakeTheTablesDeadlockFree) {
   EXPECT_NE(with.out.find("RESULT: PASS"), std::string::npos) << with.out;
   ProcResult without = run_process({kCli, "check", "-f", nd, "-l", fts, "--format", "dump_fts"}, {}, sim.scratch(), 120);
   EXPECT_NE(without.exit_code, 0) << "the LFTs on SL 0 alone were deadlock free: the SLs decide nothing\n" << without.out;
+}
+
+TEST(PathSlDump, PartitionedPairsCountedWithoutAnErrorPerPair) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("path_sl_dump_pkey");
+  sim.start_text(torus2d_net(3, 3, 1));
+  const std::string dump = sim.scratch() + "/path_sl.txt", parts = sim.scratch() + "/partitions.conf";
+  write_file(parts, "Default=0x7fff, ipoib : ALL=limited, SELF=full;\n");  // only the SM's port is a full member
+  sim.start_opensm_daemon(plugin_config("lash", "path_sl_dump=" + dump, {"qos TRUE", "partition_config_file " + parts}));
+  const std::string done = "ftroute: path SLs of engine lash written to";
+  for (int i = 0; i < 300 && sim.opensm_log().find(done) == std::string::npos; i++) usleep(100000);
+  const std::string log = sim.opensm_log();
+  ASSERT_EQ(sim.engine_used(), "lash") << log;
+  // 9 CAs x (9 CA LIDs + 9 switch LIDs - their own) = 153 pairs; a CA shares a full-member key
+  // only with the SM's port (port 0 of the switch OpenSM attaches to): 9 x 16 pairs without
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(log, m, std::regex(done + "[^\n]*: 153 pairs, SL 0\\.\\.[0-9]+, ([0-9]+) without path "
+                                                          "parameters \\(([0-9]+) of them sharing no partition key\\)")))
+      << log;
+  const int missing = std::stoi(m[1].str());
+  EXPECT_EQ(missing, 9 * 16) << log;
+  EXPECT_EQ(std::stoi(m[2].str()), missing);
+  EXPECT_EQ(log.find("ERR 1F1B"), std::string::npos) << "OpenSM's SA code was asked for partitioned pairs";
+  EXPECT_EQ(log.find("ERR FT05"), std::string::npos) << log;
+  EXPECT_NE(read_file(dump).find("# end: 153 pairs, " + std::to_string(missing) + " without path parameters"), std::string::npos);
+  // the SA over the wire agrees: no path between two CAs
+  Fabric f = fabric_from_ibnetdiscover(sim.ibnetdiscover());
+  std::vector<Lid> cas;
+  for (const EndPort& e : f.end_ports())
+    if (!f.node(e.node).is_switch()) cas.push_back(e.base_lid);
+  ASSERT_GE(cas.size(), 2u);
+  EXPECT_EQ(sa_path_sl(sim, cas[0], cas[1]), -1);
 }
 
 TEST(PathSlDump, UnwritableFileIsOneErrorAndNoFile) {
