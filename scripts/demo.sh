@@ -203,7 +203,7 @@ logged_vls() {
 # switch) pair; "slid dlid sl" answers become the ibdmchk -c file "src_node_guid dlid sl" (source
 # node by LID); a pair without answer is an error.
 path_sls() {
-  local nd=$1 sfx=$2 dump n missing ups
+  local nd=$1 sfx=$2 dump n missing ups end
   if [ -n "$SLDUMP" ]; then
     ups=$(grep -c 'SUBNET UP' "$LOG" || true)
     for _ in $(seq 1200); do
@@ -212,8 +212,9 @@ path_sls() {
       sleep 0.1
     done
     [ -s "$SLDUMP" ] || fail "the plugin wrote no path-SL dump $SLDUMP (log $LOG: $(grep -o 'ERR FT05.*' "$LOG" | tail -1))"
-    tail -1 "$SLDUMP" | grep -q '^# end: [0-9]* pairs, 0 without path parameters, 0 with' ||
-      fail "path-SL dump incomplete: $(tail -1 "$SLDUMP" | cut -c1-200) ($SLDUMP)"
+    end=$(tail -1 "$SLDUMP")
+    [[ "$end" =~ ^"# end: "[0-9]+" pairs, 0 without path parameters, 0 with" ]] ||
+      fail "path-SL dump incomplete: ${end:0:200} ($SLDUMP)"
     cp "$SLDUMP" "$W/path_sl.$sfx.txt"
   else
     awk '/^Switch/ { ca=0; if (match($0, /"S-[0-9a-fA-F]+"/)) print "S", "0x" substr($0, RSTART+3, RLENGTH-4); next }
