@@ -253,7 +253,7 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
   bool from_dump = false;
   if (rc == 0 && daemon && opensm_uses_path_sls(out.engine_used)) {
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(dump_wait);
-    const std::string& osm_log = w + "/opensm-1/osm.log";
+    const std::string osm_log = w + "/opensm-1/osm.log";
     // the plugin logs that it is loaded at start-up: no such line, no dump to wait for
     const bool plugin_loaded = slurp(osm_log).find("ftroute: plugin loaded") != std::string::npos;
     // (a failed dump is an ERR FT05 line: stop waiting; the log is read once a second)
