@@ -74,6 +74,7 @@ ftree-two-level-no-up-mirror @ else if (bundled && t_.height == 1 && p.rank == 0
 ftree-bundle-only-if-adjacent @ if (mark == stamp_) c.bundle = true; @ if (mark == stamp_ && c.last == peer) c.bundle = true; @ ftree_real_shapes_test @ ^TwoLevelBundles\.
 plugin-check-accepts-port0-unwalked @ cls[0] = kNotLocal; @ cls[0] = 0; @ plugin_adapter_test @ ^CheckRouting\.
 pathsl-dump-asks-reverse-path @ if (osm_get_path_params(&osm->sa, s->port, s->lo, d.port, static_cast<uint16_t>(dlid), &parms) != IB_SUCCESS) { @ if (osm_get_path_params(&osm->sa, d.port, static_cast<uint16_t>(dlid), s->port, s->lo, &parms) != IB_SUCCESS) { @ itest_path_sl_dump_test itest_dor_plugin_test @ ^integration\.(PathSlDump|DorPlugin)\.
+pathsl-dump-asks-for-partitioned-pairs @ if (!qos_policy && !osm_physp_find_common_pkey(s->port->p_physp, d.port->p_physp, allow_both)) { @ if (false) { @ itest_path_sl_dump_test @ ^integration\.PathSlDump\.
 pipeline-self-check-digest-ignored @ if (lfts_digest(f, r.lfts, threads) != rec->digest) return std::nullopt; @ (void)threads; @ pipeline_test @ ^Pipeline\.
 pipeline-incremental-nothing-changed @ for (size_t l = 0; l < b.size(); l++) changed[l] |= a[l] != b[l]; @ (void)0; @ pipeline_test @ ^Pipeline\.
 pipeline-incremental-links-added @ if (p > 0 && x.connected() && (!y.connected() || x.peer_node != y.peer_node || x.peer_port != y.peer_port)) @ if (false) @ pipeline_test @ ^Pipeline\.
