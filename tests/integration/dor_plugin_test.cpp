@@ -15,8 +15,6 @@
 #include <map>
 #include <utility>
 
-#include <unistd.h>
-
 #include "dor/dor.hpp"
 #include "fabric_check.hpp"
 #include "ftroute/ibdmchk_io.hpp"
@@ -72,7 +70,7 @@ TEST(DorPlugin, TorusRoutedWithEcubeLayersAndSaSls) {
   EXPECT_EQ(sa.size(), 16u * 15u);
   // the dump holds what the SA answered, pair for pair (written right after SUBNET UP: long done
   // after 240 saquery runs, but wait for its log line all the same)
-  for (int i = 0; i < 300 && sim.opensm_log().find("ftroute: path SLs of engine") == std::string::npos; i++) usleep(100000);
+  ASSERT_TRUE(wait_for_log(sim, "ftroute: path SLs of engine")) << sim.opensm_log();
   const auto dumped = read_path_sl(dump, f);
   int asymmetric = 0;
   for (const auto& [p, sl] : sa) {

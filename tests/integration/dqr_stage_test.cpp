@@ -34,17 +34,6 @@ using namespace ftroute::itest;
 
 namespace {
 
-// Polls the OpenSM log until `needle` occurs after byte `from`; false after timeout_s.
-bool wait_for_log(SimFabric& sim, const std::string& needle, size_t from, double timeout_s) {
-  const auto t0 = std::chrono::steady_clock::now();
-  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < timeout_s) {
-    const std::string log = sim.opensm_log();
-    if (log.size() > from && log.find(needle, from) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
-}
-
 struct DeadEnd {
   uint64_t guid;
   int port;

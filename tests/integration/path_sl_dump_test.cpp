@@ -18,8 +18,6 @@
 #include <regex>
 #include <string>
 
-#include <unistd.h>
-
 #include "fabric_check.hpp"
 #include "ftroute/ibdmchk_io.hpp"
 #include "harness.hpp"
@@ -41,11 +39,11 @@ TEST(PathSlDump, StockLashSlsEqualTheSasAnswersAndMakeTheTablesDeadlockFree) {
   sim.start_opensm_daemon(plugin_config("lash", "path_sl_dump=" + dump, {"qos TRUE"}));
   // the dump follows SUBNET UP (the plugin writes it when OpenSM reports the subnet up)
   const std::string done = "ftroute: path SLs of engine lash written to";
-  for (int i = 0; i < 300 && sim.opensm_log().find(done) == std::string::npos; i++) usleep(100000);
+  const bool dumped = wait_for_log(sim, done);
   const std::string log = sim.opensm_log();
   ASSERT_EQ(sim.engine_used(), "lash") << log;
   EXPECT_EQ(log.find("ERR FT"), std::string::npos) << log;
-  EXPECT_NE(log.find(done), std::string::npos) << log;
+  EXPECT_TRUE(dumped) << log;
 
   const std::string text = read_file(dump);
   ASSERT_FALSE(text.empty()) << "no dump at " << dump << "\n" << log;
@@ -93,7 +91,7 @@ TEST(PathSlDump, PartitionedPairsCountedWithoutAnErrorPerPair) {
   write_file(parts, "Default=0x7fff, ipoib : ALL=limited, SELF=full;\n");  // only the SM's port is a full member
   sim.start_opensm_daemon(plugin_config("lash", "path_sl_dump=" + dump, {"qos TRUE", "partition_config_file " + parts}));
   const std::string done = "ftroute: path SLs of engine lash written to";
-  for (int i = 0; i < 300 && sim.opensm_log().find(done) == std::string::npos; i++) usleep(100000);
+  wait_for_log(sim, done);  // the regex below requires the line
   const std::string log = sim.opensm_log();
   ASSERT_EQ(sim.engine_used(), "lash") << log;
   // 9 CAs x (9 CA LIDs + 9 switch LIDs - their own) = 153 pairs; a CA shares a full-member key
@@ -123,7 +121,7 @@ TEST(PathSlDump, UnwritableFileIsOneErrorAndNoFile) {
   sim.start_text(torus2d_net(3, 3, 1));
   const std::string dump = sim.scratch() + "/no-such-dir/path_sl.txt";
   sim.start_opensm_daemon(plugin_config("lash", "path_sl_dump=" + dump, {"qos TRUE"}));
-  for (int i = 0; i < 300 && sim.opensm_log().find("ERR FT05") == std::string::npos; i++) usleep(100000);
+  wait_for_log(sim, "ERR FT05");  // the regex below requires the line
   const std::string log = sim.opensm_log();
   EXPECT_EQ(sim.engine_used(), "lash") << log;
   EXPECT_TRUE(std::regex_search(log, std::regex("ERR FT05: ftroute: path-SL dump to '[^']*no-such-dir/path_sl.txt' failed")))

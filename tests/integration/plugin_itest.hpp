@@ -6,11 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ftroute/fabric.hpp"
@@ -71,6 +73,17 @@ inline int logged_vls(const std::string& log, const std::string& engine) {
   for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it)
     vls = std::stoi((*it)[1].str());
   return vls;
+}
+
+// Polls the OpenSM log until `needle` occurs after byte `from`; false after timeout_s.
+inline bool wait_for_log(SimFabric& sim, const std::string& needle, size_t from = 0, double timeout_s = 30) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < timeout_s) {
+    const std::string log = sim.opensm_log();
+    if (log.size() > from && log.find(needle, from) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
 }
 
 // ---- SLs and VLs of multi-VL routings (OpenSM with `qos TRUE`) ----
