@@ -34,6 +34,15 @@ PluginOptions PluginOptions::parse(const std::string& text, const std::vector<En
       if (e.name == n) return &e;
     return nullptr;
   };
+  // log=FILE, path_sl_dump=FILE: a file the plugin will write; a name with control characters is a
+  // typo or garbage, never a file to create
+  auto file_name = [&](const std::string& key, const std::string& value, const char* example, const char* refused,
+                       std::string& dest) {
+    if (value.empty()) po.errors.push_back(key + "= needs a file name (" + key + "=" + example + ")");
+    else if (has_control_chars(value))
+      po.errors.push_back(key + "='" + escape_name(value) + "': the file name contains control characters; " + refused);
+    else dest = value;
+  };
   while (in >> tok) {
     const size_t eq = tok.find('=');
     // ENGINE:k=v[,k=v]: the one syntax of engine options (also the CLI's --opt)
@@ -69,16 +78,9 @@ PluginOptions PluginOptions::parse(const std::string& text, const std::vector<En
     }
     const std::string key = tok.substr(0, eq), value = tok.substr(eq + 1);
     if (key == "log") {
-      // a file name with control characters is a typo or garbage, never a trace file to create
-      if (value.empty()) po.errors.push_back("log= needs a file name (log=/path/to/trace)");
-      else if (has_control_chars(value))
-        po.errors.push_back("log='" + escape_name(value) + "': the file name contains control characters; no trace file");
-      else po.log_path = value;
+      file_name(key, value, "/path/to/trace", "no trace file", po.log_path);
     } else if (key == "path_sl_dump") {
-      if (value.empty()) po.errors.push_back("path_sl_dump= needs a file name (path_sl_dump=/path/to/path_sl.txt)");
-      else if (has_control_chars(value))
-        po.errors.push_back("path_sl_dump='" + escape_name(value) + "': the file name contains control characters; no dump");
-      else po.path_sl_dump = value;
+      file_name(key, value, "/path/to/path_sl.txt", "no dump", po.path_sl_dump);
     } else if (key == "lid_matrices") {
       if (value != "own" && value != "opensm")
         po.errors.push_back("option 'lid_matrices=" + escape_name(value) + "': expected own or opensm");
