@@ -1,5 +1,5 @@
 // libftroute.so - the SA's path SLs written to a file inside OpenSM (plugin option
-// path_sl_dump=FILE; docs/PLUGIN.md "Path-SL dump").
+// path_sl_dump=FILE; docs/PLUGIN.md "Checking the SLs the SA hands out").
 //
 // Engines whose deadlock freedom rests on per-path SLs (OpenSM's dfsssp, lash, nue, torus-2QoS;
 // ftroute's kns, ft-drb, ...) hand each path's SL to clients through the SA's PathRecords, and
