@@ -79,6 +79,10 @@ std::atomic<int> g_trace_counter{0};
 void simulate(const Config& cfg, const Fabric& f, const Routing& r, RunResult& out) {
   flitsim::Config sc;
   sc.seed = static_cast<uint64_t>(out.key.seed);
+  sc.packet_flits = cfg.sim_packet_flits;
+  sc.buffer_flits = cfg.sim_buffer_flits;
+  sc.link_latency = cfg.sim_link_latency;
+  sc.validate();  // OptionError: stops the campaign (the CLI checks the same before any run)
   flitsim::TrafficSpec t;
   t.pattern = flitsim_pattern(cfg.pattern);
   t.load = cfg.sim_load;

@@ -14,8 +14,18 @@ namespace ftroute::campaign {
 namespace {
 
 const char* const kKeys[] = {"pattern",          "sim_msg_packets", "shift_order", "sim_load",    "sim_cycles",
+                             "sim_packet",       "sim_buffer",      "sim_link_latency",
                              "allow_disconnect", "host_links",      "lids",        "link_rate",   "switch_rate",
                              "failure_counts"};
+
+// What a directory recorded before these keys existed ran with (flitsim's defaults then).
+const char* assumed_default(const std::string& key) {
+  if (key == "shift_order") return "index";
+  if (key == "sim_packet") return "16";
+  if (key == "sim_buffer") return "64";
+  if (key == "sim_link_latency") return "1";
+  return nullptr;
+}
 
 std::string g(double v) {
   char b[64];
@@ -42,6 +52,9 @@ Settings campaign_settings(const Config& cfg) {
           {"sim_msg_packets", shiftx ? std::to_string(cfg.sim_msg_packets) : "-"},
           {"sim_load", sim && !shiftx ? g(cfg.sim_load) : "-"},
           {"sim_cycles", sim && !shiftx ? std::to_string(cfg.sim_measure) : "-"},
+          {"sim_packet", sim ? std::to_string(cfg.sim_packet_flits) : "-"},
+          {"sim_buffer", sim ? std::to_string(cfg.sim_buffer_flits) : "-"},
+          {"sim_link_latency", sim ? std::to_string(cfg.sim_link_latency) : "-"},
           {"allow_disconnect", cfg.keep_connected ? "0" : "1"},
           {"host_links", cfg.host_links ? "1" : "0"},
           {"lids", files ? (cfg.file_lids ? "file" : "assign") : "-"},
@@ -129,8 +142,8 @@ bool compare_campaign_settings(const Settings* recorded, const Settings& request
     bool assumed = false;
     if (r) {
       rv = *r;
-    } else if (k == "shift_order" && v != "-") {
-      rv = "index";  // a directory from before the order was recorded
+    } else if (assumed_default(k) && v != "-") {
+      rv = assumed_default(k);  // a directory from before the key was recorded
       assumed = true;
     } else if (k == "lids" && v != "-") {
       rv = "assign";  // a directory from before the LIDs of files were kept

@@ -62,6 +62,10 @@ int run_campaign_cmd(cli::Args& a) {
   cfg.sim_load = a.double_or("sim-load", 0.9);
   cfg.sim_measure = a.int_or("sim-cycles", 3000);
   cfg.sim_msg_packets = static_cast<int>(a.int_or("sim-msg-packets", 1));
+  // ranges as flitsim's own --packet / --buffer / --link-latency
+  cfg.sim_packet_flits = static_cast<int>(a.int_in("sim-packet", cfg.sim_packet_flits, 1, 65535));
+  cfg.sim_buffer_flits = static_cast<int>(a.int_in("sim-buffer", cfg.sim_buffer_flits, 1, 1048576));
+  cfg.sim_link_latency = static_cast<int>(a.int_in("sim-link-latency", cfg.sim_link_latency, 1, 100000));
   const std::string shift_order = a.value_or("shift-order", "index");
   if (shift_order != "index" && shift_order != "random")
     throw cli::UsageError("--shift-order expects index or random, got '" + shift_order + "'");
@@ -90,6 +94,9 @@ int run_campaign_cmd(cli::Args& a) {
   for (const auto& s : cfg.switch_failures) campaign::failures_count(s, 100);
   cli::usage_errors([&] { campaign::parse_shard(shard, cfg); });
   if (cfg.sim_msg_packets < 1) throw cli::UsageError("--sim-msg-packets must be >= 1");
+  if (cfg.sim_buffer_flits < cfg.sim_packet_flits)
+    throw cli::UsageError("--sim-buffer " + std::to_string(cfg.sim_buffer_flits) + " cannot hold a packet of --sim-packet " +
+                          std::to_string(cfg.sim_packet_flits) + " flits (flitsim forwards whole packets: virtual cut-through)");
   if (!cfg.pattern.empty() && !(cfg.sim_load > 0 && cfg.sim_load <= 1))
     throw cli::UsageError("--sim-load must be in (0, 1]");
 
@@ -212,7 +219,13 @@ Lifetime (seed 003 section V-D: faults kept in place over the years, nothing rep
                          shift | exchange (one permutation each) | uniform | any flitsim pattern
   --sim-load X           offered load for the simulation, 0 < X <= 1 (default 0.9; not for shift-exchange)
   --sim-cycles N         measured cycles (default 3000; warm-up N/6)
-  --sim-msg-packets N    shift-exchange: packets (16 flits) per message (default 1)
+  --sim-msg-packets N    shift-exchange: packets per message (default 1)
+  --sim-packet FLITS     flits per packet (default 16; one flit per cycle is a link's rate)
+  --sim-buffer FLITS     input buffer per VL and port, in flits (default 64; >= --sim-packet)
+  --sim-link-latency C   cycles a flit spends on a link (default 1). The seed 003 paper's OMNeT++
+                         model is about --sim-packet 32 --sim-buffer 206 --sim-link-latency 3
+                         (docs/REPRODUCTION.md "Simulator model"); the three are recorded in
+                         DIR/campaign.conf
   --shift-order O        shift-exchange: order of the endpoints the shifts run over: index (default,
                          flitsim's node order = the generator's) | random (a permutation drawn from
                          the run's seed; docs/REPRODUCTION.md, Dragonfly); recorded in

@@ -49,4 +49,28 @@ cat err3.txt
 cmp a/campaign.conf m2/campaign.conf || fail "merged campaign.conf differs"
 "$FT" campaign-table r > t.md
 sed -n 1p t.md | grep 'Campaign settings (r): pattern shift-exchange, shift order random' > /dev/null || fail "table header: $(sed -n 1p t.md)"
+
+# the simulator model (--sim-packet / --sim-buffer / --sim-link-latency) is recorded the same way;
+# a directory from before it was recorded (a, its key removed) means flitsim's defaults 16 / 64 / 1
+grep -x 'sim_packet 16' a/campaign.conf > /dev/null && grep -x 'sim_buffer 64' a/campaign.conf > /dev/null &&
+  grep -x 'sim_link_latency 1' a/campaign.conf > /dev/null || fail "model not recorded: $(cat a/campaign.conf)"
+grep -v '^sim_packet \|^sim_buffer \|^sim_link_latency ' a/campaign.conf > a/c2 && mv a/c2 a/campaign.conf
+before=$(snap a)
+rc=0; run --seeds 3 --sim-packet 32 --sim-buffer 128 --out a > err4.txt 2>&1 || rc=$?
+cat err4.txt
+[ "$rc" = 1 ] && grep 'sim_packet 16' err4.txt | grep 'sim_packet 32 (--sim-packet)' > /dev/null ||
+  fail "resume with another packet size: exit $rc"
+[ "$(snap a)" = "$before" ] || fail "the refused model change altered the directory"
+run --seeds 3 --out a
+[ "$(($(wc -l < a/results.csv) - 1))" = 3 ] || fail "directory without the model keys did not resume with the defaults"
+# out-of-range and inconsistent values: a usage error naming the option, exit 2, nothing written
+for bad in "--sim-packet 0" "--sim-link-latency 0" "--sim-packet 32 --sim-buffer 16"; do
+  rc=0; run --seeds 1 $bad --out bad > err5.txt 2>&1 || rc=$?
+  cat err5.txt
+  [ "$rc" = 2 ] && sed -n 1p err5.txt | grep -e "${bad%% *}" > /dev/null || fail "$bad: exit $rc"
+  [ ! -e bad ] || fail "$bad left a directory"
+done
+grep 'cannot hold a packet of --sim-packet 32' err5.txt > /dev/null || fail "buffer below packet: $(cat err5.txt)"
+run --seeds 1 --sim-packet 32 --sim-buffer 206 --sim-link-latency 3 --out p
+grep -x 'sim_buffer 206' p/campaign.conf > /dev/null || fail "model not recorded: $(cat p/campaign.conf)"
 echo "PASS"

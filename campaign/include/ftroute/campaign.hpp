@@ -105,6 +105,10 @@ struct Config {
   bool shift_order_random = false;  // shift-exchange: endpoints in a random order drawn from the run's seed
   double sim_load = 0.9;
   int64_t sim_warmup = 500, sim_measure = 3000;
+  // flitsim's link and buffer model (--sim-packet, --sim-buffer, --sim-link-latency): flits per
+  // packet, input buffer per VL in flits, cycles per link. The defaults are flitsim's own; the
+  // seed 003 paper's OMNeT++ model is about 32 / 206 / 3 (docs/REPRODUCTION.md, "Simulator model").
+  int sim_packet_flits = 16, sim_buffer_flits = 64, sim_link_latency = 1;
   // OpenSM
   int opensm_timeout = 120;     // seconds per OpenSM run
   std::string ftsim_script;     // default: <source dir>/scripts/ftsim.sh
@@ -221,6 +225,9 @@ std::vector<RunResult> merge(const std::vector<std::vector<RunResult>>& parts, i
 //   sim_msg_packets   --sim-msg-packets (shift-exchange only)
 //   sim_load          --sim-load (simulated patterns other than shift-exchange)
 //   sim_cycles        --sim-cycles (idem)
+//   sim_packet        --sim-packet (every simulated pattern; a directory without it: 16)
+//   sim_buffer        --sim-buffer (idem; 64)
+//   sim_link_latency  --sim-link-latency (idem; 1)
 //   allow_disconnect  --allow-disconnect (0/1)
 //   host_links        --host-links (0/1)
 //   link_rate         --link-rate / --link-ratio of a lifetime campaign ("0.01", "13/switch"; - otherwise)
@@ -246,7 +253,9 @@ struct SettingMismatch {
 };
 // First setting whose values differ. A key missing from `recorded` (or no record at all:
 // recorded == nullptr) is not compared, except shift_order, which then means "index" (campaigns
-// before --shift-order was recorded ran in index order unless told otherwise).
+// before --shift-order was recorded ran in index order unless told otherwise), and the simulator
+// model's keys, which then mean flitsim's defaults of that time (sim_packet 16, sim_buffer 64,
+// sim_link_latency 1).
 bool compare_campaign_settings(const Settings* recorded, const Settings& requested, SettingMismatch* m);
 // `campaign-merge`: the parts (directories or results.csv files) must have run with the same
 // settings. Returns the first recorded part's settings (*from = that part; empty when no part

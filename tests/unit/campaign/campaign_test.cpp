@@ -259,6 +259,70 @@ TEST(Campaign, ShiftExchangeRandomOrderRunsToCompletion) {
   EXPECT_GT(std::abs(plain.sim_accepted - r.sim_accepted), 0.05);
 }
 
+// --sim-packet / --sim-buffer / --sim-link-latency reach flitsim: the same exchange under the seed
+// 003 paper's model (32-flit packets, 206-flit buffers, 3-cycle links) completes with another
+// throughput, and Eq. 7 counts the bigger packets (at most one flit per endpoint and cycle).
+TEST(Campaign, SimulatorModelReachesFlitsim) {
+  auto c = small_config("unused");
+  c.pattern = "shift-exchange";
+  c.sim_msg_packets = 2;
+  Fabric f = campaign::build_fabric(c.fabrics[0]);
+  const campaign::RunKey key{c.fabrics[0].name, "ftree-misroute", "0", "0", 1};
+  auto plain = campaign::run_one(c, f, key);
+  ASSERT_TRUE(plain.simulated) << plain.message;
+  c.sim_packet_flits = 32;
+  auto packets = campaign::run_one(c, f, key);
+  c.sim_buffer_flits = 206;
+  c.sim_link_latency = 3;
+  auto paper = campaign::run_one(c, f, key);
+  for (const auto* r : {&packets, &paper}) {
+    ASSERT_EQ(r->status, "ok") << r->message;
+    ASSERT_TRUE(r->simulated);
+    EXPECT_FALSE(r->sim_deadlock);
+    EXPECT_NEAR(r->sim_offered, r->sim_accepted, 1e-9) << "not every packet was delivered";
+    EXPECT_GT(r->sim_accepted, 0.2);
+    EXPECT_LE(r->sim_accepted, 1.0);
+  }
+  // each setting changes the run: twice the flits per packet, then deeper buffers and slower links
+  EXPECT_GT(std::abs(packets.sim_accepted - plain.sim_accepted), 1e-3);
+  EXPECT_GT(std::abs(paper.sim_accepted - packets.sim_accepted), 1e-3);
+  EXPECT_GT(paper.sim_latency, packets.sim_latency);  // 3-cycle links add latency on every hop
+  // a model flitsim refuses is a configuration mistake: it stops the campaign (OptionError)
+  c.sim_buffer_flits = 16;
+  try {
+    campaign::run_one(c, f, key);
+    FAIL() << "a 16-flit buffer for 32-flit packets was simulated";
+  } catch (const OptionError& e) {
+    EXPECT_NE(std::string(e.what()).find("cut-through"), std::string::npos) << e.what();
+  }
+}
+
+// The model is recorded; a record without its keys means flitsim's defaults (16 / 64 / 1).
+TEST(Campaign, SettingsRecordTheSimulatorModel) {
+  auto c = small_config("unused");
+  c.pattern = "uniform";
+  auto def = campaign::campaign_settings(c);
+  std::map<std::string, std::string> m(def.begin(), def.end());
+  EXPECT_EQ(m["sim_packet"], "16");
+  EXPECT_EQ(m["sim_buffer"], "64");
+  EXPECT_EQ(m["sim_link_latency"], "1");
+  EXPECT_EQ(campaign::setting_option("sim_link_latency"), "--sim-link-latency");
+  campaign::Settings old = {{"pattern", "uniform"}, {"sim_load", "0.9"}, {"sim_cycles", "3000"}};
+  campaign::SettingMismatch mm;
+  EXPECT_FALSE(campaign::compare_campaign_settings(&old, def, &mm));
+  c.sim_buffer_flits = 128;
+  ASSERT_TRUE(campaign::compare_campaign_settings(&old, campaign::campaign_settings(c), &mm));
+  EXPECT_EQ(mm.key, "sim_buffer");
+  EXPECT_EQ(mm.recorded, "64");
+  EXPECT_EQ(mm.requested, "128");
+  EXPECT_TRUE(mm.assumed);
+  c.pattern.clear();  // no simulation: the model does not apply
+  m.clear();
+  for (const auto& [k, v] : campaign::campaign_settings(c)) m[k] = v;
+  EXPECT_EQ(m["sim_packet"], "-");
+  EXPECT_EQ(m["sim_buffer"], "-");
+}
+
 // Every file under dir (relative path -> bytes), to show a refused run wrote nothing.
 std::map<std::string, std::string> dir_bytes(const std::string& dir) {
   std::map<std::string, std::string> m;
