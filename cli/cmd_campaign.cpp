@@ -224,7 +224,7 @@ Lifetime (seed 003 section V-D: faults kept in place over the years, nothing rep
   --sim-buffer FLITS     input buffer per VL and port, in flits (default 64; >= --sim-packet)
   --sim-link-latency C   cycles a flit spends on a link (default 1). The seed 003 paper's OMNeT++
                          model is about --sim-packet 32 --sim-buffer 206 --sim-link-latency 3
-                         (docs/REPRODUCTION.md "Simulator model"); the three are recorded in
+                         (docs/REPRODUCTION.md "Simulator model and HCA order"); recorded in
                          DIR/campaign.conf
   --shift-order O        shift-exchange: order of the endpoints the shifts run over: index (default,
                          flitsim's node order = the generator's) | random (a permutation drawn from

@@ -107,7 +107,7 @@ struct Config {
   int64_t sim_warmup = 500, sim_measure = 3000;
   // flitsim's link and buffer model (--sim-packet, --sim-buffer, --sim-link-latency): flits per
   // packet, input buffer per VL in flits, cycles per link. The defaults are flitsim's own; the
-  // seed 003 paper's OMNeT++ model is about 32 / 206 / 3 (docs/REPRODUCTION.md, "Simulator model").
+  // seed 003 paper's OMNeT++ model is about 32 / 206 / 3 (docs/REPRODUCTION.md, "Simulator model and HCA order").
   int sim_packet_flits = 16, sim_buffer_flits = 64, sim_link_latency = 1;
   // OpenSM
   int opensm_timeout = 120;     // seconds per OpenSM run
