@@ -32,16 +32,17 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
   const long max_vls = options.get_int(option_spec("max_vls"));
   const bool check = options.get_bool(option_spec("check"));
 
-  // dense switch numbering and the directed switch links (channels), lowest port per neighbour
+  // dense switch numbering and the directed switch links (channels): one per neighbour, a bundle
+  // of parallel cables being one channel for the layering (its cables carry the same paths)
   const std::vector<int>& sws = fabric.switches();
   const int n = static_cast<int>(sws.size());
   if (n == 0) throw EngineError(kName, "no switches");
   std::vector<int> dense(static_cast<size_t>(fabric.size()), -1);
   for (int i = 0; i < n; i++) dense[static_cast<size_t>(sws[static_cast<size_t>(i)])] = i;
   struct Arc {
-    int to;       // dense switch
-    uint8_t port;
-    uint32_t id;  // channel id
+    int to;                      // dense switch
+    std::vector<uint8_t> ports;  // the cables to it, in port order
+    uint32_t id;                 // channel id
   };
   std::vector<std::vector<Arc>> adj(static_cast<size_t>(n));
   uint32_t nch = 0;
@@ -51,9 +52,11 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
       const Port& p = nd.port(q);
       if (!p.connected() || !fabric.node(p.peer_node).is_switch() || p.peer_node == sws[static_cast<size_t>(i)]) continue;
       const int j = dense[static_cast<size_t>(p.peer_node)];
-      bool dup = false;
-      for (const Arc& a : adj[static_cast<size_t>(i)]) dup = dup || a.to == j;
-      if (!dup) adj[static_cast<size_t>(i)].push_back({j, static_cast<uint8_t>(q), nch++});
+      Arc* bundle = nullptr;
+      for (Arc& a : adj[static_cast<size_t>(i)])
+        if (a.to == j) bundle = &a;
+      if (bundle) bundle->ports.push_back(static_cast<uint8_t>(q));
+      else adj[static_cast<size_t>(i)].push_back({j, {static_cast<uint8_t>(q)}, nch++});
     }
   }
 
@@ -132,20 +135,25 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
   r.lfts = Lfts(fabric);
   r.num_vls = std::max<int>(1, static_cast<int>(layers.size()));
   auto lid_sw = std::make_shared<std::vector<int32_t>>(static_cast<size_t>(fabric.max_lid()) + 1, -1);
+  // The LIDs a switch sends over a bundle are dealt round its cables in LID order, so every cable
+  // carries routes. Deadlock freedom holds per cable: a cycle of cable dependencies would be a
+  // cycle of the bundles' dependencies, which the layering excludes.
+  std::vector<uint32_t> dealt(nch, 0);
   for (const EndPort& ep : fabric.end_ports()) {
     const Attach at = fabric.attach(ep.base_lid);
     if (!at.valid()) continue;
     const int t = dense[static_cast<size_t>(at.sw)];
     for (Lid l = ep.base_lid; l <= ep.last_lid(); l++) (*lid_sw)[l] = t;
     for (int s = 0; s < n; s++) {
-      uint8_t port;
-      if (s == t) port = at.port;
-      else {
-        const int ai = nxt[static_cast<size_t>(t) * static_cast<size_t>(n) + static_cast<size_t>(s)];
-        if (ai < 0) continue;  // unreachable
-        port = adj[static_cast<size_t>(s)][static_cast<size_t>(ai)].port;
+      if (s == t) {
+        for (Lid l = ep.base_lid; l <= ep.last_lid(); l++) r.lfts.set(sws[static_cast<size_t>(s)], l, at.port);
+        continue;
       }
-      for (Lid l = ep.base_lid; l <= ep.last_lid(); l++) r.lfts.set(sws[static_cast<size_t>(s)], l, port);
+      const int ai = nxt[static_cast<size_t>(t) * static_cast<size_t>(n) + static_cast<size_t>(s)];
+      if (ai < 0) continue;  // unreachable
+      const Arc& a = adj[static_cast<size_t>(s)][static_cast<size_t>(ai)];
+      for (Lid l = ep.base_lid; l <= ep.last_lid(); l++)
+        r.lfts.set(sws[static_cast<size_t>(s)], l, a.ports[dealt[a.id]++ % a.ports.size()]);
     }
   }
   if (layers.size() > 1) {

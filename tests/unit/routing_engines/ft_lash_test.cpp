@@ -3,6 +3,8 @@
 // like OpenSM's lash; refused with max_vls below that), irregular fabrics and the registry.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <random>
 #include <set>
 
@@ -15,10 +17,12 @@ using namespace ftroute;
 
 namespace {
 
-Fabric grid(std::vector<int> dims, bool torus) {
+Fabric grid(std::vector<int> dims, bool torus, int links = 1, int hosts = 1) {
   topo::Grid g;
   g.dims = std::move(dims);
   g.torus = torus;
+  g.links = links;
+  g.hosts_per_switch = hosts;
   Fabric f = topo::grid(g);
   f.assign_lids();
   return f;
@@ -141,5 +145,38 @@ TEST(FtLash, IrregularFabricsThroughTheRegistry) {
     }
     Routing r = eng->route(f);
     expect_lash(f, r, "irregular " + std::to_string(k));
+  }
+}
+
+// A bundle of parallel cables is one link to the layering and its cables share its routes: on
+// grids with 2-3 cables per neighbour pair every cable of a bundle carries LFT entries, within one
+// of each other (the LIDs dealt round them), the CDG over the cables stays acyclic per VL, and the
+// layer count is the one-cable grid's. (Before, the lowest cable carried them all.)
+TEST(FtLash, ParallelCablesShareTheRoutes) {
+  FtLashEngine e;
+  for (int links : {2, 3}) {
+    for (bool torus : {true, false}) {
+      Fabric f = grid({4, 4}, torus, links, 3);
+      Routing r = e.route(f);
+      const std::string ctx = std::string(torus ? "torus" : "mesh") + " links=" + std::to_string(links);
+      expect_lash(f, r, ctx);
+      EXPECT_EQ(r.num_vls, e.route(grid({4, 4}, torus, 1, 3)).num_vls) << ctx;
+      for (int s : f.switches()) {
+        std::map<int, std::vector<int>> per_peer;  // neighbour -> LFT entries per cable
+        const Node& nd = f.node(s);
+        std::map<int, int> entries;
+        for (Lid l = 1; l <= f.max_lid(); l++) entries[r.lfts.get(s, l)]++;
+        for (int q = 1; q <= nd.num_ports; q++) {
+          const Port& p = nd.port(q);
+          if (p.connected() && f.node(p.peer_node).is_switch()) per_peer[p.peer_node].push_back(entries[q]);
+        }
+        for (const auto& [peer, counts] : per_peer) {
+          ASSERT_EQ(static_cast<int>(counts.size()), links) << ctx;
+          const auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
+          EXPECT_GT(*lo, 0) << ctx << ": a cable of " << f.node_name(s) << " -> " << f.node_name(peer) << " carries nothing";
+          EXPECT_LE(*hi - *lo, 1) << ctx << ": " << f.node_name(s) << " -> " << f.node_name(peer);
+        }
+      }
+    }
   }
 }
