@@ -142,8 +142,8 @@ bool compare_campaign_settings(const Settings* recorded, const Settings& request
     bool assumed = false;
     if (r) {
       rv = *r;
-    } else if (assumed_default(k) && v != "-") {
-      rv = assumed_default(k);  // a directory from before the key was recorded
+    } else if (const char* d = assumed_default(k); d && v != "-") {
+      rv = d;  // a directory from before the key was recorded
       assumed = true;
     } else if (k == "lids" && v != "-") {
       rv = "assign";  // a directory from before the LIDs of files were kept
