@@ -3,6 +3,8 @@
 //                                                      generated fabric (when it can be built)
 //   ftroute kns-faults kns:K,N --faults F [...]        fraction of random link-fault sets
 //                                                      tolerated with 1 or 2 intermediate routers
+//   ftroute kns-waypoints F.net -o W.txt               the thesis' per-pair intermediate routers
+//                                                      of a faulty KNS, for `sim --waypoints`
 #include <algorithm>
 #include <optional>
 #include <cstdio>
@@ -15,6 +17,10 @@
 #include "ftroute/kns_topology.hpp"
 #include "ftroute/kns/fault_stats.hpp"
 #include "ftroute/kns/kns_model.hpp"
+#include "ftroute/kns/waypoints.hpp"
+#include "ftroute/input_file.hpp"
+#include "ftroute/flitsim.hpp"
+#include "ftroute/lft_io.hpp"
 
 namespace ftroute::cli {
 namespace {
@@ -156,6 +162,49 @@ int run_kns_faults(Args& a) {
   return 0;
 }
 
+int run_kns_waypoints(Args& a) {
+  FabricArg fab = fabric_options(a, false);
+  const std::string out = a.value_or("output", "", "-o");
+  const int max_in = static_cast<int>(a.int_in("max-in", 2, 1, 2));
+  const std::string ties_s = a.value_or("ties", "first");
+  const uint64_t seed = static_cast<uint64_t>(a.int_in("seed", 1, 0, 1L << 62));
+  auto pos = a.positionals();
+  fabric_positional(fab, pos, false);
+  if (!pos.empty()) throw UsageError("unexpected argument '" + pos[0] + "'");
+  if (out.empty()) throw UsageError("-o FILE is required ('-' for stdout)");
+  if (ties_s != "first" && ties_s != "random") throw UsageError("--ties must be first or random");
+  const kns::InTies ties = ties_s == "first" ? kns::InTies::First : kns::InTies::Random;
+  check_output_paths({out});
+  const Fabric f = load_fabric(fab, [](const std::string& p) { return read_fabric_file(p); });
+  const KnsWaypointTable t = kns_thesis_waypoints(f, max_in, ties, seed);
+  std::string body;
+  for (const KnsWaypoints& w : t.pairs) body += flitsim::format_waypoints(f, w.src, w.dst, w.via);
+  char head[512];
+  std::snprintf(head, sizeof head,
+                "# ftroute kns-waypoints: %d-ary %d-direct KNS, %ld failed link(s), max-in %d, ties %s (seed %llu)\n"
+                "# %ld router pairs need intermediate routers (%ld with one, %ld with two); %zu host pairs below\n"
+                "# \"SRC\" \"DST\" \"VIA1\" [\"VIA2\"]: the thesis' per-pair choice (seed 002 §5.4), for `ftroute sim --waypoints`\n",
+                t.k, t.n, t.failed_links, max_in, ties_s.c_str(), static_cast<unsigned long long>(seed),
+                t.router_pairs, t.with_one, t.with_two, t.pairs.size());
+  OutputFiles files;
+  files.add(out, std::string("# fabric: ") + escape_name(fab.label()) + "\n" + head + body);
+  files.commit();
+  std::fprintf(stderr, "kns-waypoints: %ld router pairs need intermediate routers (%ld with one, %ld with two), %zu host pairs\n",
+               t.router_pairs, t.with_one, t.with_two, t.pairs.size());
+  return 0;
+}
+
+const char* kWaypointsHelp =
+    "usage: ftroute kns-waypoints F.net -o FILE [--max-in 2] [--ties first|random] [--seed 1]\n"
+    "Writes the intermediate routers the KNS thesis' source tables hold (seed 002 §5.4) for every\n"
+    "pair of hosts whose Hybrid-DOR path crosses a failed link or crossbar of F.net: the path of\n"
+    "fault-free DOR legs S -> I1 [-> I2] -> D with the fewest hops (a minimal one when it exists),\n"
+    "then the fewest intermediate routers; --ties picks among equal ones (lowest router numbers, or\n"
+    "at random with --seed). `ftroute sim --fabric F.net --lfts DOR --waypoints FILE --vcs 3` replays\n"
+    "them with the fault-free Hybrid-DOR LFTs (`ftroute route -e kns` of the fabric without faults),\n"
+    "each leg one VC higher, as the thesis' router does (docs/kns.md \"Per-pair intermediate routers\").\n"
+    "A fault set some pair cannot pass within --max-in intermediate routers is an error.";
+
 const char* kSizeHelp =
     "usage: ftroute kns-size kns:K,N[,P[,KI]]      (legacy: --k K --n N [--p P] [--ki KI])\n"
     "Prints the KNS cost/size table from the thesis' formulas (Tables 3.2/4.3) next to the counts on\n"
@@ -181,6 +230,9 @@ const char* kFaultsHelp =
 
 ::ftroute::cli::Registrar reg_size("kns-size", "KNS cost/size table: thesis formulas vs generated fabric", kSizeHelp,
                                    run_kns_size);
+::ftroute::cli::Registrar reg_waypoints("kns-waypoints",
+                                        "the KNS thesis' per-pair intermediate routers of a faulty KNS (for sim --waypoints)",
+                                        kWaypointsHelp, run_kns_waypoints);
 ::ftroute::cli::Registrar reg_faults("kns-faults", "KNS fault tolerance statistics (random link faults, 1/2 INs)",
                                      kFaultsHelp, run_kns_faults);
 

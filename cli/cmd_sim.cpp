@@ -96,6 +96,10 @@ faults and re-routing:
                               to drop (escape) or hold (escape-hold)
   --reroute CYCLE[:LFTFILE]   switch to new LFTs at CYCLE: from LFTFILE, or by re-running
                               --engine on the fabric without the links failed so far
+  --waypoints FILE            source routes through intermediate switches as the KNS thesis'
+                              router does them (not InfiniBand): lines "SRC" "DST" "VIA1" ..;
+                              each waypoint re-addresses the packet and raises its SL by one
+                              (`ftroute kns-waypoints` writes them; docs/flitsim.md "Waypoints")
 output:
   --csv FILE  --svg FILE  --title TEXT  --strict (fail if the routing check finds problems)
   --json                 results (every load point) as JSON on stdout (docs/JSON.md)
@@ -160,6 +164,7 @@ int run_sim(cli::Args& a) {
   t.self_traffic = c.model == RouterModel::BookSim || a.flag("self-traffic");
   const std::vector<std::string> fails = a.values("fail"), recovers = a.values("recover"),
                                   reroutes = a.values("reroute");
+  const std::string waypoints_path = a.value_or("waypoints", "");
   cli::usage_errors<SimOptionError>([&] { check_sim_threads(c); });
   const std::string csv = a.value_or("csv", ""), svg = a.value_or("svg", "");
   std::string title = a.value_or("title", "");
@@ -207,9 +212,14 @@ int run_sim(cli::Args& a) {
   // Faults and re-routes (validated before anything runs).
   std::function<Routing(const std::string&)> reroute_file;
   if (!fabric_path.empty()) reroute_file = [&](const std::string& file) { return load_lfts(file).routing; };
-  const SimSchedule sched = cli::usage_errors<SimOptionError>([&] {
+  SimSchedule sched = cli::usage_errors<SimOptionError>([&] {
     return sim_schedule(fabric, fails, recovers, reroutes, reroute_file, engine.empty() ? nullptr : &sim_engine);
   });
+  if (!waypoints_path.empty()) {
+    sched.waypoints = read_waypoints(fabric, waypoints_path);
+    Simulator probe(fabric, in.routing, c);  // refuses a bad table before any run
+    cli::usage_errors([&] { probe.set_waypoints(sched.waypoints); });
+  }
 
   if (in.routing.deadlock_recovery && !c.nac)
     std::fprintf(stderr, "warning: %s routed without deadlock avoidance (deadlock=recovery) and --nac is off: a "

@@ -73,6 +73,11 @@ inline void Simulator::Impl::generate(int src, int dst, int flits, int64_t gen_c
   }
   p.dlid = static_cast<Lid>(d.base + off);
   p.sl = R->sl(p.slid, p.dlid);
+  if (wp) {  // source route through waypoints: address the first one
+    auto it = wp->of_pair.find(static_cast<uint64_t>(src) << 32 | static_cast<uint32_t>(dst));
+    if (it != wp->of_pair.end())
+      p.wp = it->second, p.wp_pos = 0, p.wp_dlid = p.dlid, p.dlid = wp->w[static_cast<size_t>(it->second)].via[0];
+  }
   p.size = p.deliver_size = p.flits_left = flits;
   min_need = std::min(min_need, flits);
   p.gen = gen_cycle;

@@ -18,6 +18,22 @@ inline int Simulator::Impl::vl_src(int e, int sl) const {
   return vl_tabs[vl_ep[static_cast<size_t>(e)]][static_cast<size_t>(sl & 15)];
 }
 
+// A packet addressed to waypoint switch sw (its LID) goes on to the next waypoint or to its
+// destination, one SL higher per waypoint passed (Waypoints, flitsim.hpp).
+inline void Simulator::Impl::next_waypoint(Pkt& p, int sw) {
+  const Lid here = f.node(sws[sw].node).port(0).base_lid;
+  const std::vector<Lid>& via = wp->w[static_cast<size_t>(p.wp)].via;
+  while (p.wp >= 0 && p.dlid == here) {
+    p.sl++;
+    if (++p.wp_pos < via.size()) {
+      p.dlid = via[p.wp_pos];
+    } else {
+      p.dlid = p.wp_dlid;
+      p.wp = -1;
+    }
+  }
+}
+
 // Route the front packet of (c, v) at switch sw. Returns false if it was dropped.
 inline void Simulator::Impl::route_front(int c, int v) {
   InVC& q = ivc[static_cast<size_t>(c) * V + v];
@@ -32,6 +48,7 @@ inline void Simulator::Impl::route_front(int c, int v) {
     if (++p.hops > cfg.hop_limit) why = "hop limit exceeded (routing loop)";
   }
   if (!why) {
+    if (p.wp >= 0) next_waypoint(p, s);
     port = R->lfts.get(sws[s].node, p.dlid);
     if (port == kNoPath) why = "no route (LFT entry 255)";
     else if (port == 0) why = "LFT delivers to switch port 0";

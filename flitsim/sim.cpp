@@ -441,6 +441,38 @@ void Simulator::schedule_link(int64_t cycle, int node, int port, bool up) {
     throw FabricError("flitsim: link event on " + impl_->f.port_name(node, port) + ", which is not linked");
   impl_->link_evs.push_back({cycle, node, port, up});
 }
+void Simulator::set_waypoints(std::vector<Waypoints> w) {
+  Impl& z = *impl_;
+  auto t = std::make_shared<Impl::WpTable>();
+  const size_t ne = z.eps.size();
+  if (!w.empty() && (z.ftdrb || z.cfg.fault_policy == FaultPolicy::Escape))
+    throw OptionError("flitsim: waypoints do not combine with FT-DRB sources or escape paths (both re-address packets)");
+  for (size_t i = 0; i < w.size(); i++) {
+    const Waypoints& x = w[i];
+    if (x.src < 0 || static_cast<size_t>(x.src) >= ne || x.dst < 0 || static_cast<size_t>(x.dst) >= ne)
+      throw OptionError("flitsim: waypoints of endpoints " + std::to_string(x.src) + " -> " + std::to_string(x.dst) +
+                        ": no such endpoint (" + std::to_string(ne) + " endpoints)");
+    const std::string pair = z.f.node_name(z.eps[static_cast<size_t>(x.src)].node) + " -> " +
+                             z.f.node_name(z.eps[static_cast<size_t>(x.dst)].node);
+    if (x.via.empty() || x.via.size() > 15)
+      throw OptionError("flitsim: waypoints of " + pair + ": " + std::to_string(x.via.size()) + " (1..15)");
+    for (Lid l : x.via) {
+      auto o = z.f.owner(l);
+      if (!o || !z.f.node(o->node).is_switch())
+        throw OptionError("flitsim: waypoint LID " + std::to_string(l) + " of " + pair + " is not a switch's LID");
+    }
+    const int sl = z.R->sl(z.eps[static_cast<size_t>(x.src)].base, z.eps[static_cast<size_t>(x.dst)].base) +
+                   static_cast<int>(x.via.size());
+    if (sl > 15 || (z.vl_base.empty() && sl >= z.V))
+      throw OptionError("flitsim: waypoints of " + pair + ": the last leg runs on SL " + std::to_string(sl) + ", but " +
+                        (sl > 15 ? std::string("SLs end at 15") : "the run has " + std::to_string(z.V) + " VCs (--vcs)"));
+    if (!t->of_pair.emplace(static_cast<uint64_t>(x.src) << 32 | static_cast<uint32_t>(x.dst), static_cast<int32_t>(i)).second)
+      throw OptionError("flitsim: waypoints of " + pair + " given twice");
+  }
+  t->w = std::move(w);
+  z.wp = t->w.empty() ? nullptr : std::move(t);
+}
+
 void Simulator::schedule_routing(int64_t cycle, const Routing* routing) {
   if (!routing) throw OptionError("flitsim: null routing");
   impl_->routing_evs.push_back({cycle, routing});
@@ -510,6 +542,7 @@ Result Simulator::run_threads(const TrafficSpec& traffic, int T) {
     m.own_sw = own_sw, m.own_ep = own_ep, m.own_src = own_src, m.own_dst = own_dst;
     if (s > 0) m.routing_evs = z.routing_evs;  // (every shard re-routes its own switches)
     if (s > 0) m.link_evs = z.link_evs;        // (all stop for them; shard 0 applies them)
+    if (s > 0) m.wp = z.wp;
     m.my_out = par->out(0, s);
     m.run_setup(traffic);
   }

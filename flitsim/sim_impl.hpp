@@ -132,6 +132,12 @@ struct Simulator::Impl {
 
   std::priority_queue<std::pair<int64_t, int>, std::vector<std::pair<int64_t, int>>, std::greater<>> gen_q;
   std::vector<LinkEv> link_evs;
+  // Waypoints (set_waypoints): the table, shared by every shard, and (src << 32 | dst) -> index
+  struct WpTable {
+    std::vector<Waypoints> w;
+    std::unordered_map<uint64_t, int32_t> of_pair;
+  };
+  std::shared_ptr<const WpTable> wp;
   std::vector<RoutingEv> routing_evs;
   size_t link_i = 0, routing_i = 0;
   std::vector<TraceRec> trace;
@@ -270,6 +276,7 @@ struct Simulator::Impl {
   FaultPolicy dead_port_policy() const;
 
   void route_front(int c, int v);
+  void next_waypoint(Pkt& p, int sw);
 
   void front_changed(int c, int v, bool after_tail = false);
 

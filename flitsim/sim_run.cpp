@@ -132,6 +132,7 @@ std::string booksim_title(const std::string& config, const std::string& pattern)
 void SimSchedule::apply(Simulator& sim) const {
   for (const auto& l : links) sim.schedule_link(l.cycle, l.node, l.port, l.up);
   for (const auto& [cyc, r] : reroutes) sim.schedule_routing(cyc, r);
+  if (!waypoints.empty()) sim.set_waypoints(waypoints);
 }
 
 static LinkEvent link_event(const Fabric& f, const std::string& arg, bool up) {

@@ -164,6 +164,9 @@ struct Pkt {
   int32_t size, deliver_size, sink_arrived, flits_left;
   int32_t hops;
   int64_t gen, inject;
+  int32_t wp = -1;    // Waypoints: index into the table, -1 = none (left)
+  uint8_t wp_pos = 0; // the waypoint the packet is addressed to
+  Lid wp_dlid = 0;    // the destination LID after the last waypoint
 };
 
 struct SwitchState {

@@ -22,35 +22,43 @@ int hex(char c) {
 
 }  // namespace
 
+std::string parse_quoted_name(std::string_view text, size_t& pos) {
+  std::string name;
+  size_t i = pos + 1;
+  while (i < text.size()) {
+    char c = text[i++];
+    if (c == '"') {
+      pos = i;
+      return name;
+    }
+    if (c != '\\') {
+      name += c;
+      continue;
+    }
+    if (i >= text.size()) throw OptionError("'\\' at the end");
+    char e = text[i++];
+    if (e == '"' || e == '\\') {
+      name += e;
+    } else if (e == 'x' && i + 1 < text.size() && hex(text[i]) >= 0 && hex(text[i + 1]) >= 0) {
+      name += static_cast<char>(hex(text[i]) * 16 + hex(text[i + 1]));
+      i += 2;
+    } else {
+      throw OptionError(std::string("unknown escape '\\") + e + "'");
+    }
+  }
+  throw OptionError("no closing '\"'");
+}
+
 PortRef parse_port_ref(std::string_view text) {
   PortRef r;
   size_t i = 0;
   if (text.empty()) bad(text, "empty");
   if (text[0] == '"') {  // "NODE" with escapes
-    i = 1;
-    bool closed = false;
-    while (i < text.size()) {
-      char c = text[i++];
-      if (c == '"') {
-        closed = true;
-        break;
-      }
-      if (c != '\\') {
-        r.node += c;
-        continue;
-      }
-      if (i >= text.size()) bad(text, "'\\' at the end");
-      char e = text[i++];
-      if (e == '"' || e == '\\') {
-        r.node += e;
-      } else if (e == 'x' && i + 1 < text.size() && hex(text[i]) >= 0 && hex(text[i + 1]) >= 0) {
-        r.node += static_cast<char>(hex(text[i]) * 16 + hex(text[i + 1]));
-        i += 2;
-      } else {
-        bad(text, std::string("unknown escape '\\") + e + "'");
-      }
+    try {
+      r.node = parse_quoted_name(text, i);
+    } catch (const OptionError& e) {
+      bad(text, e.what());
     }
-    if (!closed) bad(text, "no closing '\"'");
     if (i >= text.size() || text[i] != '[') bad(text, "no '[PORT]' after the quoted node name");
   } else {  // legacy NODE[PORT]: the node is everything before the last '['
     size_t lb = text.rfind('[');

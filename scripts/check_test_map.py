@@ -122,8 +122,9 @@ EXCEPTIONS = {
     "routing_engines/engines/kns/kns_model.cpp": {
         "tests": ["tests/unit/routing_engines/kns_engine_test.cpp"],
         "suites": ["KnsFaults.ThesisLemmasOnSmallNetworks", "KnsFaults.TreesNeverClaimMoreThanTheThesisCriterion",
-                   "KnsFaults.LmcAlternativeTreesReachTheThesisCriterion"],
-        "calls": ["thesis_tolerance", "tree_tolerance", "build_lid_trees", "xordet_class", "random_link_faults"],
+                   "KnsFaults.LmcAlternativeTreesReachTheThesisCriterion", "KnsFaults.ThesisInsAreTheBestPathOfDorLegs"],
+        "calls": ["thesis_tolerance", "tree_tolerance", "build_lid_trees", "xordet_class", "random_link_faults",
+                  "thesis_ins", "faulty_dor_pairs"],
         "why": "the thesis model (kns::Model, trees, tolerance): the KnsFaults suite",
     },
     "routing_engines/engines/kns/fault_stats.cpp": {

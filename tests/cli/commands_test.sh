@@ -5,7 +5,7 @@
 # Each runs the built binary on a shipped fabric (ibsim_topologies/nets, tests/data/lft), checks
 # the key facts of its output and its exit status, and at least one failure path: exit 1 (bad
 # input) or 2 (usage), exactly one "ftroute <command>: ..." error line, and no output file left.
-# COMMAND: export export-ibsim compare campaign-table kns-size kns-faults dqr-eval engines check
+# COMMAND: export export-ibsim compare campaign-table kns-size kns-faults kns-waypoints dqr-eval engines check
 #          opensm-file-engine (real ibsim + OpenSM; exit 77 = skipped when they are missing)
 set -Eeuo pipefail
 trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "${0##*/}: line $LINENO: \`$BASH_COMMAND\` failed (exit $rc)" >&2' ERR
@@ -243,6 +243,34 @@ kns-faults)
     fail "$notol failing sets vs $tol3 % of 200"
   expect_error 2 - -- kns-faults --k 4 --n 2
   expect_error 2 - -- kns-faults --k 4 --n 2 --faults 40  # more than the 32 links
+  ;;
+kns-waypoints)
+  # The thesis' per-pair intermediate routers of a faulty 4-ary 2-D KNS, replayed by `sim
+  # --waypoints` over the fault-free Hybrid-DOR tables: without them packets run into the failed
+  # links, with them every packet arrives.
+  "$FT" gen kns:4,2 -o ok.net > /dev/null
+  "$FT" gen kns:4,2 --fail-links 3 --seed 2 --keep-connected -o f.net > /dev/null
+  "$FT" route -e kns ok.net -o dor.lfts 2> /dev/null
+  "$FT" kns-waypoints f.net -o w.txt 2> w.err
+  has w.txt "4-ary 2-direct KNS, 3 failed link(s), max-in 2, ties first"
+  has w.err "router pairs need intermediate routers"
+  n=$(grep -c '^"' w.txt)
+  [ "$n" -gt 0 ] || fail "no waypoint lines:"$'\n'"$(cat w.txt)"
+  sim() { "$FT" sim --fabric f.net --lfts dor.lfts --pattern uniform --load 0.05 --warmup 200 --measure 2000 "$@" 2> /dev/null; }
+  sim --vcs 3 > bare.txt
+  grep -Eq 'dropped [1-9][0-9]*: LFT port missing or unlinked' bare.txt || fail "DOR alone drops nothing:"$'\n'"$(cat bare.txt)"
+  sim --vcs 3 --waypoints w.txt > via.txt
+  grep -Eq '^packets: generated ([0-9]+) = delivered \1 \+ dropped 0 ' via.txt || fail "waypoints lost packets:"$'\n'"$(cat via.txt)"
+  "$FT" kns-waypoints f.net -o wr.txt --ties random --seed 3 2> /dev/null
+  [ "$(grep -c '^"' wr.txt)" -eq "$n" ] || fail "random ties changed the pairs"
+  expect_error 2 - -- sim --fabric f.net --lfts dor.lfts --vcs 1 --waypoints w.txt  # a leg per VC
+  printf '"H_0_0_0" "nope" "R_0_3"\n' > bad.txt
+  expect_error 1 - -- sim --fabric f.net --lfts dor.lfts --vcs 3 --waypoints bad.txt
+  grep -q 'bad.txt:1' err.stderr || fail "no file:line in $(cat err.stderr)"
+  expect_error 2 w2.txt -- kns-waypoints f.net -o w2.txt --ties bogus
+  expect_error 2 w2.txt -- kns-waypoints f.net -o w2.txt --max-in 3
+  expect_error 1 w2.txt -- kns-waypoints "$NETS/4ary3tree.net" -o w2.txt  # not a KNS
+  grep -q "kns" err.stderr || fail "not a KNS: $(cat err.stderr)"
   ;;
 dqr-eval)
   "$FT" dqr-eval --sizes 4 --runs 5 --faults 2 --variants local-all,mesh-all -o dqr.md 2> dqr.err

@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ftroute/error.hpp"
@@ -198,6 +199,25 @@ LinkEvent parse_link_event(const Fabric& f, const std::string& arg, bool up);
 // cycle in the given order) took it down is disconnected. What `sim --reroute CYCLE` routes.
 Fabric fabric_at(const Fabric& f, const std::vector<LinkEvent>& events, int64_t cycle);
 
+// Source routes through intermediate switches: seed 002's intermediate routers as the thesis'
+// router implements them (§5.4), not as an InfiniBand switch can (docs/flitsim.md "Waypoints"). A
+// packet from endpoint `src` to endpoint `dst` (endpoints_of() indices) is addressed to the switch
+// LID via[0] first; that switch re-addresses it to via[1], ..., the last one to the destination
+// LID the packet was generated with, and each raises the packet's SL by one: the thesis' next
+// virtual channel per leg (with an identity SL2VL, leg i runs on VL SL + i).
+struct Waypoints {
+  int src = -1, dst = -1;
+  std::vector<Lid> via;
+};
+// A waypoint file: one line per (source, destination) pair, "SRC" "DST" "VIA1" ["VIA2" ...]
+// (quoted node names as .net files and ftroute's messages write them; '#' starts a comment): SRC
+// and DST a CA or router with one port with a LID, each VIA a switch with a LID. ParseError naming
+// the file and line for anything else, and for a pair given twice.
+std::vector<Waypoints> read_waypoints(const Fabric& f, const std::string& path);
+// One line of a waypoint file: the nodes' names quoted (quote_name), ending in '\n'.
+std::string format_waypoints(const Fabric& f, int src_node, int dst_node, const std::vector<int>& via_nodes);
+std::vector<Waypoints> parse_waypoints(const Fabric& f, std::string_view text, const std::string& filename);
+
 struct DeadlockReport {
   bool detected = false;
   int64_t cycle = 0;          // cycle at which the watchdog fired
@@ -265,6 +285,10 @@ class Simulator {
   const std::vector<Endpoint>& endpoints() const;
   // Link (node, port) and its peer go down (up=false) or come back (up=true) at `cycle`.
   void schedule_link(int64_t cycle, int node, int port, bool up);
+  // Source routes (Waypoints) for the next run. OptionError for an endpoint out of range, a pair
+  // given twice, no or more than 15 waypoints, a waypoint LID that is not a switch's, or a path
+  // whose last leg's SL (the routing's SL + waypoints) needs more VCs than the run has.
+  void set_waypoints(std::vector<Waypoints> w);
   // From `cycle` on, switches forward with these LFTs/SLs/SL2VL (e.g. a re-route or DQR output).
   // The routing must outlive the simulator. Heads not yet granted are re-routed at that cycle.
   void schedule_routing(int64_t cycle, const Routing* routing);

@@ -90,6 +90,7 @@ struct SimSchedule {
   std::vector<LinkEvent> links;
   std::deque<Routing> tables;                             // the re-route tables, owned here
   std::vector<std::pair<int64_t, const Routing*>> reroutes;  // (cycle, tables)
+  std::vector<Waypoints> waypoints;                          // `sim --waypoints FILE`
   void apply(Simulator& sim) const;
 };
 // fails/recovers: CYCLE:"NODE"[PORT]; reroutes: CYCLE[:LFTFILE], in order. CYCLE:LFTFILE is read

@@ -23,6 +23,9 @@ struct PortRef {
 
 // Throws OptionError "bad port 'TEXT': <why> (expected \"NODE\"[PORT])".
 PortRef parse_port_ref(std::string_view text);
+// The quoted name that starts at text[pos] ('"'), its escapes resolved; pos moves past the closing
+// quote. Throws OptionError "<why>" (no closing quote, an unknown escape).
+std::string parse_quoted_name(std::string_view text, size_t& pos);
 // "NODE"[PORT] with '"', '\' and control characters escaped: parse_port_ref() reads it back.
 std::string format_port_ref(std::string_view node, int port);
 

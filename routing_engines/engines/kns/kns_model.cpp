@@ -172,13 +172,59 @@ static void pairs_using_link(const Model& m, long R, int d, std::vector<std::pai
       }
 }
 
-Tolerance thesis_tolerance(const Model& m, int max_in, bool stop_early) {
-  const long K = m.K;
-  // Pairs whose DOR path crosses a failed link or crossbar.
+std::vector<std::pair<long, long>> faulty_dor_pairs(const Model& m) {
   std::vector<std::pair<long, long>> bad;
-  for (long R = 0; R < K; R++)
+  for (long R = 0; R < m.K; R++)
     for (int d = 0; d < m.n; d++)
       if (!m.up(R, d)) pairs_using_link(m, R, d, bad);
+  std::sort(bad.begin(), bad.end());
+  bad.erase(std::unique(bad.begin(), bad.end()), bad.end());
+  return bad;
+}
+
+std::optional<std::vector<long>> thesis_ins(const Model& m, long S, long D, int max_in, InTies ties,
+                                            std::mt19937_64& rng) {
+  if (S == D || m.dor_ok(S, D)) return std::vector<long>{};
+  const int minimal = m.diff(S, D);
+  int best = 1 << 30;           // hops (dimensions crossed) of the best path so far
+  std::vector<long> pick;       // its INs
+  long equal = 0;               // paths found with `best` hops and as many INs (Random: reservoir)
+  auto offer = [&](int hops, std::vector<long>&& ins) {
+    if (hops < best || (hops == best && ins.size() < pick.size())) {
+      best = hops, pick = std::move(ins), equal = 1;
+    } else if (hops == best && ins.size() == pick.size()) {
+      equal++;
+      if (ties == InTies::Random && std::uniform_int_distribution<long>(0, equal - 1)(rng) == 0) pick = std::move(ins);
+    }
+  };
+  std::vector<long> from_s;     // routers reachable from S by one fault-free DOR leg
+  for (long I = 0; I < m.K; I++)
+    if (I != S && m.dor_ok(S, I)) from_s.push_back(I);
+  if (max_in >= 1)
+    for (long I : from_s)
+      if (I != D && m.dor_ok(I, D)) offer(m.diff(S, I) + m.diff(I, D), {I});
+  if (max_in >= 2 && best > minimal) {  // a minimal path with two INs beats a longer one with one
+    std::vector<long> to_d;
+    for (long I = 0; I < m.K; I++)
+      if (I != D && m.dor_ok(I, D)) to_d.push_back(I);
+    for (long I1 : from_s) {
+      const int h1 = m.diff(S, I1);
+      if (h1 + m.diff(I1, D) > best) continue;  // legs I1 -> I2 -> D cross at least diff(I1, D)
+      for (long I2 : to_d) {
+        if (I2 == I1 || I2 == S) continue;
+        const int h = h1 + m.diff(I1, I2) + m.diff(I2, D);
+        if (h > best || (h == best && pick.size() == 1)) continue;
+        if (m.dor_ok(I1, I2)) offer(h, {I1, I2});
+      }
+    }
+  }
+  if (pick.empty()) return std::nullopt;
+  return pick;
+}
+
+Tolerance thesis_tolerance(const Model& m, int max_in, bool stop_early) {
+  const long K = m.K;
+  const std::vector<std::pair<long, long>> bad = faulty_dor_pairs(m);
   std::vector<Bits> trs(static_cast<size_t>(K), Bits(K)), td(static_cast<size_t>(K), Bits(K));
   for (long i = 0; i < K; i++) {
     std::fill(trs[static_cast<size_t>(i)].w.begin(), trs[static_cast<size_t>(i)].w.end(), ~0ULL);
@@ -187,8 +233,6 @@ Tolerance thesis_tolerance(const Model& m, int max_in, bool stop_early) {
   auto clear = [](Bits& b, long i) { b.w[static_cast<size_t>(i >> 6)] &= ~(1ULL << (i & 63)); };
   for (long i = K; i < static_cast<long>(trs[0].w.size()) * 64; i++)
     for (long j = 0; j < K; j++) clear(trs[static_cast<size_t>(j)], i), clear(td[static_cast<size_t>(j)], i);
-  std::sort(bad.begin(), bad.end());
-  bad.erase(std::unique(bad.begin(), bad.end()), bad.end());
   for (auto [S, D] : bad) clear(trs[static_cast<size_t>(S)], D), clear(td[static_cast<size_t>(D)], S);
   auto ok = [&](long S, long D) { return (trs[static_cast<size_t>(S)].w[static_cast<size_t>(D >> 6)] >> (D & 63)) & 1; };
   Tolerance r;

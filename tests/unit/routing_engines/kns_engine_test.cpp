@@ -15,6 +15,7 @@
 #include "ftroute/netfile.hpp"
 #include "ftroute/validate.hpp"
 #include "ftroute/kns/fault_stats.hpp"
+#include "ftroute/kns/waypoints.hpp"
 #include "kns/kns.hpp"
 
 using namespace ftroute;
@@ -405,6 +406,124 @@ TEST(KnsFaults, FastPairEnumerationMatchesBruteForce) {
       EXPECT_EQ(t.failed, fail1);
       m.xbar_dead[1] = 0;
     }
+  }
+}
+
+TEST(KnsFaults, ThesisInsFollowTheThesisRules) {
+  // Thesis Fig. 5.2(A): 4-ary 2-D, the source's X link failed: the IN is in the source's column
+  // and the destination's row, the one minimal choice, whatever the tie rule.
+  kns::Model m(4, 2);
+  std::mt19937_64 rng(5);
+  m.link_bad[static_cast<size_t>(0 * 2 + 0)] = 1;  // router (0,0), dimension 0
+  const long S = 0, D = 2 + 3 * 4;                  // (0,0) -> (2,3)
+  for (auto ties : {kns::InTies::First, kns::InTies::Random}) {
+    auto ins = kns::thesis_ins(m, S, D, 2, ties, rng);
+    ASSERT_TRUE(ins.has_value());
+    EXPECT_EQ(*ins, std::vector<long>{0 + 3 * 4});  // (0,3)
+    EXPECT_EQ(kns::thesis_ins(m, 5, 6, 2, ties, rng), std::vector<long>{});  // DOR path works
+  }
+  // A router with every link failed: no path.
+  m.link_bad[static_cast<size_t>(0 * 2 + 1)] = 1;
+  EXPECT_FALSE(kns::thesis_ins(m, S, D, 2, kns::InTies::First, rng).has_value());
+  // 2-D worst case of ThesisLemmasOnSmallNetworks: S x-link and D y-link, same row: two INs.
+  std::fill(m.link_bad.begin(), m.link_bad.end(), 0);
+  m.link_bad[0 * 2 + 0] = 1;
+  m.link_bad[2 * 2 + 1] = 1;
+  EXPECT_FALSE(kns::thesis_ins(m, 0, 2, 1, kns::InTies::First, rng).has_value());
+  auto two = kns::thesis_ins(m, 0, 2, 2, kns::InTies::First, rng);
+  ASSERT_TRUE(two.has_value());
+  EXPECT_EQ(two->size(), 2u);
+}
+
+// Brute force over every sequence of at most two INs: the fewest hops, then the fewest INs.
+std::pair<int, int> best_in_path(const kns::Model& m, long S, long D) {
+  std::pair<int, int> best{1 << 30, 9};
+  if (m.dor_ok(S, D)) return {m.diff(S, D), 0};
+  for (long a = 0; a < m.K; a++) {
+    if (a == S || a == D || !m.dor_ok(S, a)) continue;
+    if (m.dor_ok(a, D)) best = std::min(best, std::pair{m.diff(S, a) + m.diff(a, D), 1});
+    for (long b = 0; b < m.K; b++)
+      if (b != a && b != S && b != D && m.dor_ok(a, b) && m.dor_ok(b, D))
+        best = std::min(best, std::pair{m.diff(S, a) + m.diff(a, b) + m.diff(b, D), 2});
+  }
+  return best;
+}
+
+TEST(KnsFaults, ThesisInsAreTheBestPathOfDorLegs) {
+  // thesis_ins against the brute force on random faulty 3-D and 2-D networks, both tie rules:
+  // every leg fault-free, the fewest hops, then the fewest INs, and every faulty pair served
+  // exactly when the brute force finds a path. The cases must include minimal two-IN paths
+  // (chosen over longer one-IN ones) and non-minimal paths, or the test proves little.
+  std::mt19937_64 rng(17);
+  long two_minimal = 0, non_minimal = 0, pairs = 0;
+  for (auto [k, n, faults] : {std::tuple{3, 3, 10}, std::tuple{4, 3, 14}, std::tuple{4, 2, 6}}) {
+    kns::Model m(k, n);
+    for (int trial = 0; trial < 4; trial++) {
+      kns::random_link_faults(m, faults, rng);
+      for (auto ties : {kns::InTies::First, kns::InTies::Random})
+        for (auto [S, D] : kns::faulty_dor_pairs(m)) {
+          ASSERT_FALSE(m.dor_ok(S, D));
+          const auto want = best_in_path(m, S, D);
+          const auto got = kns::thesis_ins(m, S, D, 2, ties, rng);
+          ASSERT_EQ(got.has_value(), want.first < (1 << 30)) << S << " -> " << D;
+          if (!got) continue;
+          pairs++;
+          std::vector<long> path{S};
+          path.insert(path.end(), got->begin(), got->end());
+          path.push_back(D);
+          int hops = 0;
+          for (size_t i = 0; i + 1 < path.size(); i++) {
+            EXPECT_TRUE(m.dor_ok(path[i], path[i + 1])) << "leg " << i << " of " << S << " -> " << D;
+            hops += m.diff(path[i], path[i + 1]);
+          }
+          EXPECT_EQ(std::pair(hops, static_cast<int>(got->size())), want) << S << " -> " << D;
+          two_minimal += got->size() == 2 && hops == m.diff(S, D);
+          non_minimal += hops > m.diff(S, D);
+        }
+    }
+  }
+  EXPECT_GT(pairs, 10000);  // 12,050 (seed 17)
+  EXPECT_GT(two_minimal, 40);  // 88
+  EXPECT_GT(non_minimal, 1000);  // 2,760
+}
+
+TEST(KnsWaypoints, EveryHostPairOfEveryFaultyRouterPair) {
+  // 4-ary 2-D with two hosts per router and the thesis' 2-D worst case failed (router (0,0)'s
+  // dimension-0 link, router (2,0)'s dimension-1 link): each router pair whose DOR path is faulty
+  // appears once per host pair (2 x 2), with the INs thesis_ins() picks as router nodes.
+  Fabric f = make_kns(xbar(4, 2, 2));
+  const KnsShape sh0 = recognize_kns(f);
+  f.disconnect(sh0.router_node[0], 1);
+  f.disconnect(sh0.router_node[2], 2);
+  const KnsShape sh = recognize_kns(f);
+  const KnsWaypointTable t = kns_thesis_waypoints(f, 2, kns::InTies::First, 1);
+  EXPECT_EQ(t.k, 4);
+  EXPECT_EQ(t.n, 2);
+  EXPECT_EQ(t.failed_links, 2);
+  const auto bad = kns::faulty_dor_pairs(sh.model);
+  EXPECT_EQ(t.router_pairs, static_cast<long>(bad.size()));
+  EXPECT_EQ(t.with_one + t.with_two, t.router_pairs);
+  EXPECT_GT(t.with_two, 0);
+  ASSERT_EQ(t.pairs.size(), 4 * bad.size());
+  std::mt19937_64 rng(1);
+  for (size_t i = 0; i < t.pairs.size(); i++) {
+    const auto [S, D] = bad[i / 4];
+    const KnsWaypoints& w = t.pairs[i];
+    EXPECT_EQ(f.node(w.src).port(1).peer_node, sh.router_node[static_cast<size_t>(S)]);
+    EXPECT_EQ(f.node(w.dst).port(1).peer_node, sh.router_node[static_cast<size_t>(D)]);
+    const auto ins = kns::thesis_ins(sh.model, S, D, 2, kns::InTies::First, rng);
+    ASSERT_TRUE(ins.has_value());
+    std::vector<int> want;
+    for (long I : *ins) want.push_back(sh.router_node[static_cast<size_t>(I)]);
+    EXPECT_EQ(w.via, want);
+  }
+  // One IN does not pass the worst case: an error naming both routers.
+  try {
+    kns_thesis_waypoints(f, 1, kns::InTies::First, 1);
+    ADD_FAILURE() << "no error";
+  } catch (const EngineError& e) {
+    EXPECT_NE(std::string(e.what()).find("no path from router \"R_"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("within 1 intermediate router"), std::string::npos) << e.what();
   }
 }
 

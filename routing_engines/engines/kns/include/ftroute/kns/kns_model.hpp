@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <random>
 #include <vector>
 
@@ -89,6 +91,19 @@ struct Tolerance {
 Tolerance thesis_tolerance(const Model& m, int max_in, bool stop_at_first_failure = false);
 // num_trees = LIDs per destination the trees may use (2^LMC; 1 = one tree per destination).
 Tolerance tree_tolerance(const Model& m, int max_in, bool stop_at_first_failure = false, int num_trees = 1);
+
+// The thesis' per-pair intermediate routers (§5.4, spec §3.2), one source-destination pair at a
+// time as its source table holds them: a pair whose Hybrid-DOR path works needs none (empty
+// list); any other gets the INs I_1 [, I_2] of a path of Hybrid-DOR legs S -> I_1 [-> I_2] -> D,
+// each leg fault-free, with the fewest hops (a minimal path when there is one: the thesis
+// prefers a minimal path with more INs to a non-minimal one with fewer), then the fewest INs.
+// Among equal paths the thesis names no rule: First takes the lowest router numbers, Random one
+// of them uniformly (rng). std::nullopt: no such path within max_in (1 or 2) INs.
+enum class InTies { First, Random };
+std::optional<std::vector<long>> thesis_ins(const Model& m, long S, long D, int max_in, InTies ties,
+                                            std::mt19937_64& rng);
+// The ordered router pairs whose Hybrid-DOR path crosses a failed link or crossbar, sorted.
+std::vector<std::pair<long, long>> faulty_dor_pairs(const Model& m);
 
 // Marks `faults` distinct random router-crossbar links as failed (population K * n, as in
 // thesis §5.5.2). Clears previous faults.

@@ -1,0 +1,150 @@
+// Waypoints (flitsim.hpp, docs/flitsim.md "Waypoints"): source routes through intermediate
+// switches, here the KNS thesis' per-pair intermediate routers (kns_thesis_waypoints) replayed
+// over the fault-free Hybrid-DOR tables of a faulty KNS; and the waypoint file format.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "ftroute/flitsim.hpp"
+#include "ftroute/input_file.hpp"
+#include "ftroute/kns_topology.hpp"
+#include "ftroute/registry.hpp"
+#include "ftroute/kns/waypoints.hpp"
+#include "kns/kns.hpp"
+
+using namespace ftroute;
+using namespace ftroute::flitsim;
+
+namespace {
+
+// 4-ary 2-direct KNS, one host per router, routed by kns without faults; `faulty` is the same
+// fabric (same LIDs) with the thesis' 2-D worst case failed: router 0's dimension-0 link and
+// router 2's dimension-1 link (same row), which some pairs pass only with two INs.
+struct KnsCase {
+  Fabric healthy, faulty;
+  Routing dor;
+};
+KnsCase kns_case() {
+  KnsParams q;
+  q.k = 4, q.n = 2, q.p = 1;
+  KnsCase c;
+  c.healthy = make_kns(q);
+  c.dor = make_engine("kns")->route(c.healthy);
+  c.faulty = c.healthy;
+  const KnsShape sh = recognize_kns(c.healthy);
+  c.faulty.disconnect(sh.router_node[0], 1);
+  c.faulty.disconnect(sh.router_node[2], 2);
+  return c;
+}
+
+std::vector<Waypoints> thesis_table(const Fabric& f, long* two = nullptr) {
+  const KnsWaypointTable t = kns_thesis_waypoints(f, 2, kns::InTies::First, 1);
+  if (two) *two = t.with_two;
+  std::string text = "# written by format_waypoints\n";
+  for (const KnsWaypoints& w : t.pairs) text += format_waypoints(f, w.src, w.dst, w.via);
+  return parse_waypoints(f, text, "thesis.txt");
+}
+
+TrafficSpec light() {
+  TrafficSpec t;
+  t.load = 0.05, t.warmup = 200, t.measure = 3000;
+  return t;
+}
+
+}  // namespace
+
+TEST(FlitsimWaypoints, ThesisInsDeliverOverTheFaultFreeDorTables) {
+  KnsCase c = kns_case();
+  long two = 0;
+  const std::vector<Waypoints> w = thesis_table(c.faulty, &two);
+  ASSERT_GT(w.size(), 0u);
+  ASSERT_GT(two, 0);  // the case needs pairs with two INs
+  Config cfg;
+  cfg.num_vcs = 3;  // a VC per leg: S -> I1 -> I2 -> D
+  // The DOR tables alone send some packets into the failed links.
+  Simulator bare(c.faulty, c.dor, cfg);
+  Result rb = bare.run(light());
+  EXPECT_GT(rb.dropped, 0u);
+  EXPECT_EQ(rb.drops["LFT port missing or unlinked"], rb.dropped);
+  // With the thesis' source tables every packet arrives, and the ones with waypoints take longer
+  // paths (their legs restart the dimension order).
+  Simulator sim(c.faulty, c.dor, cfg);
+  sim.set_waypoints(w);
+  std::set<std::pair<int, int>> routed;
+  for (const Waypoints& x : w) routed.insert({x.src, x.dst});
+  long via_delivered = 0;
+  sim.on_deliver = [&](uint64_t, int s, int d, int64_t) { via_delivered += routed.count({s, d}); };
+  Result r = sim.run(light());
+  EXPECT_EQ(r.dropped, 0u);
+  EXPECT_EQ(r.delivered, r.generated);
+  EXPECT_TRUE(r.flushed);
+  EXPECT_GT(via_delivered, 0);
+  EXPECT_GT(r.avg_hops, rb.avg_hops);
+  // Two INs need three VCs.
+  cfg.num_vcs = 2;
+  Simulator few(c.faulty, c.dor, cfg);
+  EXPECT_THROW(few.set_waypoints(w), OptionError);
+}
+
+TEST(FlitsimWaypoints, EachWaypointRaisesTheSl) {
+  // SL 2 (a packet past its second waypoint) maps to VL 7, beyond the 3 VCs: exactly the packets
+  // of the two-IN pairs are dropped "VL out of range", every other one arrives.
+  KnsCase c = kns_case();
+  const std::vector<Waypoints> w = thesis_table(c.faulty);
+  std::set<std::pair<int, int>> two_in;
+  for (const Waypoints& x : w)
+    if (x.via.size() == 2) two_in.insert({x.src, x.dst});
+  ASSERT_FALSE(two_in.empty());
+  Routing r = c.dor;
+  Sl2Vl::Table t = Sl2Vl::identity();
+  t[2] = 7;
+  r.sl2vl.set_all(c.faulty, t);
+  Config cfg;
+  cfg.num_vcs = 3;
+  Simulator sim(c.faulty, r, cfg);
+  sim.set_waypoints(w);
+  long delivered_two = 0;
+  sim.on_deliver = [&](uint64_t, int s, int d, int64_t) { delivered_two += two_in.count({s, d}); };
+  Result res = sim.run(light());
+  EXPECT_EQ(delivered_two, 0);
+  EXPECT_GT(res.dropped, 0u);
+  EXPECT_EQ(res.drops["VL out of range"], res.dropped);
+  EXPECT_EQ(res.delivered + res.dropped, res.generated);
+}
+
+TEST(FlitsimWaypoints, FileErrorsNameTheLine) {
+  KnsCase c = kns_case();
+  const Fabric& f = c.faulty;
+  auto error_of = [&](const std::string& text) -> std::string {
+    try {
+      parse_waypoints(f, text, "w.txt");
+    } catch (const ParseError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::string ok = "\"H_0_0_0\" \"H_2_0_0\" \"R_0_3\"\n";
+  EXPECT_EQ(parse_waypoints(f, "# comment\n\n" + ok, "w.txt").size(), 1u);
+  EXPECT_NE(error_of(ok + "\"H_0_0_0\" \"nope\" \"R_0_3\"\n").find("w.txt:2"), std::string::npos);
+  EXPECT_NE(error_of(ok + "\"H_0_0_0\" \"nope\" \"R_0_3\"\n").find("no node \"nope\""), std::string::npos);
+  EXPECT_NE(error_of(ok + ok).find("given twice"), std::string::npos);
+  EXPECT_NE(error_of("\"R_0_3\" \"H_2_0_0\" \"R_0_0\"\n").find("not a CA or router"), std::string::npos);
+  EXPECT_NE(error_of("\"H_0_0_0\" \"H_2_0_0\" \"H_1_0_0\"\n").find("not a switch with a LID"), std::string::npos);
+  EXPECT_NE(error_of("\"H_0_0_0\" \"H_2_0_0\"\n").find("at least one"), std::string::npos);
+  EXPECT_NE(error_of("\"H_0_0_0\" \"H_2_0_0\" \"R_0_3\n").find("no closing"), std::string::npos);
+  EXPECT_NE(error_of("H_0_0_0 H_2_0_0 R_0_3\n").find("expected a quoted node name"), std::string::npos);
+  // hostile names: quotes, backslashes and control characters round-trip through the escapes
+  Fabric g;
+  const std::string evil = "H\"0\\\x1b[31m", evil_sw = "S \"#1\"";
+  const int sw = g.add_node(NodeType::Switch, evil_sw, 4), h0 = g.add_node(NodeType::Ca, evil, 1),
+            h1 = g.add_node(NodeType::Ca, "H1", 1);
+  g.connect(sw, 1, h0, 1);
+  g.connect(sw, 2, h1, 1);
+  g.assign_lids();
+  const std::string line = format_waypoints(g, h0, h1, {sw});
+  EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
+  auto back = parse_waypoints(g, line, "w.txt");
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(g.node(endpoints_of(g)[static_cast<size_t>(back[0].src)].node).id, evil);
+  EXPECT_EQ(back[0].via, std::vector<Lid>{g.node(sw).port(0).base_lid});
+}
