@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -31,6 +32,7 @@
 #include "ftroute/cluster_tree.hpp"
 #include "ftroute/fabric_spec.hpp"
 #include "ftroute/validate.hpp"
+#include "ftroute/switch_graph.hpp"
 
 namespace fs = std::filesystem;
 
@@ -104,8 +106,10 @@ void simulate(const Config& cfg, const Fabric& f, const Routing& r, RunResult& o
     const int n = static_cast<int>(members.size());
     exchange_endpoints = n;
     std::vector<int> order = members;
-    if (cfg.shift_order_random) {
-      const std::vector<int> perm = random_endpoint_order(n, static_cast<uint64_t>(out.key.seed));
+    if (cfg.shift_order != Config::ShiftOrder::Index) {
+      const std::vector<int> perm = cfg.shift_order == Config::ShiftOrder::Random
+                                        ? random_endpoint_order(n, static_cast<uint64_t>(out.key.seed))
+                                        : distance_endpoint_order(f, members);
       for (int k = 0; k < n; ++k) order[static_cast<size_t>(k)] = members[static_cast<size_t>(perm[static_cast<size_t>(k)])];
     }
     trace = fs::temp_directory_path().string() + "/ftroute-shiftx-" + std::to_string(getpid()) + "-" +
@@ -522,6 +526,51 @@ std::vector<int> random_endpoint_order(int n, uint64_t seed) {
   for (int i = n - 1; i > 0; --i)
     std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(topo::uniform_index(g, static_cast<uint64_t>(i) + 1))]);
   return order;
+}
+
+std::vector<int> distance_endpoint_order(const Fabric& f, const std::vector<int>& members) {
+  const auto eps = flitsim::endpoints_of(f);
+  const SwitchGraph g(f);
+  const int n = static_cast<int>(members.size());
+  std::vector<int> sw(static_cast<size_t>(n), -1);  // switch position each member is cabled to
+  for (int i = 0; i < n; ++i) {
+    const flitsim::Endpoint& e = eps.at(static_cast<size_t>(members[static_cast<size_t>(i)]));
+    const Port& p = f.node(e.node).port(e.port);
+    if (p.connected()) sw[static_cast<size_t>(i)] = g.pos(p.peer_node);
+  }
+  std::vector<std::vector<int>> dist(static_cast<size_t>(g.size()));  // BFS rows, on demand
+  std::vector<int> queue;
+  auto d = [&](int a, int b) {  // hops between members a and b; unreachable = farthest
+    const int sa = sw[static_cast<size_t>(a)], sb = sw[static_cast<size_t>(b)];
+    if (sa < 0 || sb < 0) return sa == sb && a == b ? 0 : std::numeric_limits<int>::max();
+    std::vector<int>& row = dist[static_cast<size_t>(sa)];
+    if (row.empty()) g.bfs(sa, row, queue);
+    const int x = row[static_cast<size_t>(sb)];
+    return x < 0 ? std::numeric_limits<int>::max() : x;
+  };
+  std::vector<int> order;
+  order.reserve(static_cast<size_t>(n));
+  std::vector<char> placed(static_cast<size_t>(n), 0);
+  for (int cur = n > 0 ? 0 : -1; cur >= 0;) {
+    order.push_back(cur);
+    placed[static_cast<size_t>(cur)] = 1;
+    int next = -1, best = 0;
+    for (int i = 0; i < n; ++i) {
+      if (placed[static_cast<size_t>(i)]) continue;
+      const int x = d(cur, i);
+      if (next < 0 || x < best) next = i, best = x;
+    }
+    cur = next;
+  }
+  return order;
+}
+
+const char* shift_order_name(Config::ShiftOrder o) {
+  switch (o) {
+    case Config::ShiftOrder::Random: return "random";
+    case Config::ShiftOrder::Distance: return "distance";
+    default: return "index";
+  }
 }
 
 }  // namespace ftroute::campaign

@@ -48,7 +48,7 @@ Settings campaign_settings(const Config& cfg) {
   for (const auto& f : cfg.fabrics) files = files || !f.net_path.empty();
   const bool life = cfg.lifetime.years > 0;
   return {{"pattern", sim ? cfg.pattern : "none"},
-          {"shift_order", shiftx ? (cfg.shift_order_random ? "random" : "index") : "-"},
+          {"shift_order", shiftx ? shift_order_name(cfg.shift_order) : "-"},
           {"sim_msg_packets", shiftx ? std::to_string(cfg.sim_msg_packets) : "-"},
           {"sim_load", sim && !shiftx ? g(cfg.sim_load) : "-"},
           {"sim_cycles", sim && !shiftx ? std::to_string(cfg.sim_measure) : "-"},

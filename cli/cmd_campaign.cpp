@@ -67,9 +67,10 @@ int run_campaign_cmd(cli::Args& a) {
   cfg.sim_buffer_flits = static_cast<int>(a.int_in("sim-buffer", cfg.sim_buffer_flits, 1, 1048576));
   cfg.sim_link_latency = static_cast<int>(a.int_in("sim-link-latency", cfg.sim_link_latency, 1, 100000));
   const std::string shift_order = a.value_or("shift-order", "index");
-  if (shift_order != "index" && shift_order != "random")
-    throw cli::UsageError("--shift-order expects index or random, got '" + shift_order + "'");
-  cfg.shift_order_random = shift_order == "random";
+  if (shift_order == "random") cfg.shift_order = campaign::Config::ShiftOrder::Random;
+  else if (shift_order == "distance") cfg.shift_order = campaign::Config::ShiftOrder::Distance;
+  else if (shift_order != "index")
+    throw cli::UsageError("--shift-order expects index, random or distance, got '" + shift_order + "'");
   cfg.sim_warmup = cfg.sim_measure / 6;
   cfg.opensm_timeout = static_cast<int>(a.int_or("opensm-timeout", 120));
   cfg.ftsim_script = a.value_or("ftsim", "");
@@ -228,8 +229,10 @@ Lifetime (seed 003 section V-D: faults kept in place over the years, nothing rep
                          DIR/campaign.conf
   --shift-order O        shift-exchange: order of the endpoints the shifts run over: index (default,
                          flitsim's node order = the generator's) | random (a permutation drawn from
-                         the run's seed; docs/REPRODUCTION.md, Dragonfly); recorded in
-                         DIR/campaign.conf (a directory without it counts as index)
+                         the run's seed; docs/REPRODUCTION.md, Dragonfly) | distance (the paper's
+                         "distance matrix": from the first endpoint always the nearest one left,
+                         by switch hops on the run's fabric); recorded in DIR/campaign.conf (a
+                         directory without it counts as index)
   --opensm-timeout S     seconds per OpenSM run (default 120)
   --ftsim PATH           scripts/ftsim.sh to use (default: $FTROUTE_FTSIM, else libexec/ftroute/ftsim.sh
                          next to the binary: <prefix>/libexec/ftroute or <build>/libexec/ftroute)

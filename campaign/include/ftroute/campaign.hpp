@@ -102,7 +102,11 @@ struct Config {
   // flitsim (empty pattern = no simulation)
   std::string pattern;          // shift-exchange | shift | exchange | uniform | any flitsim pattern
   int sim_msg_packets = 1;      // shift-exchange: packets per message (per source and shift)
-  bool shift_order_random = false;  // shift-exchange: endpoints in a random order drawn from the run's seed
+  // shift-exchange: the order of the endpoints the shifts run over (--shift-order): flitsim's
+  // node order, a permutation drawn from the run's seed, or the nearest-neighbour order of
+  // distance_endpoint_order()
+  enum class ShiftOrder { Index, Random, Distance };
+  ShiftOrder shift_order = ShiftOrder::Index;
   double sim_load = 0.9;
   int64_t sim_warmup = 500, sim_measure = 3000;
   // flitsim's link and buffer model (--sim-packet, --sim-buffer, --sim-link-latency): flits per
@@ -129,6 +133,15 @@ std::string shift_exchange_trace(int n, int packets, const std::vector<int>& ord
 // A random order of n endpoints for --shift-order random: Fisher-Yates with mt19937_64(seed) and
 // topo::uniform_index(), the same on every platform.
 std::vector<int> random_endpoint_order(int n, uint64_t seed);
+// --shift-order distance, the seed 003 paper's "distance matrix" order (§IV-A: "each HCA sends
+// first to the closest neighbors with a shift of s = 1 and s = -1"): starting from the first
+// endpoint, always the nearest one not placed yet, by switch hops between the switches the two
+// are cabled to on f as it is (failed links absent; unreachable = farthest), ties to the lower
+// position. members: flitsim endpoint indices; returns positions into members, as
+// random_endpoint_order does.
+std::vector<int> distance_endpoint_order(const Fabric& f, const std::vector<int>& members);
+// "index", "random", "distance" (campaign.conf's shift_order, --shift-order).
+const char* shift_order_name(Config::ShiftOrder o);
 
 // One entry of --engines: an engine name, "opensm:<engine>", or an ftroute engine with options
 // as a variant of its own, "NAME[k=v,k=v]" (ftree-misroute[vls=2]): the whole entry is the run

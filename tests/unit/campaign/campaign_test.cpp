@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "ftroute/campaign.hpp"
+#include "ftroute/flitsim.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/ibdmchk_io.hpp"
@@ -247,7 +248,7 @@ TEST(Campaign, ShiftExchangeRandomOrderRunsToCompletion) {
   c.pattern = "shift-exchange";
   Fabric f = campaign::build_fabric(c.fabrics[0]);
   auto plain = campaign::run_one(c, f, {c.fabrics[0].name, "ftree-misroute", "0", "0", 1});
-  c.shift_order_random = true;
+  c.shift_order = campaign::Config::ShiftOrder::Random;
   auto r = campaign::run_one(c, f, {c.fabrics[0].name, "ftree-misroute", "0", "0", 1});
   ASSERT_EQ(r.status, "ok") << r.message;
   EXPECT_TRUE(r.simulated);
@@ -257,6 +258,81 @@ TEST(Campaign, ShiftExchangeRandomOrderRunsToCompletion) {
   // another pattern (deterministic: flitsim is seeded; 0.81 vs 0.53 flits/endpoint/cycle here)
   ASSERT_TRUE(plain.simulated);
   EXPECT_GT(std::abs(plain.sim_accepted - r.sim_accepted), 0.05);
+}
+
+// --shift-order distance: the paper's distance-matrix order. On a 3x3 mesh with 2 HCAs per switch
+// in row-major generator order it is the snake: both HCAs of a switch, then the nearest switch
+// with HCAs left (ties to the lower position): switches 0 1 2 5 4 3 6 7 8. On any fabric each step
+// goes to a nearest endpoint not placed yet.
+TEST(Campaign, DistanceOrderIsNearestNeighbourFirst) {
+  Fabric f = campaign::build_fabric(campaign::parse_fabric_source("mesh:3x3,2", false));
+  f.assign_lids();
+  const auto eps = flitsim::endpoints_of(f);
+  std::vector<int> members(eps.size());
+  for (size_t i = 0; i < eps.size(); ++i) members[i] = static_cast<int>(i);
+  const std::vector<int> order = campaign::distance_endpoint_order(f, members);
+  ASSERT_EQ(order.size(), 18u);
+  auto sw_of = [&](int pos) { return f.node(eps[static_cast<size_t>(pos)].node).port(eps[static_cast<size_t>(pos)].port).peer_node; };
+  std::vector<int> switches;  // the switch of every second endpoint, as a mesh position
+  const std::vector<int> all = f.switches();
+  for (size_t k = 0; k < order.size(); k += 2) {
+    EXPECT_EQ(sw_of(order[k]), sw_of(order[k + 1])) << "HCAs of one switch not together at " << k;
+    switches.push_back(static_cast<int>(std::find(all.begin(), all.end(), sw_of(order[k])) - all.begin()));
+  }
+  EXPECT_EQ(switches, (std::vector<int>{0, 1, 2, 5, 4, 3, 6, 7, 8}));
+  // Nearest first on a faulty fat tree, checked against BFS distances of its own.
+  Fabric t = campaign::build_fabric(campaign::parse_fabric_source("fattree:4,3", false));
+  t.disconnect(t.switches()[0], 3);
+  t.assign_lids();
+  const auto teps = flitsim::endpoints_of(t);
+  std::vector<int> tm;
+  for (size_t i = 1; i < teps.size(); i += 2) tm.push_back(static_cast<int>(i));  // a subset of the endpoints
+  const std::vector<int> to = campaign::distance_endpoint_order(t, tm);
+  ASSERT_EQ(to.size(), tm.size());
+  std::vector<int> sorted = to;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i) ASSERT_EQ(sorted[i], static_cast<int>(i));
+  auto hops = [&](int a, int b) {  // BFS over switches from the switch of member a
+    auto sw = [&](int m) { const auto& e = teps[static_cast<size_t>(tm[static_cast<size_t>(m)])]; return t.node(e.node).port(e.port).peer_node; };
+    std::vector<int> dist(static_cast<size_t>(t.size()), -1);
+    std::vector<int> q{sw(a)};
+    dist[static_cast<size_t>(sw(a))] = 0;
+    for (size_t h = 0; h < q.size(); ++h)
+      for (int p = 1; p <= t.node(q[h]).num_ports; ++p) {
+        const Port& pp = t.node(q[h]).port(p);
+        if (!pp.connected() || !t.node(pp.peer_node).is_switch() || dist[static_cast<size_t>(pp.peer_node)] >= 0) continue;
+        dist[static_cast<size_t>(pp.peer_node)] = dist[static_cast<size_t>(q[h])] + 1;
+        q.push_back(pp.peer_node);
+      }
+    return dist[static_cast<size_t>(sw(b))];
+  };
+  EXPECT_EQ(to[0], 0);
+  for (size_t k = 0; k + 1 < to.size(); ++k) {
+    int nearest = 1 << 30;
+    for (size_t j = k + 1; j < to.size(); ++j) nearest = std::min(nearest, hops(to[k], to[j]));
+    EXPECT_EQ(hops(to[k], to[k + 1]), nearest) << "step " << k;
+  }
+}
+
+// A campaign run in distance order delivers every packet, runs another pattern than index order,
+// and campaign.conf records the order.
+TEST(Campaign, ShiftExchangeDistanceOrderRunsAndIsRecorded) {
+  auto c = small_config("unused");
+  c.pattern = "shift-exchange";
+  c.fabrics = {campaign::parse_fabric_source("mesh:3x3,2", false)};
+  c.engines = {"ft-dor"};
+  Fabric f = campaign::build_fabric(c.fabrics[0]);
+  auto plain = campaign::run_one(c, f, {c.fabrics[0].name, "ft-dor", "0", "0", 1});
+  c.shift_order = campaign::Config::ShiftOrder::Distance;
+  auto r = campaign::run_one(c, f, {c.fabrics[0].name, "ft-dor", "0", "0", 1});
+  ASSERT_EQ(r.status, "ok") << r.message;
+  EXPECT_FALSE(r.sim_deadlock);
+  EXPECT_NEAR(r.sim_offered, r.sim_accepted, 1e-9) << "not every packet was delivered";
+  ASSERT_TRUE(plain.simulated);
+  EXPECT_NE(plain.sim_accepted, r.sim_accepted);
+  std::map<std::string, std::string> m;
+  for (const auto& [k, v] : campaign::campaign_settings(c)) m[k] = v;
+  EXPECT_EQ(m["shift_order"], "distance");
 }
 
 // --sim-packet / --sim-buffer / --sim-link-latency reach flitsim, each on its own: the same
@@ -342,7 +418,7 @@ std::map<std::string, std::string> dir_bytes(const std::string& dir) {
 TEST(Campaign, SettingsRecordShiftOrderAndRoundTrip) {
   auto c = small_config("unused");
   c.pattern = "shift-exchange";
-  c.shift_order_random = true;
+  c.shift_order = campaign::Config::ShiftOrder::Random;
   auto s = campaign::campaign_settings(c);
   std::map<std::string, std::string> m(s.begin(), s.end());
   EXPECT_EQ(m["pattern"], "shift-exchange");
@@ -371,7 +447,7 @@ TEST(Campaign, SettingsCompareMissingShiftOrderMeansIndex) {
   auto c = small_config("unused");
   c.pattern = "shift-exchange";
   auto index = campaign::campaign_settings(c);
-  c.shift_order_random = true;
+  c.shift_order = campaign::Config::ShiftOrder::Random;
   auto random = campaign::campaign_settings(c);
   campaign::SettingMismatch m;
   EXPECT_FALSE(campaign::compare_campaign_settings(&index, index, &m));
@@ -421,7 +497,7 @@ TEST(Campaign, ResumeWithOtherShiftOrderIsRefused) {
 
   const auto before = dir_bytes(d);
   auto other = c;
-  other.shift_order_random = true;
+  other.shift_order = campaign::Config::ShiftOrder::Random;
   other.seeds = 2;
   try {
     campaign::run_campaign(other);
@@ -450,7 +526,7 @@ TEST(Campaign, OldDirectoryWithoutSettingsResumesAsIndex) {
   fs::remove(d + "/campaign.conf");
   const auto before = dir_bytes(d);
   auto rnd = c;
-  rnd.shift_order_random = true;
+  rnd.shift_order = campaign::Config::ShiftOrder::Random;
   rnd.seeds = 2;
   try {
     campaign::run_campaign(rnd);
