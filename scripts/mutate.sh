@@ -105,6 +105,8 @@ flitsim-nac-confirmed-no-dab-move @     rm.credits = move_to_dab(run.in_ch, run.
 dqr-flow-no-shared-detour @   const bool shared_detour = local || o.tlr; @   const bool shared_detour = false; @ dqr_reconf_test @ ^DqrEval\.
 dqr-keeps-failed-link-deps @       for (int vl = 0; vl < kNumVlSlots; vl++) list_.drop_dependencies_of(ch(y, q, vl)); @       (void)y, (void)q; @ dqr_reconf_test dqr_parts_test @ ^Dqr(Reconf|Dependencies)\.
 dqr-no-second-attempt @   std::vector<Attempt> attempts{{&own, false}, {&own, true}}; @   std::vector<Attempt> attempts{{&own, false}}; @ dqr_reconf_test dqr_parts_test @ ^Dqr(Reconf|Dependencies)\.
+kns-ins-last-tie @     if (hops < best) { @     if (hops <= best) { @ kns_engine_test @ ^KnsFaults\.ThesisIns
+flitsim-waypoint-keeps-sl @     p.sl++; @     (void)0; @ flitsim_waypoints_test @ ^FlitsimWaypoints\.
 kns-refuses-with-path-edges @         else if (alone) ly.refused.insert(closing); @         else ly.refused.insert(closing); @ kns_pin_test @ ^KnsPin\.
 campaign-lost-counts-faulty-routing @ const auto base = cache.get(cfg, intact, key.fabric, key.engine); @ const auto base = cache.get(cfg, f, key.fabric, key.engine); @ campaign_lost_test @ ^LostRoutes\.
 campaign-lost-last-cable-ignored @ if (h.kind != RouteHop::Dropped && h.port > 0 && dead_port[off[static_cast<size_t>(s)] + h.port]) cut = true; @ if (h.kind == RouteHop::Forward && dead_port[off[static_cast<size_t>(s)] + h.port]) cut = true; @ campaign_lost_test @ ^LostRoutes\.

@@ -189,8 +189,9 @@ std::optional<std::vector<long>> thesis_ins(const Model& m, long S, long D, int 
   int best = 1 << 30;           // hops (dimensions crossed) of the best path so far
   std::vector<long> pick;       // its INs
   long equal = 0;               // paths found with `best` hops and as many INs (Random: reservoir)
+  // One-IN paths are offered before two-IN ones, so a path with more INs wins only by hops.
   auto offer = [&](int hops, std::vector<long>&& ins) {
-    if (hops < best || (hops == best && ins.size() < pick.size())) {
+    if (hops < best) {
       best = hops, pick = std::move(ins), equal = 1;
     } else if (hops == best && ins.size() == pick.size()) {
       equal++;
@@ -213,7 +214,7 @@ std::optional<std::vector<long>> thesis_ins(const Model& m, long S, long D, int 
       for (long I2 : to_d) {
         if (I2 == I1 || I2 == S) continue;
         const int h = h1 + m.diff(I1, I2) + m.diff(I2, D);
-        if (h > best || (h == best && pick.size() == 1)) continue;
+        if (h > best || (h == best && pick.size() == 1)) continue;  // (offer() would refuse it too)
         if (m.dor_ok(I1, I2)) offer(h, {I1, I2});
       }
     }
