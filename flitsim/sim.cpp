@@ -455,7 +455,7 @@ void Simulator::set_waypoints(std::vector<Waypoints> w) {
     const std::string pair = z.f.node_name(z.eps[static_cast<size_t>(x.src)].node) + " -> " +
                              z.f.node_name(z.eps[static_cast<size_t>(x.dst)].node);
     if (x.via.empty() || x.via.size() > 15)
-      throw OptionError("flitsim: waypoints of " + pair + ": " + std::to_string(x.via.size()) + " (1..15)");
+      throw OptionError("flitsim: " + pair + " has " + std::to_string(x.via.size()) + " waypoints (1..15)");
     for (Lid l : x.via) {
       auto o = z.f.owner(l);
       if (!o || !z.f.node(o->node).is_switch())
