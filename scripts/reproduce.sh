@@ -153,6 +153,12 @@ res=$(awk -F'|' '/^\| (1 \(Hybrid-DOR|XORDET)/ {n=split($0, c, "|"); cell=c[n-1]
 [ -n "$res" ] && res="background traffic kept at the oversubscribed hot node: $res"
 row 002 "XORDET against one class, hot-spot (25 % of the nodes send only to one node)" "XORDET: delivered traffic almost unaltered; one class collapses" "$res" "scripts/xordet_hotspot.py$(q && echo ' --quick' || true)"
 
+c=(python3 "$here/scripts/kns_fault_perf.py" --ftroute "$B"); q && c+=(--quick)
+run 002f 7200 "${c[@]}"
+res=$(awk -F'|' '/^\| thesis. router, random ties \|/ {s=""; for (i = 3; i < NF; i++) {v=$i; gsub(/^ +| +$/, "", v); s=s (i>3?" / ":"") v}; print s}' "$log" 2>/dev/null || true)
+[ -n "$res" ] && res="the thesis' router (per-pair intermediate routers, random ties): $res$(q && echo ' (8-ary 2-D, 5 %, 2 sets)' || true)"
+row 002 "throughput loss at 1 / 3 / 5 % faulty links, 32-ary 2-D KNS, uniform, saturation" "-1 / -3.8 / -6.5 %" "$res" "scripts/kns_fault_perf.py$(q && echo ' --quick' || true)"
+
 # ---------------------------------------------------------------- seed 003 (Domke, fail-in-place)
 if q || [ "$have_opensm" = 0 ] || [ "$no_opensm" = 1 ]; then
   why="not run in --quick (needs ibsim + OpenSM; minutes per run); see the notes below"
