@@ -242,6 +242,7 @@ int run_sim(cli::Args& a) {
     else j["fabric"][fab.file.empty() ? "gen" : "file"] = fab.label();
     j["routing"] = bsc ? nlohmann::json{{"booksim_config", booksim_path}}
                    : engine.empty() ? nlohmann::json{{"lfts", lfts_path}} : nlohmann::json{{"engine", engine}};
+    if (!waypoints_path.empty()) j["routing"]["waypoints"] = waypoints_path;
     j["pattern"] = t.pattern;
     j["title"] = title;
     j["points"] = cli::sim_points_json(pts);

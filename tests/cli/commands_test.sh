@@ -260,6 +260,11 @@ kns-waypoints)
   sim --vcs 3 > bare.txt
   grep -Eq 'dropped [1-9][0-9]*: LFT port missing or unlinked' bare.txt || fail "DOR alone drops nothing:"$'\n'"$(cat bare.txt)"
   sim --vcs 3 --waypoints w.txt > via.txt
+  sim --vcs 3 --waypoints w.txt --json > via.json
+  python3 -c "import json, sys; d = json.load(open('via.json')); r = d['routing']; p = d['points'][0]
+assert r == {'lfts': 'dor.lfts', 'waypoints': 'w.txt'}, r
+assert p['packets']['dropped'] == 0 and p['packets']['delivered'] == p['packets']['generated'], p['packets']" ||
+    fail "sim --json with --waypoints:"$'\n'"$(cat via.json)"
   grep -Eq '^packets: generated ([0-9]+) = delivered \1 \+ dropped 0 ' via.txt || fail "waypoints lost packets:"$'\n'"$(cat via.txt)"
   "$FT" kns-waypoints f.net -o wr.txt --ties random --seed 3 2> /dev/null
   [ "$(grep -c '^"' wr.txt)" -eq "$n" ] || fail "random ties changed the pairs"
