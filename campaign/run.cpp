@@ -542,7 +542,7 @@ std::vector<int> distance_endpoint_order(const Fabric& f, const std::vector<int>
   std::vector<int> queue;
   auto d = [&](int a, int b) {  // hops between members a and b; unreachable = farthest
     const int sa = sw[static_cast<size_t>(a)], sb = sw[static_cast<size_t>(b)];
-    if (sa < 0 || sb < 0) return sa == sb && a == b ? 0 : std::numeric_limits<int>::max();
+    if (sa < 0 || sb < 0) return std::numeric_limits<int>::max();
     std::vector<int>& row = dist[static_cast<size_t>(sa)];
     if (row.empty()) g.bfs(sa, row, queue);
     const int x = row[static_cast<size_t>(sb)];
