@@ -3,10 +3,10 @@
 //
 // * Shortest paths, topology agnostic: for every destination switch t a BFS over the switch
 //   graph; each switch forwards to a neighbour one hop closer to t, ties broken by the fewest
-//   routes already given to that link (balance), then the one reached by the lowest port. The LFT of every LID
-//   (CA and switch port 0, every LMC LID) follows the tree of its switch, so all paths are
-//   minimal and destination-based as InfiniBand needs. A bundle of parallel cables is one link:
-//   the LIDs a switch sends over it are dealt round its cables in LID order.
+//   routes already given to that link (balance), then the one reached by the lowest port. The
+//   LFT of every LID (CA and switch port 0, every LMC LID) follows the tree of its switch, so all
+//   paths are minimal and destination-based as InfiniBand needs. A bundle of parallel cables is
+//   one link: the LIDs a switch sends over it are dealt round its cables in LID order.
 // * Virtual layers: the path of every ordered switch pair (s, t), s != t, goes to the first
 //   layer whose channel dependency graph stays acyclic with the path's dependencies added
 //   (checked incrementally: one ChannelList per layer, Pearce-Kelly order, ftroute/dqr/channel_list.hpp;
