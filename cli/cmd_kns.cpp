@@ -167,6 +167,7 @@ int run_kns_waypoints(Args& a) {
   const std::string out = a.value_or("output", "", "-o");
   const int max_in = static_cast<int>(a.int_in("max-in", 2, 1, 2));
   const std::string ties_s = a.value_or("ties", "first");
+  const std::string length_s = a.value_or("length", "shortest");
   const uint64_t seed = static_cast<uint64_t>(a.int_in("seed", 1, 0, 1L << 62));
   auto pos = a.positionals();
   fabric_positional(fab, pos, false);
@@ -174,17 +175,20 @@ int run_kns_waypoints(Args& a) {
   if (out.empty()) throw UsageError("-o FILE is required ('-' for stdout)");
   if (ties_s != "first" && ties_s != "random") throw UsageError("--ties must be first or random");
   const kns::InTies ties = ties_s == "first" ? kns::InTies::First : kns::InTies::Random;
+  if (length_s != "shortest" && length_s != "minimal-first")
+    throw UsageError("--length must be shortest or minimal-first");
+  const kns::InLength length = length_s == "shortest" ? kns::InLength::Shortest : kns::InLength::MinimalFirst;
   check_output_paths({out});
   const Fabric f = load_fabric(fab, [](const std::string& p) { return read_fabric_file(p); });
-  const KnsWaypointTable t = kns_thesis_waypoints(f, max_in, ties, seed);
+  const KnsWaypointTable t = kns_thesis_waypoints(f, max_in, ties, seed, length);
   std::string body;
   for (const KnsWaypoints& w : t.pairs) body += flitsim::format_waypoints(f, w.src, w.dst, w.via);
   char head[512];
   std::snprintf(head, sizeof head,
-                "# ftroute kns-waypoints: %d-ary %d-direct KNS, %ld failed link(s), max-in %d, ties %s (seed %llu)\n"
+                "# ftroute kns-waypoints: %d-ary %d-direct KNS, %ld failed link(s), max-in %d, ties %s, length %s (seed %llu)\n"
                 "# %ld router pairs need intermediate routers (%ld with one, %ld with two); %zu host pairs below\n"
                 "# \"SRC\" \"DST\" \"VIA1\" [\"VIA2\"]: the thesis' per-pair choice (seed 002 §5.4), for `ftroute sim --waypoints`\n",
-                t.k, t.n, t.failed_links, max_in, ties_s.c_str(), static_cast<unsigned long long>(seed),
+                t.k, t.n, t.failed_links, max_in, ties_s.c_str(), length_s.c_str(), static_cast<unsigned long long>(seed),
                 t.router_pairs, t.with_one, t.with_two, t.pairs.size());
   OutputFiles files;
   files.add(out, std::string("# fabric: ") + escape_name(fab.label()) + "\n" + head + body);
@@ -196,11 +200,14 @@ int run_kns_waypoints(Args& a) {
 
 const char* kWaypointsHelp =
     "usage: ftroute kns-waypoints F.net -o FILE [--max-in 2] [--ties first|random] [--seed 1]\n"
+    "                            [--length shortest|minimal-first]\n"
     "Writes the intermediate routers the KNS thesis' source tables hold (seed 002 §5.4) for every\n"
     "pair of hosts whose Hybrid-DOR path crosses a failed link or crossbar of F.net: the path of\n"
     "fault-free DOR legs S -> I1 [-> I2] -> D with the fewest hops (a minimal one when it exists),\n"
     "then the fewest intermediate routers; --ties picks among equal ones (lowest router numbers, or\n"
-    "at random with --seed). `ftroute sim --fabric F.net --lfts DOR --waypoints FILE --vcs 3` replays\n"
+    "at random with --seed). --length minimal-first: a minimal path when there is one, otherwise any\n"
+    "path with the fewest intermediate routers, whatever its length (the thesis says no more).\n"
+    "`ftroute sim --fabric F.net --lfts DOR --waypoints FILE --vcs 3` replays\n"
     "them with the fault-free Hybrid-DOR LFTs (`ftroute route -e kns` of the fabric without faults),\n"
     "each leg one VC higher, as the thesis' router does (docs/kns.md \"Per-pair intermediate routers\").\n"
     "A fault set some pair cannot pass within --max-in intermediate routers is an error.";

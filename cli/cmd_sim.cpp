@@ -100,6 +100,8 @@ faults and re-routing:
                               router does them (not InfiniBand): lines "SRC" "DST" "VIA1" ..;
                               each waypoint re-addresses the packet and raises its SL by one
                               (`ftroute kns-waypoints` writes them; docs/flitsim.md "Waypoints")
+  --sl-spread N               each packet adds to its SL a random 0..N-1 minus its waypoints (an
+                              experiment, not InfiniBand: traffic spread over N VCs; identity SL2VL)
 output:
   --csv FILE  --svg FILE  --title TEXT  --strict (fail if the routing check finds problems)
   --json                 results (every load point) as JSON on stdout (docs/JSON.md)
@@ -215,11 +217,9 @@ int run_sim(cli::Args& a) {
   SimSchedule sched = cli::usage_errors<SimOptionError>([&] {
     return sim_schedule(fabric, fails, recovers, reroutes, reroute_file, engine.empty() ? nullptr : &sim_engine);
   });
-  if (!waypoints_path.empty()) {
-    sched.waypoints = read_waypoints(fabric, waypoints_path);
-    Simulator probe(fabric, in.routing, c);  // refuses a bad table before any run
-    cli::usage_errors([&] { probe.set_waypoints(sched.waypoints); });
-  }
+  if (!waypoints_path.empty()) sched.waypoints = read_waypoints(fabric, waypoints_path);
+  if (!waypoints_path.empty() || c.sl_spread > 1)  // refuses a bad table or SL spread before any run
+    cli::usage_errors([&] { Simulator(fabric, in.routing, c).set_waypoints(sched.waypoints); });
 
   if (in.routing.deadlock_recovery && !c.nac)
     std::fprintf(stderr, "warning: %s routed without deadlock avoidance (deadlock=recovery) and --nac is off: a "

@@ -81,6 +81,9 @@ void Config::validate() const {
   need(ftdrb_permanent_after >= 1, "ftdrb_permanent_after must be >= 1");
   need(ftdrb_notify_hop_cycles >= 0, "ftdrb_notify_hop_cycles must be >= 0");
   need(escape_fallback != FaultPolicy::Escape, "escape_fallback must be Drop or Hold");
+  need(sl_spread >= 1 && sl_spread <= 16, "sl_spread must be 1..16");
+  need(sl_spread == 1 || (lid_policy != LidPolicy::FtDrb && fault_policy != FaultPolicy::Escape),
+       "the SL spread does not combine with FT-DRB sources or escape paths (both set the SL)");
 }
 
 }  // namespace ftroute::flitsim

@@ -134,6 +134,7 @@ std::vector<ConfigKey> make_keys() {
                                            LidPolicy::RoundRobin, LidPolicy::RoundRobin, LidPolicy::FtDrb};
              c.lid_policy = p[i];
            }),
+      integer("sl-spread", 1, 16, [](Config& c, long x) { c.sl_spread = static_cast<int>(x); }),
       real("ftdrb-ewma", 1e-9, 1, [](Config& c, double x) { c.ftdrb_ewma = x; }),
       integer("ftdrb-thl", 0, 1000000000, [](Config& c, long x) { c.ftdrb_thl = static_cast<int>(x); }),
       integer("ftdrb-tol", 0, 1000000000, [](Config& c, long x) { c.ftdrb_tol = static_cast<int>(x); }),

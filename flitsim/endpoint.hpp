@@ -73,11 +73,17 @@ inline void Simulator::Impl::generate(int src, int dst, int flits, int64_t gen_c
   }
   p.dlid = static_cast<Lid>(d.base + off);
   p.sl = R->sl(p.slid, p.dlid);
+  int legs = 1;
   if (wp) {  // source route through waypoints: address the first one
     auto it = wp->of_pair.find(static_cast<uint64_t>(src) << 32 | static_cast<uint32_t>(dst));
-    if (it != wp->of_pair.end())
-      p.wp = it->second, p.wp_pos = 0, p.wp_dlid = p.dlid, p.dlid = wp->w[static_cast<size_t>(it->second)].via[0];
+    if (it != wp->of_pair.end()) {
+      const std::vector<Lid>& via = wp->w[static_cast<size_t>(it->second)].via;
+      p.wp = it->second, p.wp_pos = 0, p.wp_dlid = p.dlid, p.dlid = via[0];
+      legs += static_cast<int>(via.size());
+    }
   }
+  if (cfg.sl_spread > legs && p.sl < 15)  // (Config::sl_spread; SLs end at 15)
+    p.sl = static_cast<uint8_t>(p.sl + src_rng[src].below(static_cast<uint64_t>(std::min(cfg.sl_spread - legs, 15 - p.sl) + 1)));
   p.size = p.deliver_size = p.flits_left = flits;
   min_need = std::min(min_need, flits);
   p.gen = gen_cycle;

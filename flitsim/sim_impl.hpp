@@ -213,6 +213,11 @@ struct Simulator::Impl {
     bsm = cfg.model == RouterModel::BookSim;
     build();
     build_vl_cache();
+    if (cfg.sl_spread > 1 && !vl_base.empty())
+      throw OptionError("flitsim: --sl-spread needs the identity SL2VL (no SL2VL tables: VL = SL)");
+    if (cfg.sl_spread > V)
+      throw OptionError("flitsim: --sl-spread " + std::to_string(cfg.sl_spread) + " needs as many VCs, the run has " +
+                        std::to_string(V) + " (--vcs)");
     if (cfg.lid_policy == LidPolicy::FtDrb) ftdrb = std::make_unique<FtDrbSelector>(f, cfg);
     alloc_step = allocator_for(cfg.allocator);
   }

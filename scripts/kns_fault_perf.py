@@ -14,7 +14,12 @@ For each failure level, SETS fault sets (`ftroute gen kns:K,N --fail-links F --s
 The loss is 1 - mean(accepted) / fault-free accepted (the fault-free tables, same traffic).
 
   scripts/kns_fault_perf.py [--kns K,N] [--levels 1,3,5] [--sets 10] [--warmup C --measure C]
-        [--jobs 2] [--ftroute build/cli/ftroute] [--quick]
+        [--jobs 2] [--ftroute build/cli/ftroute] [--quick] [--length minimal-first] [--sl-spread]
+
+Two readings of what the thesis leaves open (docs/REPRODUCTION.md "The thesis' router"):
+`--length minimal-first` passes to kns-waypoints (without a minimal path, any path with the fewest
+INs); `--sl-spread` runs the fault-free and the thesis' router runs with `sim --sl-spread 3` (each
+packet on a random VC its legs leave free); the IB row is then left out (its SL2VL tables).
 
 Default: the thesis' 32-ary 2-D network at 1 / 3 / 5 % (20 / 61 / 102 of its 2,048 links), 10 sets,
 2 at once (the time is in docs/REPRODUCTION.md). `--kns 10,3` is the 3-D one (30 / 90 / 150 of 3,000). --quick: an 8-ary
@@ -59,6 +64,9 @@ def main():
     ap.add_argument("--ftroute", default=os.path.join(os.path.dirname(__file__), "..", "build", "cli", "ftroute"))
     ap.add_argument("--jobs", type=int, default=2, help="fault sets simulated at once (default 2)")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--length", choices=("shortest", "minimal-first"), default="shortest",
+                    help="kns-waypoints --length (default shortest)")
+    ap.add_argument("--sl-spread", action="store_true", help="thesis' router runs with sim --sl-spread 3")
     a = ap.parse_args()
     if a.quick:
         a.kns, a.levels, a.sets, a.warmup, a.measure = "8,2", "5", 2, 200, 1500
@@ -75,16 +83,18 @@ def main():
         ok, dor = os.path.join(d, "ok.net"), os.path.join(d, "dor.lfts")
         run([a.ftroute, "gen", "kns:%d,%d" % (k, n), "-o", ok])
         run([a.ftroute, "route", "-e", "kns", ok, "-o", dor])
-        free = accepted(run([a.ftroute] + sim + ["--fabric", ok, "--lfts", dor, "--vcs", "3"]))
+        spread = ["--sl-spread", "3"] if a.sl_spread else []
+        free = accepted(run([a.ftroute] + sim + ["--fabric", ok, "--lfts", dor, "--vcs", "3"] + spread))
         def one_set(p, faults, s):  # accepted rate of each variant on fault set s
             f, w = os.path.join(d, "f%g_%d.net" % (p, s)), os.path.join(d, "w%g_%d.txt" % (p, s))
             run([a.ftroute, "gen", "kns:%d,%d" % (k, n), "--fail-links", str(faults), "--seed", str(s),
                  "--keep-connected", "-o", f])
             r = []
             for ties in ("random", "first"):
-                run([a.ftroute, "kns-waypoints", f, "-o", w, "--ties", ties, "--seed", str(s)])
-                r.append(accepted(run([a.ftroute] + sim + ["--fabric", f, "--lfts", dor, "--waypoints", w, "--vcs", "3"])))
-            r.append(accepted(run([a.ftroute] + sim + ["--fabric", f, "--engine", "kns", "--opt", "max_vls=15"])))
+                run([a.ftroute, "kns-waypoints", f, "-o", w, "--ties", ties, "--seed", str(s), "--length", a.length])
+                r.append(accepted(run([a.ftroute] + sim + ["--fabric", f, "--lfts", dor, "--waypoints", w, "--vcs", "3"] + spread)))
+            if not a.sl_spread:  # (the kns engine's SL2VL tables: no spread)
+                r.append(accepted(run([a.ftroute] + sim + ["--fabric", f, "--engine", "kns", "--opt", "max_vls=15"])))
             return r
 
         rows = []
@@ -92,14 +102,14 @@ def main():
             for p in levels:
                 faults = max(1, round(links * p / 100))
                 per_set = list(pool.map(lambda s: one_set(p, faults, s), range(1, a.sets + 1)))
-                rows.append((p, faults, [100.0 * (sum(x[i] for x in per_set) / a.sets / free - 1) for i in range(len(VARIANTS))]))
+                rows.append((p, faults, [100.0 * (sum(x[i] for x in per_set) / a.sets / free - 1) for i in range(len(per_set[0]))]))
     th = THESIS.get((k, n), {})
-    print("%d-ary %d-direct 1-indirect KNS (%d links), %d sets per level, fault-free %.4f flits/node/cycle"
-          % (k, n, links, a.sets, free))
+    print("%d-ary %d-direct 1-indirect KNS (%d links), %d sets per level, fault-free %.4f flits/node/cycle, "
+          "waypoints --length %s%s" % (k, n, links, a.sets, free, a.length, ", --sl-spread 3" if a.sl_spread else ""))
     print()
     print("| routing | " + " | ".join("%g %% (%d faults)" % (p, f) for p, f, _ in rows) + " |")
     print("|---|" + "---|" * len(rows))
-    for i, v in enumerate(VARIANTS):
+    for i, v in enumerate(VARIANTS[:len(rows[0][2])]):
         print("| %s | %s |" % (v, " | ".join("%+.1f %%" % r[2][i] for r in rows)))
     if th:
         print("| **thesis** | %s |" % " | ".join(("%+.1f %%" % th[p]) if p in th else "-" for p, _, _ in rows))

@@ -107,6 +107,8 @@ dqr-keeps-failed-link-deps @       for (int vl = 0; vl < kNumVlSlots; vl++) list
 dqr-no-second-attempt @   std::vector<Attempt> attempts{{&own, false}, {&own, true}}; @   std::vector<Attempt> attempts{{&own, false}}; @ dqr_reconf_test dqr_parts_test @ ^Dqr(Reconf|Dependencies)\.
 kns-ins-last-tie @     if (hops < best) { @     if (hops <= best) { @ kns_engine_test @ ^KnsFaults\.ThesisIns
 flitsim-waypoint-keeps-sl @     p.sl++; @     (void)0; @ flitsim_waypoints_test @ ^FlitsimWaypoints\.
+kns-minimal-first-two-ins-too @     if (count == 0) @     if (true) @ kns_engine_test @ ^KnsFaults\.MinimalFirst
+flitsim-sl-spread-ignores-legs @ cfg.sl_spread - legs, 15 - p.sl @ cfg.sl_spread - 1, 15 - p.sl @ flitsim_waypoints_test @ ^FlitsimWaypoints\.SlSpread
 kns-refuses-with-path-edges @         else if (alone) ly.refused.insert(closing); @         else ly.refused.insert(closing); @ kns_pin_test @ ^KnsPin\.
 campaign-lost-counts-faulty-routing @ const auto base = cache.get(cfg, intact, key.fabric, key.engine); @ const auto base = cache.get(cfg, f, key.fabric, key.engine); @ campaign_lost_test @ ^LostRoutes\.
 campaign-lost-last-cable-ignored @ if (h.kind != RouteHop::Dropped && h.port > 0 && dead_port[off[static_cast<size_t>(s)] + h.port]) cut = true; @ if (h.kind == RouteHop::Forward && dead_port[off[static_cast<size_t>(s)] + h.port]) cut = true; @ campaign_lost_test @ ^LostRoutes\.

@@ -252,7 +252,7 @@ kns-waypoints)
   "$FT" gen kns:4,2 --fail-links 3 --seed 2 --keep-connected -o f.net > /dev/null
   "$FT" route -e kns ok.net -o dor.lfts 2> /dev/null
   "$FT" kns-waypoints f.net -o w.txt 2> w.err
-  has w.txt "4-ary 2-direct KNS, 3 failed link(s), max-in 2, ties first"
+  has w.txt "4-ary 2-direct KNS, 3 failed link(s), max-in 2, ties first, length shortest"
   has w.err "router pairs need intermediate routers"
   n=$(grep -c '^"' w.txt)
   [ "$n" -gt 0 ] || fail "no waypoint lines:"$'\n'"$(cat w.txt)"
@@ -268,11 +268,20 @@ assert p['packets']['dropped'] == 0 and p['packets']['delivered'] == p['packets'
   grep -Eq '^packets: generated ([0-9]+) = delivered \1 \+ dropped 0 ' via.txt || fail "waypoints lost packets:"$'\n'"$(cat via.txt)"
   "$FT" kns-waypoints f.net -o wr.txt --ties random --seed 3 2> /dev/null
   [ "$(grep -c '^"' wr.txt)" -eq "$n" ] || fail "random ties changed the pairs"
+  "$FT" kns-waypoints f.net -o wm.txt --length minimal-first 2> /dev/null
+  has wm.txt "ties first, length minimal-first"
+  [ "$(grep -c '^"' wm.txt)" -eq "$n" ] || fail "--length minimal-first changed the pairs"
+  # --sl-spread 3: traffic over the 3 VCs, the waypoint legs still within them
+  sim --vcs 3 --waypoints wm.txt --sl-spread 3 > spread.txt
+  grep -Eq '^packets: generated ([0-9]+) = delivered \1 \+ dropped 0 ' spread.txt || fail "--sl-spread lost packets:"$'\n'"$(cat spread.txt)"
+  expect_error 2 - -- sim --fabric f.net --lfts dor.lfts --vcs 3 --sl-spread 4
+  grep -q "needs as many VCs" err.stderr || fail "--sl-spread 4: $(cat err.stderr)"
   expect_error 2 - -- sim --fabric f.net --lfts dor.lfts --vcs 1 --waypoints w.txt  # a leg per VC
   printf '"H_0_0_0" "nope" "R_0_3"\n' > bad.txt
   expect_error 1 - -- sim --fabric f.net --lfts dor.lfts --vcs 3 --waypoints bad.txt
   grep -q 'bad.txt:1' err.stderr || fail "no file:line in $(cat err.stderr)"
   expect_error 2 w2.txt -- kns-waypoints f.net -o w2.txt --ties bogus
+  expect_error 2 w2.txt -- kns-waypoints f.net -o w2.txt --length longest
   expect_error 2 w2.txt -- kns-waypoints f.net -o w2.txt --max-in 3
   expect_error 1 w2.txt -- kns-waypoints "$NETS/4ary3tree.net" -o w2.txt  # not a KNS
   grep -q "kns" err.stderr || fail "not a KNS: $(cat err.stderr)"

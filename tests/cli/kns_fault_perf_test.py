@@ -4,7 +4,8 @@
 intermediate routers (random and lowest-numbered ties) and with the kns engine. The script itself
 refuses a run that dropped a packet; here: every variant loses throughput against the fault-free
 network, lowest-numbered ties (the detours piled onto the same routers) lose more than random
-ones, and bad options exit 2.
+ones, and bad options exit 2. With `--length minimal-first --sl-spread` only the two rows of the
+thesis' router are printed, both losing throughput.
 
   kns_fault_perf_test.py FTROUTE SCRIPT
 """
@@ -29,7 +30,15 @@ loss = {m.group(1): float(m.group(2)) for m in re.finditer(
 assert len(loss) == 3, loss
 assert all(v < 0 for v in loss.values()), loss
 assert loss["thesis' router, lowest-numbered ties"] < loss["thesis' router, random ties"], loss
-for bad in (["--kns", "8"], ["--levels", "0"], ["--sets", "0"], ["--jobs", "0"]):
+# The two readings of what the thesis leaves open: both rows of the thesis' router, no IB row
+# (its SL2VL tables do not combine with the spread), and both recorded in the header.
+p = run(["--quick", "--length", "minimal-first", "--sl-spread"])
+assert p.returncode == 0, (p.returncode, p.stderr)
+assert "waypoints --length minimal-first, --sl-spread 3" in p.stdout, p.stdout
+rows = re.findall(r"^\| (thesis' router, [a-z -]+ ties|IB: kns trees and VL layers) \| ([-+0-9.]+) % \|$", p.stdout, re.M)
+assert [r[0] for r in rows] == ["thesis' router, random ties", "thesis' router, lowest-numbered ties"], rows
+assert all(float(r[1]) < 0 for r in rows), rows
+for bad in (["--kns", "8"], ["--levels", "0"], ["--sets", "0"], ["--jobs", "0"], ["--length", "longest"]):
     rc = run(bad).returncode
     assert rc == 2, (bad, rc)
 print("kns_fault_perf_test: ok")

@@ -183,7 +183,7 @@ std::vector<std::pair<long, long>> faulty_dor_pairs(const Model& m) {
 }
 
 std::optional<std::vector<long>> thesis_ins(const Model& m, long S, long D, int max_in, InTies ties,
-                                            std::mt19937_64& rng) {
+                                            std::mt19937_64& rng, InLength length) {
   if (S == D || m.dor_ok(S, D)) return std::vector<long>{};
   const int minimal = m.diff(S, D);
   int best = 1 << 30;           // hops (dimensions crossed) of the best path so far
@@ -218,6 +218,23 @@ std::optional<std::vector<long>> thesis_ins(const Model& m, long S, long D, int 
         if (m.dor_ok(I1, I2)) offer(h, {I1, I2});
       }
     }
+  }
+  if (length == InLength::MinimalFirst && !pick.empty() && best > minimal) {
+    // No minimal path: the fewest INs, whatever the length (one IN whenever one IN will do).
+    std::vector<long> any;
+    long count = 0;
+    auto take = [&](std::vector<long>&& ins) {
+      count++;
+      if (count == 1 || (ties == InTies::Random && std::uniform_int_distribution<long>(0, count - 1)(rng) == 0))
+        any = std::move(ins);
+    };
+    for (long I : from_s)
+      if (I != D && m.dor_ok(I, D)) take({I});
+    if (count == 0)
+      for (long I1 : from_s)
+        for (long I2 = 0; I2 < m.K; I2++)
+          if (I2 != I1 && I2 != S && I2 != D && m.dor_ok(I2, D) && m.dor_ok(I1, I2)) take({I1, I2});
+    return any;
   }
   if (pick.empty()) return std::nullopt;
   return pick;

@@ -8,7 +8,7 @@
 
 namespace ftroute {
 
-KnsWaypointTable kns_thesis_waypoints(const Fabric& f, int max_in, kns::InTies ties, uint64_t seed) {
+KnsWaypointTable kns_thesis_waypoints(const Fabric& f, int max_in, kns::InTies ties, uint64_t seed, kns::InLength length) {
   KnsWaypointTable t;
   const KnsShape sh = recognize_kns(f);
   const kns::Model& m = sh.model;
@@ -22,7 +22,7 @@ KnsWaypointTable kns_thesis_waypoints(const Fabric& f, int max_in, kns::InTies t
   }
   std::mt19937_64 rng(seed);
   for (auto [S, D] : kns::faulty_dor_pairs(m)) {
-    auto ins = kns::thesis_ins(m, S, D, max_in, ties, rng);
+    auto ins = kns::thesis_ins(m, S, D, max_in, ties, rng, length);
     if (!ins)
       throw EngineError(KnsEngine::kName, "no path from router " + f.node_name(sh.router_node[static_cast<size_t>(S)]) + " to " +
            f.node_name(sh.router_node[static_cast<size_t>(D)]) + " within " + std::to_string(max_in) +

@@ -148,3 +148,37 @@ TEST(FlitsimWaypoints, FileErrorsNameTheLine) {
   EXPECT_EQ(g.node(endpoints_of(g)[static_cast<size_t>(back[0].src)].node).id, evil);
   EXPECT_EQ(back[0].via, std::vector<Lid>{g.node(sw).port(0).base_lid});
 }
+
+TEST(FlitsimWaypoints, SlSpreadUsesTheVcsTheLegsLeaveFree) {
+  // Config::sl_spread: a packet adds a random 0..N-1-w to its SL (w = its waypoints). Without
+  // faults the traffic then shares 3 VCs instead of VC 0 alone: less head-of-line blocking, more
+  // accepted at saturation. With the thesis' waypoints every packet still arrives: a two-IN
+  // packet keeps SL 0 and ends on VL 2 (were the legs ignored, SLs 3-4 would be dropped "VL out
+  // of range").
+  KnsCase c = kns_case();
+  Config cfg;
+  cfg.num_vcs = 3;
+  TrafficSpec sat = light();
+  sat.load = 1.0;
+  Simulator one(c.healthy, c.dor, cfg);
+  const Result r1 = one.run(sat);
+  cfg.sl_spread = 3;
+  Simulator spread(c.healthy, c.dor, cfg);
+  const Result r3 = spread.run(sat);
+  EXPECT_EQ(r3.dropped, 0u);
+  EXPECT_GT(r3.accepted, r1.accepted * 1.05) << r1.accepted << " -> " << r3.accepted;
+  Simulator sim(c.faulty, c.dor, cfg);
+  sim.set_waypoints(thesis_table(c.faulty));
+  const Result rw = sim.run(sat);
+  EXPECT_EQ(rw.dropped, 0u) << (rw.drops.empty() ? "" : rw.drops.begin()->first);
+  EXPECT_GT(rw.delivered, 0u);
+  // Refused: more spread than VCs, SL2VL tables, escape paths.
+  cfg.sl_spread = 4;
+  EXPECT_THROW(Simulator(c.healthy, c.dor, cfg), OptionError);
+  cfg.sl_spread = 2;
+  Routing r = c.dor;
+  r.sl2vl.set_all(c.healthy, Sl2Vl::identity());
+  EXPECT_THROW(Simulator(c.healthy, r, cfg), OptionError);
+  cfg.fault_policy = FaultPolicy::Escape;
+  EXPECT_THROW(Simulator(c.healthy, c.dor, cfg), OptionError);
+}

@@ -441,10 +441,12 @@ struct BestIns {
   std::pair<int, int> cost{1 << 30, 9};  // (hops, INs)
   std::vector<long> first;
 };
-BestIns best_in_path(const kns::Model& m, long S, long D) {
+// minimal_first: the cost is (0 for a minimal path, else 1; INs), kns::InLength::MinimalFirst.
+BestIns best_in_path(const kns::Model& m, long S, long D, bool minimal_first = false) {
   BestIns b;
   if (m.dor_ok(S, D)) return {{m.diff(S, D), 0}, {}};
   auto offer = [&](std::pair<int, int> c, std::vector<long> ins) {
+    if (minimal_first) c.first = c.first == m.diff(S, D) ? 0 : 1;
     if (c < b.cost) b.cost = c, b.first = std::move(ins);
   };
   for (long a = 0; a < m.K; a++)
@@ -497,6 +499,56 @@ TEST(KnsFaults, ThesisInsAreTheBestPathOfDorLegs) {
   EXPECT_GT(two_minimal, 40);  // 88
   EXPECT_GT(non_minimal, 1000);  // 2,760
   EXPECT_GT(random_other, 1000);  // Random picks other equal paths than First
+}
+
+TEST(KnsFaults, MinimalFirstTakesTheFewestInsWhenNoPathIsMinimal) {
+  // kns::InLength::MinimalFirst against the brute force: a minimal path with the fewest INs when
+  // there is one (then the same pick as Shortest), otherwise the fewest INs whatever the length;
+  // First = the brute force's first such path. The cases must include pairs where it takes a
+  // longer path than Shortest, or the option would be indistinguishable.
+  std::mt19937_64 rng(23);
+  long pairs = 0, longer = 0, same_as_shortest = 0, random_other = 0;
+  for (auto [k, n, faults] : {std::tuple{4, 3, 14}, std::tuple{5, 2, 8}}) {
+    kns::Model m(k, n);
+    for (int trial = 0; trial < 4; trial++) {
+      kns::random_link_faults(m, faults, rng);
+      for (auto ties : {kns::InTies::First, kns::InTies::Random})
+        for (auto [S, D] : kns::faulty_dor_pairs(m)) {
+          const BestIns want = best_in_path(m, S, D, true);
+          const auto got = kns::thesis_ins(m, S, D, 2, ties, rng, kns::InLength::MinimalFirst);
+          ASSERT_EQ(got.has_value(), want.cost.first < (1 << 30)) << S << " -> " << D;
+          if (!got) continue;
+          pairs++;
+          std::vector<long> path{S};
+          path.insert(path.end(), got->begin(), got->end());
+          path.push_back(D);
+          int hops = 0;
+          for (size_t i = 0; i + 1 < path.size(); i++) {
+            EXPECT_TRUE(m.dor_ok(path[i], path[i + 1])) << "leg " << i << " of " << S << " -> " << D;
+            hops += m.diff(path[i], path[i + 1]);
+          }
+          EXPECT_EQ(std::pair(hops == m.diff(S, D) ? 0 : 1, static_cast<int>(got->size())), want.cost) << S << " -> " << D;
+          if (ties == kns::InTies::First) {
+            EXPECT_EQ(*got, want.first) << S << " -> " << D;
+            const auto shortest = kns::thesis_ins(m, S, D, 2, ties, rng);
+            const int short_hops = best_in_path(m, S, D).cost.first;
+            same_as_shortest += *shortest == *got;
+            longer += hops > short_hops;
+            if (hops == m.diff(S, D)) {
+              EXPECT_EQ(*got, *shortest) << S << " -> " << D;
+            }
+          } else {
+            random_other += *got != want.first;
+          }
+        }
+    }
+  }
+  EXPECT_GT(pairs, 5000);
+  EXPECT_GT(longer, 100);            // paths longer than Shortest's
+  EXPECT_GT(same_as_shortest, 1000);  // (every minimal one)
+  EXPECT_GT(random_other, 1000);
+  std::printf("MinimalFirst: %ld pairs, %ld longer than Shortest, %ld the same, %ld Random picks differ from First\n",
+              pairs, longer, same_as_shortest, random_other);
 }
 
 TEST(KnsWaypoints, EveryHostPairOfEveryFaultyRouterPair) {

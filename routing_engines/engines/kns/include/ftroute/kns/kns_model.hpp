@@ -99,9 +99,14 @@ Tolerance tree_tolerance(const Model& m, int max_in, bool stop_at_first_failure 
 // prefers a minimal path with more INs to a non-minimal one with fewer), then the fewest INs.
 // Among equal paths the thesis names no rule: First takes the lowest router numbers, Random one
 // of them uniformly (rng). std::nullopt: no such path within max_in (1 or 2) INs.
+// The thesis orders paths by length only as far as "minimal or not": with no minimal path it says
+// nothing of the lengths. Shortest (the default) takes the fewest hops, then the fewest INs;
+// MinimalFirst takes a minimal path when there is one (as Shortest), and otherwise any path with
+// the fewest INs, whatever its length (the same tie rule among them).
 enum class InTies { First, Random };
+enum class InLength { Shortest, MinimalFirst };
 std::optional<std::vector<long>> thesis_ins(const Model& m, long S, long D, int max_in, InTies ties,
-                                            std::mt19937_64& rng);
+                                            std::mt19937_64& rng, InLength length = InLength::Shortest);
 // The ordered router pairs whose Hybrid-DOR path crosses a failed link or crossbar, sorted.
 std::vector<std::pair<long, long>> faulty_dor_pairs(const Model& m);
 

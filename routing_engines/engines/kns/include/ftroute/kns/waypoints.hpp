@@ -24,6 +24,7 @@ struct KnsWaypointTable {
 // For every pair of hosts whose routers' Hybrid-DOR path crosses a failed link or crossbar.
 // EngineError ("kns") when the fabric is not a KNS (recognize_kns), or when a router pair has no
 // path within max_in intermediate routers (naming the two routers).
-KnsWaypointTable kns_thesis_waypoints(const Fabric& fabric, int max_in, kns::InTies ties, uint64_t seed);
+KnsWaypointTable kns_thesis_waypoints(const Fabric& fabric, int max_in, kns::InTies ties, uint64_t seed,
+                                      kns::InLength length = kns::InLength::Shortest);
 
 }  // namespace ftroute
