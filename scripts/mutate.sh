@@ -108,6 +108,7 @@ dqr-no-second-attempt @   std::vector<Attempt> attempts{{&own, false}, {&own, tr
 kns-ins-last-tie @     if (hops < best) { @     if (hops <= best) { @ kns_engine_test @ ^KnsFaults\.ThesisIns
 flitsim-waypoint-keeps-sl @     p.sl++; @     (void)0; @ flitsim_waypoints_test @ ^FlitsimWaypoints\.
 kns-minimal-first-two-ins-too @     if (count == 0) @     if (true) @ kns_engine_test @ ^KnsFaults\.MinimalFirst
+kns-router-count-one-more @ if (++hits[static_cast<size_t>(l / m.n)] >= m.n && router_hit_n_times) *router_hit_n_times = true; @ if (++hits[static_cast<size_t>(l / m.n)] > m.n && router_hit_n_times) *router_hit_n_times = true; @ kns_engine_test @ ^KnsFaults\.FaultDrawModels
 flitsim-sl-spread-ignores-legs @ cfg.sl_spread - legs, 15 - p.sl @ cfg.sl_spread - 1, 15 - p.sl @ flitsim_waypoints_test @ ^FlitsimWaypoints\.SlSpread
 kns-refuses-with-path-edges @         else if (alone) ly.refused.insert(closing); @         else ly.refused.insert(closing); @ kns_pin_test @ ^KnsPin\.
 campaign-lost-counts-faulty-routing @ const auto base = cache.get(cfg, intact, key.fabric, key.engine); @ const auto base = cache.get(cfg, f, key.fabric, key.engine); @ campaign_lost_test @ ^LostRoutes\.

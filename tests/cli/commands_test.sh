@@ -241,8 +241,19 @@ kns-faults)
   notol=$(sed -nE 's/.* of the ([0-9]+) sets not tolerated.*/\1/p' f.txt)
   python3 -c "import sys; sys.exit(0 if round(200 * (100 - $tol3) / 100) == $notol else 1)" ||
     fail "$notol failing sets vs $tol3 % of 200"
+  # router-count: the sets of replace, and the ones that hit a router twice counted as failing too;
+  # the two counts below the table add up to the sets not tolerated
+  "$FT" kns-faults --k 4 --n 2 --faults 3 --samples 200 --max-in 2 --draw router-count > rc.txt
+  has rc.txt "draw router-count"
+  tolrc=$(awk '$1 == 3 && $2 == 2 { print $4 }' rc.txt)
+  routing=$(sed -nE 's/.* of the ([0-9]+) sets not tolerated.*/\1/p' rc.txt)
+  counted=$(sed -nE 's/^ +([0-9]+) more sets counted as not tolerated \(router-count\).*/\1/p' rc.txt)
+  [ -n "$counted" ] || fail "no router-count line:"$'\n'"$(cat rc.txt)"
+  python3 -c "import sys; sys.exit(0 if round(200 * (100 - $tolrc) / 100) == ${routing:-0} + $counted else 1)" ||
+    fail "router-count: ${routing:-0} + $counted failing sets vs $tolrc % of 200"
   expect_error 2 - -- kns-faults --k 4 --n 2
   expect_error 2 - -- kns-faults --k 4 --n 2 --faults 40  # more than the 32 links
+  expect_error 2 - -- kns-faults --k 4 --n 2 --faults 3 --draw birthday
   ;;
 kns-waypoints)
   # The thesis' per-pair intermediate routers of a faulty 4-ary 2-D KNS, replayed by `sim

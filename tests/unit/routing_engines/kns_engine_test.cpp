@@ -889,7 +889,36 @@ TEST(KnsFaults, FaultDrawModels) {
   EXPECT_TRUE(saw_isolated);
   EXPECT_TRUE(saw_collapsed);
   EXPECT_EQ(kns::parse_draw("no-double"), kns::Draw::no_double);
+  EXPECT_EQ(kns::parse_draw("router-count"), kns::Draw::router_count);
   EXPECT_THROW(kns::parse_draw("uniform"), std::invalid_argument);
+  // router-count: the sets of replace (same seed, same links); in 2-D a router is drawn twice
+  // exactly when both its links failed or a link was drawn twice.
+  kns::Model m2(8, 2);
+  std::mt19937_64 c(3), d(3);
+  bool saw_repeat = false, saw_both = false, saw_clean = false;
+  for (int i = 0; i < 400; i++) {
+    kns::draw_link_faults(m2, 6, kns::Draw::replace, c);
+    std::vector<char> rep(m2.link_bad.begin(), m2.link_bad.end());
+    bool hit = false;
+    kns::draw_link_faults(m2, 6, kns::Draw::router_count, d, &hit);
+    ASSERT_TRUE(std::equal(rep.begin(), rep.end(), m2.link_bad.begin()));
+    long links = 0;
+    bool both = false;
+    for (long R = 0; R < m2.K; R++) {
+      links += m2.link_bad[static_cast<size_t>(2 * R)] + m2.link_bad[static_cast<size_t>(2 * R + 1)];
+      both |= m2.link_bad[static_cast<size_t>(2 * R)] && m2.link_bad[static_cast<size_t>(2 * R + 1)];
+    }
+    EXPECT_EQ(hit, both || links < 6) << i;
+    saw_repeat |= links < 6, saw_both |= both, saw_clean |= !hit;
+  }
+  EXPECT_TRUE(saw_repeat && saw_both && saw_clean);
+  // The share of sets tolerated is then the birthday probability over the 64 routers,
+  // 63*62*61*60*59 / 64^5 = 0.786, against about 0.89 for distinct links.
+  const kns::FaultStats rc = kns::fault_stats(m2, 6, 2, 3000, 0, 0, 1, kns::Draw::router_count);
+  const kns::FaultStats dl = kns::fault_stats(m2, 6, 2, 3000, 0, 0, 1, kns::Draw::distinct);
+  EXPECT_NEAR(rc.ok / 3000.0, 0.786, 0.03);
+  EXPECT_GT(rc.count_isolated, 0);
+  EXPECT_GT(dl.ok / 3000.0, 0.86);
   EXPECT_THROW(kns::draw_link_faults(m, 65, kns::Draw::no_double, rng), std::invalid_argument);
 
   // The property the KNS row of docs/REPRODUCTION.md rests on: with 1 IN every set that is not
