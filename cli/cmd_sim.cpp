@@ -243,6 +243,7 @@ int run_sim(cli::Args& a) {
     j["routing"] = bsc ? nlohmann::json{{"booksim_config", booksim_path}}
                    : engine.empty() ? nlohmann::json{{"lfts", lfts_path}} : nlohmann::json{{"engine", engine}};
     if (!waypoints_path.empty()) j["routing"]["waypoints"] = waypoints_path;
+    if (c.sl_spread > 1) j["routing"]["sl_spread"] = c.sl_spread;
     j["pattern"] = t.pattern;
     j["title"] = title;
     j["points"] = cli::sim_points_json(pts);

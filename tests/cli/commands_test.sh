@@ -285,6 +285,9 @@ assert p['packets']['dropped'] == 0 and p['packets']['delivered'] == p['packets'
   # --sl-spread 3: traffic over the 3 VCs, the waypoint legs still within them
   sim --vcs 3 --waypoints wm.txt --sl-spread 3 > spread.txt
   grep -Eq '^packets: generated ([0-9]+) = delivered \1 \+ dropped 0 ' spread.txt || fail "--sl-spread lost packets:"$'\n'"$(cat spread.txt)"
+  sim --vcs 3 --waypoints wm.txt --sl-spread 3 --json > spread.json
+  python3 -c "import json; r = json.load(open('spread.json'))['routing']; assert r['sl_spread'] == 3 and r['waypoints'] == 'wm.txt', r" ||
+    fail "sim --json with --sl-spread:"$'\n'"$(cat spread.json)"
   expect_error 2 - -- sim --fabric f.net --lfts dor.lfts --vcs 3 --sl-spread 4
   grep -q "needs as many VCs" err.stderr || fail "--sl-spread 4: $(cat err.stderr)"
   expect_error 2 - -- sim --fabric f.net --lfts dor.lfts --vcs 1 --waypoints w.txt  # a leg per VC
