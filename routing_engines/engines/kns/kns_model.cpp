@@ -230,7 +230,7 @@ std::optional<std::vector<long>> thesis_ins(const Model& m, long S, long D, int 
     };
     for (long I : from_s)
       if (I != D && m.dor_ok(I, D)) take({I});
-    if (count == 0)
+    if (count == 0)  // (pick holds a two-IN path, so max_in >= 2)
       for (long I1 : from_s)
         for (long I2 = 0; I2 < m.K; I2++)
           if (I2 != I1 && I2 != S && I2 != D && m.dor_ok(I2, D) && m.dor_ok(I1, I2)) take({I1, I2});
