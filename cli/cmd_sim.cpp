@@ -101,7 +101,8 @@ faults and re-routing:
                               each waypoint re-addresses the packet and raises its SL by one
                               (`ftroute kns-waypoints` writes them; docs/flitsim.md "Waypoints")
   --sl-spread N               each packet adds to its SL a random 0..N-1 minus its waypoints (an
-                              experiment, not InfiniBand: traffic spread over N VCs; identity SL2VL)
+                              experiment, not InfiniBand: traffic spread over N VCs; needs a
+                              routing on SL 0 without SL2VL tables, e.g. --lfts without --sl)
 output:
   --csv FILE  --svg FILE  --title TEXT  --strict (fail if the routing check finds problems)
   --json                 results (every load point) as JSON on stdout (docs/JSON.md)

@@ -213,8 +213,9 @@ struct Simulator::Impl {
     bsm = cfg.model == RouterModel::BookSim;
     build();
     build_vl_cache();
-    if (cfg.sl_spread > 1 && !vl_base.empty())
-      throw OptionError("flitsim: --sl-spread needs the identity SL2VL (no SL2VL tables: VL = SL)");
+    if (cfg.sl_spread > 1 && (!vl_base.empty() || r.path_sl))
+      throw OptionError("flitsim: --sl-spread needs a routing on SL 0 with the identity SL2VL (no path SLs, no SL2VL "
+                        "tables: the spread picks the VCs)");
     if (cfg.sl_spread > V)
       throw OptionError("flitsim: --sl-spread " + std::to_string(cfg.sl_spread) + " needs as many VCs, the run has " +
                         std::to_string(V) + " (--vcs)");

@@ -88,7 +88,8 @@ struct Config {
   // SL spread (--sl-spread N, an experiment model, not InfiniBand: a source's SL is fixed per
   // path): each packet adds to its path SL a number drawn uniformly from 0..N-1-w, w = the
   // waypoints of its pair (Simulator::set_waypoints), so with an identity SL2VL its traffic uses
-  // every VC the legs leave free, as a router that picks any free VC at injection. 1 = off.
+  // every VC the legs leave free, as a router that picks any free VC at injection. Needs a
+  // routing without path SLs or SL2VL tables (the simulator refuses others). 1 = off.
   int sl_spread = 1;
   int hop_limit = 64;                 // switches a packet may cross before it is dropped (loops)
   int64_t deadlock_timeout = 2000;    // cycles without any flit moving while packets are in flight

@@ -156,6 +156,7 @@ TEST(FlitsimWaypoints, SlSpreadUsesTheVcsTheLegsLeaveFree) {
   // packet keeps SL 0 and ends on VL 2 (were the legs ignored, SLs 3-4 would be dropped "VL out
   // of range").
   KnsCase c = kns_case();
+  c.dor.path_sl = nullptr;  // the LFTs alone, as `sim --lfts` reads them (the spread picks the SLs)
   Config cfg;
   cfg.num_vcs = 3;
   TrafficSpec sat = light();
@@ -179,6 +180,9 @@ TEST(FlitsimWaypoints, SlSpreadUsesTheVcsTheLegsLeaveFree) {
   Routing r = c.dor;
   r.sl2vl.set_all(c.healthy, Sl2Vl::identity());
   EXPECT_THROW(Simulator(c.healthy, r, cfg), OptionError);
+  Routing with_sls = c.dor;  // path SLs: SL 1 + a spread of 1 would run on VL 2 of 2
+  with_sls.path_sl = [](Lid, Lid) -> uint8_t { return 1; };
+  EXPECT_THROW(Simulator(c.healthy, with_sls, cfg), OptionError);
   cfg.fault_policy = FaultPolicy::Escape;
   EXPECT_THROW(Simulator(c.healthy, c.dor, cfg), OptionError);
 }
