@@ -460,6 +460,19 @@ BestIns best_in_path(const kns::Model& m, long S, long D, bool minimal_first = f
   return b;
 }
 
+// The hops of S -> INs -> D, each leg checked to be a fault-free Hybrid-DOR path.
+int leg_hops(const kns::Model& m, long S, long D, const std::vector<long>& ins) {
+  std::vector<long> path{S};
+  path.insert(path.end(), ins.begin(), ins.end());
+  path.push_back(D);
+  int hops = 0;
+  for (size_t i = 0; i + 1 < path.size(); i++) {
+    EXPECT_TRUE(m.dor_ok(path[i], path[i + 1])) << "leg " << i << " of " << S << " -> " << D;
+    hops += m.diff(path[i], path[i + 1]);
+  }
+  return hops;
+}
+
 TEST(KnsFaults, ThesisInsAreTheBestPathOfDorLegs) {
   // thesis_ins against the brute force on random faulty 3-D and 2-D networks, both tie rules:
   // every leg fault-free, the fewest hops, then the fewest INs, every faulty pair served exactly
@@ -479,14 +492,7 @@ TEST(KnsFaults, ThesisInsAreTheBestPathOfDorLegs) {
           ASSERT_EQ(got.has_value(), want.cost.first < (1 << 30)) << S << " -> " << D;
           if (!got) continue;
           pairs++;
-          std::vector<long> path{S};
-          path.insert(path.end(), got->begin(), got->end());
-          path.push_back(D);
-          int hops = 0;
-          for (size_t i = 0; i + 1 < path.size(); i++) {
-            EXPECT_TRUE(m.dor_ok(path[i], path[i + 1])) << "leg " << i << " of " << S << " -> " << D;
-            hops += m.diff(path[i], path[i + 1]);
-          }
+          const int hops = leg_hops(m, S, D, *got);
           EXPECT_EQ(std::pair(hops, static_cast<int>(got->size())), want.cost) << S << " -> " << D;
           if (ties == kns::InTies::First) EXPECT_EQ(*got, want.first) << S << " -> " << D;
           else random_other += *got != want.first;
@@ -519,14 +525,7 @@ TEST(KnsFaults, MinimalFirstTakesTheFewestInsWhenNoPathIsMinimal) {
           ASSERT_EQ(got.has_value(), want.cost.first < (1 << 30)) << S << " -> " << D;
           if (!got) continue;
           pairs++;
-          std::vector<long> path{S};
-          path.insert(path.end(), got->begin(), got->end());
-          path.push_back(D);
-          int hops = 0;
-          for (size_t i = 0; i + 1 < path.size(); i++) {
-            EXPECT_TRUE(m.dor_ok(path[i], path[i + 1])) << "leg " << i << " of " << S << " -> " << D;
-            hops += m.diff(path[i], path[i + 1]);
-          }
+          const int hops = leg_hops(m, S, D, *got);
           EXPECT_EQ(std::pair(hops == m.diff(S, D) ? 0 : 1, static_cast<int>(got->size())), want.cost) << S << " -> " << D;
           if (ties == kns::InTies::First) {
             EXPECT_EQ(*got, want.first) << S << " -> " << D;
