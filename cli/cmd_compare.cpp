@@ -23,19 +23,19 @@ using campaign::EngineRow;
 
 namespace {
 
-// One row of the table; `width` = the name column's (16, or the longest name: a variant NAME[k=v]).
-std::string row_text(const std::string& name, const ValidationReport& r, double secs, int width) {
-  char buf[1024];
-  std::snprintf(buf, sizeof buf, "%-*s %-6s %11llu %6llu %-8s %3zu %6.2f %4d %8llu %9.3f", width, name.c_str(),
-                r.ok() ? "PASS" : "FAIL", static_cast<unsigned long long>(r.unreachable),
-                static_cast<unsigned long long>(r.looping),
-                !r.deadlock_checked ? "-" : (r.cdg_acyclic ? "acyclic" : "CYCLE"), r.vls_used.size(), r.hops_avg,
-                r.hops_max, static_cast<unsigned long long>(r.efi_max), secs);
-  return buf;
-}
-
+// The name column, `width` wide (16, or the longest name: a variant NAME[k=v]), for every row.
 std::string pad(const std::string& name, int width) {
   return name + std::string(static_cast<size_t>(width) - std::min<size_t>(static_cast<size_t>(width), name.size()), ' ');
+}
+
+// One row of the table.
+std::string row_text(const std::string& name, const ValidationReport& r, double secs, int width) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, " %-6s %11llu %6llu %-8s %3zu %6.2f %4d %8llu %9.3f", r.ok() ? "PASS" : "FAIL",
+                static_cast<unsigned long long>(r.unreachable), static_cast<unsigned long long>(r.looping),
+                !r.deadlock_checked ? "-" : (r.cdg_acyclic ? "acyclic" : "CYCLE"), r.vls_used.size(), r.hops_avg,
+                r.hops_max, static_cast<unsigned long long>(r.efi_max), secs);
+  return pad(name, width) + buf;
 }
 
 int run_compare(cli::Args& a) {
