@@ -105,9 +105,9 @@ flitsim-nac-confirmed-no-dab-move @     rm.credits = move_to_dab(run.in_ch, run.
 dqr-flow-no-shared-detour @   const bool shared_detour = local || o.tlr; @   const bool shared_detour = false; @ dqr_reconf_test @ ^DqrEval\.
 dqr-keeps-failed-link-deps @       for (int vl = 0; vl < kNumVlSlots; vl++) list_.drop_dependencies_of(ch(y, q, vl)); @       (void)y, (void)q; @ dqr_reconf_test dqr_parts_test @ ^Dqr(Reconf|Dependencies)\.
 dqr-no-second-attempt @   std::vector<Attempt> attempts{{&own, false}, {&own, true}}; @   std::vector<Attempt> attempts{{&own, false}}; @ dqr_reconf_test dqr_parts_test @ ^Dqr(Reconf|Dependencies)\.
-kns-ins-last-tie @     if (hops < best) { @     if (hops <= best) { @ kns_engine_test @ ^KnsFaults\.ThesisIns
+kns-ins-last-tie @     if (r < best) { @     if (r <= best) { @ kns_engine_test @ ^KnsFaults\.ThesisIns
 flitsim-waypoint-keeps-sl @     p.sl++; @     (void)0; @ flitsim_waypoints_test @ ^FlitsimWaypoints\.
-kns-minimal-first-two-ins-too @     if (count == 0) @     if (true) @ kns_engine_test @ ^KnsFaults\.MinimalFirst
+kns-minimal-first-ranks-by-hops @ (hops > minimal ? 1 : 0), ins); @ (hops > minimal ? hops : 0), ins); @ kns_engine_test @ ^KnsFaults\.MinimalFirst
 kns-router-count-one-more @ if (++hits[static_cast<size_t>(l / m.n)] >= m.n && router_hit_n_times) *router_hit_n_times = true; @ if (++hits[static_cast<size_t>(l / m.n)] > m.n && router_hit_n_times) *router_hit_n_times = true; @ kns_engine_test @ ^KnsFaults\.FaultDrawModels
 flitsim-sl-spread-ignores-legs @ cfg.sl_spread - legs, 15 - p.sl @ cfg.sl_spread - 1, 15 - p.sl @ flitsim_waypoints_test @ ^FlitsimWaypoints\.SlSpread
 kns-refuses-with-path-edges @         else if (alone) ly.refused.insert(closing); @         else ly.refused.insert(closing); @ kns_pin_test @ ^KnsPin\.

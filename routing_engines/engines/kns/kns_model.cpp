@@ -186,14 +186,18 @@ std::optional<std::vector<long>> thesis_ins(const Model& m, long S, long D, int 
                                             std::mt19937_64& rng, InLength length) {
   if (S == D || m.dor_ok(S, D)) return std::vector<long>{};
   const int minimal = m.diff(S, D);
-  int best = 1 << 30;           // hops (dimensions crossed) of the best path so far
+  // A path's rank, lower is better: (hops, INs) for Shortest; (0 if minimal else 1, INs) for
+  // MinimalFirst. Both grow with the hops, so a lower bound on the hops bounds the rank.
+  auto rank = [&](int hops, int ins) {
+    return std::pair(length == InLength::Shortest ? hops : (hops > minimal ? 1 : 0), ins);
+  };
+  std::pair<int, int> best{1 << 30, 9};  // the rank of the best path so far
   std::vector<long> pick;       // its INs
-  long equal = 0;               // paths found with `best` hops and as many INs (Random: reservoir)
-  // One-IN paths are offered before two-IN ones, so a path with more INs wins only by hops.
-  auto offer = [&](int hops, std::vector<long>&& ins) {
-    if (hops < best) {
-      best = hops, pick = std::move(ins), equal = 1;
-    } else if (hops == best && ins.size() == pick.size()) {
+  long equal = 0;               // paths found with the best rank (Random: reservoir)
+  auto offer = [&](std::pair<int, int> r, std::vector<long>&& ins) {
+    if (r < best) {
+      best = r, pick = std::move(ins), equal = 1;
+    } else if (r == best) {
       equal++;
       if (ties == InTies::Random && std::uniform_int_distribution<long>(0, equal - 1)(rng) == 0) pick = std::move(ins);
     }
@@ -203,38 +207,21 @@ std::optional<std::vector<long>> thesis_ins(const Model& m, long S, long D, int 
     if (I != S && m.dor_ok(S, I)) from_s.push_back(I);
   if (max_in >= 1)
     for (long I : from_s)
-      if (I != D && m.dor_ok(I, D)) offer(m.diff(S, I) + m.diff(I, D), {I});
-  if (max_in >= 2 && best > minimal) {  // a minimal path with two INs beats a longer one with one
+      if (I != D && m.dor_ok(I, D)) offer(rank(m.diff(S, I) + m.diff(I, D), 1), {I});
+  if (max_in >= 2 && best > rank(minimal, 2)) {  // a minimal path with two INs beats a longer one with one
     std::vector<long> to_d;
     for (long I = 0; I < m.K; I++)
       if (I != D && m.dor_ok(I, D)) to_d.push_back(I);
     for (long I1 : from_s) {
       const int h1 = m.diff(S, I1);
-      if (h1 + m.diff(I1, D) > best) continue;  // legs I1 -> I2 -> D cross at least diff(I1, D)
+      if (rank(h1 + m.diff(I1, D), 2) > best) continue;  // legs I1 -> I2 -> D cross at least diff(I1, D)
       for (long I2 : to_d) {
         if (I2 == I1 || I2 == S) continue;
-        const int h = h1 + m.diff(I1, I2) + m.diff(I2, D);
-        if (h > best || (h == best && pick.size() == 1)) continue;  // (offer() would refuse it too)
-        if (m.dor_ok(I1, I2)) offer(h, {I1, I2});
+        const auto r = rank(h1 + m.diff(I1, I2) + m.diff(I2, D), 2);
+        if (r > best) continue;  // (offer() would refuse it too)
+        if (m.dor_ok(I1, I2)) offer(r, {I1, I2});
       }
     }
-  }
-  if (length == InLength::MinimalFirst && !pick.empty() && best > minimal) {
-    // No minimal path: the fewest INs, whatever the length (one IN whenever one IN will do).
-    std::vector<long> any;
-    long count = 0;
-    auto take = [&](std::vector<long>&& ins) {
-      count++;
-      if (count == 1 || (ties == InTies::Random && std::uniform_int_distribution<long>(0, count - 1)(rng) == 0))
-        any = std::move(ins);
-    };
-    for (long I : from_s)
-      if (I != D && m.dor_ok(I, D)) take({I});
-    if (count == 0)  // (pick holds a two-IN path, so max_in >= 2)
-      for (long I1 : from_s)
-        for (long I2 = 0; I2 < m.K; I2++)
-          if (I2 != I1 && I2 != S && I2 != D && m.dor_ok(I2, D) && m.dor_ok(I1, I2)) take({I1, I2});
-    return any;
   }
   if (pick.empty()) return std::nullopt;
   return pick;
