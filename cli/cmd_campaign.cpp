@@ -67,10 +67,13 @@ int run_campaign_cmd(cli::Args& a) {
   cfg.sim_buffer_flits = static_cast<int>(a.int_in("sim-buffer", cfg.sim_buffer_flits, 1, 1048576));
   cfg.sim_link_latency = static_cast<int>(a.int_in("sim-link-latency", cfg.sim_link_latency, 1, 100000));
   const std::string shift_order = a.value_or("shift-order", "index");
-  if (shift_order == "random") cfg.shift_order = campaign::Config::ShiftOrder::Random;
-  else if (shift_order == "distance") cfg.shift_order = campaign::Config::ShiftOrder::Distance;
-  else if (shift_order != "index")
-    throw cli::UsageError("--shift-order expects index, random or distance, got '" + shift_order + "'");
+  {
+    using O = campaign::Config::ShiftOrder;
+    bool known = false;
+    for (O o : {O::Index, O::Random, O::Distance})
+      if (shift_order == campaign::shift_order_name(o)) cfg.shift_order = o, known = true;
+    if (!known) throw cli::UsageError("--shift-order expects index, random or distance, got '" + shift_order + "'");
+  }
   cfg.sim_warmup = cfg.sim_measure / 6;
   cfg.opensm_timeout = static_cast<int>(a.int_or("opensm-timeout", 120));
   cfg.ftsim_script = a.value_or("ftsim", "");
