@@ -97,7 +97,7 @@ int run_eval(cli::Args& a) {
   for (auto& pt : patterns) {  // validate names before any work
     TrafficSpec t;
     t.pattern = pt;
-    static const std::vector<std::string> ok = {"uniform", "bitrev", "transpose", "shuffle", "butterfly",
+    static const std::vector<std::string> ok = {"uniform", "randperm", "bitrev", "transpose", "shuffle", "butterfly",
                                                 "complement", "tornado", "hotspot"};
     if (std::find(ok.begin(), ok.end(), pt) == ok.end()) throw cli::UsageError("--patterns: unknown pattern '" + pt + "'");
   }

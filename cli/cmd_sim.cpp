@@ -36,8 +36,8 @@ routing (one of):
                          measurement keys; keys flitsim does not model are refused by name
                          (docs/flitsim.md "Validation against BookSim2"); later options override it
 traffic:
-  --pattern P            uniform (default), bitrev, transpose, shuffle, butterfly, complement,
-                         tornado, hotspot, trace
+  --pattern P            uniform (default), randperm (a random permutation drawn from --seed),
+                         bitrev, transpose, shuffle, butterfly, complement, tornado, hotspot, trace
   --load X               offered flits/endpoint/cycle (default 0.1)
   --sweep A:B:S          run loads A, A+S, ..., B; needs --csv, --svg and/or --json
   --dims KxK..           tornado radix per dimension over endpoint order (default: one ring)

@@ -41,6 +41,15 @@ void Simulator::Impl::setup_traffic() {
   } else if (p == "complement") {
     need_pow2();
     for (int s = 0; s < N; s++) perm[s] = ~s & (N - 1);
+  } else if (p == "randperm") {  // a random permutation drawn from the run's seed (every shard the same)
+    if (N < 2) throw OptionError("traffic pattern 'randperm' needs at least 2 endpoints");
+    Rng pick(cfg.seed * 0xa0761d6478bd642fULL + 0xe7037ed1a0b428dbULL);
+    for (bool fixed = true; fixed;) {  // uniform over the derangements: redrawn while one sends to itself
+      for (int i = 0; i < N; i++) perm[static_cast<size_t>(i)] = i;
+      for (size_t i = perm.size(); i > 1; i--) std::swap(perm[i - 1], perm[static_cast<size_t>(pick.below(i))]);
+      fixed = false;
+      for (int i = 0; i < N; i++) fixed = fixed || perm[static_cast<size_t>(i)] == i;
+    }
   } else if (p == "tornado") {
     std::vector<int> dims = tr.dims.empty() ? std::vector<int>{N} : tr.dims;
     long prod = 1;
@@ -60,7 +69,7 @@ void Simulator::Impl::setup_traffic() {
     }
   } else {
     throw OptionError("unknown traffic pattern '" + p +
-                      "' (known: uniform, bitrev, transpose, shuffle, butterfly, complement, tornado, hotspot, trace)");
+                      "' (known: uniform, randperm, bitrev, transpose, shuffle, butterfly, complement, tornado, hotspot, trace)");
   }
   for (int h : tr.hotspots)
     if (h < 0 || h >= N) throw OptionError("hotspot endpoint " + std::to_string(h) + " out of range");

@@ -178,8 +178,9 @@ TEST(FlitsimConservation, NoLossNoDuplicatesCreditsNonNegative) {
 TEST(FlitsimTraffic, PermutationsGoWhereTheyShould) {
   Fabric f = make_kary_ntree(4, 2);  // 16 endpoints
   Routing r = route_ntree(f, 4, 2);
-  auto dests = [&](const std::string& pat) {
+  auto dests = [&](const std::string& pat, uint64_t seed = 1) {
     Config c;
+    c.seed = seed;
     TrafficSpec t;
     t.pattern = pat;
     t.load = 0.05, t.warmup = 0, t.measure = 3000;
@@ -198,6 +199,22 @@ TEST(FlitsimTraffic, PermutationsGoWhereTheyShould) {
   EXPECT_EQ(dests("butterfly")[1], std::set<int>{8});
   EXPECT_EQ(dests("tornado")[0], std::set<int>{7});  // 1-D over 16: +ceil(16/2)-1
   EXPECT_EQ(dests("complement")[0], std::set<int>{15});
+  // randperm: one fixed destination per source, never itself, each endpoint hit once (over ten
+  // seeds, so a draw that kept fixed points would show: a permutation of 16 has none with p 0.37)
+  std::map<int, std::set<int>> rp1;
+  for (uint64_t seed = 1; seed <= 10; seed++) {
+    auto rp = dests("randperm", seed);
+    std::set<int> hit;
+    for (int s = 0; s < 16; s++) {
+      ASSERT_EQ(rp[s].size(), 1u) << "seed " << seed << " source " << s;
+      EXPECT_NE(*rp[s].begin(), s) << "seed " << seed;
+      hit.insert(*rp[s].begin());
+    }
+    EXPECT_EQ(hit.size(), 16u) << "seed " << seed;
+    if (seed == 1) rp1 = rp;
+    else EXPECT_NE(rp, rp1) << "seed " << seed << " drew seed 1's permutation";
+  }
+  EXPECT_EQ(dests("randperm", 1), rp1);  // the same seed, the same permutation
   auto u = dests("uniform");
   EXPECT_GT(u[0].size(), 5u);
   EXPECT_EQ(u[0].count(0), 0u);
