@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "ftroute/campaign.hpp"
 #include "ftroute/dqr/dqr.hpp"
 #include "ftroute/dqr/eval.hpp"
 #include "ftroute/registry.hpp"
@@ -59,12 +60,18 @@ int run_dqr_eval(cli::Args& a) {
   for (int n : parse_sides(sizes_text, "--sizes")) sizes.push_back({n, false});
   for (int n : parse_sides(tori_text, "--tori")) sizes.push_back({n, true});
   DqrEvalOptions eo;
-  eo.variants = variants, eo.sizes = sizes, eo.layer_moves = layer_moves, eo.base = base;
+  eo.variants = variants, eo.sizes = sizes, eo.layer_moves = layer_moves;
+  try {  // NAME or NAME[k=v,..]: an ftroute engine and its options, checked before any run
+    const campaign::EngineVariant bv = campaign::engine_variant(base);
+    if (bv.name.rfind("opensm:", 0) == 0) throw OptionError("an ftroute engine, not '" + base + "'");
+    eo.base = bv.name, eo.base_options = bv.options;
+  } catch (const OptionError& e) {
+    throw cli::UsageError(std::string("--base: ") + e.what());
+  }
   if (model == "lft") eo.model = DqrEvalOptions::Model::Lft;
   else if (model == "flow") eo.model = DqrEvalOptions::Model::Flow;
   else if (model == "both") eo.model = DqrEvalOptions::Model::Both;
   else throw cli::UsageError("--model: expected lft, flow or both, got '" + model + "'");
-  if (!find_engine(base)) throw cli::UsageError("--base: unknown engine '" + base + "'");
   eo.faults = faults, eo.runs = runs, eo.seed = seed;
   eo.fattree = fattree, eo.fattree_faults = ft_faults, eo.fattree_engine = ft_engine;
   std::string md = dqr_eval(eo);
@@ -101,7 +108,8 @@ variant and the fraction of flows rerouted (paper: seed 004 Figs. 3-4, 1.7-2.2 %
   --tori 10            also n x n tori routed by ft-dor with E-cube virtual layers (4 SLs/VLs,
                        one per path); the mesh-plug-in variants are skipped there (default none)
   --base ENGINE        routing of the meshes and tori (default ft-dor; ft-lash: LASH layered
-                       shortest paths, the paper's torus base)
+                       shortest paths, the paper's torus base); ENGINE[k=v,..] gives it options,
+                       e.g. 'ft-lash[fill=even]' (layers about equally full)
   --model M            lft (default): DQR on InfiniBand's destination-based LFTs; flow: the
                        paper's per-flow model (each switch pair its own path and layer, rows
                        <variant> (per flow); local and tlr variants: one detour per failed link

@@ -310,6 +310,12 @@ dqr-eval)
   # tables: success probability, rerouted flows, joint refusals (turns=all)
   [ "$(grep -c '^| 4x4 mesh, dor |' dqr.md)" -eq 6 ] || fail "expected 2 variants x 3 tables"
   expect_error 2 bad.md -- dqr-eval --sizes 4 --variants bogus -o bad.md
+  # a base engine with options (ft-lash with its layers balanced): named so in every row
+  "$FT" dqr-eval --sizes "" --tori 4 --base 'ft-lash[fill=even]' --runs 2 --faults 1 --variants local-all -o lash.md 2> lash.err
+  [ "$(grep -c '^| 4x4 torus, ft-lash\[fill=even\] (2 layers) |' lash.md)" -eq 3 ] || fail "ft-lash[fill=even] rows:"$'\n'"$(cat lash.md)"
+  expect_error 2 bad.md -- dqr-eval --sizes "" --tori 4 --base 'ft-lash[fil=even]' -o bad.md
+  grep -q "unknown option 'fil'" err.stderr || fail "unknown base option: $(cat err.stderr)"
+  expect_error 2 bad.md -- dqr-eval --sizes 4 --base opensm:lash -o bad.md
   expect_error 1 missing.md -- dqr-eval --sizes 4 --runs 1 --faults 1 --variants local-all --update missing.md
   ;;
 engines)

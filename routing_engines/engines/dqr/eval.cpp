@@ -506,10 +506,14 @@ std::string dqr_eval(const DqrEvalOptions& opt) {
     Fabric f = topo::grid(g);
     f.assign_lids();
     // ft-dor: tori by E-cube, one virtual layer (SL = VL) per path; ft-lash: layered shortest paths
-    Routing r = RoutingPipeline(opt.base, {}).run(f).routing;  // ftroute/pipeline.hpp
+    Routing r = RoutingPipeline(opt.base, opt.base_options).run(f).routing;  // ftroute/pipeline.hpp
     ChannelList list = ChannelList::build(f, r);
     auto grid = recognise_mesh(f);  // precomputed once for the plug-in (fault-free mesh)
-    const std::string algo = opt.base == "ft-dor" ? (torus ? "dor (E-cube, " : "dor") : opt.base + " (";
+    std::string base_name = opt.base;  // with its options: ft-lash[fill=even]
+    const char* sep = "[";
+    for (const auto& [k, v] : opt.base_options.all()) base_name += sep + k + "=" + v, sep = ",";
+    if (!opt.base_options.all().empty()) base_name += "]";
+    const std::string algo = opt.base == "ft-dor" && opt.base_options.all().empty() ? (torus ? "dor (E-cube, " : "dor") : base_name + " (";
     std::string name = std::to_string(n) + "x" + std::to_string(n) + (torus ? " torus, " : " mesh, ") + algo +
                        (algo != "dor" ? std::to_string(std::max(1, r.num_vls)) + " layers)" : "");
     for (auto o : variants) {

@@ -1,7 +1,9 @@
 // ft-lash: layered shortest paths (see ft_lash.hpp).
 #include "ft_lash/ft_lash.hpp"
 
+#include <algorithm>
 #include <memory>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ftroute/cdg.hpp"
@@ -14,6 +16,12 @@ std::vector<OptionSpec> FtLashEngine::option_specs() const {
   return {
       OptionSpec::integer("max_vls", 1, 15, "8", "virtual layers (VLs) the engine may use; more needed => refused"),
       OptionSpec::boolean("check", "true", "check every layer's CDG of the finished routing"),
+      OptionSpec::text("fill", "first",
+                       "first: every path to the first layer that takes it (LASH); even: as many layers as "
+                       "first gives, every path to the least-filled layer that takes it"),
+      OptionSpec::integer("layers", 0, 15, "0",
+                          "fill=even: spread the paths over at least this many layers (0: as many as first-fit "
+                          "needs; OpenSM's lash needs more on tori); at most max_vls"),
   };
 }
 
@@ -31,6 +39,13 @@ uint64_t dep_key(const ChannelList::Dep& d) { return (static_cast<uint64_t>(d.fi
 Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
   const long max_vls = options.get_int(option_spec("max_vls"));
   const bool check = options.get_bool(option_spec("check"));
+  const std::string fill = options.get(option_spec("fill"));
+  if (fill != "first" && fill != "even") throw OptionError("fill must be first or even, not '" + fill + "'");
+  const bool even = fill == "even";
+  const long min_layers = options.get_int(option_spec("layers"));
+  if (min_layers > 0 && !even) throw OptionError("layers=" + std::to_string(min_layers) + " needs fill=even");
+  if (min_layers > max_vls)
+    throw OptionError("layers=" + std::to_string(min_layers) + " is more than max_vls=" + std::to_string(max_vls));
 
   // dense switch numbering and the directed switch links (channels): one per neighbour, a bundle
   // of parallel cables being one channel for the layering (its cables carry the same paths)
@@ -94,18 +109,23 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
   std::vector<uint32_t> all_ch(nch);
   for (uint32_t c = 0; c < nch; c++) all_ch[c] = c;
   std::vector<ChannelList::Dep> deps;
+  auto path_deps = [&](int s, int t) {  // the turns of the path s -> t into deps
+    deps.clear();
+    int u = s;
+    uint32_t prev = UINT32_MAX;
+    while (u != t) {
+      const Arc& a = adj[static_cast<size_t>(u)][static_cast<size_t>(nxt[static_cast<size_t>(t) * static_cast<size_t>(n) + static_cast<size_t>(u)])];
+      if (prev != UINT32_MAX) deps.push_back({prev, a.id});
+      prev = a.id;
+      u = a.to;
+    }
+  };
+  auto routed = [&](int s, int t) { return s != t && nxt[static_cast<size_t>(t) * static_cast<size_t>(n) + static_cast<size_t>(s)] >= 0; };
+  std::vector<size_t> filled;  // paths per layer
   for (int s = 0; s < n; s++)
     for (int t = 0; t < n; t++) {
-      if (s == t || nxt[static_cast<size_t>(t) * static_cast<size_t>(n) + static_cast<size_t>(s)] < 0) continue;
-      deps.clear();
-      int u = s;
-      uint32_t prev = UINT32_MAX;
-      while (u != t) {
-        const Arc& a = adj[static_cast<size_t>(u)][static_cast<size_t>(nxt[static_cast<size_t>(t) * static_cast<size_t>(n) + static_cast<size_t>(u)])];
-        if (prev != UINT32_MAX) deps.push_back({prev, a.id});
-        prev = a.id;
-        u = a.to;
-      }
+      if (!routed(s, t)) continue;
+      path_deps(s, t);
       size_t l = 0;
       for (;; l++) {
         if (l == layers.size()) {
@@ -114,6 +134,7 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
                                          fabric.node_name(sws[static_cast<size_t>(s)]) + " -> " +
                                          fabric.node_name(sws[static_cast<size_t>(t)]) + " fits in none of them)");
           layers.push_back({ChannelList(nch, all_ch, {}), {}});
+          filled.push_back(0);
         }
         Layer& L = layers[l];
         bool known_bad = false, all_in = true;
@@ -127,8 +148,54 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
         for (const auto& d : deps)
           if (!L.list.has_dep(d.first, d.second) && !L.list.can_enable(d.first, d.second)) L.refused.insert(dep_key(d));
       }
+      filled[l]++;
       layer_of[static_cast<size_t>(s) * static_cast<size_t>(n) + static_cast<size_t>(t)] = static_cast<uint8_t>(l);
     }
+
+  // fill=even: paths move from fuller layers to emptier ones that take them (each layer stays
+  // acyclic; a dependency leaves a layer with its last path), in switch order, until a sweep
+  // moves none. The layer count stays what the first pass gave, or `layers` if that is more.
+  size_t moved = 0;
+  while (even && static_cast<long>(layers.size()) < min_layers) {  // empty layers to spread into
+    layers.push_back({ChannelList(nch, all_ch, {}), {}});
+    filled.push_back(0);
+  }
+  if (even && layers.size() > 1) {
+    std::vector<std::unordered_map<uint64_t, uint32_t>> uses(layers.size());  // paths per dependency
+    for (int s = 0; s < n; s++)
+      for (int t = 0; t < n; t++)
+        if (routed(s, t)) {
+          path_deps(s, t);
+          for (const auto& d : deps) uses[layer_of[static_cast<size_t>(s) * static_cast<size_t>(n) + static_cast<size_t>(t)]][dep_key(d)]++;
+        }
+    std::vector<size_t> by_fill(layers.size());
+    std::vector<ChannelList::Dep> gone;
+    for (bool again = true; again;) {
+      again = false;
+      for (int s = 0; s < n; s++)
+        for (int t = 0; t < n; t++) {
+          if (!routed(s, t)) continue;
+          uint8_t& from = layer_of[static_cast<size_t>(s) * static_cast<size_t>(n) + static_cast<size_t>(t)];
+          for (size_t l = 0; l < by_fill.size(); l++) by_fill[l] = l;
+          std::stable_sort(by_fill.begin(), by_fill.end(), [&](size_t x, size_t y) { return filled[x] < filled[y]; });
+          path_deps(s, t);
+          for (size_t to : by_fill) {
+            if (filled[to] + 1 >= filled[from]) break;  // no emptier layer left
+            if (!layers[to].list.enable_all(deps)) continue;
+            gone.clear();
+            for (const auto& d : deps) {
+              uses[to][dep_key(d)]++;
+              if (--uses[from][dep_key(d)] == 0) uses[from].erase(dep_key(d)), gone.push_back(d);
+            }
+            layers[from].list.drop_dependencies(gone);
+            filled[from]--, filled[to]++;
+            from = static_cast<uint8_t>(to);
+            moved++, again = true;
+            break;
+          }
+        }
+    }
+  }
 
   Routing r;
   r.engine = kName;
@@ -166,7 +233,10 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
     };
   }
   r.notes.push_back("shortest paths of " + std::to_string(n) + " switches packed into " +
-                    std::to_string(layers.size()) + " virtual layer(s) (SL = VL = layer)");
+                    std::to_string(layers.size()) + " virtual layer(s) (SL = VL = layer)" +
+                    (even ? ", fill=even: " + std::to_string(moved) + " paths moved to emptier layers" : "") +
+                    (filled.empty() ? "" : "; paths per layer " + std::to_string(*std::min_element(filled.begin(), filled.end())) +
+                                               "-" + std::to_string(*std::max_element(filled.begin(), filled.end()))));
   if (check) {
     CdgBuildOptions co;
     co.switch_sources = true;

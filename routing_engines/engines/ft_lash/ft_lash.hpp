@@ -13,13 +13,16 @@
 //   a dependency refused alone in a layer is remembered as refused there). A new layer is opened
 //   only when no existing one takes the path: as few layers as this greedy order gives, which
 //   is what LASH does (pairs in switch order). No balancing over spare VLs afterwards.
+//   fill=even: the same pass again over as many layers as it opened, each path to the layer
+//   with the fewest paths so far that takes it (layers about equally full; a new one only when
+//   none takes the path), for DQR's "every layer searched" (docs/dqr.md "DQR over LASH").
 // * path_sl(slid, dlid) = layer of (switch of slid, switch of dlid) (0 on the same switch),
 //   SL2VL identity (Routing::sl2vl empty; the plugin programs it with `qos TRUE`),
 //   num_vls = layers. A path never changes VL (what DQR's channel list needs).
 // * check=true (default): the finished routing is walked through the CDG check (ftroute/cdg.hpp,
 //   per VL); a cycle or an undelivered pair is an EngineError (a bug, never expected).
 // Options (FtLashEngine::option_specs, ft_lash.cpp): max_vls (more layers needed -> EngineError
-// naming the count), check.
+// naming the count), check, fill, layers (fill=even over at least that many layers).
 #pragma once
 
 #include "ftroute/engine.hpp"

@@ -180,3 +180,58 @@ TEST(FtLash, ParallelCablesShareTheRoutes) {
     }
   }
 }
+
+// fill=even (OpenSM's LASH balances the layers it needs; docs/dqr.md "DQR over LASH"): the same
+// shortest paths (identical LFTs) and as many layers as first-fit, every layer's CDG acyclic, and
+// the switch-to-switch paths spread over the layers within one of each other, where first-fit
+// leaves its last layer almost empty; layers=N spreads them over N. Bad values are refused.
+TEST(FtLash, EvenFillBalancesTheLayers) {
+  auto per_layer = [](const Fabric& f, const Routing& r) {
+    std::map<int, int> n;
+    for (int s : f.switches())
+      for (int t : f.switches())
+        if (s != t) n[r.sl(f.node(s).port(0).base_lid, f.node(t).port(0).base_lid)]++;
+    return n;
+  };
+  for (const auto& [dims, torus] : {std::pair{std::vector<int>{5, 5}, true}, std::pair{std::vector<int>{6, 6}, true},
+                                    std::pair{std::vector<int>{3, 4, 5}, true}, std::pair{std::vector<int>{8}, true}}) {
+    Fabric f = grid(dims, torus);
+    const std::string ctx = "torus of " + std::to_string(f.switches().size()) + " switches";
+    EngineOptions even;
+    even.set("fill", "even");
+    Routing first = FtLashEngine().route(f), r = FtLashEngine().route(f, even);
+    expect_lash(f, r, ctx + " fill=even");
+    EXPECT_EQ(r.num_vls, first.num_vls) << ctx;
+    for (int s : f.switches())
+      for (Lid l = 1; l <= f.max_lid(); l++) ASSERT_EQ(r.lfts.get(s, l), first.lfts.get(s, l)) << ctx;
+    auto fe = per_layer(f, r), ff = per_layer(f, first);
+    auto spread = [](const std::map<int, int>& m) {
+      auto [lo, hi] = std::minmax_element(m.begin(), m.end(), [](auto& a, auto& b) { return a.second < b.second; });
+      return hi->second - lo->second;
+    };
+    std::printf("%s: %d layers, paths per layer first-fit %d apart, even %d apart\n", ctx.c_str(), r.num_vls, spread(ff),
+                spread(fe));
+    EXPECT_LE(spread(fe), 1) << ctx;
+    if (r.num_vls > 1) {
+      EXPECT_GT(spread(ff), 1) << ctx << ": first-fit already balanced, so the test shows nothing";
+    }
+  }
+  // layers=N spreads them over N layers when first-fit needs fewer (OpenSM's lash needs more)
+  Fabric f = grid({5, 5}, true);
+  EngineOptions more;
+  more.set("fill", "even"), more.set("layers", "5");
+  Routing r5 = FtLashEngine().route(f, more);
+  expect_lash(f, r5, "5x5 torus, fill=even, layers=5");
+  EXPECT_EQ(r5.num_vls, 5);
+  auto f5 = per_layer(f, r5);
+  const auto [lo, hi] = std::minmax_element(f5.begin(), f5.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  EXPECT_LE(hi->second - lo->second, 1);
+  EngineOptions bad;
+  bad.set("fill", "odd");
+  EXPECT_THROW(FtLashEngine().route(f, bad), OptionError);
+  EngineOptions no_even;
+  no_even.set("layers", "5");
+  EXPECT_THROW(FtLashEngine().route(f, no_even), OptionError);
+  more.set("layers", "9");
+  EXPECT_THROW(FtLashEngine().route(f, more), OptionError);  // more than max_vls=8
+}

@@ -21,6 +21,7 @@ struct DqrEvalOptions {
   enum class Model { Lft, Flow, Both };
   Model model = Model::Lft;
   std::string base = "ft-dor";               // engine routing the meshes and tori (ft-dor, ft-lash)
+  EngineOptions base_options;               // its options (ft-lash fill=even); none by default
   bool layer_moves = false;                 // multi-layer fabrics: each variant also with layers=all
   int faults = 10, runs = 50;
   uint64_t seed = 1;
