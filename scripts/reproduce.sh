@@ -8,7 +8,7 @@
 # --quick: every in-process row with small run counts; rows that need ibsim + OpenSM (seed 003)
 #          are listed as "not run in --quick". Writes DIR/reproduction.md (default
 #          build/reproduce-quick) and checks every row produced a number (exit 1 otherwise).
-# --full:  the paper-sized runs (hours on a 2-core box: the seed-003 campaigns dominate) incl. the
+# --full:  the paper-sized runs (35 min on a 2-core box, docs/REPRODUCTION.md) incl. the
 #          OpenSM campaigns when ibsim/OpenSM are installed; --update replaces the generated
 #          section of docs/REPRODUCTION.md (between the reproduce.sh markers). --no-opensm skips
 #          the seed-003 OpenSM campaigns (their figures are then those of the notes in the doc).
