@@ -17,8 +17,8 @@ std::vector<OptionSpec> FtLashEngine::option_specs() const {
       OptionSpec::integer("max_vls", 1, 15, "8", "virtual layers (VLs) the engine may use; more needed => refused"),
       OptionSpec::boolean("check", "true", "check every layer's CDG of the finished routing"),
       OptionSpec::text("fill", "first",
-                       "first: every path to the first layer that takes it (LASH); even: as many layers as "
-                       "first gives, every path to the least-filled layer that takes it"),
+                       "first: every path to the first layer that takes it (LASH); even: then paths move to "
+                       "emptier layers that take them until the layers hold as many (OpenSM's lash balances)"),
       OptionSpec::integer("layers", 0, 15, "0",
                           "fill=even: spread the paths over at least this many layers (0: as many as first-fit "
                           "needs; OpenSM's lash needs more on tori); at most max_vls"),
