@@ -193,6 +193,10 @@ TEST(FtLash, EvenFillBalancesTheLayers) {
         if (s != t) n[r.sl(f.node(s).port(0).base_lid, f.node(t).port(0).base_lid)]++;
     return n;
   };
+  auto spread = [](const std::map<int, int>& m) {  // most minus fewest paths in a layer
+    auto [lo, hi] = std::minmax_element(m.begin(), m.end(), [](auto& a, auto& b) { return a.second < b.second; });
+    return hi->second - lo->second;
+  };
   for (const auto& [dims, torus] : {std::pair{std::vector<int>{5, 5}, true}, std::pair{std::vector<int>{6, 6}, true},
                                     std::pair{std::vector<int>{3, 4, 5}, true}, std::pair{std::vector<int>{8}, true}}) {
     Fabric f = grid(dims, torus);
@@ -205,10 +209,6 @@ TEST(FtLash, EvenFillBalancesTheLayers) {
     for (int s : f.switches())
       for (Lid l = 1; l <= f.max_lid(); l++) ASSERT_EQ(r.lfts.get(s, l), first.lfts.get(s, l)) << ctx;
     auto fe = per_layer(f, r), ff = per_layer(f, first);
-    auto spread = [](const std::map<int, int>& m) {
-      auto [lo, hi] = std::minmax_element(m.begin(), m.end(), [](auto& a, auto& b) { return a.second < b.second; });
-      return hi->second - lo->second;
-    };
     std::printf("%s: %d layers, paths per layer first-fit %d apart, even %d apart\n", ctx.c_str(), r.num_vls, spread(ff),
                 spread(fe));
     EXPECT_LE(spread(fe), 1) << ctx;
@@ -223,9 +223,7 @@ TEST(FtLash, EvenFillBalancesTheLayers) {
   Routing r5 = FtLashEngine().route(f, more);
   expect_lash(f, r5, "5x5 torus, fill=even, layers=5");
   EXPECT_EQ(r5.num_vls, 5);
-  auto f5 = per_layer(f, r5);
-  const auto [lo, hi] = std::minmax_element(f5.begin(), f5.end(), [](auto& a, auto& b) { return a.second < b.second; });
-  EXPECT_LE(hi->second - lo->second, 1);
+  EXPECT_LE(spread(per_layer(f, r5)), 1);
   EngineOptions bad;
   bad.set("fill", "odd");
   EXPECT_THROW(FtLashEngine().route(f, bad), OptionError);
