@@ -30,6 +30,11 @@ std::optional<long> to_long(const std::string& s) {
 std::string OptionSpec::range() const {
   if (kind == Kind::Int) return std::to_string(lo) + ".." + std::to_string(hi);
   if (kind == Kind::Bool) return "bool";
+  if (kind == Kind::Choice) {
+    std::string r;
+    for (const auto& v : values) r += (r.empty() ? "" : "|") + v;
+    return r;
+  }
   return "";
 }
 
@@ -91,7 +96,8 @@ bool EngineOptions::get_bool(const std::string& key, bool def) const {
 
 namespace {
 const OptionSpec& typed(const OptionSpec& spec, OptionSpec::Kind kind) {
-  if (spec.kind != kind) throw std::logic_error("option '" + spec.name + "' read as another kind than declared");
+  const bool text_like = kind == OptionSpec::Kind::Text && spec.kind == OptionSpec::Kind::Choice;  // read as text
+  if (spec.kind != kind && !text_like) throw std::logic_error("option '" + spec.name + "' read as another kind than declared");
   if (kind != OptionSpec::Kind::Text && spec.def.empty()) throw std::logic_error("option '" + spec.name + "' has no default: check has() first");
   return spec;
 }
@@ -128,6 +134,9 @@ void EngineOptions::check_known(const std::string& engine, const std::vector<Opt
         if (*x < it->lo || *x > it->hi) throw OptionError(what + ": must be " + it->range());
       } else if (it->kind == OptionSpec::Kind::Bool) {
         get_bool(k, false);  // throws for anything but 1/0, true/false, yes/no, on/off
+      } else if (it->kind == OptionSpec::Kind::Choice) {
+        if (std::find(it->values.begin(), it->values.end(), v) == it->values.end())
+          throw OptionError(what + ": must be " + it->range());
       }
       continue;
     }

@@ -22,7 +22,8 @@ namespace ftroute {
 // (EngineOptions::get_int(spec), ...), and `ftroute engines` (text and --json) prints them.
 struct OptionSpec {
   enum class Kind {
-    Text,    // any value; the engine checks it (a file name, "local"/"e2e", ...)
+    Text,    // any value; the engine checks it (a file name, a dimension order, ...)
+    Choice,  // one of `values` ("local", "e2e"), checked where the options are parsed
     Int,     // an integer in lo..hi
     Bool,    // 1/0, true/false, yes/no, on/off
     Prefix,  // name "p.*": every key "p.<something>" (options passed on to another engine)
@@ -34,20 +35,24 @@ struct OptionSpec {
   // when the engine derives it (the doc then says how) or the option has none.
   std::string def;
   std::string doc;  // one line: what the option does
+  std::vector<std::string> values;  // Choice: the accepted values
 
   static OptionSpec integer(std::string name, long lo, long hi, std::string def, std::string doc) {
-    return {std::move(name), Kind::Int, lo, hi, std::move(def), std::move(doc)};
+    return {std::move(name), Kind::Int, lo, hi, std::move(def), std::move(doc), {}};
   }
   static OptionSpec boolean(std::string name, std::string def, std::string doc) {
-    return {std::move(name), Kind::Bool, 0, 0, std::move(def), std::move(doc)};
+    return {std::move(name), Kind::Bool, 0, 0, std::move(def), std::move(doc), {}};
   }
   static OptionSpec text(std::string name, std::string def, std::string doc) {
-    return {std::move(name), Kind::Text, 0, 0, std::move(def), std::move(doc)};
+    return {std::move(name), Kind::Text, 0, 0, std::move(def), std::move(doc), {}};
   }
   static OptionSpec prefix(std::string name, std::string doc) {
-    return {std::move(name), Kind::Prefix, 0, 0, "", std::move(doc)};
+    return {std::move(name), Kind::Prefix, 0, 0, "", std::move(doc), {}};
   }
-  // "1..15" (Int), "bool" (Bool), "" (Text, Prefix)
+  static OptionSpec choice(std::string name, std::vector<std::string> values, std::string def, std::string doc) {
+    return {std::move(name), Kind::Choice, 0, 0, std::move(def), std::move(doc), std::move(values)};
+  }
+  // "1..15" (Int), "bool" (Bool), "local|e2e" (Choice), "" (Text, Prefix)
   std::string range() const;
 };
 
@@ -72,11 +77,12 @@ class EngineOptions {
   // default reads as "".
   long get_int(const OptionSpec& spec) const;
   bool get_bool(const OptionSpec& spec) const;
-  std::string get(const OptionSpec& spec) const;  // Text
+  std::string get(const OptionSpec& spec) const;  // Text, Choice
   // Throws OptionError("unknown option 'x' for engine 'e' (known: a, b)") for keys not in known;
   // a Prefix spec "p.*" accepts every key "p.<something>". An Int spec also requires an integer
-  // in its range ("option k=v for engine 'e': must be LO..HI"), a Bool spec a boolean (so the CLI
-  // and the plugin reject out-of-range values where the options are parsed, before any routing).
+  // in its range ("option k=v for engine 'e': must be LO..HI"), a Bool spec a boolean, a Choice
+  // spec one of its values ("must be local|e2e"), so the CLI and the plugin reject out-of-range
+  // values where the options are parsed, before any routing.
   void check_known(const std::string& engine, const std::vector<OptionSpec>& known) const;
   const std::map<std::string, std::string>& all() const { return kv_; }
   // The options whose keys start with "prefix." (e.g. "base."), with the prefix removed.

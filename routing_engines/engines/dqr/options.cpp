@@ -20,10 +20,10 @@ std::vector<OptionSpec> dqr_option_specs() {
       S::text("base", "", "engine for the first routing and full re-routes (default: ft-dor on meshes and tori, "
                           "ftree-misroute on fat trees, else ft-minhop)"),
       S::prefix("base.*", "options passed to the base engine (base.max_vls=4, ...)"),
-      S::text("paths", "local", "local = repair near the fault ends first; e2e = every affected switch"),
-      S::text("turns", "all", "all = check a path's dependencies jointly; single = one at a time"),
-      S::text("plugin", "auto", "mesh turn-model plugin: auto (meshes), mesh, none"),
-      S::text("layers", "same", "same = keep path SLs; all = move flows to another virtual layer if needed"),
+      S::choice("paths", {"local", "e2e", "end-to-end"}, "local", "local = repair near the fault ends first; e2e = every affected switch"),
+      S::choice("turns", {"all", "single"}, "all", "all = check a path's dependencies jointly; single = one at a time"),
+      S::choice("plugin", {"auto", "mesh", "none"}, "auto", "mesh turn-model plugin: auto (meshes), mesh, none"),
+      S::choice("layers", {"same", "all"}, "same", "same = keep path SLs; all = move flows to another virtual layer if needed"),
       S::boolean("tlr", "false", "turn local reroute: all turns of the local reroute path (the paper's tlr; plugin=mesh: mesh-tlr)"),
       S::boolean("switch_sources", "false", "switch-sourced traffic is deadlock-checked too"),
       S::boolean("search_bound", "true", "lower bound that cuts long path searches"),
@@ -34,7 +34,7 @@ std::vector<OptionSpec> dqr_option_specs() {
       S::integer("ack_timeout_ms", 100, 600000, "",
                  "plugin: longest wait for a stage's LFT answers (default: from transaction_timeout, at least 2000)"),
       S::text("stage_dump", "", "plugin: write the acknowledged tables after each stage to DIR/stage-K.dump"),
-      S::text("stages", "packed", "plugin: packed = every LID's k-th group in stage k; hops = one stage per hop count"),
+      S::choice("stages", {"packed", "hops"}, "packed", "plugin: packed = every LID's k-th group in stage k; hops = one stage per hop count"),
   };
 }
 

@@ -16,9 +16,9 @@ std::vector<OptionSpec> FtLashEngine::option_specs() const {
   return {
       OptionSpec::integer("max_vls", 1, 15, "8", "virtual layers (VLs) the engine may use; more needed => refused"),
       OptionSpec::boolean("check", "true", "check every layer's CDG of the finished routing"),
-      OptionSpec::text("fill", "first",
-                       "first: every path to the first layer that takes it (LASH); even: then paths move to "
-                       "emptier layers that take them until the layers hold as many (OpenSM's lash balances)"),
+      OptionSpec::choice("fill", {"first", "even"}, "first",
+                         "first: every path to the first layer that takes it (LASH); even: then paths move to "
+                         "emptier layers that take them until the layers hold as many (OpenSM's lash balances)"),
       OptionSpec::integer("layers", 0, 15, "0",
                           "fill=even: spread the paths over at least this many layers (0: as many as first-fit "
                           "needs; OpenSM's lash needs more on tori); at most max_vls"),
@@ -39,9 +39,7 @@ uint64_t dep_key(const ChannelList::Dep& d) { return (static_cast<uint64_t>(d.fi
 Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
   const long max_vls = options.get_int(option_spec("max_vls"));
   const bool check = options.get_bool(option_spec("check"));
-  const std::string fill = options.get(option_spec("fill"));
-  if (fill != "first" && fill != "even") throw OptionError("fill must be first or even, not '" + fill + "'");
-  const bool even = fill == "even";
+  const bool even = options.get(option_spec("fill")) == "even";  // (first or even: a Choice)
   const long min_layers = options.get_int(option_spec("layers"));
   if (min_layers > 0 && !even) throw OptionError("layers=" + std::to_string(min_layers) + " needs fill=even");
   if (min_layers > max_vls)

@@ -172,9 +172,9 @@ std::vector<OptionSpec> FtDrbEngine::option_specs() const {
       OptionSpec::boolean("switch_sources", "false", "also layer paths that start at switches (switch-to-switch traffic)"),
       OptionSpec::integer("spread_vls", 0, 15, "0",
                           "0 = first fit onto the lowest layers; N > 0 = spread paths evenly over N VLs (at most max_vls)"),
-      OptionSpec::text("deadlock", "layers",
-                       "layers (paths on VL layers whose CDGs stay acyclic) or recovery (every path on VL 0, deadlock "
-                       "left to the network's recovery: flitsim's NAC; refused by the plugin and `route`)"),
+      OptionSpec::choice("deadlock", {"layers", "recovery"}, "layers",
+                         "layers (paths on VL layers whose CDGs stay acyclic) or recovery (every path on VL 0, deadlock "
+                         "left to the network's recovery: flitsim's NAC; refused by the plugin and `route`)"),
   };
 }
 

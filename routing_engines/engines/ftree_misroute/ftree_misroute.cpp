@@ -57,16 +57,16 @@ std::vector<OptionSpec> FtreeMisrouteEngine::option_specs() const {
                           "valley chains, one VL each: each destination's routes take the VL (SL) of its chain, "
                           "so the U-turn load is split over that many valley leaves, or pods of valley leaves by plane "
                           "(1: every route on VL0, the paper's construction; more needs QoS on in OpenSM)"),
-      OptionSpec::text("plane_valleys", "auto",
-                       "U-turns between the planes above the leaves, on 1 VL, CDG verified: by_plane (one valley leaf "
-                       "per plane: its turns into later planes), spread (every turn at any leaf of one pod, those "
-                       "leaves' traffic among themselves through one plane), pods (the by-plane order with a pod per "
-                       "position, spread over its leaves; three-level trees), auto (3+ levels, 3+ planes, CAs above "
-                       "the leaves: route them all, keep the lowest EFI max), true (all, on any tree), false"),
-      OptionSpec::text("spare_turn_planes", "auto",
-                       "valley leaves by plane: which traffic leaves a valley leaf's own planes to its turns: "
-                       "sources (its own sources' routes), both (also every route to its LIDs), none, or auto "
-                       "(route none and sources, keep the lowest EFI max)"),
+      OptionSpec::choice("plane_valleys", {"auto", "true", "false", "spread", "pods", "by_plane"}, "auto",
+                         "U-turns between the planes above the leaves, on 1 VL, CDG verified: by_plane (one valley leaf "
+                         "per plane: its turns into later planes), spread (every turn at any leaf of one pod, those "
+                         "leaves' traffic among themselves through one plane), pods (the by-plane order with a pod per "
+                         "position, spread over its leaves; three-level trees), auto (3+ levels, 3+ planes, CAs above "
+                         "the leaves: route them all, keep the lowest EFI max), true (all, on any tree), false"),
+      OptionSpec::choice("spare_turn_planes", {"auto", "both", "sources", "none"}, "auto",
+                         "valley leaves by plane: which traffic leaves a valley leaf's own planes to its turns: "
+                         "sources (its own sources' routes), both (also every route to its LIDs), none, or auto "
+                         "(route none and sources, keep the lowest EFI max)"),
       OptionSpec::boolean("balance", "true",
                           "with plane valleys (and the Up*/Down* last resort) on 1 VL: move entries between cables "
                           "of their switch (no longer routes) "

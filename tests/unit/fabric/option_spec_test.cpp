@@ -3,6 +3,7 @@
 // lists exactly the specs; one [ENGINE:]k=v syntax for engine options.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -72,6 +73,11 @@ TEST(OptionSpec, EveryEngineDeclaresWellFormedSpecs) {
         case OptionSpec::Kind::Text:
           EXPECT_EQ(s.name.find('*'), std::string::npos);
           break;
+        case OptionSpec::Kind::Choice:
+          EXPECT_GE(s.values.size(), 2u) << "a choice of one";
+          EXPECT_FALSE(s.def.empty()) << "a choice without a default";
+          EXPECT_NE(std::find(s.values.begin(), s.values.end(), s.def), s.values.end()) << "default not a value";
+          break;
       }
       EXPECT_EQ(check_error(*info.create(), s.name, s.def.empty() ? "x" : s.def).find("unknown option"), std::string::npos);
     }
@@ -108,6 +114,11 @@ TEST(OptionSpec, CheckOptionsEnforcesEverySpec) {
         case OptionSpec::Kind::Text:
           EXPECT_EQ(check_error(*eng, s.name, "some-value"), "");
           break;
+        case OptionSpec::Kind::Choice:
+          for (const auto& v : s.values) EXPECT_EQ(check_error(*eng, s.name, v), "") << v;
+          EXPECT_EQ(check_error(*eng, s.name, "some-value"),
+                    what + "some-value for engine '" + info.name + "': must be " + s.range());
+          break;
       }
     }
     EXPECT_NE(check_error(*eng, "no_such_option", "1").find("unknown option 'no_such_option' for engine '" + info.name + "'"),
@@ -131,6 +142,23 @@ TEST(OptionSpec, TypedGettersUseTheSpecDefault) {
   EXPECT_THROW(o.get_int(none), std::logic_error);  // no default: the engine decides with has()
   EXPECT_THROW(o.get_bool(n), std::logic_error);    // read as another kind than declared
   EXPECT_THROW(find_option_spec({n, b}, "x"), std::logic_error);
+  // a Choice reads as text, lists its values as its range and refuses any other where the
+  // options are checked
+  const OptionSpec c = OptionSpec::choice("c", {"local", "e2e"}, "local", "c");
+  EngineOptions oc;
+  EXPECT_EQ(oc.get(c), "local");
+  EXPECT_EQ(c.range(), "local|e2e");
+  oc.set("c", "e2e");
+  EXPECT_EQ(oc.get(c), "e2e");
+  EXPECT_NO_THROW(oc.check_known("x", {c}));
+  oc.set("c", "far");
+  try {
+    oc.check_known("x", {c});
+    FAIL() << "c=far accepted";
+  } catch (const OptionError& e) {
+    EXPECT_EQ(std::string(e.what()), "option c=far for engine 'x': must be local|e2e");
+  }
+  EXPECT_THROW(oc.get_bool(c), std::logic_error);
 }
 
 TEST(OptionSpec, EnginesJsonListsExactlyTheSpecs) {
