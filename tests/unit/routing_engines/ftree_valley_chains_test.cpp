@@ -345,7 +345,7 @@ TEST(PlaneValleys, OptionValuesAndChains) {
     route(f, "plane_valleys=yes");
     FAIL() << "plane_valleys=yes accepted";
   } catch (const OptionError& e) {
-    EXPECT_NE(std::string(e.what()).find("auto, spread, pods, by_plane, true or false"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("must be auto|true|false|spread|pods|by_plane"), std::string::npos) << e.what();
   }
   // with valley chains each chain is valley leaves by plane in a pod of its own; plane_valleys=false
   // makes them single valley leaves
@@ -504,7 +504,7 @@ TEST(SpareTurnPlanes, OwnTrafficOffTheTurnsPlanes) {
     route(f, "spare_turn_planes=all");
     FAIL() << "spare_turn_planes=all accepted";
   } catch (const OptionError& e) {
-    EXPECT_NE(std::string(e.what()).find("auto, both, sources or none"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("must be auto|both|sources|none"), std::string::npos) << e.what();
   }
 }
 
