@@ -167,8 +167,7 @@ std::vector<EngineRow> compare_engines(const Fabric& fabric, const CompareOption
       row.source = EngineRow::Source::Opensm;
       if (find_engine(name)) {  // an ftroute engine inside OpenSM: its options go to event_plugin_options
         row.options = engine_options_for(name, o.opts);
-        std::string text;
-        for (const auto& [k, v] : row.options.all()) text += (text.empty() ? "" : ",") + k + "=" + v;
+        const std::string text = options_text(row.options);  // ftroute/pipeline.hpp
         osm.plugin_options = text.empty() ? "" : name + ":" + text;
       } else {
         osm.plugin_options.clear();
@@ -298,8 +297,7 @@ Recommendation recommend(const std::vector<EngineRow>& rows, int lmc) {
     if (c->e.needs_qos) rec.qos_for.push_back(c->e.conf_name);
     if (c->e.ftroute) {
       rec.uses_plugin = true;
-      std::string kv;
-      for (const auto& [k, v] : c->row->options.all()) kv += (kv.empty() ? "" : ",") + k + "=" + v;
+      const std::string kv = options_text(c->row->options);
       if (!kv.empty()) plugin_tokens.push_back(c->e.conf_name + ":" + kv);
     }
   }

@@ -509,11 +509,9 @@ std::string dqr_eval(const DqrEvalOptions& opt) {
     Routing r = RoutingPipeline(opt.base, opt.base_options).run(f).routing;  // ftroute/pipeline.hpp
     ChannelList list = ChannelList::build(f, r);
     auto grid = recognise_mesh(f);  // precomputed once for the plug-in (fault-free mesh)
-    std::string base_name = opt.base;  // with its options: ft-lash[fill=even]
-    const char* sep = "[";
-    for (const auto& [k, v] : opt.base_options.all()) base_name += sep + k + "=" + v, sep = ",";
-    if (!opt.base_options.all().empty()) base_name += "]";
-    const std::string algo = opt.base == "ft-dor" && opt.base_options.all().empty() ? (torus ? "dor (E-cube, " : "dor") : base_name + " (";
+    const std::string base_opts = options_text(opt.base_options);  // ft-lash[fill=even]
+    const std::string base_name = base_opts.empty() ? opt.base : opt.base + "[" + base_opts + "]";
+    const std::string algo = opt.base == "ft-dor" && base_opts.empty() ? (torus ? "dor (E-cube, " : "dor") : base_name + " (";
     std::string name = std::to_string(n) + "x" + std::to_string(n) + (torus ? " torus, " : " mesh, ") + algo +
                        (algo != "dor" ? std::to_string(std::max(1, r.num_vls)) + " layers)" : "");
     for (auto o : variants) {
