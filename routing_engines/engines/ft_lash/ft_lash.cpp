@@ -73,7 +73,9 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
     }
   }
 
-  // next hop towards every destination switch (BFS tree, balanced ties): nxt[t * n + s] = arc index
+  // the index of switch pair (a, b) in the n x n tables below
+  auto pair_at = [n](int a, int b) { return static_cast<size_t>(a) * static_cast<size_t>(n) + static_cast<size_t>(b); };
+  // next hop towards every destination switch (BFS tree, balanced ties): nxt[pair_at(t, s)] = arc index
   std::vector<int> nxt(static_cast<size_t>(n) * static_cast<size_t>(n), -1);
   std::vector<uint32_t> load(nch, 0);
   std::vector<int> dist(static_cast<size_t>(n)), order;
@@ -96,7 +98,7 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
         if (dist[static_cast<size_t>(as[ai].to)] != dist[static_cast<size_t>(s)] - 1) continue;
         if (best < 0 || load[as[ai].id] < load[as[static_cast<size_t>(best)].id]) best = static_cast<int>(ai);
       }
-      nxt[static_cast<size_t>(t) * static_cast<size_t>(n) + static_cast<size_t>(s)] = best;
+      nxt[pair_at(t, s)] = best;
       load[as[static_cast<size_t>(best)].id]++;
     }
   }
@@ -112,13 +114,13 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
     int u = s;
     uint32_t prev = UINT32_MAX;
     while (u != t) {
-      const Arc& a = adj[static_cast<size_t>(u)][static_cast<size_t>(nxt[static_cast<size_t>(t) * static_cast<size_t>(n) + static_cast<size_t>(u)])];
+      const Arc& a = adj[static_cast<size_t>(u)][static_cast<size_t>(nxt[pair_at(t, u)])];
       if (prev != UINT32_MAX) deps.push_back({prev, a.id});
       prev = a.id;
       u = a.to;
     }
   };
-  auto routed = [&](int s, int t) { return s != t && nxt[static_cast<size_t>(t) * static_cast<size_t>(n) + static_cast<size_t>(s)] >= 0; };
+  auto routed = [&](int s, int t) { return s != t && nxt[pair_at(t, s)] >= 0; };
   std::vector<size_t> filled;  // paths per layer
   for (int s = 0; s < n; s++)
     for (int t = 0; t < n; t++) {
@@ -147,7 +149,7 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
           if (!L.list.has_dep(d.first, d.second) && !L.list.can_enable(d.first, d.second)) L.refused.insert(dep_key(d));
       }
       filled[l]++;
-      layer_of[static_cast<size_t>(s) * static_cast<size_t>(n) + static_cast<size_t>(t)] = static_cast<uint8_t>(l);
+      layer_of[pair_at(s, t)] = static_cast<uint8_t>(l);
     }
 
   // fill=even: paths move from fuller layers to emptier ones that take them (each layer stays
@@ -164,7 +166,7 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
       for (int t = 0; t < n; t++)
         if (routed(s, t)) {
           path_deps(s, t);
-          for (const auto& d : deps) uses[layer_of[static_cast<size_t>(s) * static_cast<size_t>(n) + static_cast<size_t>(t)]][dep_key(d)]++;
+          for (const auto& d : deps) uses[layer_of[pair_at(s, t)]][dep_key(d)]++;
         }
     std::vector<size_t> by_fill(layers.size());
     std::vector<ChannelList::Dep> gone;
@@ -173,7 +175,7 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
       for (int s = 0; s < n; s++)
         for (int t = 0; t < n; t++) {
           if (!routed(s, t)) continue;
-          uint8_t& from = layer_of[static_cast<size_t>(s) * static_cast<size_t>(n) + static_cast<size_t>(t)];
+          uint8_t& from = layer_of[pair_at(s, t)];
           for (size_t l = 0; l < by_fill.size(); l++) by_fill[l] = l;
           std::stable_sort(by_fill.begin(), by_fill.end(), [&](size_t x, size_t y) { return filled[x] < filled[y]; });
           path_deps(s, t);
@@ -214,7 +216,7 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
         for (Lid l = ep.base_lid; l <= ep.last_lid(); l++) r.lfts.set(sws[static_cast<size_t>(s)], l, at.port);
         continue;
       }
-      const int ai = nxt[static_cast<size_t>(t) * static_cast<size_t>(n) + static_cast<size_t>(s)];
+      const int ai = nxt[pair_at(t, s)];
       if (ai < 0) continue;  // unreachable
       const Arc& a = adj[static_cast<size_t>(s)][static_cast<size_t>(ai)];
       for (Lid l = ep.base_lid; l <= ep.last_lid(); l++)
@@ -223,11 +225,11 @@ Routing FtLashEngine::compute(const Fabric& fabric, const EngineOptions& options
   }
   if (layers.size() > 1) {
     auto lay = std::make_shared<std::vector<uint8_t>>(std::move(layer_of));
-    r.path_sl = [lid_sw, lay, n](Lid slid, Lid dlid) -> uint8_t {
+    r.path_sl = [lid_sw, lay, pair_at](Lid slid, Lid dlid) -> uint8_t {
       if (slid >= lid_sw->size() || dlid >= lid_sw->size()) return 0;
       const int s = (*lid_sw)[slid], t = (*lid_sw)[dlid];
       if (s < 0 || t < 0) return 0;
-      return (*lay)[static_cast<size_t>(s) * static_cast<size_t>(n) + static_cast<size_t>(t)];
+      return (*lay)[pair_at(s, t)];
     };
   }
   r.notes.push_back("shortest paths of " + std::to_string(n) + " switches packed into " +

@@ -12,10 +12,12 @@
 //   (checked incrementally: one ChannelList per layer, Pearce-Kelly order, ftroute/dqr/channel_list.hpp;
 //   a dependency refused alone in a layer is remembered as refused there). A new layer is opened
 //   only when no existing one takes the path: as few layers as this greedy order gives, which
-//   is what LASH does (pairs in switch order). No balancing over spare VLs afterwards.
-//   fill=even: the same pass again over as many layers as it opened, each path to the layer
-//   with the fewest paths so far that takes it (layers about equally full; a new one only when
-//   none takes the path), for DQR's "every layer searched" (docs/dqr.md "DQR over LASH").
+//   is what LASH does (pairs in switch order); fill=first (default) stops there.
+//   fill=even: then, sweep after sweep in switch order, a path moves from its layer to the
+//   emptiest one that takes it while that holds at least two fewer paths (a dependency leaves
+//   a layer with its last path), until a sweep moves none: the layers end about equally full
+//   (within one on the tori tested), as OpenSM's lash balances them; `layers=N` adds empty
+//   layers to spread into first (docs/dqr.md "The layers' slack").
 // * path_sl(slid, dlid) = layer of (switch of slid, switch of dlid) (0 on the same switch),
 //   SL2VL identity (Routing::sl2vl empty; the plugin programs it with `qos TRUE`),
 //   num_vls = layers. A path never changes VL (what DQR's channel list needs).
