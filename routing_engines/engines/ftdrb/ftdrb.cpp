@@ -185,10 +185,7 @@ Routing FtDrbEngine::compute(const Fabric& f, const EngineOptions& opt, const Pr
   const bool switch_sources = opt.get_bool(option_spec("switch_sources"));
   const long spread_vls = opt.get_int(option_spec("spread_vls"));
   if (spread_vls > max_vls) throw OptionError("ftdrb: spread_vls must be 0..max_vls");
-  const std::string deadlock = opt.get(option_spec("deadlock"));
-  if (deadlock != "layers" && deadlock != "recovery")
-    throw OptionError("ftdrb: deadlock must be layers or recovery, not '" + deadlock + "'");
-  const bool recovery = deadlock == "recovery";
+  const bool recovery = opt.get(option_spec("deadlock")) == "recovery";  // or layers (a choice)
 
   // Switches ordered by GUID (then id) so that the routing does not depend on the order in which
   // a fabric was discovered: the plugin (OpenSM's tables) and offline tools (.net files,

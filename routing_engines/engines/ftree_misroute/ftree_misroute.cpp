@@ -239,9 +239,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
   // Valley leaves by plane (PlaneValleys above), tried first where it is on: `auto` on trees of 3+
   // levels with 3+ planes and CAs above the leaves (hosts, aggregation nodes: their traffic
   // between planes is what takes U-turns), one VL and no valley_leaf given.
-  const std::string pv_opt = options.get(option_spec("plane_valleys"));
-  if (pv_opt != "auto" && pv_opt != "true" && pv_opt != "false" && pv_opt != "spread" && pv_opt != "pods" && pv_opt != "by_plane")
-    throw OptionError("plane_valleys must be auto, spread, pods, by_plane, true or false, not '" + pv_opt + "'");
+  const std::string pv_opt = options.get(option_spec("plane_valleys"));  // one of its values (a choice)
   // spread needs one VL (its leaves' traffic among themselves on one plane is what keeps it
   // acyclic; valley chains are by plane)
   const bool any = pv_opt == "auto" || pv_opt == "true";
