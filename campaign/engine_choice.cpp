@@ -125,6 +125,25 @@ void CompareScratch::apply(OpensmRunOptions& o) const {
   o.keep_scratch = keep_;
 }
 
+namespace {
+
+// The options of one in-process engine entry, NAME[k=v,..]: --opt's for NAME, then the brackets'
+// over them; checked by the engine (unknown name or option, value out of range: OptionError).
+CheckedOptions entry_options(const std::string& entry, const std::vector<std::string>& opts) {
+  const EngineVariant variant = engine_variant(entry);
+  EngineOptions eo = engine_options_for(variant.name, opts);
+  for (const auto& [k, v] : variant.options.all()) eo.set(k, v);
+  return make_engine(variant.name)->check_options(eo);
+}
+
+}  // namespace
+
+void check_compare_options(const CompareOptions& o) {
+  for (const auto& name : o.engines) entry_options(name, o.opts);
+  for (const auto& name : o.opensm)
+    if (find_engine(name)) make_engine(name)->check_options(engine_options_for(name, o.opts));
+}
+
 std::vector<EngineRow> compare_engines(const Fabric& fabric, const CompareOptions& o) {
   std::vector<EngineRow> rows;
   // the caller keeps `fabric` alive: rows share it without a copy
@@ -134,14 +153,13 @@ std::vector<EngineRow> compare_engines(const Fabric& fabric, const CompareOption
     row.name = name;
     row.source = EngineRow::Source::Engine;
     // NAME[k=v,..]: a variant of its own (campaign.hpp); its options over --opt's
-    const EngineVariant variant = engine_variant(name);
-    row.options = engine_options_for(variant.name, o.opts);
-    for (const auto& [k, v] : variant.options.all()) row.options.set(k, v);
+    const CheckedOptions checked = entry_options(name, o.opts);  // unknown name or option: OptionError
+    row.options = checked.options();
     row.fabric = shared;
     PipelineOptions po;  // the verdict is the full validation's, whose figures the row shows
     po.require_ok = false;
     po.validate = o.validate;
-    RoutingPipeline pipeline(variant.name, row.options, po);  // unknown name or option: OptionError
+    RoutingPipeline pipeline(checked.engine(), row.options, po);
     try {
       RoutedStep step = pipeline.run(fabric);
       row.seconds = step.engine_cpu_ms / 1e3;  // the process: the engine's worker threads too

@@ -361,7 +361,14 @@ EngineVariant engine_variant(const std::string& entry) {
       throw OptionError("engine entry '" + escape_name(entry) + "': options in brackets are for ftroute's own engines, not opensm:<engine>");
     v.options = EngineOptions::parse(entry.substr(open + 1, entry.size() - open - 2));
   }
-  if (v.name.rfind("opensm:", 0) != 0) make_engine(v.name)->check_options(v.options);  // unknown name or option
+  if (v.name.rfind("opensm:", 0) == 0) return v;
+  if (!find_engine(v.name)) {
+    const auto& osm = opensm_engine_names();
+    if (std::find(osm.begin(), osm.end(), v.name) != osm.end())
+      throw OptionError("'" + v.name + "' is an OpenSM engine, not an ftroute one: run it inside OpenSM under ibsim (" +
+                        "`campaign --engines opensm:" + v.name + "`, `compare --opensm " + v.name + "`)");
+  }
+  make_engine(v.name)->check_options(v.options);  // unknown name or option
   return v;
 }
 

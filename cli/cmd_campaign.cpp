@@ -90,7 +90,7 @@ int run_campaign_cmd(cli::Args& a) {
   cfg.engines = campaign::split_engines(*engines);
   for (const auto& e : cfg.engines)
     if (e == "opensm:") throw cli::UsageError("'opensm:' needs an engine name (opensm:minhop, opensm:updn, ...)");
-    else campaign::engine_variant(e);  // unknown engine or option: OptionError before any run
+    else cli::usage_errors([&] { campaign::engine_variant(e); });  // unknown engine or option: exit 2, before any run
   if (cfg.seeds < 1) throw cli::UsageError("--seeds must be >= 1");
   if (cfg.jobs < 1) throw cli::UsageError("--jobs must be >= 1");
   if (cfg.link_failures.empty() || cfg.switch_failures.empty()) throw cli::UsageError("empty failure list");

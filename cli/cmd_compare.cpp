@@ -83,10 +83,6 @@ int run_compare(cli::Args& a) {
       throw Error("--opensm needs ibsim and OpenSM: " + missing);
   }
 
-  Fabric fabric = cli::load_fabric(
-      fab, [&](const std::string& p) { return read_fabric_file(p, lmc >= 0 ? static_cast<uint8_t>(lmc) : 0); });
-  if (lmc >= 0 || fabric.max_lid() == 0) fabric.assign_lids(lmc >= 0 ? static_cast<uint8_t>(lmc) : 0);
-
   if (engines_opt) {
     co.engines = campaign::split_engines(*engines_opt);  // NAME[k=v,..] entries keep their commas
   } else {
@@ -95,6 +91,11 @@ int run_compare(cli::Args& a) {
   }
   co.opts = opts;
   co.opensm = opensm;
+  cli::usage_errors([&] { campaign::check_compare_options(co); });  // exit 2 before any work
+
+  Fabric fabric = cli::load_fabric(
+      fab, [&](const std::string& p) { return read_fabric_file(p, lmc >= 0 ? static_cast<uint8_t>(lmc) : 0); });
+  if (lmc >= 0 || fabric.max_lid() == 0) fabric.assign_lids(lmc >= 0 ? static_cast<uint8_t>(lmc) : 0);
   co.fabric_path = fab.file;
   co.validate.switch_sources = switch_pairs;
   co.osm.timeout = static_cast<int>(osm_timeout);

@@ -5,6 +5,7 @@
 // The engine code, the option handling and the result validation are exactly what the OpenSM
 // plugin runs (the routing pipeline, ftroute/pipeline.hpp), so offline and online results agree
 // for the same fabric and LIDs.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -20,25 +21,19 @@
 #include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
 #include "ftroute/netfile.hpp"
+#include "ftroute/opensm_run.hpp"
 
 namespace {
 
 using namespace ftroute;
-
-// OpenSM 3.3.23's own routing engines (`routing_engine` names). ftroute's engines never take these
-// names (the plugin could not register them); they run inside OpenSM under ibsim instead.
-bool is_opensm_engine(const std::string& name) {
-  for (const char* b : {"minhop", "updn", "dnup", "file", "ftree", "lash", "dor", "torus-2QoS", "nue", "dfsssp", "sssp"})
-    if (name == b) return true;
-  return false;
-}
 
 // An engine name that is not ftroute's is a usage error (exit 2), with the way to run OpenSM's.
 void check_engine_name(const std::string& name) {
   if (find_engine(name)) return;
   std::string known;
   for (const auto& e : engines()) known += (known.empty() ? "" : ", ") + e.name;
-  if (is_opensm_engine(name))
+  const auto& osm = campaign::opensm_engine_names();  // OpenSM's own (`routing_engine` names)
+  if (name == "file" || std::find(osm.begin(), osm.end(), name) != osm.end())
     throw cli::UsageError("'" + name + "' is an OpenSM engine, not an ftroute one: run it inside OpenSM with `ftroute " +
                           "compare --opensm " + name + " FABRIC` or `ftroute campaign --engines opensm:" + name +
                           " ...` (ftroute's engines: " + known + ")");
@@ -73,9 +68,10 @@ int run_route(cli::Args& a) {
 
   std::string opt_text;  // as given (the JSON summary's "options")
   for (const auto& o : opts) opt_text += (opt_text.empty() ? "" : ",") + o;
-  // [ENGINE:]k=v, as compare, campaign and the plugin take them; another engine's: OptionError
-  EngineOptions options = engine_options_for(engine_name, opts, true);
-  RoutingPipeline pipeline(engine_name, options);  // keys and ranges checked here, before any work
+  // [ENGINE:]k=v, as compare, campaign and the plugin take them; another engine's option, an
+  // unknown key or a value out of range is a usage error (exit 2), found before any work
+  RoutingPipeline pipeline =
+      cli::usage_errors([&] { return RoutingPipeline(engine_name, engine_options_for(engine_name, opts, true)); });
 
   Fabric fabric = cli::load_fabric(fab, [](const std::string& p) { return read_net_file(p); });
   if (lmc >= 0) {

@@ -191,7 +191,8 @@ int run_sim(cli::Args& a) {
 
   // [ENGINE:]k=v, as route, compare and the plugin take them; keys and ranges checked here, before any work
   const bool all_lmc_lids = c.lid_policy != LidPolicy::Base;
-  SimEngine sim_engine(engine, engine_options_for(engine, opts, !engine.empty()), all_lmc_lids);
+  SimEngine sim_engine = cli::usage_errors(
+      [&] { return SimEngine(engine, engine_options_for(engine, opts, !engine.empty()), all_lmc_lids); });
 
   SimInput in;
   auto fmt = parse_lft_format(lft_fmt);

@@ -143,7 +143,7 @@ compare)
   "$FT" compare "$NETS/4ary3tree.net" --engines ft-dor > refused.txt
   grep -Eq '^ft-dor +REFUSED' refused.txt || fail "ft-dor on a fat tree:"$'\n'"$(cat refused.txt)"
   expect_error 1 cmp2.txt -- compare "$NETS/missing.net" --engines ft-minhop -o cmp2.txt
-  expect_error 1 cmp2.txt -- compare "$NETS/4ary3tree.net" --engines no-such-engine -o cmp2.txt
+  expect_error 2 cmp2.txt -- compare "$NETS/4ary3tree.net" --engines no-such-engine -o cmp2.txt
   # --opensm without the simulator: one line naming what is missing, exit 1, no output
   FTROUTE_FTSIM=/nonexistent/ftsim.sh expect_error 1 cmp2.txt -- compare "$NETS/4ary3tree.net" --opensm updn -o cmp2.txt
   grep -q "ftroute compare: --opensm needs ibsim and OpenSM: cannot read the ibsim/OpenSM script '/nonexistent/ftsim.sh'" \

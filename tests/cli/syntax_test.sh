@@ -169,17 +169,39 @@ echo "ok: ftsim.sh --help engine examples exist: $examples"
 "$FT" route --gen fattree:4,2 -e ftree-misroute --opt ftree-misroute:max_valleys=4 -o o1.dump -q
 "$FT" route --gen fattree:4,2 -e ftree-misroute --opt max_valleys=4 -o o2.dump -q
 cmp -s o1.dump o2.dump || fail "route --opt ENGINE:k=v and --opt k=v differ"
-# the ENGINE: prefix is read, not ignored: an out-of-range value behind it is refused
+# the ENGINE: prefix is read, not ignored: an out-of-range value behind it is refused. A bad
+# engine option is a usage error like any other option (exit 2), in every command, before any work.
 rc=0; "$FT" route --gen fattree:4,2 -e ftree-misroute --opt ftree-misroute:max_valleys=0 -o o3.dump 2> o3.err || rc=$?
-[ $rc -eq 1 ] && [ ! -e o3.dump ] || fail "route --opt ftree-misroute:max_valleys=0: exit $rc"
+[ $rc -eq 2 ] && [ ! -e o3.dump ] || fail "route --opt ftree-misroute:max_valleys=0: exit $rc"
 grep -q "option max_valleys=0 for engine 'ftree-misroute': must be 1..4096" o3.err || fail "$(cat o3.err)"
+grep -qF "see 'ftroute route --help'" o3.err || fail "route --opt max_valleys=0: not a usage error: $(cat o3.err)"
 # another engine's options with one --engine: an error, no output
 rc=0; "$FT" route --gen fattree:4,2 -e ftree-misroute --opt ft-lash:max_vls=4 -o o3.dump 2> o3.err || rc=$?
-[ $rc -eq 1 ] && [ ! -e o3.dump ] || fail "route --opt ft-lash:... -e ftree-misroute: exit $rc"
+[ $rc -eq 2 ] && [ ! -e o3.dump ] || fail "route --opt ft-lash:... -e ftree-misroute: exit $rc"
 grep -q "is for engine 'ft-lash', not 'ftree-misroute'" o3.err || fail "$(cat o3.err)"
 rc=0; "$FT" sim --gen fattree:4,2 -e ftree-misroute --opt ft-lash:max_vls=4 > o4.txt 2> o4.err || rc=$?
-[ $rc -eq 1 ] || fail "sim --opt ft-lash:... -e ftree-misroute: exit $rc"
+[ $rc -eq 2 ] || fail "sim --opt ft-lash:... -e ftree-misroute: exit $rc"
 grep -q "is for engine 'ft-lash', not 'ftree-misroute'" o4.err || fail "$(cat o4.err)"
+usage_error sim --gen fattree:4,2 -e ft-lash --opt fill=random
+grep -q "option fill=random for engine 'ft-lash': must be first|even" u.err || fail "sim fill=random: $(cat u.err)"
+# compare checks every entry's options before it reads the fabric or routes anything: the bad
+# entry is the last, and the fabric file does not exist
+usage_error compare no-such.net --engines 'ft-minhop,ftree-misroute[max_valleys=0]'
+grep -q "option max_valleys=0 for engine 'ftree-misroute'" u.err || fail "compare [max_valleys=0]: $(cat u.err)"
+usage_error compare no-such.net --engines ft-minhop,ftree-misroute --opt ftree-misroute:bogus=1
+grep -q "unknown option 'bogus' for engine 'ftree-misroute'" u.err || fail "compare --opt bogus: $(cat u.err)"
+usage_error compare no-such.net --engines ft-minhop --opensm ftree-misroute --opt ftree-misroute:max_valleys=0
+grep -q "option max_valleys=0 for engine 'ftree-misroute'" u.err || fail "compare --opensm ftree-misroute: $(cat u.err)"
+usage_error campaign --gen fattree:4,2 --engines 'ftree-misroute[max_valleys=0]' --out cx
+[ ! -e cx ] || fail "campaign with a bad engine option left cx"
+# OpenSM's engine names where ftroute's are expected: named as OpenSM's, with the spelling that runs them
+for cmd in "compare a.net --engines ft-minhop,updn" "campaign --gen fattree:4,2 --engines updn --out cx"; do
+  # shellcheck disable=SC2086
+  usage_error $cmd
+  grep -F "'updn' is an OpenSM engine" u.err > /dev/null && grep -F "opensm:updn" u.err > /dev/null &&
+    grep -F "compare --opensm updn" u.err > /dev/null || fail "$cmd: $(cat u.err)"
+done
+[ ! -e cx ] || fail "campaign with an OpenSM engine name left cx"
 echo "ok: --opt [ENGINE:]k=v"
 
 # ---- bash completion of the new spellings ----

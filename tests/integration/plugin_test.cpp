@@ -372,11 +372,11 @@ TEST(Plugin, OfflineCliOutputLoadsThroughFileEngine) {
   expect_valid(file_live);
   std::string first;
   EXPECT_EQ(lft_differences(plugin_live.fabric, plugin_live.lfts, file_live.lfts, &first), 0) << first;
-  // a bad option on the CLI: clear error, exit 1, no output file
+  // a bad option on the CLI: clear error, a usage error (exit 2), no output file
   const std::string bad = sim.scratch() + "/bad.dump";
   ProcResult q = run_process({cli, "route", "--engine", "ft-minhop", "--opt", "nope=1", net, "-o", bad}, {},
                              sim.scratch(), 60);
-  EXPECT_EQ(q.exit_code, 1);
+  EXPECT_EQ(q.exit_code, 2);
   EXPECT_NE(q.err.find("unknown option 'nope'"), std::string::npos) << q.err;
   EXPECT_FALSE(std::filesystem::exists(bad));
 }

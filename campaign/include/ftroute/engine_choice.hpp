@@ -81,6 +81,11 @@ class CompareScratch {
 // the first '=') applies to that engine only, one without to every engine. Throws OptionError.
 EngineOptions engine_options_for(const std::string& engine, const std::vector<std::string>& opts);
 
+// The options compare_engines() would run with, checked before any work: every entry of
+// `engines` (NAME[k=v,..] over --opt's) and every ftroute engine in `opensm`. OptionError for an
+// unknown engine (OpenSM's own named as such) or option, or a value out of range.
+void check_compare_options(const CompareOptions& options);
+
 // Every row, in the order engines, opensm, lfts. Rows of in-process engines refer to `fabric`
 // (keep it alive while the rows are used). Engine refusals and OpenSM failures are rows; throws
 // OptionError for an unknown engine or option, Error when ibsim/OpenSM cannot be run at all,
