@@ -82,7 +82,28 @@ struct DumpStats {
   long pairs = 0, missing = 0, disagree = 0;  // disagree: (node, DLID) whose ports got different SLs
   long no_pkey = 0;                           // of the missing: no common partition key
   int max_sl = 0;
+  // the first pair (in file order) of each kind the admin must look at: a pair the SA has no path
+  // parameters for although the ports share a partition, a (node, DLID) whose ports disagree
+  std::string first_missing, first_disagree;
+
+  void add(const DumpStats& o) {
+    pairs += o.pairs;
+    missing += o.missing;
+    disagree += o.disagree;
+    no_pkey += o.no_pkey;
+    max_sl = std::max(max_sl, o.max_sl);
+    if (first_missing.empty()) first_missing = o.first_missing;
+    if (first_disagree.empty()) first_disagree = o.first_disagree;
+  }
 };
+
+// "NODE" port P -> DLID D ("NODE" port Q): the pair as the log names it. Node descriptions come
+// from the fabric: quoted with '"' and '\' escaped, control characters as \xNN.
+std::string pair_text(const EndPortRef& s, const EndPortRef& d, uint32_t dlid) {
+  return ftroute::quote_name(node_label(s.port->p_node)) + " port " + std::to_string(s.port_num) + " -> DLID " +
+         std::to_string(dlid) + " (" + ftroute::quote_name(node_label(d.port->p_node)) + " port " +
+         std::to_string(d.port_num) + ")";
+}
 
 }  // namespace
 
@@ -142,7 +163,7 @@ void dump_path_sls(PluginCtx* c) {
         char line[64];
         for (const EndPortRef& d : eps)
           for (uint32_t dlid = d.lo; dlid <= d.hi; dlid++) {
-            int first = -1;
+            int first = -1, first_port = 0;
             for (const EndPortRef* s : ports) {
               if (s == &d) continue;  // a port to itself is no path
               osm_path_parms_t parms{};
@@ -157,26 +178,27 @@ void dump_path_sls(PluginCtx* c) {
               }
               if (osm_get_path_params(&osm->sa, s->port, s->lo, d.port, static_cast<uint16_t>(dlid), &parms) != IB_SUCCESS) {
                 part.st.missing++;
+                if (part.st.first_missing.empty()) part.st.first_missing = pair_text(*s, d, dlid);
                 continue;
               }
               part.st.max_sl = std::max<int>(part.st.max_sl, parms.sl);
               if (first < 0) {
                 first = parms.sl;
+                first_port = s->port_num;
                 const int n = std::snprintf(line, sizeof line, "0x%016" PRIx64 " %u %d\n", s->node_guid, dlid, first);
                 part.text.append(line, static_cast<size_t>(n));
               } else if (first != parms.sl) {
                 part.st.disagree++;
+                if (part.st.first_disagree.empty())
+                  part.st.first_disagree = pair_text(*s, d, dlid) + ": SL " + std::to_string(parms.sl) + ", port " +
+                                           std::to_string(first_port) + " SL " + std::to_string(first);
               }
             }
           }
       });
       for (size_t i = 0; i < nb; i++) {
         out.put(parts[i].text);
-        st.pairs += parts[i].st.pairs;
-        st.missing += parts[i].st.missing;
-        st.disagree += parts[i].st.disagree;
-        st.no_pkey += parts[i].st.no_pkey;
-        st.max_sl = std::max(st.max_sl, parts[i].st.max_sl);
+        st.add(parts[i].st);
       }
     }
     PathSlDumpEnd end;
@@ -193,10 +215,14 @@ void dump_path_sls(PluginCtx* c) {
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Pairs apart only by partition are what the admin configured, not an error.
   const bool bad = st.missing > st.no_pkey || st.disagree;
+  std::string first;  // which pairs to look at first, by name
+  if (st.missing > st.no_pkey && !st.first_missing.empty()) first += "; first without path parameters: " + st.first_missing;
+  if (st.disagree && !st.first_disagree.empty()) first += "; first disagreeing: " + st.first_disagree;
   plog(c, bad ? OSM_LOG_ERROR : OSM_LOG_INFO,
        "%sftroute: path SLs of engine %s written to '%s': %ld pairs, SL 0..%d, %ld without path parameters (%ld of "
-       "them sharing no partition key), %ld ports disagreeing with their CA's first port, %.2f s",
-       bad ? "ERR FT05: " : "", engine.c_str(), path.c_str(), st.pairs, st.max_sl, st.missing, st.no_pkey, st.disagree, s);
+       "them sharing no partition key), %ld ports disagreeing with their CA's first port, %.2f s%s",
+       bad ? "ERR FT05: " : "", engine.c_str(), path.c_str(), st.pairs, st.max_sl, st.missing, st.no_pkey, st.disagree, s,
+       first.c_str());
 }
 
 }  // namespace ftroute::plugin::osm_side

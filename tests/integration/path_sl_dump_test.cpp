@@ -11,7 +11,10 @@
 //    dump counts them without path parameters, as the SA answers them, without asking OpenSM's SA
 //    code (which would log ERR 1F1B for each) and without ERR FT05;
 //  * a dump that cannot be written (no such directory) is one ERR FT05 line, no file, and OpenSM
-//    routes and stays up as before.
+//    routes and stays up as before;
+//  * pairs the SA has no path for although they share a partition (here every CA's SL2VL table
+//    sends all SLs to VL15) are one ERR FT05 line that names the first such pair by its nodes'
+//    descriptions (a hostile one escaped) and LID, where the admin can start looking.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -127,5 +130,46 @@ TEST(PathSlDump, UnwritableFileIsOneErrorAndNoFile) {
   EXPECT_TRUE(std::regex_search(log, std::regex("ERR FT05: ftroute: path-SL dump to '[^']*no-such-dir/path_sl.txt' failed")))
       << log;
   EXPECT_FALSE(std::filesystem::exists(sim.scratch() + "/no-such-dir")) << "created the directory";
+  EXPECT_TRUE(sim.opensm_running()) << log;
+}
+
+TEST(PathSlDump, PairsWithoutPathParametersAreOneErrorNamingTheFirst) {
+  REQUIRE_PLUGIN();
+  SimFabric sim("path_sl_dump_vl15");
+  // a host that set a hostile NodeDescription: quote, backslash, markup
+  std::string net = torus2d_net(3, 3, 1);
+  const std::string plain = "\"H0_0_0\"";
+  for (size_t at = net.find(plain); at != std::string::npos; at = net.find(plain, at + 1))
+    net.replace(at, plain.size(), "\"ev'il\\<b>H\"");
+  sim.start_text(net);
+  const std::string dump = sim.scratch() + "/path_sl.txt";
+  // every SL of every CA port on VL15: the SA answers no CA-sourced pair ("All the SLs lead to VL15")
+  sim.start_opensm_daemon(plugin_config("lash", "path_sl_dump=" + dump,
+                                        {"qos TRUE", "qos_ca_sl2vl 15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15"}));
+  wait_for_log(sim, "ERR FT05");  // the regex below requires the line
+  const std::string log = sim.opensm_log();
+  ASSERT_EQ(sim.engine_used(), "lash") << log;
+  // 9 CAs x (9 CA LIDs + 9 switch LIDs - their own) = 153 pairs, none sharing no key
+  const std::string q = "\"([^\"\\\\]|\\\\.)*\"";  // a quoted, escaped node description
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      log, m,
+      std::regex("ERR FT05: ftroute: path SLs of engine lash written to '[^']*': 153 pairs, SL 0\\.\\.[0-9]+, 153 without "
+                 "path parameters \\(0 of them sharing no partition key\\), 0 ports disagreeing [^;\n]*; first without "
+                 "path parameters: (" + q + ") port 1 -> DLID ([0-9]+) \\((" + q + ") port [0-9]+\\)\n")))
+      << log;
+  // the first pair in the file's order: the CA of the lowest node GUID, to the lowest LID not its own
+  Fabric f = fabric_from_ibnetdiscover(sim.ibnetdiscover());
+  int first_ca = -1;
+  for (int c : f.cas())
+    if (first_ca < 0 || f.node(c).guid < f.node(first_ca).guid) first_ca = c;
+  ASSERT_GE(first_ca, 0);
+  Lid lowest = 0;
+  for (const EndPort& e : f.end_ports())
+    if (e.node != first_ca && (lowest == 0 || e.base_lid < lowest)) lowest = e.base_lid;
+  EXPECT_EQ(m[3].str(), std::to_string(lowest)) << m[0];
+  // the hostile description is in the log escaped, never raw
+  EXPECT_NE(log.find("\"ev'il\\\\<b>H\""), std::string::npos) << log;
+  EXPECT_EQ(log.find("\"ev'il\\<b>H\""), std::string::npos) << "raw backslash in the log";
   EXPECT_TRUE(sim.opensm_running()) << log;
 }
