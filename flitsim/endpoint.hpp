@@ -83,7 +83,7 @@ inline void Simulator::Impl::generate(int src, int dst, int flits, int64_t gen_c
     }
   }
   if (cfg.sl_spread > legs && p.sl < 15)  // (Config::sl_spread; SLs end at 15)
-    p.sl = static_cast<uint8_t>(p.sl + src_rng[src].below(static_cast<uint64_t>(std::min(cfg.sl_spread - legs, 15 - p.sl) + 1)));
+    p.sl = static_cast<uint8_t>(p.sl + sl_rng[src].below(static_cast<uint64_t>(std::min(cfg.sl_spread - legs, 15 - p.sl) + 1)));
   p.size = p.deliver_size = p.flits_left = flits;
   min_need = std::min(min_need, flits);
   p.gen = gen_cycle;

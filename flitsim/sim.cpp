@@ -54,7 +54,12 @@ void Simulator::Impl::run_setup(const TrafficSpec& t) {
   // (Threads: every shard draws the same streams; it runs only the sources it owns.)
   eager = t.eager_sources;
   src_rng.clear();
-  for (size_t i = 0; i < eps.size(); i++) src_rng.emplace_back(cfg.seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL * (i + 1));
+  sl_rng.clear();
+  for (size_t i = 0; i < eps.size(); i++) {
+    const uint64_t seed = cfg.seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL * (i + 1);
+    src_rng.emplace_back(seed);
+    sl_rng.emplace_back(seed ^ 0xd1b54a32d192ed03ULL);  // a stream of its own: the spread leaves the traffic as it is
+  }
   owe_limit = win_hi;
   std::vector<int> sources = t.active_sources;
   if (sources.empty())

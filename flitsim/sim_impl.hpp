@@ -153,6 +153,7 @@ struct Simulator::Impl {
 
   Rng rng;
   std::vector<Rng> src_rng;  // per source: gaps, destinations, LMC offsets (same draws eager or lazy)
+  std::vector<Rng> sl_rng;   // per source: the --sl-spread draws, apart so that they change no destination
   Result res;
   // FT-DRB source state and pending fault notifications (time, packet's src, node, port, sent)
   std::unique_ptr<FtDrbSelector> ftdrb;

@@ -112,6 +112,7 @@ kns-router-count-one-more @ if (++hits[static_cast<size_t>(l / m.n)] >= m.n && r
 flitsim-sl-spread-ignores-legs @ cfg.sl_spread - legs, 15 - p.sl @ cfg.sl_spread - 1, 15 - p.sl @ flitsim_waypoints_test @ ^FlitsimWaypoints\.SlSpread
 flitsim-randperm-keeps-fixed-points @       for (int i = 0; i < N; i++) fixed = fixed || perm[static_cast<size_t>(i)] == i; @       (void)0; @ flitsim_test @ ^FlitsimTraffic\.Permutations
 ft-lash-even-ignores-cycles @             if (!layers[to].list.enable_all(deps)) continue; @             (void)layers[to].list.enable_all(deps); @ ft_lash_test @ ^FtLash\.EvenFill
+flitsim-sl-spread-shares-the-traffic-stream @     p.sl = static_cast<uint8_t>(p.sl + sl_rng[src].below(static_cast<uint64_t>(std::min(cfg.sl_spread - legs, 15 - p.sl) + 1))); @     p.sl = static_cast<uint8_t>(p.sl + src_rng[src].below(static_cast<uint64_t>(std::min(cfg.sl_spread - legs, 15 - p.sl) + 1))); @ flitsim_waypoints_test @ ^FlitsimWaypoints\.SlSpread
 options-choice-not-checked @         if (std::find(it->values.begin(), it->values.end(), v) == it->values.end()) @         if (false) @ option_spec_test @ ^OptionSpec\.
 kns-refuses-with-path-edges @         else if (alone) ly.refused.insert(closing); @         else ly.refused.insert(closing); @ kns_pin_test @ ^KnsPin\.
 campaign-lost-counts-faulty-routing @ const auto base = cache.get(cfg, intact, key.fabric, key.engine); @ const auto base = cache.get(cfg, f, key.fabric, key.engine); @ campaign_lost_test @ ^LostRoutes\.

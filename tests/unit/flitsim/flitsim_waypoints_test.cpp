@@ -3,7 +3,10 @@
 // over the fault-free Hybrid-DOR tables of a faulty KNS; and the waypoint file format.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "ftroute/flitsim.hpp"
 #include "ftroute/input_file.hpp"
@@ -185,4 +188,31 @@ TEST(FlitsimWaypoints, SlSpreadUsesTheVcsTheLegsLeaveFree) {
   EXPECT_THROW(Simulator(c.healthy, with_sls, cfg), OptionError);
   cfg.fault_policy = FaultPolicy::Escape;
   EXPECT_THROW(Simulator(c.healthy, c.dor, cfg), OptionError);
+}
+
+TEST(FlitsimWaypoints, SlSpreadLeavesTheTrafficAsItIs) {
+  // The spread's draws come from a stream of their own: the same seed gives the same packets
+  // (sources and destinations) with and without it, and with or without
+  // waypoints (which change how many SLs a packet may draw), so a comparison of two runs
+  // compares the routing, not two traffics.
+  KnsCase c = kns_case();
+  c.dor.path_sl = nullptr;
+  Config cfg;
+  cfg.num_vcs = 3;
+  auto packets = [&](const Fabric& f, int spread, bool waypoints) {
+    cfg.sl_spread = spread;
+    Simulator sim(f, c.dor, cfg);
+    if (waypoints) sim.set_waypoints(thesis_table(f));
+    std::vector<std::pair<int, int>> got;
+    sim.on_deliver = [&](uint64_t, int s, int d, int64_t) { got.emplace_back(s, d); };
+    const Result r = sim.run(light());
+    EXPECT_EQ(r.dropped, 0u);
+    std::sort(got.begin(), got.end());
+    return std::make_pair(got, r.generated);
+  };
+  const auto base = packets(c.healthy, 1, false);
+  ASSERT_GT(base.first.size(), 100u);
+  EXPECT_EQ(packets(c.healthy, 3, false), base) << "the spread changed the traffic";
+  EXPECT_EQ(packets(c.faulty, 3, true), packets(c.faulty, 1, true)) << "the spread changed the traffic with waypoints";
+  EXPECT_EQ(packets(c.faulty, 3, true).first, base.first) << "waypoints changed the traffic";
 }
