@@ -33,10 +33,12 @@ int run_engines(cli::Args& a) {
         opts.push_back({{"key", spec.name},
                         {"default", spec.def.empty() ? nlohmann::json() : nlohmann::json(spec.def)},
                         {"meaning", meaning},
-                        {"range", range.empty() ? nlohmann::json() : nlohmann::json(range)}});
+                        {"range", range.empty() ? nlohmann::json() : nlohmann::json(range)},
+                        {"required", spec.required}});
       } else {
         if (!range.empty()) meaning += " [" + range + "]";
-        std::printf("%-16s   %-18s %-18s %s\n", "", spec.name.c_str(), spec.def.empty() ? "-" : spec.def.c_str(),
+        std::printf("%-16s   %-18s %-18s %s\n", "", spec.name.c_str(),
+                    spec.required ? "(required)" : spec.def.empty() ? "-" : spec.def.c_str(),
                     meaning.c_str());
       }
     }

@@ -151,6 +151,9 @@ void EngineOptions::check_known(const std::string& engine, const std::vector<Opt
     throw OptionError("unknown option '" + k + "' for engine '" + engine + "' (known: " +
                       (list.empty() ? "none" : list) + ")");
   }
+  for (const auto& s : specs)
+    if (s.required && get(s.name, "").empty())
+      throw OptionError("engine '" + engine + "' needs option " + s.name + "=VALUE (" + s.doc + ")");
 }
 
 EngineOptions EngineOptions::with_prefix(const std::string& prefix) const {

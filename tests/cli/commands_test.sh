@@ -330,6 +330,16 @@ engines)
   grep -Eq '^ +max_valleys +8 +automatic valley-leaf' engines.txt || fail "ftree-misroute max_valleys default/meaning"
   grep -Eq '^ +max_alternatives +4 +alternative paths' engines.txt || fail "ftdrb max_alternatives default/meaning"
   grep -Eq '^ +paths +local +local = ' engines.txt || fail "dqr paths default/meaning"
+  grep -Eq '^ +file +\(required\) +LFT dump' engines.txt || fail "lft-file file= not listed as required"
+  "$FT" engines --json | python3 -c '
+import json, sys
+e = {x["name"]: {o["key"]: o for o in x["options"]} for x in json.load(sys.stdin)["engines"]}
+assert e["lft-file"]["file"]["required"] is True, e["lft-file"]
+assert e["lft-file"]["sl"]["required"] is False
+assert not any(o["required"] for n, opts in e.items() if n != "lft-file" for o in opts.values())
+' || fail "engines --json: required"
+  expect_error 2 x.dump -- route --gen fattree:4,2 -e lft-file -o x.dump
+  grep -q "engine 'lft-file' needs option file=VALUE" err.stderr || fail "route -e lft-file without file=: $(cat err.stderr)"
   ! grep -q 'undocumented' engines.txt || fail "an option without a description"
   # none may shadow an OpenSM built-in (the plugin registers them next to OpenSM's own)
   for b in minhop updn dnup ftree lash dor torus-2QoS nue dfsssp sssp file; do

@@ -36,6 +36,7 @@ struct OptionSpec {
   std::string def;
   std::string doc;  // one line: what the option does
   std::vector<std::string> values;  // Choice: the accepted values
+  bool required = false;             // the engine cannot run without it (checked with the keys)
 
   static OptionSpec integer(std::string name, long lo, long hi, std::string def, std::string doc) {
     return {std::move(name), Kind::Int, lo, hi, std::move(def), std::move(doc), {}};
@@ -45,6 +46,13 @@ struct OptionSpec {
   }
   static OptionSpec text(std::string name, std::string def, std::string doc) {
     return {std::move(name), Kind::Text, 0, 0, std::move(def), std::move(doc), {}};
+  }
+  // A Text option the engine cannot run without: a missing or empty value is an OptionError where
+  // the options are checked, before any work.
+  static OptionSpec required_text(std::string name, std::string doc) {
+    OptionSpec s = text(std::move(name), "", std::move(doc));
+    s.required = true;
+    return s;
   }
   static OptionSpec prefix(std::string name, std::string doc) {
     return {std::move(name), Kind::Prefix, 0, 0, "", std::move(doc), {}};

@@ -13,15 +13,14 @@ namespace ftroute {
 
 std::vector<OptionSpec> LftFileEngine::option_specs() const {
   return {
-      OptionSpec::text("file", "", "LFT dump: opensm-lfts.dump or dump_fts (required)"),
+      OptionSpec::required_text("file", "LFT dump: opensm-lfts.dump or dump_fts"),
       OptionSpec::text("sl", "", "path-SL file (ibdmchk -c format; default: SL 0)"),
       OptionSpec::text("sl2vl", "", "SL2VL file (ibdmchk -d or opensm-sl2vl.dump; default: identity)"),
   };
 }
 
 Routing LftFileEngine::compute(const Fabric& fabric, const EngineOptions& options, const PreviousRouting&) {
-  const std::string path = options.get(option_spec("file"));
-  if (path.empty()) throw OptionError("engine 'lft-file' needs option file=PATH (an opensm-lfts.dump or dump_fts output)");
+  const std::string path = options.get(option_spec("file"));  // required: checked with the keys
   for (const std::string& key : {std::string("file"), std::string("sl"), std::string("sl2vl")}) {
     const std::string p = options.get(option_spec(key));
     if (!p.empty() && !std::filesystem::is_regular_file(p))

@@ -16,8 +16,11 @@
 using namespace ftroute;
 
 namespace {
+// The error of the engine's option check with key=value and its other required options given.
 std::string check_error(const Engine& e, const std::string& key, const std::string& value) {
   EngineOptions o;
+  for (const auto& s : e.option_specs())
+    if (s.required) o.set(s.name, "given");
   o.set(key, value);
   try {
     e.check_options(o);
@@ -113,6 +116,11 @@ TEST(OptionSpec, CheckOptionsEnforcesEverySpec) {
         }
         case OptionSpec::Kind::Text:
           EXPECT_EQ(check_error(*eng, s.name, "some-value"), "");
+          if (s.required) {
+            EXPECT_EQ(check_error(*eng, s.name, ""),
+                      "engine '" + info.name + "' needs option " + s.name + "=VALUE (" + s.doc + ")");
+            EXPECT_TRUE(s.def.empty()) << "a required option with a default";
+          }
           break;
         case OptionSpec::Kind::Choice:
           for (const auto& v : s.values) EXPECT_EQ(check_error(*eng, s.name, v), "") << v;

@@ -95,6 +95,16 @@ TEST(LftFile, ClearErrorsForOptionsAndMalformedFiles) {
   const Fabric f = mesh4();
   auto eng = make_engine("lft-file");
   EXPECT_THROW(eng->route(f), OptionError);                                   // no file=
+  // file= is required: refused where the options are checked, before any routing
+  try {
+    eng->check_options(EngineOptions{});
+    FAIL() << "lft-file without file= passed the option check";
+  } catch (const OptionError& e) {
+    EXPECT_NE(std::string(e.what()).find("engine 'lft-file' needs option file=VALUE"), std::string::npos) << e.what();
+  }
+  EngineOptions empty;
+  empty.set("file", "");
+  EXPECT_THROW(eng->check_options(empty), OptionError);
   EXPECT_THROW(eng->route(f, file_opt((d.p / "nonexistent").string())), OptionError);
   EngineOptions bad = file_opt(d.write("x", "x"));
   bad.set("colour", "red");
