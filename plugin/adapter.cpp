@@ -61,12 +61,6 @@ PluginOptions PluginOptions::parse(const std::string& text, const std::vector<En
         if (parsed.all().empty()) throw OptionError("option '" + tok + "' sets nothing (use " + name + ":key=value)");
         EngineOptions& dst = po.engine[name];
         for (const auto& [k, v] : parsed.all()) dst.set(k, v);
-        // early warning for misspelt keys; the engine fails on them when it runs
-        try {
-          dst.check_known(name, info->create()->option_specs());
-        } catch (const OptionError& e) {
-          po.errors.push_back(e.what());
-        }
       } catch (const Error& e) {
         po.errors.push_back(e.what());
       }
@@ -90,6 +84,13 @@ PluginOptions PluginOptions::parse(const std::string& text, const std::vector<En
       po.errors.push_back("unknown plugin option '" + escape_name(key) + "' (known: log, lid_matrices, path_sl_dump; engine options are ENGINE:key=value)");
     }
   }
+  // early warning for misspelt keys, values out of range and missing required options, once all
+  // tokens are in (an engine's options may come in several); the engine fails on them when it runs
+  for (const auto& [name, eo] : po.engine) try {
+      eo.check_known(name, engine_known(name)->create()->option_specs());
+    } catch (const OptionError& e) {
+      po.errors.push_back(e.what());
+    }
   return po;
 }
 

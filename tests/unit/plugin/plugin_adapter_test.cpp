@@ -86,11 +86,23 @@ TEST(PluginOptions, ErrorsAreCollectedNotThrown) {
   auto po = PluginOptions::parse("nosuch:a=1 ft-minhop:bogus=1 color=red garbage ft-minhop:", engines());
   ASSERT_EQ(po.errors.size(), 5u);
   EXPECT_NE(po.errors[0].find("unknown engine 'nosuch'"), std::string::npos) << po.errors[0];
-  EXPECT_NE(po.errors[1].find("unknown option 'bogus'"), std::string::npos) << po.errors[1];
-  EXPECT_NE(po.errors[2].find("unknown plugin option 'color'"), std::string::npos) << po.errors[2];
-  EXPECT_NE(po.errors[3].find("'garbage'"), std::string::npos) << po.errors[3];
+  EXPECT_NE(po.errors[1].find("unknown plugin option 'color'"), std::string::npos) << po.errors[1];
+  EXPECT_NE(po.errors[2].find("'garbage'"), std::string::npos) << po.errors[2];
+  EXPECT_NE(po.errors[3].find("ft-minhop:"), std::string::npos) << po.errors[3];
+  // the engines' own checks come after every token is read
+  EXPECT_NE(po.errors[4].find("unknown option 'bogus'"), std::string::npos) << po.errors[4];
   // misspelt keys are still handed to the engine, which then fails cleanly
   EXPECT_TRUE(po.for_engine("ft-minhop").has("bogus"));
+}
+
+TEST(PluginOptions, AnEnginesOptionsMayComeInSeveralTokens) {
+  // lft-file's file= is required: checked once every token is read, so it may come after sl=
+  auto split = PluginOptions::parse("lft-file:sl=/x/sl.txt log=/tmp/t lft-file:file=/x/lfts.dump", engines());
+  EXPECT_TRUE(split.errors.empty()) << split.errors.front();
+  EXPECT_EQ(split.for_engine("lft-file").get("file", ""), "/x/lfts.dump");
+  auto missing = PluginOptions::parse("lft-file:sl=/x/sl.txt", engines());
+  ASSERT_EQ(missing.errors.size(), 1u);
+  EXPECT_NE(missing.errors[0].find("engine 'lft-file' needs option file=VALUE"), std::string::npos) << missing.errors[0];
 }
 
 TEST(PluginOptions, EmptyIsFine) {
