@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "ftroute/cluster_tree.hpp"
 #include "ftroute/engine.hpp"
 #include "ftroute/error.hpp"
 #include "ftroute/registry.hpp"
@@ -174,5 +175,30 @@ TEST(LftPin, FtMinhopSameForEveryThreadCountAndOption) {
       o.set("threads", "2");
       EXPECT_EQ(route_hash("ft-minhop", c.fabric, o), old) << c.name << " options " << bits;
     }
+  }
+}
+
+// ftree-misroute on trees with SHARP aggregation nodes, where the plane-valley routing is followed
+// by the cable balancing (balance.cpp) and, on trees with missing cables the construction cannot
+// serve, the hole filling: tables and notes (moves, EFI max, entries filled) pinned as the
+// balancer computed them before its incremental flows and loads (2026-11-29; docs/scale.md
+// section 20). The presets and the faulted 4-ary 3-trees of ftree_valley_chains_test.
+TEST(LftPin, BalancedAnTreesAsBeforeTheBalancerSpeedWork) {
+  const std::pair<const char*, uint64_t> kAn[] = {
+      {"preset=hdr-3tier", 0x6cdff31aecf567a7ULL},
+      {"preset=edr-director", 0x9f2201e0ef990f57ULL},
+      {"pods=4*4,aggs=4,cores=4,hosts=4,an=1", 0xf28d06628d1ede4bULL},
+      {"pods=4*4,aggs=4,cores=4,hosts=4,an=1,missing=10,seed=3", 0x8eed9854adf1edf5ULL},
+      {"pods=4*4,aggs=4,cores=4,hosts=4,an=1,missing=10,seed=5", 0xc9181960f55fb60dULL},
+      {"pods=4*4,aggs=4,cores=4,hosts=4,an=1,missing=10,seed=2", 0x983a3ea02769e404ULL},   // holes filled
+      {"pods=4*4,aggs=4,cores=4,hosts=4,an=1,missing=10,seed=14", 0xb8da38f92059817fULL},  // holes filled
+      {"pods=4*4,aggs=4,cores=4,hosts=4,an=1,missing=20,seed=8", 0x6c37e8ad4bf08565ULL},   // filled on a second attempt
+  };
+  for (const auto& [spec, pinned] : kAn) {
+    Fabric f = topo::cluster_tree(topo::parse_cluster_tree(spec));
+    f.assign_lids();
+    const uint64_t h = route_hash("ftree-misroute", f);
+    std::printf("      {\"%s\", 0x%016llxULL},\n", spec, static_cast<unsigned long long>(h));
+    EXPECT_EQ(h, pinned) << spec;
   }
 }
