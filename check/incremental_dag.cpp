@@ -5,28 +5,29 @@
 namespace ftroute {
 
 IncrementalDag::IncrementalDag(int n)
-    : out_(static_cast<size_t>(n)), in_(static_cast<size_t>(n)), ord_(static_cast<size_t>(n)),
+    : out_(static_cast<size_t>(n)), in_(static_cast<size_t>(n)), refs_(static_cast<size_t>(n)), ord_(static_cast<size_t>(n)),
       node_at_(static_cast<size_t>(n)), mark_(static_cast<size_t>(n), 0) {
   for (int i = 0; i < n; i++) ord_[static_cast<size_t>(i)] = node_at_[static_cast<size_t>(i)] = i;
 }
 
 void IncrementalDag::seed_order(const IncrementalDag& other) {
-  if (!refs_.empty() || other.ord_.size() != ord_.size()) return;
+  if (edges_ != 0 || other.ord_.size() != ord_.size()) return;
   ord_ = other.ord_;
   node_at_ = other.node_at_;
 }
 
 bool IncrementalDag::add_edge(int u, int v, uint64_t max_steps) {
   if (u == v) return false;
-  auto it = refs_.find(key(u, v));
-  if (it != refs_.end()) {
-    it->second++;
+  const int j = find(u, v);
+  if (j >= 0) {
+    refs_[static_cast<size_t>(u)][static_cast<size_t>(j)]++;
     return true;
   }
   if (ord_[static_cast<size_t>(u)] > ord_[static_cast<size_t>(v)] && !reorder(u, v, max_steps)) return false;
-  refs_.emplace(key(u, v), 1);
   out_[static_cast<size_t>(u)].push_back(v);
+  refs_[static_cast<size_t>(u)].push_back(1);
   in_[static_cast<size_t>(v)].push_back(u);
+  edges_++;
   return true;
 }
 
@@ -46,19 +47,22 @@ bool IncrementalDag::add_path(const std::vector<int>& chans, uint64_t* closing, 
 }
 
 void IncrementalDag::remove_edge(int u, int v) {
-  auto it = refs_.find(key(u, v));
-  if (it == refs_.end()) return;
-  if (--it->second > 0) return;
-  refs_.erase(it);
-  auto drop = [](std::vector<int>& l, int x) {
-    auto p = std::find(l.begin(), l.end(), x);
-    if (p != l.end()) {
-      *p = l.back();
-      l.pop_back();
-    }
-  };
-  drop(out_[static_cast<size_t>(u)], v);
-  drop(in_[static_cast<size_t>(v)], u);
+  const int j = find(u, v);
+  if (j < 0) return;
+  std::vector<int>& o = out_[static_cast<size_t>(u)];
+  std::vector<int>& r = refs_[static_cast<size_t>(u)];
+  if (--r[static_cast<size_t>(j)] > 0) return;
+  o[static_cast<size_t>(j)] = o.back();  // (the edge's slot takes the last one's, as before)
+  o.pop_back();
+  r[static_cast<size_t>(j)] = r.back();
+  r.pop_back();
+  edges_--;
+  std::vector<int>& in = in_[static_cast<size_t>(v)];
+  auto p = std::find(in.begin(), in.end(), u);
+  if (p != in.end()) {
+    *p = in.back();
+    in.pop_back();
+  }
 }
 
 // Inserting u->v with ord[u] > ord[v]: the affected region is the order interval [ord v, ord u].
@@ -69,7 +73,10 @@ bool IncrementalDag::reorder(int u, int v, uint64_t max_steps) {
   const uint64_t limit = max_steps > UINT64_MAX - steps_ ? UINT64_MAX : steps_ + max_steps;
   const int lb = ord_[static_cast<size_t>(v)], ub = ord_[static_cast<size_t>(u)];
   ++stamp_;
-  std::vector<int> fwd, bwd, stack{v};
+  std::vector<int>&fwd = fwd_, &bwd = bwd_, &stack = stack_;
+  fwd.clear();
+  bwd.clear();
+  stack.assign(1, v);
   mark_[static_cast<size_t>(v)] = stamp_;
   while (!stack.empty()) {
     int x = stack.back();
@@ -86,7 +93,7 @@ bool IncrementalDag::reorder(int u, int v, uint64_t max_steps) {
     }
   }
   ++stamp_;
-  stack = {u};
+  stack.assign(1, u);
   mark_[static_cast<size_t>(u)] = stamp_;
   while (!stack.empty()) {
     int x = stack.back();
@@ -104,7 +111,8 @@ bool IncrementalDag::reorder(int u, int v, uint64_t max_steps) {
   std::sort(fwd.begin(), fwd.end(), by_ord);
   std::sort(bwd.begin(), bwd.end(), by_ord);
   // the positions both sets held, in increasing order: a merge of the two sorted lists
-  std::vector<int> slots(fwd.size() + bwd.size());
+  std::vector<int>& slots = slots_;
+  slots.resize(fwd.size() + bwd.size());
   std::merge(bwd.begin(), bwd.end(), fwd.begin(), fwd.end(), slots.begin(), by_ord);
   for (int& x : slots) x = ord_[static_cast<size_t>(x)];
   size_t k = 0;

@@ -8,7 +8,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 namespace ftroute {
@@ -29,8 +28,8 @@ class IncrementalDag {
   bool add_path(const std::vector<int>& chans, uint64_t* closing = nullptr, bool* alone = nullptr);
   // Drops one reference of u->v; the edge disappears at zero. No-op when absent.
   void remove_edge(int u, int v);
-  bool has_edge(int u, int v) const { return refs_.count(key(u, v)) != 0; }
-  int num_edges() const { return static_cast<int>(refs_.size()); }
+  bool has_edge(int u, int v) const { return find(u, v) >= 0; }
+  int num_edges() const { return edges_; }
   // Starts an empty graph from `other`'s topological order instead of the node numbers, so that
   // edges that agree with that order (a new layer filled with paths like the ones of a layer
   // already built) cost no search. Only on a graph without edges, of the same size.
@@ -44,11 +43,21 @@ class IncrementalDag {
 
  private:
   bool reorder(int u, int v, uint64_t max_steps);  // restores the order after inserting u->v with ord[u] > ord[v]
+  // u->v's index in out_[u], -1 when absent (a scan: a channel's dependencies are at most a
+  // switch's ports, a hash lookup costs more)
+  int find(int u, int v) const {
+    const std::vector<int>& o = out_[static_cast<size_t>(u)];
+    for (size_t j = 0; j < o.size(); j++)
+      if (o[j] == v) return static_cast<int>(j);
+    return -1;
+  }
 
   std::vector<std::vector<int>> out_, in_;
+  std::vector<std::vector<int>> refs_;  // refs_[u][j]: the references of the edge u -> out_[u][j]
   std::vector<int> ord_, node_at_;
-  std::unordered_map<uint64_t, int> refs_;
+  int edges_ = 0;
   std::vector<int> mark_;     // visit stamps
+  std::vector<int> fwd_, bwd_, stack_, slots_;  // reorder()'s scratch
   int stamp_ = 0;
   uint64_t steps_ = 0;
 };

@@ -36,7 +36,11 @@ class Balancer {
     }
     const size_t S = nodes_.size();
     port_base_.assign(S + 1, 0);
-    for (size_t s = 0; s < S; s++) port_base_[s + 1] = port_base_[s] + f.node(nodes_[s]).num_ports + 1;
+    np_.assign(S, 0);
+    for (size_t s = 0; s < S; s++) {
+      np_[s] = f.node(nodes_[s]).num_ports;
+      port_base_[s + 1] = port_base_[s] + np_[s] + 1;
+    }
     peer_.assign(static_cast<size_t>(port_base_[S]), -1);
     cas_.assign(S, 0);
     for (size_t s = 0; s < S; s++) {
@@ -62,6 +66,7 @@ class Balancer {
     pos_.assign(S, 0);
     for (size_t i = 0; i < L; i++) {
       flows(i);
+      forest_ = forest_ && queue_.size() == S;  // every switch reached: no route loops back
       add_loads(i, 1);
       for (size_t s = 0; s < S; s++)
         if (!add_dep(i, static_cast<int>(s))) acyclic_ = false;  // (the routing balanced was checked acyclic)
@@ -128,7 +133,7 @@ class Balancer {
   int next(int s, size_t i) const {
     if (s == target_[i]) return -1;
     const uint8_t q = entry(s, i);
-    if (q == 0 || q == kNoPath || q > f_.node(nodes_[static_cast<size_t>(s)]).num_ports) return -1;
+    if (q == 0 || q == kNoPath || q > np_[static_cast<size_t>(s)]) return -1;
     return peer_[static_cast<size_t>(port_base_[static_cast<size_t>(s)] + q)];
   }
   // flow_[i][s]: CA sources whose route to LID i passes switch s (routes are in-trees: each
@@ -187,17 +192,23 @@ class Balancer {
     std::pair<int, int> e;
     if (dep(s, i, e)) dag_.remove_edge(e.first, e.second);
   }
-  // the switches whose entry for LID i leads to s (the dependencies into s's cable)
+  // the switches whose entry for LID i leads to s (the dependencies into s's cable), in switch
+  // order: only s's neighbours can (a cable's far end is a neighbour both ways)
   void preds(int s, size_t i, std::vector<int>& out) const {
     out.clear();
-    for (size_t u = 0; u < S(); u++)
-      if (next(static_cast<int>(u), i) == s) out.push_back(static_cast<int>(u));
+    const size_t b = cable(s, 0);
+    for (int q = 1; q <= np_[static_cast<size_t>(s)]; q++) {
+      const int u = peer_[b + static_cast<size_t>(q)];
+      if (u >= 0 && next(u, i) == s) out.push_back(u);
+    }
+    std::sort(out.begin(), out.end());  // (a bundle of cables from u: once)
+    out.erase(std::unique(out.begin(), out.end()), out.end());
   }
   // Switch s's entry for LID i set to q, with the dependencies of s and of the switches routing
   // into it (`pre`), and LID i's flows and loads; false (and the entry back to `was`, all as
   // before) when a dependency would close a cycle.
   bool rewrite(int s, size_t i, uint8_t q, uint8_t was, const std::vector<int>& pre) {
-    add_loads(i, -1);
+    if (!forest_) add_loads(i, -1);
     for (int u : pre) remove_dep(i, u);
     remove_dep(i, s);
     lfts_.set(nodes_[static_cast<size_t>(s)], lids_[i], q);
@@ -212,9 +223,50 @@ class Balancer {
       for (int u : pre) add_dep(i, u);
       add_dep(i, s);
     }
-    flows(i);
-    add_loads(i, 1);
+    if (!forest_) {
+      flows(i);
+      add_loads(i, 1);
+    } else {
+      work_ += S();  // the budget's unit: a move counts as a recomputation of the LID's flows
+      if (ok) moved(s, i, was);
+    }
     return ok;
+  }
+  // LID i's flows, hops and loads after switch s's entry went from port `was` to its entry now,
+  // where the routes to LID i are an in-forest (forest_): s's sources leave the cables of its old
+  // route and join those of its new one, and the switches routing through s (its subtree) move by
+  // as many hops as s did. The same numbers as flows(i) with add_loads over the whole LID.
+  void moved(int s, size_t i, uint8_t was) {
+    const size_t at = i * S();
+    uint32_t* fl = &flow_[at];
+    int16_t* hp = &hop_[at];
+    const uint32_t mine = fl[static_cast<size_t>(s)];
+    const int a = was == 0 || was == kNoPath || was > np_[static_cast<size_t>(s)] ? -1 : peer_[cable(s, was)];
+    const int b = next(s, i);
+    if (mine) {
+      if (a >= 0) load_[cable(s, was)] -= mine;
+      if (b >= 0) load_[cable(s, entry(s, i))] += mine;
+      for (int y = a; y >= 0; y = next(y, i)) {  // (neither route passes s: in-forest)
+        fl[static_cast<size_t>(y)] -= mine;
+        if (next(y, i) >= 0) load_[cable(y, entry(y, i))] -= mine;
+      }
+      for (int y = b; y >= 0; y = next(y, i)) {
+        fl[static_cast<size_t>(y)] += mine;
+        if (next(y, i) >= 0) load_[cable(y, entry(y, i))] += mine;
+      }
+    }
+    const int16_t h = b < 0 || hp[b] < 0 ? int16_t{-1} : static_cast<int16_t>(hp[b] + 1);
+    if (h == hp[s]) return;
+    hp[s] = h;
+    sub_.assign(1, s);
+    for (size_t k = 0; k < sub_.size(); k++) {
+      const int y = sub_[k];
+      preds(y, i, pre_sub_);
+      for (int u : pre_sub_) {
+        hp[u] = hp[y] < 0 ? int16_t{-1} : static_cast<int16_t>(hp[y] + 1);
+        sub_.push_back(u);
+      }
+    }
   }
   bool set(int s, size_t i, uint8_t q) {
     preds(s, i, pre_);
@@ -373,6 +425,9 @@ class Balancer {
   IncrementalDag dag_;                   // the dependencies between cables (switch sources)
   std::vector<int> nxt_, indeg_, queue_;  // flows()' scratch
   std::vector<int> pre_;                  // set()'s scratch
+  std::vector<int> sub_, pre_sub_;        // moved()'s scratch
+  std::vector<int> np_;                   // ports of each switch
+  bool forest_ = true;                    // the routes to every LID are an in-forest (no loop)
   std::vector<int16_t> hop_;
   std::vector<uint32_t> mark_;            // try_move()'s scratch: the old route's switches
   std::vector<int> pos_;
