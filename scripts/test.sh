@@ -5,7 +5,8 @@
 #   3. runs ctest (-j 2 x JOBS): unit tests (label "unit") and integration tests with real ibsim +
 #      OpenSM (label "integration"), --output-on-failure, and prints ctest's summary.
 #   4. sanitizers: the unit tests once more, built with clang -O1 -fsanitize=address,undefined
-#      in ./build-sanitize (only the unit test targets and what they need), run under ASan+UBSan
+#      in ./build-sanitize (only the unit test targets and what they need; the build starts beside
+#      step 3 at the lowest priority and its output is printed here), run under ASan+UBSan
 #      (the few unit tests that take > 10 s normally, and those needing OpenSM, are left out:
 #      SAN_EXCLUDE below; docs/HARNESS.md)
 #   5. fuzz: every libFuzzer target of tests/fuzz/ for ~8 s over its corpus (scripts/fuzz.sh,
@@ -92,6 +93,28 @@ if command -v ld.gold >/dev/null 2>&1; then
 fi
 [ $MATRIX_ONLY -eq 0 ] || SANITIZE_ONLY=1
 rc=0
+
+# Steps 4-5's compiler (clang: ASan, UBSan, libFuzzer); SAN_READY=1 when they run.
+SAN=$REPO/build-sanitize
+SAN_READY=0
+san_bg=""
+if [ $SANITIZE -eq 1 ] && [ ${#CTEST_ARGS[@]} -eq 0 ] && [ $MATRIX_ONLY -eq 0 ]; then
+  SCXX=$(command -v clang++-14 || command -v clang++ || true)
+  SCC=$(command -v clang-14 || command -v clang || true)
+  SRES=$([ -n "$SCXX" ] && "$SCXX" -print-resource-dir 2>/dev/null || true)
+  if [ -z "$SCXX" ] || [ -z "$SCC" ]; then
+    step "sanitizers + fuzz: SKIPPED: no clang++ (apt-get install clang-14)"
+  elif ! ls "$SRES"/lib/linux/libclang_rt.fuzzer-x86_64.a "$SRES"/lib/linux/libclang_rt.asan-x86_64.a >/dev/null 2>&1; then
+    step "sanitizers + fuzz: SKIPPED: no ASan/libFuzzer runtime for $SCXX (apt-get install libclang-rt-14-dev)"
+  else
+    SAN_READY=1
+  fi
+fi
+san_build() {  # step 4's build: the unit tests, `ftroute` and the fuzz targets under the sanitizers
+  CC=$SCC CXX=$SCXX cmake -S "$REPO" -B "$SAN" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DFTROUTE_FUZZ=ON -DFTROUTE_BUILD_PLUGIN=OFF "${LAUNCH[@]+"${LAUNCH[@]}"}" >/dev/null &&
+  cmake --build "$SAN" -j"$JOBS" --target unit_tests fuzz_targets
+}
 if [ $SANITIZE_ONLY -eq 0 ]; then
   step "configure ($BUILD)"
   cmake -S "$REPO" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${LAUNCH[@]+"${LAUNCH[@]}"}" "${GOLD[@]+"${GOLD[@]}"}"
@@ -103,7 +126,7 @@ if [ $SANITIZE_ONLY -eq 0 ]; then
   # OpenSM's sweeps and ibsim (measured: -j4 on 2 cores keeps 1.4 cores busy, and the whole
   # ctest takes 176 s instead of 324 s at -j2; docs/HARNESS.md)
   # Step 6's OpenSMs build from their tarballs meanwhile, at the lowest priority (the ctest leaves
-  # ~0.6 of the 2 cores idle; the sanitizer build after it comes first too). build-opensm.sh is
+  # ~0.6 of the 2 cores idle, which they share with step 4's build). build-opensm.sh is
   # idempotent: step 6 waits for this and runs it again, a no-op when it finished, the build and
   # its error report when it did not.
   if [ $MATRIX -eq 1 ] && [ ${#CTEST_ARGS[@]} -eq 0 ]; then
@@ -112,6 +135,14 @@ if [ $SANITIZE_ONLY -eq 0 ]; then
        nice -n 19 bash "$REPO/scripts/build-opensm.sh" --no-deps "$v" "$REPO/build-osm-$v/opensm" || true
      done) > "$REPO/build-osm-prebuild/log" 2>&1 &
     prebuild=$!
+  fi
+  # Step 4's build starts now too, at the lowest priority: it takes the CPU the ctest leaves idle
+  # (the integration tests wait for OpenSM and ibsim) and goes on at full speed after it; step 4
+  # waits for it and prints its output (docs/HARNESS.md, "The CI budget").
+  if [ $SAN_READY -eq 1 ]; then
+    step "sanitizers: configure + build unit tests and fuzz targets ($SAN, clang -O1, ASan+UBSan), beside the ctest at nice 19"
+    (renice -n 19 $BASHPID >/dev/null 2>&1 || true; san_build) > "$SAN.log" 2>&1 &
+    san_bg=$!
   fi
   step "ctest (-j$CTEST_JOBS)"
   (cd "$BUILD" && ctest --output-on-failure -j"$CTEST_JOBS" --timeout 600 "${CTEST_ARGS[@]+"${CTEST_ARGS[@]}"}") || rc=$?
@@ -203,30 +234,24 @@ SAN_EXCLUDE='AllDoubleLinkFaults|FractionToleratedBeyondGuarantee|OpenSm|Opensm|
 # race; the thread-count pins of the other engines still run)
 SAN_EXCLUDE+='|FlitsimBookSimPoint|FtdrbEval.OutputDoesNotDependOnJobs|LftPin.FtMinhopSameForEveryThreadCountAndOption'
 san_rc=0
-if [ $SANITIZE -eq 1 ] && [ ${#CTEST_ARGS[@]} -eq 0 ] && [ $MATRIX_ONLY -eq 0 ]; then
-  SAN=$REPO/build-sanitize
-  SCXX=$(command -v clang++-14 || command -v clang++ || true)
-  SCC=$(command -v clang-14 || command -v clang || true)
-  SRES=$([ -n "$SCXX" ] && "$SCXX" -print-resource-dir 2>/dev/null || true)
-  if [ -z "$SCXX" ] || [ -z "$SCC" ]; then
-    step "sanitizers + fuzz: SKIPPED: no clang++ (apt-get install clang-14)"
-  elif ! ls "$SRES"/lib/linux/libclang_rt.fuzzer-x86_64.a "$SRES"/lib/linux/libclang_rt.asan-x86_64.a >/dev/null 2>&1; then
-    step "sanitizers + fuzz: SKIPPED: no ASan/libFuzzer runtime for $SCXX (apt-get install libclang-rt-14-dev)"
+if [ $SAN_READY -eq 1 ]; then
+  if [ -n "$san_bg" ]; then
+    step "sanitizers: waiting for their build (started beside the main ctest at nice 19; its output follows)"
+    wait "$san_bg" || san_rc=$?
+    cat "$SAN.log"
   else
     step "sanitizers: configure + build unit tests and fuzz targets ($SAN, clang -O1, ASan+UBSan)"
-    CC=$SCC CXX=$SCXX cmake -S "$REPO" -B "$SAN" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DFTROUTE_FUZZ=ON -DFTROUTE_BUILD_PLUGIN=OFF "${LAUNCH[@]+"${LAUNCH[@]}"}" >/dev/null
-    cmake --build "$SAN" -j"$JOBS" --target unit_tests fuzz_targets || san_rc=$?
-    if [ $san_rc -eq 0 ]; then
-      step "sanitizers: ctest -L unit under ASan+UBSan (excluded: $SAN_EXCLUDE)"
-      export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
-      export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-      (cd "$SAN" && ctest --output-on-failure -j"$JOBS" --timeout 600 -L unit -E "$SAN_EXCLUDE") || san_rc=$?
-      step "fuzz: each target ${FUZZ_SECONDS} s (scripts/fuzz.sh)"
-      bash "$REPO/scripts/fuzz.sh" --build-dir "$SAN" --seconds "$FUZZ_SECONDS" -j "$JOBS" || san_rc=$?
-    fi
-    [ $rc -eq 0 ] && rc=$san_rc
+    san_build || san_rc=$?
   fi
+  if [ $san_rc -eq 0 ]; then
+    step "sanitizers: ctest -L unit under ASan+UBSan (excluded: $SAN_EXCLUDE)"
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+    (cd "$SAN" && ctest --output-on-failure -j"$JOBS" --timeout 600 -L unit -E "$SAN_EXCLUDE") || san_rc=$?
+    step "fuzz: each target ${FUZZ_SECONDS} s (scripts/fuzz.sh)"
+    bash "$REPO/scripts/fuzz.sh" --build-dir "$SAN" --seconds "$FUZZ_SECONDS" -j "$JOBS" || san_rc=$?
+  fi
+  [ $rc -eq 0 ] && rc=$san_rc
 fi
 
 if [ -n "$matrix_pid" ]; then
