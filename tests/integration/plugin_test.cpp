@@ -187,6 +187,24 @@ TEST(Plugin, BadOptionFailsCleanlyAndOpensmFallsBack) {
   expect_valid(read_live(sim));
 }
 
+// An engine's required option missing (lft-file without file=, its other option given): refused
+// once at load time (ERR FT03, after every option token is read, so that options split over
+// several tokens count together) and by the engine when OpenSM asks it to route (ERR FT01);
+// OpenSM falls back to minhop and the subnet comes up routed.
+TEST(Plugin, RequiredOptionMissingFailsCleanlyAndOpensmFallsBack) {
+  REQUIRE_PLUGIN();
+  if (!find_engine("lft-file")) GTEST_SKIP() << "lft-file engine not compiled in";
+  SimFabric sim("plugin_required");
+  sim.start_text(fat_tree());
+  OpensmRun run = sim.run_opensm_once(plugin_config("lft-file", "lft-file:sl=" + sim.scratch() + "/none.txt"));
+  ASSERT_TRUE(run.subnet_up) << run.log;
+  EXPECT_EQ(run.engine_used, "minhop") << run.log;
+  const std::string need = "engine 'lft-file' needs option file=VALUE";
+  EXPECT_NE(run.log.find("ERR FT03: ftroute: event_plugin_options: " + need), std::string::npos) << run.log;
+  EXPECT_NE(run.log.find("ERR FT01: ftroute: engine 'lft-file' failed: " + need), std::string::npos) << run.log;
+  expect_valid(read_live(sim));
+}
+
 TEST(Plugin, UnfitFabricLogsErrorAndFallsBackToMinhop) {
   REQUIRE_PLUGIN();
   if (!find_engine("ftree-misroute")) GTEST_SKIP() << "ftree-misroute engine not compiled in";
