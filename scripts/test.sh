@@ -60,7 +60,7 @@ while [ $# -gt 0 ]; do
     --no-opensm-matrix) MATRIX=0; shift ;;
     --opensm-matrix-only) MATRIX_ONLY=1; shift ;;
     --tarball-dir) export OPENSM_TARBALL_DIR=$2; shift 2 ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
