@@ -218,7 +218,8 @@ opensm_matrix() {
 }
 
 matrix_pid=""
-if [ $MATRIX -eq 1 ] && [ ${#CTEST_ARGS[@]} -eq 0 ]; then
+# (not with --sanitize-only, which is steps 1, 4 and 5 only; --opensm-matrix-only is step 6)
+if [ $MATRIX -eq 1 ] && [ ${#CTEST_ARGS[@]} -eq 0 ] && { [ $SANITIZE_ONLY -eq 0 ] || [ $MATRIX_ONLY -eq 1 ]; }; then
   step "OpenSM matrix: started in the background (its output follows the sanitizer steps)"
   opensm_matrix > "$REPO/build-osm-matrix.log" 2>&1 &
   matrix_pid=$!
