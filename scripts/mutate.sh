@@ -102,7 +102,7 @@ ftree-fill-no-restart @   constexpr int kFillRestarts = 8; @   constexpr int kFi
 ftree-planes-first-pod-only @       PlaneValleys pv = plane_valleys(fabric, t, dests, divisor, from, forced); @       PlaneValleys pv = plane_valleys(fabric, t, dests, divisor, from, forced); if (pv.leaf.empty()) break; @ ftree_valley_chains_test @ ^FillHoles\.
 ftree-balance-first-candidate-only @         if (r.moves > 0 && r.efi_max < e && (!balanced || r.efi_max < balanced->efi)) @         if (r.moves > 0 && r.efi_max < e && !balanced) @ ftree_valley_chains_test @ ^Balance\.
 ftree-balance-moved-subtree-hops-kept @         hp[u] = hp[y] < 0 ? int16_t{-1} : static_cast<int16_t>(hp[y] + 1); @         (void)hp; @ ftree_lft_pin_test @ ^LftPin\.Balanced
-ftree-balance-moved-old-route-keeps-loads @         if (next(y, i) >= 0) load_[cable(y, entry(y, i))] -= mine; @         (void)0; @ ftree_lft_pin_test @ ^LftPin\.Balanced
+ftree-balance-moved-old-route-keeps-sources @       shift(a, false); @       (void)a; @ ftree_lft_pin_test @ ^LftPin\.Balanced
 flitsim-nac-confirmed-no-dab-move @     rm.credits = move_to_dab(run.in_ch, run.in_vc, run.out_ch, run.out_vc, false); @     rm.credits = 0; @ flitsim_test @ ^FlitsimDeadlock\.
 dqr-flow-no-shared-detour @   const bool shared_detour = local || o.tlr; @   const bool shared_detour = false; @ dqr_reconf_test @ ^DqrEval\.
 dqr-keeps-failed-link-deps @       for (int vl = 0; vl < kNumVlSlots; vl++) list_.drop_dependencies_of(ch(y, q, vl)); @       (void)y, (void)q; @ dqr_reconf_test dqr_parts_test @ ^Dqr(Reconf|Dependencies)\.

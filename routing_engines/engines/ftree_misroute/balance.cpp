@@ -130,9 +130,9 @@ class Balancer {
   size_t S() const { return nodes_.size(); }
   uint8_t entry(int s, size_t i) const { return lfts_.get(nodes_[static_cast<size_t>(s)], lids_[i]); }
   // the next switch from s towards LID i, -1 at the target or where the route leaves the switches
-  int next(int s, size_t i) const {
-    if (s == target_[i]) return -1;
-    const uint8_t q = entry(s, i);
+  int next(int s, size_t i) const { return s == target_[i] ? -1 : peer_at(s, entry(s, i)); }
+  // the switch at the far end of s's port q; -1 for no route (0, kNoPath, a port s lacks) or a CA
+  int peer_at(int s, uint8_t q) const {
     if (q == 0 || q == kNoPath || q > np_[static_cast<size_t>(s)]) return -1;
     return peer_[static_cast<size_t>(port_base_[static_cast<size_t>(s)] + q)];
   }
@@ -241,19 +241,23 @@ class Balancer {
     uint32_t* fl = &flow_[at];
     int16_t* hp = &hop_[at];
     const uint32_t mine = fl[static_cast<size_t>(s)];
-    const int a = was == 0 || was == kNoPath || was > np_[static_cast<size_t>(s)] ? -1 : peer_[cable(s, was)];
-    const int b = next(s, i);
+    const int a = peer_at(s, was), b = next(s, i);
     if (mine) {
+      // s's sources taken off (add false) or put on the switches and cables of the route from y
+      // to its end (neither route passes s: in-forest)
+      const auto shift = [&](int y, bool add) {
+        for (; y >= 0; y = next(y, i)) {
+          uint32_t& f = fl[static_cast<size_t>(y)];
+          f = add ? f + mine : f - mine;
+          if (next(y, i) < 0) continue;
+          uint64_t& l = load_[cable(y, entry(y, i))];
+          l = add ? l + mine : l - mine;
+        }
+      };
       if (a >= 0) load_[cable(s, was)] -= mine;
       if (b >= 0) load_[cable(s, entry(s, i))] += mine;
-      for (int y = a; y >= 0; y = next(y, i)) {  // (neither route passes s: in-forest)
-        fl[static_cast<size_t>(y)] -= mine;
-        if (next(y, i) >= 0) load_[cable(y, entry(y, i))] -= mine;
-      }
-      for (int y = b; y >= 0; y = next(y, i)) {
-        fl[static_cast<size_t>(y)] += mine;
-        if (next(y, i) >= 0) load_[cable(y, entry(y, i))] += mine;
-      }
+      shift(a, false);
+      shift(b, true);
     }
     const int16_t h = b < 0 || hp[b] < 0 ? int16_t{-1} : static_cast<int16_t>(hp[b] + 1);
     if (h == hp[s]) return;
