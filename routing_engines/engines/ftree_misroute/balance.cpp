@@ -66,7 +66,6 @@ class Balancer {
     pos_.assign(S, 0);
     for (size_t i = 0; i < L; i++) {
       flows(i);
-      forest_ = forest_ && queue_.size() == S;  // every switch reached: no route loops back
       add_loads(i, 1);
       for (size_t s = 0; s < S; s++)
         if (!add_dep(i, static_cast<int>(s))) acyclic_ = false;  // (the routing balanced was checked acyclic)
@@ -74,9 +73,13 @@ class Balancer {
   }
 
   // Rounds over every entry (LID by LID) while one moves, within a budget of work (route steps:
-  // deterministic, unlike a clock); returns the moves made.
+  // deterministic, unlike a clock); returns the moves made. A routing whose CDG with switch sources
+  // already has a cycle is left as given (0 moves): that includes every routing where a route
+  // loops (the loop's dependencies close a cycle), so the moves below may take each LID's routes
+  // for an in-forest.
   size_t run(size_t max_moves, uint64_t budget) {
     size_t moves = 0;
+    if (!acyclic_) return 0;
     rescan_top();
     if (top_ == 0) return 0;
     inv_ = 1.0 / static_cast<double>(top_);
@@ -208,7 +211,6 @@ class Balancer {
   // into it (`pre`), and LID i's flows and loads; false (and the entry back to `was`, all as
   // before) when a dependency would close a cycle.
   bool rewrite(int s, size_t i, uint8_t q, uint8_t was, const std::vector<int>& pre) {
-    if (!forest_) add_loads(i, -1);
     for (int u : pre) remove_dep(i, u);
     remove_dep(i, s);
     lfts_.set(nodes_[static_cast<size_t>(s)], lids_[i], q);
@@ -223,17 +225,13 @@ class Balancer {
       for (int u : pre) add_dep(i, u);
       add_dep(i, s);
     }
-    if (!forest_) {
-      flows(i);
-      add_loads(i, 1);
-    } else {
-      work_ += S();  // the budget's unit: a move counts as a recomputation of the LID's flows
-      if (ok) moved(s, i, was);
-    }
+    work_ += S();  // the budget's unit: a move counts as a recomputation of the LID's flows
+    if (ok) moved(s, i, was);
     return ok;
   }
-  // LID i's flows, hops and loads after switch s's entry went from port `was` to its entry now,
-  // where the routes to LID i are an in-forest (forest_): s's sources leave the cables of its old
+  // LID i's flows, hops and loads after switch s's entry went from port `was` to its entry now
+  // (the routes to LID i are an in-forest: run() and fill() start only on an acyclic CDG, and every
+  // move keeps it so): s's sources leave the cables of its old
   // route and join those of its new one, and the switches routing through s (its subtree) move by
   // as many hops as s did. The same numbers as flows(i) with add_loads over the whole LID.
   void moved(int s, size_t i, uint8_t was) {
@@ -431,7 +429,6 @@ class Balancer {
   std::vector<int> pre_;                  // set()'s scratch
   std::vector<int> sub_, pre_sub_;        // moved()'s scratch
   std::vector<int> np_;                   // ports of each switch
-  bool forest_ = true;                    // the routes to every LID are an in-forest (no loop)
   std::vector<int16_t> hop_;
   std::vector<uint32_t> mark_;            // try_move()'s scratch: the old route's switches
   std::vector<int> pos_;
