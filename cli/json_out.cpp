@@ -1,6 +1,7 @@
 // --json helpers (json_out.hpp).
 #include "json_out.hpp"
 
+#include "ftroute/input_file.hpp"
 #include "ftroute_version.hpp"
 
 namespace ftroute::cli {
@@ -73,6 +74,27 @@ json report_json(const Fabric& f, const ValidationReport& r) {
   return j;
 }
 
-std::string dump_json(const json& j) { return j.dump(2) + "\n"; }
+namespace {
+
+// Every string and key with the bytes that are not UTF-8 as \xNN (escape_invalid_utf8): names
+// from the fabric may be anything, JSON must be UTF-8 (nlohmann::json refuses to write it else).
+json utf8_only(const json& j) {
+  if (j.is_string()) return escape_invalid_utf8(j.get_ref<const std::string&>());
+  if (j.is_array()) {
+    json a = json::array();
+    for (const json& v : j) a.push_back(utf8_only(v));
+    return a;
+  }
+  if (j.is_object()) {
+    json o = json::object();
+    for (const auto& [k, v] : j.items()) o[escape_invalid_utf8(k)] = utf8_only(v);
+    return o;
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string dump_json(const json& j) { return utf8_only(j).dump(2) + "\n"; }
 
 }  // namespace ftroute::cli

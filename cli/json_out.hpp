@@ -24,7 +24,7 @@ nlohmann::json fabric_json(const Fabric& f);
 nlohmann::json report_json(const Fabric& f, const ValidationReport& r);
 // The load points of `sim` (one or a sweep): packets, drops, latency, deadlock, notes per load.
 nlohmann::json sim_points_json(const std::vector<flitsim::SweepPoint>& pts);
-// Pretty-printed document + newline.
+// Pretty-printed document + newline; bytes of strings that are not UTF-8 as \xNN.
 std::string dump_json(const nlohmann::json& j);
 
 }  // namespace ftroute::cli

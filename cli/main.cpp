@@ -296,6 +296,18 @@ static int usage_error(const std::string& cmd, const std::string& what) {
   return 2;
 }
 
+// The command's exit status, or 1 with a message where its stdout could not be written (a full
+// disk, a file system error): output lost must not look like success.
+static int stdout_written(const std::string& cmd, int rc) {
+  std::cout.flush();
+  errno = 0;
+  const bool ok = std::fflush(stdout) == 0 && !std::ferror(stdout) && !std::cout.fail();
+  const int e = errno;
+  if (ok) return rc;
+  std::fprintf(stderr, "ftroute %s: cannot write stdout%s%s\n", cmd.c_str(), e ? ": " : "", e ? std::strerror(e) : "");
+  return rc ? rc : 1;
+}
+
 static void print_main_help() {
   std::printf(
       "ftroute - fault-tolerant routing for InfiniBand (OpenSM plugin, offline tools, flit simulator)\n\n"
@@ -346,7 +358,7 @@ int main(int argc, char** argv) {
       }
     Args args(rest);
     try {
-      return c.run(args);
+      return stdout_written(name, c.run(args));
     } catch (const UsageError& e) {
       return usage_error(name, e.what());
     } catch (const ftroute::topo::SpecError& e) {  // a bad fabric spec is a usage error too

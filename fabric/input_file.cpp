@@ -195,39 +195,87 @@ bool has_control_chars(std::string_view s) {
   return false;
 }
 
-std::string escape_name(std::string_view s) {
-  if (!has_control_chars(s)) return std::string(s);
-  std::string r;
+size_t utf8_char_len(std::string_view s, size_t i, uint32_t* code_point) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) {
+    if (code_point) *code_point = c;
+    return 1;
+  }
+  const size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  if (len == 0 || i + len > s.size()) return 0;
+  uint32_t cp = len == 2 ? c & 0x1fu : len == 3 ? c & 0x0fu : c & 0x07u;
+  for (size_t k = 1; k < len; k++) {
+    const unsigned char d = static_cast<unsigned char>(s[i + k]);
+    if ((d & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (d & 0x3fu);
+  }
+  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff))) return 0;  // overlong, too large
+  if (cp >= 0xd800 && cp <= 0xdfff) return 0;                                              // a surrogate
+  if (code_point) *code_point = cp;
+  return len;
+}
+
+size_t shown_char_len(std::string_view s, size_t i) {
+  uint32_t cp = 0;
+  const size_t len = utf8_char_len(s, i, &cp);
+  if (len == 0 || cp < 0x20 || cp == 0x7f) return 0;
+  if (cp >= 0x80 && cp <= 0x9f) return 0;                                   // C1 controls (0x9b: CSI)
+  if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) return 0;  // bidi overrides, isolates
+  if (cp == 0xfffe || cp == 0xffff) return 0;                               // not characters (XML refuses them)
+  return len;
+}
+
+namespace {
+
+void hex_byte(std::string& r, unsigned char u) {
+  char b[8];
+  std::snprintf(b, sizeof b, "\\x%02x", u);
+  r += b;
+}
+
+bool all_plain_ascii(std::string_view s) {
   for (char c : s) {
     const unsigned char u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\x%02x", u);
-      r += b;
+    if (u < 0x20 || u >= 0x7f) return false;
+  }
+  return true;
+}
+
+// `s` with every byte that does not start a character as \xNN: a character is what
+// shown_char_len() accepts (`shown`), else any valid UTF-8 character; `quote`: '"' and '\' as \"
+// and \\ too.
+std::string escape_bytes(std::string_view s, bool shown, bool quote) {
+  std::string r;
+  r.reserve(s.size() + 2);
+  for (size_t i = 0; i < s.size();) {
+    if (quote && (s[i] == '"' || s[i] == '\\')) {
+      r += '\\';
+      r += s[i++];
+      continue;
+    }
+    const size_t len = shown ? shown_char_len(s, i) : utf8_char_len(s, i);
+    if (len == 0) {
+      hex_byte(r, static_cast<unsigned char>(s[i++]));
     } else {
-      r += c;
+      r.append(s.substr(i, len));
+      i += len;
     }
   }
   return r;
 }
 
-std::string quote_name(std::string_view s) {
-  std::string r = "\"";
-  r.reserve(s.size() + 2);
-  for (char c : s) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      r += '\\';
-      r += c;
-    } else if (u < 0x20 || u == 0x7f) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\x%02x", u);
-      r += b;
-    } else {
-      r += c;
-    }
-  }
-  return r + "\"";
+}  // namespace
+
+std::string escape_name(std::string_view s) {
+  if (all_plain_ascii(s)) return std::string(s);
+  return escape_bytes(s, true, false);
+}
+
+std::string quote_name(std::string_view s) { return "\"" + escape_bytes(s, true, true) + "\""; }
+
+std::string escape_invalid_utf8(std::string_view s) {
+  if (all_plain_ascii(s)) return std::string(s);
+  return escape_bytes(s, false, false);
 }
 
 }  // namespace ftroute

@@ -46,14 +46,14 @@ void AtomicFile::write(std::string_view chunk) {
   if (!f_) throw Error("cannot write " + path_ + ": file already closed");
   if (chunk.empty()) return;
   if (std::fwrite(chunk.data(), 1, chunk.size(), f_) != chunk.size())
-    throw Error("cannot write " + (tmp_.empty() ? std::string("stdout") : path_) + ": " + std::strerror(errno));
+    throw Error("cannot write " + (f_ == stdout ? std::string("stdout") : path_) + ": " + std::strerror(errno));
 }
 
 void AtomicFile::commit() {
   if (committed_) return;
   if (f_ == stdout) {
-    std::fflush(stdout);
     committed_ = true;
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw Error(std::string("cannot write stdout: ") + std::strerror(errno));
     return;
   }
   const bool ok = std::fflush(f_) == 0 && !std::ferror(f_);

@@ -1,5 +1,6 @@
 // The picture of a routed fabric (fabric_svg.hpp, docs/check.md "The picture").
 #include "ftroute/fabric_svg.hpp"
+#include "ftroute/input_file.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,50 +15,6 @@ namespace ftroute {
 namespace {
 
 size_t at(int i) { return static_cast<size_t>(i); }
-
-void hex_byte(std::string& o, unsigned char c) {
-  char b[8];
-  std::snprintf(b, sizeof b, "\\x%02x", c);
-  o += b;
-}
-
-// Valid UTF-8 that XML 1.0 allows, without control characters: anything else as \xNN per byte.
-std::string display_text(std::string_view s) {
-  std::string o;
-  o.reserve(s.size());
-  size_t i = 0;
-  while (i < s.size()) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if (c < 0x20 || c == 0x7f) hex_byte(o, c);
-      else o += static_cast<char>(c);
-      i++;
-      continue;
-    }
-    size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    bool ok = len > 0 && i + len <= s.size();
-    uint32_t cp = len == 2 ? c & 0x1fu : len == 3 ? c & 0x0fu : c & 0x07u;
-    for (size_t k = 1; ok && k < len; k++) {
-      const unsigned char d = static_cast<unsigned char>(s[i + k]);
-      if ((d & 0xc0) != 0x80) ok = false;
-      cp = (cp << 6) | (d & 0x3fu);
-    }
-    if (ok) {
-      if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff))) ok = false;  // overlong
-      if (cp >= 0xd800 && cp <= 0xdfff) ok = false;                                             // surrogate
-      if (cp == 0xfffe || cp == 0xffff) ok = false;                                             // XML: not a char
-      if (cp >= 0x80 && cp <= 0x9f) ok = false;                                                 // C1 controls
-    }
-    if (ok) {
-      o.append(s.substr(i, len));
-      i += len;
-    } else {
-      hex_byte(o, c);
-      i++;
-    }
-  }
-  return o;
-}
 
 std::string xml_entities(std::string_view s) {
   std::string o;
@@ -244,7 +201,7 @@ struct Cable {
 
 }  // namespace
 
-std::string svg_text(std::string_view s) { return xml_entities(display_text(s)); }
+std::string svg_text(std::string_view s) { return xml_entities(escape_name(s)); }
 
 std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeLevels& L, const FabricSvgOptions& opt) {
   const int N = f.size();
@@ -342,7 +299,7 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
     std::vector<std::string> names;
     for (int s : row_nodes[at(r)]) {
       const Node& n = f.node(s);
-      full[at(s)] = display_text(n.desc.empty() ? n.id : n.desc);
+      full[at(s)] = escape_name(n.desc.empty() ? n.id : n.desc);
       names.push_back(full[at(s)]);
     }
     names = short_labels(names, max_label);
@@ -741,7 +698,7 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
   listed("cables without routes", unused_names);
   double cy = legend_y + 78;
   for (size_t i = 0; i < cap.size(); i++)
-    for (const auto& line : wrap(display_text(cap[i]), static_cast<size_t>((W - 32) / (i == 0 ? 7.8 : 7.0)))) {
+    for (const auto& line : wrap(escape_name(cap[i]), static_cast<size_t>((W - 32) / (i == 0 ? 7.8 : 7.0)))) {
       o << "<text class=\"caption\" x=\"16\" y=\"" << num(cy) << "\" font-size=\"12\"" << (i == 0 ? " font-weight=\"bold\"" : "")
         << ">" << xml_entities(line) << "</text>\n";
       cy += 16;

@@ -44,6 +44,19 @@ expect_fail 1 'cannot write /nonexistent/o.net' "$F" export "$N/torus4x4.net" --
 expect_fail 1 "cannot write $S/w: is a directory" "$F" gen mesh --dims 4x4 -o "$S/w"
 expect_fail 1 'empty file' "$F" route -e ft-minhop "$S/empty" -o x.dump
 expect_fail 1 'is a directory' "$F" route -e ft-minhop "$N" -o x.dump
+# stdout that cannot be written (a full disk: /dev/full) is an error, never exit 0 with the output
+# lost; an output file that cannot be written is named, not called stdout
+if [ -w /dev/full ]; then
+  for cmd in "show-tree $N/4ary3tree.net" "engines" "gen fattree:4,2 -o -" "export $N/torus4x4.net --to ibsim -o -" \
+             "check -f $SRC/tests/data/lft/2sw4hca.net -l $SRC/tests/data/lft/2sw4hca.opensm-lfts.dump" \
+             "route -e ft-minhop $N/torus4x4.net -o x.dump --json" "compare $N/torus4x4.net --engines ft-minhop -q"; do
+    rc=0; timeout 60 "$F" $cmd > /dev/full 2> err || rc=$?
+    if [ $rc != 1 ] || ! grep -q "cannot write stdout" err; then echo "FAIL (exit $rc, stdout full): $cmd"; cat err; fail=1; fi
+  done
+  expect_fail 1 'cannot write /dev/full: No space' "$F" route -e ft-minhop "$N/torus4x4.net" -o /dev/full
+else
+  echo "skip: no /dev/full here"
+fi
 # and the good case writes all three
 rm -rf w && mkdir w && (cd w && "$F" route -q -e ft-dor "$N/torus4x4.net" -o x.dump --sl-out sl.txt --sl2vl-out v.txt) &&
   [ -s w/x.dump ] && [ -s w/sl.txt ] && [ -s w/v.txt ] && [ "$(ls -A w | wc -l)" = 3 ] && echo "ok: all three written" ||

@@ -56,6 +56,27 @@ rc=0; "$FT" route -e kns names.net -o kns.dump 2> route.err || rc=$?
 rc=0; "$FT" route -e ft-minhop nolid.net -o x.dump 2> nolid.err || rc=$?
 [ "$rc" = 1 ] && grep -qF "switch $LF07 has no LID while others do" nolid.err || fail "route, missing LID: exit $rc, $(cat nolid.err)"
 
+# a description that is not UTF-8 (0xff), with a C1 control (U+009B, a terminal's CSI) and a
+# right-to-left override (U+202E): \xNN per byte in every text and in --json (valid JSON, which
+# must be UTF-8), never raw
+python3 - <<'PY'
+src = open('names.net', 'rb').read()
+open('names8.net', 'wb').write(src.replace(b'"lf07.rack3.qm8790"', b'"lf07 \xff\xc2\x9b\xe2\x80\xae"'))
+PY
+raw8() { LC_ALL=C grep -c $'\xff\|\xc2\x9b\|\xe2\x80\xae' "$1" || true; }
+"$FT" route -e ft-minhop names8.net -o lfts8.dump --json > route8.json || fail "route --json with a non-UTF-8 name"
+"$FT" check names8.net --lfts lfts8.dump --efi-links > check8.txt || fail "check with a non-UTF-8 name"
+"$FT" check names8.net --lfts lfts8.dump --efi-links --json > check8.json || fail "check --json with a non-UTF-8 name"
+"$FT" compare names8.net --engines ft-minhop,ftree-misroute --json > compare8.json || fail "compare --json with a non-UTF-8 name"
+for f in route8.json check8.json compare8.json; do
+  python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$f" || fail "$f: not UTF-8 JSON"
+done
+grep -qF '\"lf07 \\xff\\xc2\\x9b\\xe2\\x80\\xae\"' check8.json || fail "check --json: the name is not escaped per byte"
+grep -qF '"lf07 \xff\xc2\x9b\xe2\x80\xae"[' check8.txt || fail "check: the name is not escaped per byte"
+for f in lfts8.dump check8.txt route8.json check8.json compare8.json; do
+  [ "$(raw8 "$f")" = 0 ] || fail "$f: raw bytes of the non-UTF-8 name"
+done
+
 # route --sl-out: one line on stderr saying that path SLs need the plugin (lft-file), not otherwise
 "$FT" route -e ftdrb names.net -o l.dump --sl-out sl.txt --sl2vl-out sl2vl.txt 2> sl.err
 cat sl.err
@@ -65,4 +86,4 @@ grep -q "OpenSM's file engine loads only LFTs" sl.err && grep -q 'routing_engine
 ! grep -q 'path SLs' nosl.err || fail "note printed without --sl-out"
 "$FT" route -e ftdrb names.net -o l.dump --sl-out sl.txt -q 2> quiet.err
 [ ! -s quiet.err ] || fail "-q printed: $(cat quiet.err)"
-echo "PASS: descriptions with GUID ids in check/compare/route texts, hostile names escaped, --sl-out note"
+echo "PASS: descriptions with GUID ids in check/compare/route texts, hostile names escaped (also not UTF-8, in JSON), --sl-out note"

@@ -62,13 +62,25 @@ void check_input_text(std::string_view text, const std::string& file, size_t max
 // The file read_input_file() opened last (for "out of memory" messages at the CLI top level).
 const std::string& last_input_file();
 
-// `s` with control characters (and DEL) escaped as \xNN, for names copied into terminal
-// output, logs and file comments.
+// The length (1-4) of the valid UTF-8 character at s[i], 0 where the bytes there are not one (a
+// stray continuation byte, an overlong form, a surrogate, beyond U+10FFFF, cut off at the end);
+// its code point into *code_point.
+size_t utf8_char_len(std::string_view s, size_t i, uint32_t* code_point = nullptr);
+// utf8_char_len(), but 0 also for what must not reach a terminal or a reader raw: control
+// characters (C0, DEL, C1: U+0080-U+009F, where U+009B is a terminal's CSI) and the bidirectional
+// overrides and isolates (U+202A-U+202E, U+2066-U+2069), which can make one name read as another,
+// and U+FFFE, U+FFFF (not characters: XML refuses them, so the SVG may show every name escaped).
+size_t shown_char_len(std::string_view s, size_t i);
+// `s` with every byte shown_char_len() refuses escaped as \xNN, for names copied into terminal
+// output, logs and file comments: valid UTF-8 stays as it is.
 std::string escape_name(std::string_view s);
-// True if `s` has a control character (a name that cannot be written out raw).
+// True if `s` has an ASCII control character or DEL (a path or name the plugin refuses).
 bool has_control_chars(std::string_view s);
-// `s` in double quotes with '"' and '\' escaped as \" and \\ and control characters (and DEL) as
-// \xNN: the quoted names of messages and port references ("S1"[2], parse_port_ref reads it back).
+// `s` in double quotes with '"' and '\' escaped as \" and \\ and the rest as escape_name(): the
+// quoted names of messages and port references ("S1"[2], parse_port_ref reads it back).
 std::string quote_name(std::string_view s);
+// `s` with every byte that is not part of a valid UTF-8 character as \xNN, the rest as it is:
+// strings for JSON, which must be UTF-8 (and escapes control characters itself).
+std::string escape_invalid_utf8(std::string_view s);
 
 }  // namespace ftroute

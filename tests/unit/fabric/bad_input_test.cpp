@@ -129,6 +129,21 @@ TEST(BadInput, EscapeName) {
   EXPECT_EQ(escape_name("a\x1b[31mb"), "a\\x1b[31mb");
   EXPECT_TRUE(has_control_chars("x\x7f"));
   EXPECT_FALSE(has_control_chars("Switch1 \xc3\xa9"));
+  // valid UTF-8 stays; bytes that are not UTF-8, C1 controls (U+009B: CSI), bidi overrides and
+  // isolates, U+FFFE/U+FFFF go out as \xNN per byte
+  EXPECT_EQ(escape_name("Switch1 \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), "Switch1 \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+  EXPECT_EQ(escape_name("a\xff" "b"), "a\\xffb");
+  EXPECT_EQ(escape_name("a\xc3"), "a\\xc3");                      // cut off
+  EXPECT_EQ(escape_name("\xc0\xaf"), "\\xc0\\xaf");               // overlong '/'
+  EXPECT_EQ(escape_name("\xed\xa0\x80"), "\\xed\\xa0\\x80");      // a surrogate
+  EXPECT_EQ(escape_name("\xc2\x9b" "2J"), "\\xc2\\x9b" "2J");
+  EXPECT_EQ(escape_name("abc\xe2\x80\xae" "def"), "abc\\xe2\\x80\\xaedef");
+  EXPECT_EQ(escape_name("\xe2\x81\xa6x"), "\\xe2\\x81\\xa6x");
+  EXPECT_EQ(escape_name("\xef\xbf\xbf"), "\\xef\\xbf\\xbf");
+  EXPECT_EQ(quote_name("a\"\xff"), "\"a\\\"\\xff\"");
+  // JSON strings: only what is not UTF-8 (JSON escapes control characters itself)
+  EXPECT_EQ(escape_invalid_utf8("a\tb\xc2\x9b\xe2\x80\xae\xff"), "a\tb\xc2\x9b\xe2\x80\xae\\xff");
+  EXPECT_EQ(escape_invalid_utf8("S1"), "S1");
 }
 
 // ---- option ranges, plugin options (issue #19 item 3)
