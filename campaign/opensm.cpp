@@ -177,6 +177,7 @@ OpensmResult run_opensm_engine(const Fabric& fabric, const std::string& engine, 
   fs::create_directories(w);
   NetWriteOptions wo;
   wo.write_lids = false;  // OpenSM assigns the LIDs; the dump's portguids give them back
+  wo.ibsim_descriptions = true;  // a '"' in a NodeDescription would end ibsim's header line
   wo.comment = o.comment;
   {
     std::ofstream f(w + "/input.net");

@@ -44,7 +44,8 @@ class Args {
   std::string value_or(const std::string& name, const std::string& def, const std::string& alias = "");
   long int_or(const std::string& name, long def, const std::string& alias = "");
   double double_or(const std::string& name, double def, const std::string& alias = "");
-  // Same, and the value must be in [lo, hi] (UsageError "--name V out of range (lo..hi)").
+  // Same, and a value given must be in [lo, hi] (UsageError "--name V out of range (lo..hi)"); the
+  // default is returned as it is (one outside [lo, hi] can mean "not given").
   long int_in(const std::string& name, long def, long lo, long hi, const std::string& alias = "");
   double double_in(const std::string& name, double def, double lo, double hi, const std::string& alias = "");
   std::vector<std::string> values(const std::string& name, const std::string& alias = "");  // repeated
@@ -54,6 +55,7 @@ class Args {
   std::vector<std::string> positionals();
 
  private:
+  static long parse_int(const std::string& name, const std::string& v);  // strtol, base 0, whole text
   std::vector<std::string> argv_;
   std::vector<bool> used_;
 };

@@ -17,7 +17,7 @@ int run_check(cli::Args& a) {
   const std::string fmt_name = a.value_or("format", "auto");
   const std::string sl = a.value_or("sl", "");
   const std::string sl2vl = a.value_or("sl2vl", "");
-  const long lmc = a.int_or("lmc", 0);
+  const long lmc = a.int_in("lmc", 0, 0, 7);
   const long examples = a.int_or("examples", 5);
   const std::string pairs = a.value_or("pairs", "");
   bool switch_pairs = a.flag("switch-pairs");
@@ -40,7 +40,6 @@ int run_check(cli::Args& a) {
   auto fmt = parse_lft_format(fmt_name);
   if (!fmt || *fmt == LftFormat::Minimal)
     throw cli::UsageError("--format must be auto, opensm or dump_fts, got '" + fmt_name + "'");
-  if (lmc < 0 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   if (examples < 0) throw cli::UsageError("--examples must be >= 0");
   if (switch_pairs && ca_only) throw cli::UsageError("--switch-pairs and --ca-only exclude each other");
   if (!pairs.empty()) {

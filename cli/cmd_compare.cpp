@@ -46,7 +46,7 @@ int run_compare(cli::Args& a) {
                           "[,NAME...]");
   std::vector<std::string> lfts = a.values("lfts");
   std::vector<std::string> opts = a.values("opt");
-  const long lmc = a.int_or("lmc", -1);
+  const long lmc = a.int_in("lmc", -1, 0, 7);  // -1: not given
   const bool switch_pairs = a.flag("switch-pairs");
   const std::string out = a.value_or("out", "-", "-o");
   const bool json = a.flag("json");
@@ -59,7 +59,6 @@ int run_compare(cli::Args& a) {
   cli::fabric_positional(fab, pos, true);
   if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "' (one fabric)");
   if (!fab.gen.empty() && !lfts.empty()) throw cli::UsageError("--lfts needs the fabric as a file, not --gen");
-  if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   std::vector<std::string> opensm;
   if (opensm_opt) opensm = cli::usage_errors([&] { return campaign::opensm_compare_names(cli::split_list(*opensm_opt, ',')); });
   else if (!ftsim.empty() || !keep_scratch.empty() || osm_timeout_text)

@@ -59,7 +59,7 @@ int run_export(cli::Args& a) {
   const std::string out = a.value_or("out", "", "-o");
   const std::string sl = a.value_or("sl", "");
   const std::string sl2vl = a.value_or("sl2vl", "");
-  const long lmc = a.int_or("lmc", 0);
+  const long lmc = a.int_in("lmc", 0, 0, 7);
   const long sm_lid = a.int_or("sm-lid", 0);
   const bool lids_from_file = a.flag("lids-from-file");
   auto pos = a.positionals();
@@ -71,14 +71,12 @@ int run_export(cli::Args& a) {
     if (!lfts.empty() || !sl.empty() || !sl2vl.empty() || lids_from_file || sm_lid || fmt_name != "auto")
       throw cli::UsageError("--to ibsim writes the fabric alone (--lfts, --format, --sl, --sl2vl, --sm-lid and "
                             "--lids-from-file do not apply)");
-    if (lmc < 0 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
     return export_ibsim(fabric, out, static_cast<uint8_t>(lmc));
   }
   if (lfts.empty()) throw cli::UsageError("--lfts FILE is required");
   auto in_fmt = parse_lft_format(fmt_name);
   if (!in_fmt || *in_fmt == LftFormat::Minimal)
     throw cli::UsageError("--format must be auto, opensm or dump_fts, got '" + fmt_name + "'");
-  if (lmc < 0 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   if (sm_lid < 0 || sm_lid > kMaxUnicastLid) throw cli::UsageError("--sm-lid out of range");
   LftFormat ofmt = LftFormat::Opensm;
   if (to == "opensm-lfts" || to == "opensm") ofmt = LftFormat::Opensm;

@@ -43,7 +43,7 @@ void check_engine_name(const std::string& name) {
 int run_route(cli::Args& a) {
   const std::string engine_name = a.value_or("engine", "", "-e");
   const std::string out = a.value_or("out", "", "-o");
-  const long lmc = a.int_or("lmc", -1);
+  const long lmc = a.int_in("lmc", -1, 0, 7);  // -1: not given
   const std::vector<std::string> opts = a.values("opt");
   const std::string sl_out = a.value_or("sl-out", "");
   const std::string sl2vl_out = a.value_or("sl2vl-out", "");
@@ -60,7 +60,6 @@ int run_route(cli::Args& a) {
     throw cli::UsageError("--json writes the summary to stdout: give -o/--sl-out/--sl2vl-out a file");
   cli::fabric_positional(fab, pos, true);
   if (!pos.empty()) throw cli::UsageError("unexpected argument '" + pos[0] + "' (one fabric)");
-  if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   auto fmt = parse_lft_format(fmt_name);
   if (!fmt || *fmt == LftFormat::Auto)
     throw cli::UsageError("--format must be opensm, dump_fts or minimal, got '" + fmt_name + "'");

@@ -116,7 +116,7 @@ int run_sim(cli::Args& a) {
   const std::string lft_fmt = a.value_or("lft-format", "auto");
   const std::string sl_path = a.value_or("sl", ""), sl2vl_path = a.value_or("sl2vl", "");
   const std::vector<std::string> opts = a.values("opt");
-  const long lmc = a.int_or("lmc", -1);
+  const long lmc = a.int_in("lmc", -1, 0, 7);  // -1: not given
   Config c = Config::preset(a.value_or("preset", "default"));
   TrafficSpec t;
   const std::string booksim_path = a.value_or("booksim-config", "");
@@ -185,7 +185,6 @@ int run_sim(cli::Args& a) {
   }
   if (!sweep_spec.empty() && csv.empty() && svg.empty() && !json)
     throw cli::UsageError("--sweep needs --csv, --svg and/or --json");
-  if (lmc < -1 || lmc > 7) throw cli::UsageError("--lmc must be 0..7");
   c.validate();
   cli::check_output_paths({csv, svg});  // before any work: all or none is written
 

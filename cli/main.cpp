@@ -63,12 +63,15 @@ std::string Args::value_or(const std::string& name, const std::string& def, cons
 
 long Args::int_or(const std::string& name, long def, const std::string& alias) {
   auto v = value(name, alias);
-  if (!v) return def;
+  return v ? parse_int(name, *v) : def;
+}
+
+long Args::parse_int(const std::string& name, const std::string& v) {
   char* end = nullptr;
   errno = 0;
-  long x = std::strtol(v->c_str(), &end, 0);
-  if (v->empty() || *end) throw UsageError("--" + name + " expects an integer, got '" + *v + "'");
-  if (errno == ERANGE) throw UsageError("--" + name + " " + *v + " out of range");
+  long x = std::strtol(v.c_str(), &end, 0);
+  if (v.empty() || *end) throw UsageError("--" + name + " expects an integer, got '" + v + "'");
+  if (errno == ERANGE) throw UsageError("--" + name + " " + v + " out of range");
   return x;
 }
 
@@ -82,7 +85,9 @@ double Args::double_or(const std::string& name, double def, const std::string& a
 }
 
 long Args::int_in(const std::string& name, long def, long lo, long hi, const std::string& alias) {
-  const long x = int_or(name, def, alias);
+  const auto v = value(name, alias);
+  if (!v) return def;  // (a default outside lo..hi means "not given")
+  const long x = parse_int(name, *v);
   if (x < lo || x > hi)
     throw UsageError("--" + name + " " + std::to_string(x) + " out of range (" + std::to_string(lo) + ".." +
                      std::to_string(hi) + ")");

@@ -43,19 +43,29 @@ struct Scan {
   size_t max_line;
   int line;
   size_t col = 0;
+  size_t crs = 0;      // carriage returns in this line
+  bool utf16 = false;  // the text starts with a UTF-16 byte-order mark
   void feed(std::string_view t) {
+    if (line == 1 && col == 0 && t.size() >= 2 && ((t[0] == '\xff' && t[1] == '\xfe') || (t[0] == '\xfe' && t[1] == '\xff')))
+      utf16 = true;
     for (size_t i = 0; i < t.size(); i++) {
       const unsigned char c = static_cast<unsigned char>(t[i]);
       if (c == '\n') {
         line++;
-        col = 0;
+        col = crs = 0;
         continue;
       }
+      crs += c == '\r';
       if (kBad.bad[c])
         throw ParseError(file, line, "binary data (byte " + byte_desc(c) + " in column " + std::to_string(col + 1) +
-                                         "): not a text file");
+                                         "): not a text file" +
+                                         (utf16 ? " (UTF-16 text: convert it with `iconv -f UTF-16 -t UTF-8`)" : ""));
       if (++col > max_line)
-        throw ParseError(file, line, "line longer than " + std::to_string(max_line) + " characters");
+        throw ParseError(file, line, "line longer than " + std::to_string(max_line) + " characters" +
+                                         (crs ? " (it holds " + std::to_string(crs) +
+                                                    " carriage returns: lines ended by CR alone? convert them with "
+                                                    "`tr '\\r' '\\n'`)"
+                                              : ""));
     }
   }
 };

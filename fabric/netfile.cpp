@@ -159,6 +159,11 @@ class Parser {
     }
     for (auto& l : lines)
       if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    // a UTF-8 byte-order mark (a dump saved by a Windows editor) is not part of the first line
+    if (!lines.empty() && starts_with(lines[0], "\xef\xbb\xbf")) {
+      lines[0].remove_prefix(3);
+      warn(fname + ":1: a UTF-8 byte-order mark, skipped");
+    }
 
     // A terminal session log (PuTTY's log header, script(1)'s "Script started on" line) may hold
     // console text around the dump: skipped before the first node record and after the last.

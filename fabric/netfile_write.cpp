@@ -20,13 +20,26 @@ using namespace netfile_detail;
 
 namespace {
 
-void check_writable_id(const Fabric& f, int n) {
+// A description as ibsim's header line keeps it intact: '"' ends it, so '\''; other control
+// characters '?'; its NodeDescription buffer holds 63 characters.
+constexpr size_t kIbsimDesc = 63;
+std::string ibsim_description(std::string d) {
+  for (char& c : d) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"') c = '\'';
+    else if (u < 0x20 || u == 0x7f) c = '?';
+  }
+  if (d.size() > kIbsimDesc) d.resize(kIbsimDesc);
+  return d;
+}
+
+void check_writable_id(const Fabric& f, int n, bool any_desc) {
   const Node& nd = f.node(n);
   if (nd.id.empty() || nd.id.find_first_of("\"#@\n") != std::string::npos)
     throw FabricError("node id \"" + nd.id + "\" cannot be written to a .net file ('\"', '#', '@' are reserved)");
   if (nd.id.size() > kMaxIdLen)
     throw FabricError("node id \"" + nd.id + "\" is longer than " + std::to_string(kMaxIdLen) + " characters");
-  if (nd.desc.find_first_of("\"\n") != std::string::npos)
+  if (!any_desc && nd.desc.find_first_of("\"\n") != std::string::npos)
     throw FabricError("description of \"" + nd.id + "\" contains '\"' or a newline");
 }
 
@@ -65,7 +78,7 @@ std::string write_net(const Fabric& f, const NetWriteOptions& opt) {
   bool narrow = false;
   std::unordered_map<uint64_t, int> guids;
   for (int n = 0; n < f.size(); n++) {
-    check_writable_id(f, n);
+    check_writable_id(f, n, opt.ibsim_descriptions);
     const Node& nd = f.node(n);
     if (nd.type == NodeType::Ca) ncas++;
     if (nd.type == NodeType::Router) nrts++;
@@ -110,7 +123,7 @@ std::string write_net(const Fabric& f, const NetWriteOptions& opt) {
                     " \"" + nd.id + "\"";
     const Port& p0 = nd.port(0);
     const bool sw_lid = t == kSw && opt.write_lids && p0.base_lid;
-    if (nd.desc != nd.id || sw_lid) h += "\t# \"" + nd.desc + "\"";
+    if (nd.desc != nd.id || sw_lid) h += "\t# \"" + (opt.ibsim_descriptions ? ibsim_description(nd.desc) : nd.desc) + "\"";
     if (sw_lid) h += " lid " + std::to_string(p0.base_lid) + " lmc " + std::to_string(p0.lmc);
     line(h);
     for (int p = t == kSw ? 0 : 1; p <= nd.num_ports; p++) {
@@ -142,19 +155,12 @@ std::string write_net(const Fabric& f, const NetWriteOptions& opt) {
 
 std::vector<std::string> make_ibsim_loadable(Fabric& f) {
   std::vector<std::string> notes;
-  // descriptions: what ibsim's header line keeps intact ('"' ends it; 63 characters in its buffer)
-  constexpr size_t kIbsimDesc = 63;
+  // descriptions: what ibsim's header line keeps intact
   int descs = 0;
   std::string first;
   for (int n = 0; n < f.size(); n++) {
     Node& nd = f.node(n);
-    std::string d = nd.desc;
-    for (char& c : d) {
-      const auto u = static_cast<unsigned char>(c);
-      if (c == '"') c = '\'';
-      else if (u < 0x20 || u == 0x7f) c = '?';
-    }
-    if (d.size() > kIbsimDesc) d.resize(kIbsimDesc);
+    std::string d = ibsim_description(nd.desc);
     if (d == nd.desc) continue;
     if (!descs++) first = "\"" + escape_name(nd.desc) + "\" -> \"" + escape_name(d) + "\"";
     nd.desc = std::move(d);

@@ -461,7 +461,8 @@ LftMapResult map_lfts(const LftFile& file, const Fabric& fabric) {
         if (!p.base_lid)
           throw ParseError(file.filename, e.line,
                            "destination " + fabric.port_name(it->second.first, it->second.second) +
-                               " has no LID in the fabric (take LIDs from the file: adopt_lids / check without LIDs)");
+                               " has no LID in the fabric; the LIDs can be taken from this file instead "
+                               "(`ftroute check --lids-from-file`)");
         const uint32_t off = e.lid - fl.first[g];
         if (off >= (1u << p.lmc))
           throw ParseError(file.filename, e.line,

@@ -38,6 +38,16 @@ expect_fail 1 'empty file' "$F" export -f "$N/torus4x4.net" -l "$S/empty" --to i
 expect_fail 1 'cannot write /nonexistent/o' "$F" export -f "$SRC/tests/data/lft/2sw4hca.net" \
   -l "$SRC/tests/data/lft/2sw4hca.opensm-lfts.dump" --to dump_fts -o /nonexistent/o
 expect_fail 2 "--to must be" "$F" export -f "$N/torus4x4.net" -l x --to nonsense -o o
+# --lmc outside 0..7, -1 included (it once meant "not given" inside route, compare and sim)
+for cmd in route compare sim check; do
+  case $cmd in
+    route) args=(route -e ft-minhop "$N/torus4x4.net" -o x.dump) ;;
+    compare) args=(compare "$N/torus4x4.net" --engines ft-minhop -o x.txt) ;;
+    sim) args=(sim --fabric "$N/torus4x4.net" --engine ft-minhop --measure 10 --csv x.csv) ;;
+    check) args=(check -f "$SRC/tests/data/lft/2sw4hca.net" -l "$SRC/tests/data/lft/2sw4hca.opensm-lfts.dump") ;;
+  esac
+  for v in -1 8; do expect_fail 2 "--lmc $v out of range \(0\.\.7\)" "$F" "${args[@]}" --lmc $v; done
+done
 expect_fail 1 'empty file' "$F" export "$S/empty" --to ibsim -o o.net
 expect_fail 1 "cannot write $S/w: is a directory" "$F" export "$N/torus4x4.net" --to ibsim -o "$S/w"
 expect_fail 1 'cannot write /nonexistent/o.net' "$F" export "$N/torus4x4.net" --to ibsim -o /nonexistent/o.net

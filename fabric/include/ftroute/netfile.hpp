@@ -129,6 +129,10 @@ struct NetWriteOptions {
   // `switchguid=0xREPORTED(GUID)`, so the reader gives back the same fabric; ibsim refuses the
   // file when a reported GUID is shared. Off (the default): only the unique GUIDs, for ibsim.
   bool reported_guids = false;
+  // Descriptions written as make_ibsim_loadable() makes them ('"' -> '\'', control characters ->
+  // '?', 63 characters), the fabric's own left as they are: for OpenSM runs under ibsim, where a
+  // description names nothing the results are read back by (GUIDs do).
+  bool ibsim_descriptions = false;
 };
 
 // Writes an ibsim-loadable .net text: a comment header, then switches (in the order of
@@ -140,7 +144,7 @@ struct NetWriteOptions {
 // is written so every link has a common width in ibsim; extended speeds as `e=`. read(write(f))
 // equals f (fabric_diff), reported GUIDs included when NetWriteOptions::reported_guids is set.
 // Throws FabricError if the fabric cannot be expressed (id with '"', '#', '@' or longer than 64
-// characters, desc with '"', a switch port GUID different from the node GUID, a CA/router port
+// characters, desc with '"' unless NetWriteOptions::ibsim_descriptions, a switch port GUID different from the node GUID, a CA/router port
 // GUID other than node GUID + port (ibsim derives port GUIDs that way), an unsupported
 // width, a line longer than 255 characters).
 std::string write_net(const Fabric& f, const NetWriteOptions& opt = {});

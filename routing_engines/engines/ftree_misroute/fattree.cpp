@@ -174,6 +174,42 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
       for (int s : drop) seed[static_cast<size_t>(s)] = 0;
       changed = !drop.empty();
     }
+    // Hosts on a top switch (storage or a UFM server on one core of a 3-level tree): a seed
+    // without seed neighbours that reaches strictly more seeds in two hops than each seed it so
+    // reaches (a core reaches the leaves of every pod, a leaf those of its own pod and that core)
+    // does not start the BFS either. Ties stay: the leaves of a 2-level tree all reach each
+    // other, and hosts on every core look like a leaf level (R1': root_guid_file).
+    // two[s]: the seeds s reaches through one switch without hosts; only a seed with no seed
+    // neighbours may yield here.
+    std::vector<int> two(static_cast<size_t>(S), 0), stamp(static_cast<size_t>(S), 0);
+    int mark = 0;
+    const auto two_hop_seeds = [&](int s, const auto& visit) {
+      mark++;
+      for (const auto& e : adj[static_cast<size_t>(s)]) {
+        if (seed[static_cast<size_t>(e.peer)]) continue;
+        for (const auto& g : adj[static_cast<size_t>(e.peer)])
+          if (g.peer != s && seed[static_cast<size_t>(g.peer)] && stamp[static_cast<size_t>(g.peer)] != mark) {
+            stamp[static_cast<size_t>(g.peer)] = mark;
+            visit(g.peer);
+          }
+      }
+    };
+    for (bool changed = true; changed;) {
+      for (int s = 0; s < S; s++) {
+        two[static_cast<size_t>(s)] = 0;
+        if (seed[static_cast<size_t>(s)]) two_hop_seeds(s, [&](int) { two[static_cast<size_t>(s)]++; });
+      }
+      std::vector<int> drop;
+      for (int s = 0; s < S; s++) {
+        if (!seed[static_cast<size_t>(s)] || two[static_cast<size_t>(s)] == 0) continue;
+        bool dominates = true;
+        for (const auto& e : adj[static_cast<size_t>(s)]) dominates = dominates && !seed[static_cast<size_t>(e.peer)];
+        if (dominates) two_hop_seeds(s, [&](int x) { dominates = dominates && two[static_cast<size_t>(x)] < two[static_cast<size_t>(s)]; });
+        if (dominates) drop.push_back(s);
+      }
+      for (int s : drop) seed[static_cast<size_t>(s)] = 0;
+      changed = !drop.empty();
+    }
   }
 
   // Dead ends: a switch without CAs whose links all go to one other switch (after taking the

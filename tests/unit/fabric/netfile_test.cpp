@@ -813,6 +813,44 @@ TEST(NetFile, UnassignedLid65535IsReadAsNoLidWithOneWarning) {
   EXPECT_THROW(parse_net(bad, "b.net"), ParseError);
 }
 
+// Traces of an editor or another encoding: a UTF-8 byte-order mark (a dump saved by a Windows
+// editor) is skipped with a warning, by the file reader (fast path included) and the text parser;
+// lines ended by CR alone and UTF-16 text are refused with a hint at what the file is.
+TEST(NetFile, ByteOrderMarkSkippedOtherEncodingsNamed) {
+  const std::string clean = "Switch\t2 \"S\"\n[1]\t\"H\"[1]\n\nHca\t1 \"H\"\n[1]\t\"S\"[1]\n";
+  const std::string bom = "\xef\xbb\xbf" + clean;
+  std::vector<std::string> warnings;
+  NetReadOptions o;
+  o.warnings = &warnings;
+  const Fabric want = parse_net(clean, "clean.net");
+  EXPECT_EQ(fabric_diff(parse_net(bom, "bom.net", o), want), "");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "bom.net:1: a UTF-8 byte-order mark, skipped");
+  const std::string path = tmpdir() + "/bom.net";
+  write(path, bom);
+  warnings.clear();
+  EXPECT_EQ(fabric_diff(read_net_file(path, o), want), "");
+  EXPECT_EQ(warnings.size(), 1u);
+  std::string cr = clean;
+  for (char& c : cr) c = c == '\n' ? '\r' : c;
+  cr = cr + std::string(5000, ' ');
+  try {
+    parse_net(cr, "cr.net");
+    ADD_FAILURE() << "CR-only line ends accepted";
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("cr.net:1: line longer than"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("carriage returns: lines ended by CR alone?"), std::string::npos) << e.what();
+  }
+  std::string utf16 = "\xff\xfe";
+  for (char c : clean) utf16 += std::string(1, c) + '\0';
+  try {
+    parse_net(utf16, "u16.net");
+    ADD_FAILURE() << "UTF-16 accepted";
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("UTF-16 text: convert it with `iconv -f UTF-16 -t UTF-8`"), std::string::npos) << e.what();
+  }
+}
+
 // A dump an admin captured from a console (real: a PuTTY log of `ibnetdiscover` on a UFM
 // appliance): PuTTY's header line, CRLF line ends, tabs lost (`Switch41`), and the shell prompt
 // after the dump (after a lone CR, or on its own line). Read as the clean dump, each skip warned

@@ -490,6 +490,27 @@ TEST(FtreeShapes, RootAndIoGuidFilesSettleHostsOnCores) {
   }
 }
 
+// Hosts on some cores only (a UFM server or storage on one top switch): such a core reaches the
+// leaves of every pod in two hops, more than any leaf it reaches, so it does not rank the tree:
+// the 3-level reading with upper-level hosts, routed by the misrouting itself (before: the cores
+// were ranked as leaves, a 2-level tree with "missing" links, Up*/Down* "too many faults").
+TEST(FtreeShapes, HostsOnSomeCoresAreUpperLevelHosts) {
+  for (const char* spec : {"pods=2/2,aggs=2,cores=2,hosts=2,tophosts=1/0", "pods=3*4,aggs=4,hosts=6,tophosts=2/0*11",
+                           "pods=3*4,aggs=4,hosts=6,tophosts=1/0/0/1/0*8"}) {
+    SCOPED_TRACE(spec);
+    Fabric f = make(spec);
+    const FatTree t = recognize_fat_tree(f);
+    EXPECT_EQ(t.height, 2);
+    for (int s : t.hosted)
+      EXPECT_EQ(t.rank[static_cast<size_t>(s)] == 0, f.node(t.sw_node[static_cast<size_t>(s)]).id[0] == 'L');
+    EngineOptions no_updn;
+    no_updn.set("updn_fallback", "false");
+    const Routing r = route(f, no_updn);
+    EXPECT_TRUE(check_switch_pairs(f, r).ok());
+    for (const std::string& n : r.notes) EXPECT_EQ(n.find("Up*/Down*"), std::string::npos) << n;
+  }
+}
+
 // Not trees: still refused, naming a switch and port.
 TEST(FtreeShapes, NonTreesAreRefusedNamingSwitchAndPort) {
   // two 2-level trees joined at the leaves (leaf L3 of one cabled to leaf L0 of the other)
