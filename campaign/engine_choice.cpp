@@ -139,9 +139,16 @@ CheckedOptions entry_options(const std::string& entry, const std::vector<std::st
 }  // namespace
 
 void check_compare_options(const CompareOptions& o) {
-  for (const auto& name : o.engines) entry_options(name, o.opts);
-  for (const auto& name : o.opensm)
-    if (find_engine(name)) make_engine(name)->check_options(engine_options_for(name, o.opts));
+  try {
+    for (const auto& name : o.engines) entry_options(name, o.opts);
+    for (const auto& name : o.opensm)
+      if (find_engine(name)) make_engine(name)->check_options(engine_options_for(name, o.opts));
+  } catch (const OptionError& e) {
+    // an --opt without ENGINE: goes to every engine of the list: say how to aim it
+    const bool bare = std::any_of(o.opts.begin(), o.opts.end(), [](const std::string& t) { return !split_engine_option(t); });
+    if (!bare || std::string_view(e.what()).find("unknown option '") == std::string_view::npos) throw;
+    throw OptionError(std::string(e.what()) + "; an --opt without 'ENGINE:' goes to every engine compared: give it as --opt ENGINE:KEY=VALUE");
+  }
 }
 
 std::vector<EngineRow> compare_engines(const Fabric& fabric, const CompareOptions& o) {

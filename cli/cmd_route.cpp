@@ -145,7 +145,8 @@ int run_route(cli::Args& a) {
   if (!json && !quiet) {
     std::fprintf(stderr, "%s: %d switches, %d LIDs, %ld LFT entries, %d VL(s), %.2f ms\n", engine_name.c_str(),
                  snap->switches, snap->lids, snap->entries, r.num_vls, snap->millis);
-    for (const auto& n : r.notes) std::fprintf(stderr, "%s: %s\n", engine_name.c_str(), n.c_str());
+    for (const auto& n : r.notes)  // (a note may name its engine already: "ftdrb: 18 destinations, ...")
+      std::fprintf(stderr, "%s%s\n", n.rfind(engine_name + ": ", 0) == 0 ? "" : (engine_name + ": ").c_str(), n.c_str());
     if (r.num_vls > 1)
       std::fprintf(stderr,
                    "%s: note: this routing needs %d VLs: it is deadlock-free only with its path SLs and SL2VL "

@@ -31,10 +31,11 @@ static bool matches(const std::string& a, const std::string& name, const std::st
   return a == "--" + name || (!alias.empty() && a == alias);
 }
 
-// A one-letter alias with its value attached: "-fFILE" for alias "-f".
+// A one-letter alias with its value attached: "-fFILE" (or "-f=FILE", as --fabric=FILE) for alias "-f".
 static bool attached(const std::string& a, const std::string& alias) {
   return alias.size() == 2 && alias[0] == '-' && alias[1] != '-' && a.size() > 2 && a.compare(0, 2, alias) == 0;
 }
+static std::string attached_value(const std::string& a) { return a.substr(a[2] == '=' ? 3 : 2); }
 
 std::optional<std::string> Args::value(const std::string& name, const std::string& alias) {
   std::optional<std::string> result;
@@ -46,7 +47,7 @@ std::optional<std::string> Args::value(const std::string& name, const std::strin
       result = a.substr(name.size() + 3);
     } else if (attached(a, alias)) {  // -fVALUE
       used_[i] = true;
-      result = a.substr(2);
+      result = attached_value(a);
     } else if (matches(a, name, alias)) {
       if (i + 1 >= argv_.size()) throw UsageError("option " + a + " needs a value");
       used_[i] = used_[i + 1] = true;
@@ -114,7 +115,7 @@ std::vector<std::string> Args::values(const std::string& name, const std::string
       r.push_back(a.substr(name.size() + 3));
     } else if (attached(a, alias)) {  // -fVALUE
       used_[i] = true;
-      r.push_back(a.substr(2));
+      r.push_back(attached_value(a));
     } else if (matches(a, name, alias)) {
       if (i + 1 >= argv_.size()) throw UsageError("option " + a + " needs a value");
       used_[i] = used_[i + 1] = true;

@@ -526,8 +526,10 @@ class Parser {
   void warn_shared() const {
     size_t moved = 0;
     for (const Node& nd : f_.nodes()) moved += nd.reported_guid != 0;
-    const std::string w = shared_example_ + " (the first of " + std::to_string(shared_.size()) +
-                          " node GUID" + (shared_.size() == 1 ? "" : "s") + " reported by several switches, " +
+    const std::string w = shared_example_ +
+                          (shared_.size() == 1 ? std::string(" (a node GUID reported by several switches, ")
+                                               : " (the first of " + std::to_string(shared_.size()) +
+                                                     " node GUIDs reported by several switches, ") +
                           std::to_string(moved) + " switch" + (moved == 1 ? "" : "es") +
                           " in all, as the ASICs of a director chassis report the chassis GUID): each is read " +
                           "with the port GUID of its switchguid= line as its GUID, the shared one kept as its " +

@@ -38,6 +38,12 @@ expect_fail 1 'empty file' "$F" export -f "$N/torus4x4.net" -l "$S/empty" --to i
 expect_fail 1 'cannot write /nonexistent/o' "$F" export -f "$SRC/tests/data/lft/2sw4hca.net" \
   -l "$SRC/tests/data/lft/2sw4hca.opensm-lfts.dump" --to dump_fts -o /nonexistent/o
 expect_fail 2 "--to must be" "$F" export -f "$N/torus4x4.net" -l x --to nonsense -o o
+# compare: an --opt without ENGINE: goes to every engine; the error says how to aim it
+expect_fail 2 "unknown option 'vls' for engine 'ft-minhop'.*give it as --opt ENGINE:KEY=VALUE" \
+  "$F" compare "$N/torus4x4.net" --engines ftree-misroute,ft-minhop --opt vls=2 -o x.txt
+# a one-letter option with '=' (as --out=FILE): the value after it, not a file named "=..."
+rm -rf w && mkdir w && (cd w && "$F" route -q -e ft-minhop "$N/torus4x4.net" -o=x.dump) && [ "$(ls -A w)" = x.dump ] ||
+  { echo "FAIL: -o=x.dump wrote: $(ls -A w)"; fail=1; }
 # --lmc outside 0..7, -1 included (it once meant "not given" inside route, compare and sim)
 for cmd in route compare sim check; do
   case $cmd in

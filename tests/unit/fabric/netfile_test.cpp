@@ -432,7 +432,7 @@ TEST(NetFile, ChassisAsicsSharingTheChassisGuidAreReadApart) {
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0].rfind("c.net:12: node GUID 0xc0ffee of \"S-0000000000000a01\" and \"S-0000000000000a02\"", 0), 0u)
       << warnings[0];
-  EXPECT_NE(warnings[0].find("1 node GUID reported by several switches, 3 switches"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("(a node GUID reported by several switches, 3 switches"), std::string::npos) << warnings[0];
   // written as ibnetdiscover shows it, read back the same; written for ibsim: unique GUIDs only
   NetWriteOptions wo;
   wo.reported_guids = true;
