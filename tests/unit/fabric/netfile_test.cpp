@@ -42,6 +42,13 @@ std::string tmpdir() {
   return d.string();
 }
 
+// Read options whose warnings go to `w`.
+NetReadOptions warnings_into(std::vector<std::string>* w) {
+  NetReadOptions o;
+  o.warnings = w;
+  return o;
+}
+
 void write(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
@@ -410,8 +417,7 @@ std::string read_error(const std::string& text) {
 
 TEST(NetFile, ChassisAsicsSharingTheChassisGuidAreReadApart) {
   std::vector<std::string> warnings;
-  NetReadOptions o;
-  o.warnings = &warnings;
+  NetReadOptions o = warnings_into(&warnings);
   Fabric f = parse_net(kChassis, "c.net", o);
   ASSERT_EQ(f.size(), 6);  // no node lost
   EXPECT_EQ(f.num_links(), 5);
@@ -800,8 +806,7 @@ TEST(NetFile, UnassignedLid65535IsReadAsNoLidWithOneWarning) {
       "Ca\t1 \"H-0000000000000004\"\t\t# \"h2\"\r\n"
       "[1](4)\t\"S-0000000000000001\"[2]\t\t# lid 65535 lmc 0 \"sw1\" lid 65535 4xEDR\r\n";
   std::vector<std::string> warnings;
-  NetReadOptions o;
-  o.warnings = &warnings;
+  NetReadOptions o = warnings_into(&warnings);
   Fabric f = parse_net(text, "u.net", o);
   EXPECT_EQ(f.size(), 3);
   EXPECT_EQ(f.max_lid(), 0);  // no LID read
@@ -820,8 +825,7 @@ TEST(NetFile, ByteOrderMarkSkippedOtherEncodingsNamed) {
   const std::string clean = "Switch\t2 \"S\"\n[1]\t\"H\"[1]\n\nHca\t1 \"H\"\n[1]\t\"S\"[1]\n";
   const std::string bom = "\xef\xbb\xbf" + clean;
   std::vector<std::string> warnings;
-  NetReadOptions o;
-  o.warnings = &warnings;
+  NetReadOptions o = warnings_into(&warnings);
   const Fabric want = parse_net(clean, "clean.net");
   EXPECT_EQ(fabric_diff(parse_net(bom, "bom.net", o), want), "");
   ASSERT_EQ(warnings.size(), 1u);
@@ -871,8 +875,7 @@ TEST(NetFile, ConsoleCapturesReadAsTheDumpTheyHold) {
   putty += "\r\n\rsat11-ufm [ mgmt-ha-active ] (config) # ";
   ASSERT_NE(putty.find("Switch41 \"S-"), std::string::npos);
   std::vector<std::string> warnings;
-  NetReadOptions o;
-  o.warnings = &warnings;
+  NetReadOptions o = warnings_into(&warnings);
   const Fabric want = parse_net(clean, "clean.net");
   EXPECT_EQ(fabric_diff(parse_net(putty, "putty.txt", o), want), "");
   ASSERT_EQ(warnings.size(), 1u);
