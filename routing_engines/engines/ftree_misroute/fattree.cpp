@@ -112,6 +112,20 @@ FatTree recognize_fat_tree(const Fabric& f, const std::string& engine, const Ran
       }
     }
   }
+  // One piece: a switch no path of cables reaches from the first is refused before any ranking
+  // (else the valley search would try every placement and end in "too many faults").
+  {
+    std::vector<char> seen(static_cast<size_t>(S), 0);
+    std::vector<int> q{0};
+    seen[0] = 1;
+    for (size_t h = 0; h < q.size(); h++)
+      for (const auto& e : adj[static_cast<size_t>(q[h])])
+        if (!seen[static_cast<size_t>(e.peer)]) seen[static_cast<size_t>(e.peer)] = 1, q.push_back(e.peer);
+    for (int s = 0; s < S; s++)
+      if (!seen[static_cast<size_t>(s)])
+        fail("fabric is disconnected: switch " + f.node_name(t.sw_node[static_cast<size_t>(s)]) +
+             " cannot be reached from switch " + f.node_name(t.sw_node[0]));
+  }
   // R1/R2: ranks (from the leaves, or from the roots when root GUIDs are given).
   std::vector<int> compute_hosts(static_cast<size_t>(S), 0);
   const std::unordered_set<uint64_t> io_guids(hints.io_guids.begin(), hints.io_guids.end());

@@ -511,6 +511,24 @@ TEST(FtreeShapes, HostsOnSomeCoresAreUpperLevelHosts) {
   }
 }
 
+// A leaf whose every uplink is gone (its hosts cut off) is refused at once as a disconnected
+// fabric naming it, not after every valley placement was tried ("too many faults").
+TEST(FtreeShapes, DisconnectedFabricRefusedNamingTheSwitch) {
+  Fabric f = make("leaves=4,spines=2,hosts=2");
+  const int leaf = *f.find("L3");
+  for (int p = 1; p <= f.node(leaf).num_ports; p++)
+    if (f.node(leaf).port(p).connected() && f.node(f.node(leaf).port(p).peer_node).is_switch()) f.disconnect(leaf, p);
+  try {
+    route(f);
+    FAIL() << "a disconnected fabric was routed";
+  } catch (const EngineError& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("fabric is disconnected: switch"), std::string::npos) << w;
+    EXPECT_NE(w.find("\"L3\""), std::string::npos) << w;
+    EXPECT_EQ(w.find("U-turn placements"), std::string::npos) << w;
+  }
+}
+
 // Not trees: still refused, naming a switch and port.
 TEST(FtreeShapes, NonTreesAreRefusedNamingSwitchAndPort) {
   // two 2-level trees joined at the leaves (leaf L3 of one cabled to leaf L0 of the other)
