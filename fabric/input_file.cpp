@@ -108,6 +108,8 @@ std::string read_input_file(const std::string& path, const InputLimits& lim) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw ParseError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw ParseError(path, 0, "is a directory, not a file");
+  if (lim.regular_only && !S_ISREG(st.st_mode))
+    throw ParseError(path, 0, "not a regular file (a FIFO, socket or device cannot be read here)");
   if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > lim.max_bytes)
     throw ParseError(path, 0, "file too large: " + std::to_string(st.st_size) + " bytes, limit " +
                                   std::to_string(lim.max_bytes) + " (env FTROUTE_MAX_INPUT_BYTES)");

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ftroute/atomic_file.hpp"
@@ -377,6 +378,7 @@ std::string stage_dump_dir_problem(const std::string& dir) {
   if (dir.empty()) return "no directory given";
   if (has_control_chars(dir)) return "the directory name contains control characters";
   std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return "no such directory";
   if (!std::filesystem::is_directory(dir, ec)) return "not a directory";
   const std::string probe = dir + "/.ftroute-stage-probe." + std::to_string(::getpid());
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -384,6 +386,29 @@ std::string stage_dump_dir_problem(const std::string& dir) {
   ::close(fd);
   ::unlink(probe.c_str());
   return "";
+}
+
+FILE* open_trace_file(const std::string& path, std::string* why) {
+  // O_NONBLOCK: opening a FIFO for writing without a reader fails at once (ENXIO) instead of
+  // waiting for one
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    *why = errno == ENXIO ? "a FIFO without a reader" : std::strerror(errno);
+    return nullptr;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))) {
+    ::close(fd);
+    *why = "not a regular file (a FIFO or socket could stall OpenSM)";
+    return nullptr;
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  FILE* f = ::fdopen(fd, "a");
+  if (!f) {
+    *why = std::strerror(errno);
+    ::close(fd);
+  }
+  return f;
 }
 
 std::string stage_dump_path(const std::string& dir, size_t k) { return dir + "/stage-" + std::to_string(k) + ".dump"; }

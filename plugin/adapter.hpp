@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -202,6 +203,12 @@ class TransitionPlan {
 // (the plugin logs it once and the transition goes on without dumps). Probes by creating and
 // removing a file.
 std::string stage_dump_dir_problem(const std::string& dir);
+
+// log=PATH: the trace file opened for appending without ever blocking OpenSM. A FIFO without a
+// reader fails at once (O_NONBLOCK), a FIFO or socket with one is refused too (a slow reader
+// would stall the SM); regular files and character devices (/dev/null, a terminal) are taken.
+// nullptr with the reason in *why.
+FILE* open_trace_file(const std::string& path, std::string* why);
 // DIR/stage-K.dump
 std::string stage_dump_path(const std::string& dir, size_t k);
 // Removes DIR/stage-<digits>.dump files of an earlier transition; returns how many.

@@ -628,10 +628,10 @@ void* ft_create(osm_opensm* osm) {
     const char* o = osm->subn.opt.event_plugin_options;
     c->opts = fp::PluginOptions::parse(o ? o : "", ftroute::engines());
     if (!c->opts.log_path.empty()) {
-      c->trace = std::fopen(c->opts.log_path.c_str(), "a");
+      std::string why;
+      c->trace = fp::open_trace_file(c->opts.log_path, &why);
       if (!c->trace)
-        plog(c, OSM_LOG_ERROR, "ERR FT03: ftroute: cannot open trace file '%s': %s", c->opts.log_path.c_str(),
-             std::strerror(errno));
+        plog(c, OSM_LOG_ERROR, "ERR FT03: ftroute: cannot open trace file '%s': %s", c->opts.log_path.c_str(), why.c_str());
     }
     plog(c, OSM_LOG_INFO, "%s", fp::layout_ok_text(lf).c_str());
     for (const auto& err : c->opts.errors) plog(c, OSM_LOG_ERROR, "ERR FT03: ftroute: event_plugin_options: %s", err.c_str());

@@ -22,6 +22,9 @@ struct InputLimits {
   // lines and otherwise hands the text to the full parser, which calls check_input_text).
   // Pipes and devices are still scanned as they are read.
   bool caller_checks_text = false;
+  // Regular files only: a FIFO, socket or device is refused before it is opened (opening a FIFO
+  // blocks until a writer comes). For files read inside OpenSM, which must never hang.
+  bool regular_only = false;
 };
 
 // Per-format defaults (see docs/ARCHITECTURE.md, "Bad input").

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <deque>
-#include <fstream>
 #include <map>
 #include <numeric>
 #include <unordered_set>
@@ -47,12 +46,21 @@ long ipow(long b, int e) {
 }  // namespace
 
 std::vector<uint64_t> read_guid_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ParseError(path, 0, "cannot open the GUID file");
+  // the checked reader: a directory, binary data (/dev/zero), lines over 4096 characters or a
+  // file over 64 MB fail naming the file; a FIFO or device too (the plugin reads this inside OpenSM)
+  InputLimits lim;
+  lim.max_bytes = 64ull << 20;
+  lim.max_line = 4096;
+  lim.allow_empty = true;
+  lim.regular_only = true;
+  const std::string text = read_input_file(path, lim);
   std::vector<uint64_t> out;
-  std::string line;
   int ln = 0;
-  while (std::getline(in, line)) {
+  for (size_t pos = 0; pos < text.size();) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
     ln++;
     auto hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);
@@ -62,7 +70,7 @@ std::vector<uint64_t> read_guid_file(const std::string& path) {
     std::string w = line.substr(a, b - a + 1);
     std::string hex = w.size() > 2 && w[0] == '0' && (w[1] == 'x' || w[1] == 'X') ? w.substr(2) : w;
     if (hex.empty() || hex.size() > 16 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
-      throw ParseError(path, ln, "'" + w + "' is not a GUID (one hex GUID per line, 0x optional)");
+      throw ParseError(path, ln, "'" + escape_name(w) + "' is not a GUID (one hex GUID per line, 0x optional)");
     out.push_back(std::stoull(hex, nullptr, 16));
   }
   return out;

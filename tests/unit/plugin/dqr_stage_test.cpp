@@ -12,6 +12,8 @@
 #include <map>
 #include <set>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "adapter.hpp"
@@ -234,10 +236,43 @@ TEST(DqrTransition, OptionsAndTheirRanges) {
   EXPECT_NE(PluginOptions::parse("dqr:drain_ms=60001", engines()).errors[0].find("must be 0..60000"), std::string::npos);
 }
 
+// log=PATH inside OpenSM: a FIFO must never block the SM (with no reader, opening it for writing
+// would wait for one; with a slow reader every line would), so FIFOs are refused at once; regular
+// files and character devices are appended to.
+TEST(PluginOptions, TraceFileNeverBlocks) {
+  const std::string dir = ::testing::TempDir() + "ftroute_trace_file_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string why;
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(open_trace_file(fifo, &why), nullptr);
+  EXPECT_EQ(why, "a FIFO without a reader");
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  EXPECT_EQ(open_trace_file(fifo, &why), nullptr);
+  EXPECT_EQ(why, "not a regular file (a FIFO or socket could stall OpenSM)");
+  ::close(reader);
+  EXPECT_EQ(open_trace_file(dir, &why), nullptr);  // a directory
+  for (const std::string& ok : {dir + "/trace.log", std::string("/dev/null")}) {
+    FILE* f = open_trace_file(ok, &why);
+    ASSERT_NE(f, nullptr) << ok << ": " << why;
+    std::fputs("line\n", f);
+    std::fclose(f);
+  }
+  FILE* again = open_trace_file(dir + "/trace.log", &why);  // appended, not truncated
+  ASSERT_NE(again, nullptr);
+  std::fputs("two\n", again);
+  std::fclose(again);
+  std::ifstream in(dir + "/trace.log");
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(all, "line\ntwo\n");
+}
+
 TEST(DqrTransition, StageDumpDirectory) {
   const std::string dir = ::testing::TempDir() + "ftroute_stage_dump_test";
   std::filesystem::remove_all(dir);
-  EXPECT_NE(stage_dump_dir_problem(dir), "");  // missing
+  EXPECT_EQ(stage_dump_dir_problem(dir), "no such directory");
   std::filesystem::create_directories(dir);
   EXPECT_EQ(stage_dump_dir_problem(dir), "");
   const std::string file = dir + "/plain";

@@ -7,6 +7,7 @@
 // when the port choice is unbalanced on purpose (UnbalancedChoiceFailsTheBalanceTest skews the
 // leaves' up-choices of the engine's tables to one port).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
@@ -488,6 +489,24 @@ TEST(FtreeShapes, RootAndIoGuidFilesSettleHostsOnCores) {
   } catch (const ParseError& e) {
     EXPECT_NE(std::string(e.what()).find("ftree_shapes_bad.txt:2"), std::string::npos) << e.what();
   }
+  // the checked reader: a directory, binary data, a FIFO (opening it would wait for a writer,
+  // inside OpenSM too) fail at once naming the file; iostreams once read /dev/zero until memory
+  // ran out and then took the file for empty
+  const std::string fifo = dir + "/ftree_shapes_fifo";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const auto& [path, why] : std::vector<std::pair<std::string, std::string>>{
+           {dir, "is a directory"}, {"/dev/zero", "not a regular file"}, {fifo, "not a regular file"}}) {
+    EngineOptions g;
+    g.set("root_guid_file", path);
+    try {
+      route(f, g);
+      ADD_FAILURE() << path << " accepted";
+    } catch (const ParseError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  }
+  std::filesystem::remove(fifo);
 }
 
 // Hosts on some cores only (a UFM server or storage on one top switch): such a core reaches the
