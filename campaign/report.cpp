@@ -25,6 +25,7 @@
 #include "ftroute/campaign_regression.hpp"
 #include "ftroute/atomic_file.hpp"
 #include "ftroute/error.hpp"
+#include "ftroute/input_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -120,18 +121,6 @@ void write_atomic(const std::string& path, const std::string& content) {
   AtomicFile f(path);  // temp file + rename; removed again if anything fails
   f.write(content);
   f.commit();
-}
-
-std::string xml(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else if (c == '"') o += "&quot;";
-    else o += c;
-  }
-  return o;
 }
 
 std::string file_safe(const std::string& s) {
@@ -406,8 +395,8 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
   std::ostringstream s;
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
     << "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s << "<text x=\"" << W / 2 << "\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">" << xml(fabric) << ": "
-    << xml(m.label) << "</text>\n";
+  s << "<text x=\"" << W / 2 << "\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">" << xml_text(fabric) << ": "
+    << xml_text(m.label) << "</text>\n";
   if (a.empty()) {
     s << "<text x=\"" << W / 2 << "\" y=\"" << H / 2 << "\" text-anchor=\"middle\">no data</text>\n</svg>\n";
     return s.str();
@@ -443,13 +432,13 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
     s << "<line x1=\"" << X(x) << "\" y1=\"" << H - B << "\" x2=\"" << X(x) << "\" y2=\"" << H - B + 4
       << "\" stroke=\"black\"/><text x=\"" << X(x) << "\" y=\"" << H - B + 18 << "\" text-anchor=\"middle\">" << num(x)
       << "</text>\n";
-  s << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 10 << "\" text-anchor=\"middle\">" << xml(xlabel)
+  s << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 10 << "\" text-anchor=\"middle\">" << xml_text(xlabel)
     << (m.box ? " (box: quartiles over the HCAs, whiskers: min..max, mean over the seeds"
               : " (median over seeds, box: quartiles, whiskers: min..max")
     << (m.name == "throughput" ? "; dotted: regression" : "")
     << ")</text>\n";
   s << "<text x=\"16\" y=\"" << (T + H - B) / 2 << "\" text-anchor=\"middle\" transform=\"rotate(-90 16 "
-    << (T + H - B) / 2 << ")\">" << xml(m.ylabel.empty() ? m.label : m.ylabel) << "</text>\n";
+    << (T + H - B) / 2 << ")\">" << xml_text(m.ylabel.empty() ? m.label : m.ylabel) << "</text>\n";
   static const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
   // one marker shape per engine (circle, square, triangle, diamond, cross, ...) at (px, py)
@@ -512,7 +501,7 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
       if (g.n > 1 || own)
         s << "<rect class=\"quartiles\" x=\"" << num(px - 6) << "\" y=\"" << num(Y(q3)) << "\" width=\"12\" height=\""
           << num(std::max(0.0, Y(q1) - Y(q3))) << "\" fill=\"" << c << "\" fill-opacity=\"0.25\" stroke=\"" << c
-          << "\" stroke-opacity=\"0.7\"><title>" << xml(e) << " at " << num(x) << ": median " << num(med) << ", quartiles "
+          << "\" stroke-opacity=\"0.7\"><title>" << xml_text(e) << " at " << num(x) << ": median " << num(med) << ", quartiles "
           << num(q1) << ".." << num(q3) << ", " << num(g.mn) << ".." << num(g.mx) << " over " << g.n << " runs</title></rect>";
       s << marker(ci, px, Y(med), c);
       if (g.refused > 0) {
@@ -548,7 +537,7 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
         const double lx0 = *std::min_element(fx.begin(), fx.end()), lx1 = *std::max_element(fx.begin(), fx.end());
         s << "<line class=\"regression\" x1=\"" << X(lx0) << "\" y1=\"" << Y(clampy(f.at(lx0))) << "\" x2=\"" << X(lx1)
           << "\" y2=\"" << Y(clampy(f.at(lx1))) << "\" stroke=\"" << c
-          << "\" stroke-width=\"1\" stroke-dasharray=\"2,2\" stroke-opacity=\"0.8\"><title>" << xml(e)
+          << "\" stroke-width=\"1\" stroke-dasharray=\"2,2\" stroke-opacity=\"0.8\"><title>" << xml_text(e)
           << ": y = " << num(f.intercept) << " " << (f.slope < 0 ? "- " : "+ ") << num(std::fabs(f.slope))
           << " x, R^2 = " << (std::isnan(f.r2) ? std::string("-") : num(f.r2)) << "</title></line>\n";
       }
@@ -556,7 +545,7 @@ std::string plot_svg(const std::vector<RunResult>& rows, const std::string& fabr
     double ly = T + 10 + 18 * ci;
     s << "<line x1=\"" << W - R + 15 << "\" y1=\"" << ly << "\" x2=\"" << W - R + 40 << "\" y2=\"" << ly
       << "\" stroke=\"" << c << "\" stroke-width=\"2\"" << dash << "/>" << marker(ci, W - R + 27.5, ly, c) << "<text x=\""
-      << W - R + 45 << "\" y=\"" << ly + 4 << "\">" << xml(e)
+      << W - R + 45 << "\" y=\"" << ly + 4 << "\">" << xml_text(e)
       << (refused > 0 ? " (refused " + std::to_string(refused) + "/" + std::to_string(runs) + ")" : std::string()) << "</text>\n";
     ++ci;
   }
@@ -648,16 +637,20 @@ std::string summary_table(const std::vector<RunResult>& rows) {
 
 void write_reports(const std::vector<RunResult>& rows, const std::string& out_dir) {
   fs::create_directories(out_dir + "/plots");
-  std::set<std::string> fabrics;
+  std::set<std::string> fabrics, files;
   for (const auto& r : rows) fabrics.insert(r.key.fabric);
-  for (const auto& f : fabrics)
+  for (const auto& f : fabrics) {
+    // names that differ only in what file_safe() replaces ('a b.net', 'a_b.net') get -2, -3, ...
+    std::string base = file_safe(f);
+    for (int k = 2; !files.insert(base).second; k++) base = file_safe(f) + "-" + std::to_string(k);
     for (const auto& m : metrics()) {
       bool any = false;
       for (const auto& r : rows)
         if (r.key.fabric == f && !std::isnan(m.value(r))) any = true;
       if (!any) continue;
-      write_atomic(out_dir + "/plots/" + file_safe(f) + "_" + m.name + ".svg", plot_svg(rows, f, m));
+      write_atomic(out_dir + "/plots/" + base + "_" + m.name + ".svg", plot_svg(rows, f, m));
     }
+  }
   // header: the settings the rows were simulated with (campaign.conf)
   Settings st;
   std::string head = read_campaign_settings(out_dir, &st)

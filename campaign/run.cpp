@@ -23,6 +23,7 @@
 #include "ftroute/error.hpp"
 #include "ftroute/flitsim.hpp"
 #include "ftroute/helpers.hpp"
+#include "ftroute/engine_choice.hpp"
 #include "ftroute/input_file.hpp"
 #include "ftroute/ibdmchk_io.hpp"
 #include "ftroute/lft_io.hpp"
@@ -284,7 +285,10 @@ FabricSource parse_fabric_source(const std::string& text, bool is_file) {
   s.name = text;
   if (is_file) {
     s.net_path = text;
-    s.name = fs::path(text).filename().string();
+    // the fabric's name in every output (CSV, tables, plots): escaped as names are, and '|' as
+    // \x7c too, since the name stands in Markdown table cells
+    s.name.clear();
+    for (char c : escape_name(fs::path(text).filename().string())) s.name += c == '|' ? std::string("\\x7c") : std::string(1, c);
   } else {
     s.gen_spec = text;
   }
@@ -361,7 +365,17 @@ EngineVariant engine_variant(const std::string& entry) {
       throw OptionError("engine entry '" + escape_name(entry) + "': options in brackets are for ftroute's own engines, not opensm:<engine>");
     v.options = EngineOptions::parse(entry.substr(open + 1, entry.size() - open - 2));
   }
-  if (v.name.rfind("opensm:", 0) == 0) return v;
+  if (v.name.rfind("opensm:", 0) == 0) {
+    // OpenSM's engine or an ftroute one run by the plugin; a typo would silently give minhop's
+    // fallback rows
+    try {
+      opensm_compare_names({v.name.substr(7)});
+    } catch (const OptionError& e) {
+      const std::string w = e.what();
+      throw OptionError("engine entry '" + escape_name(v.name) + "': " + w.substr(w.find("unknown")));
+    }
+    return v;
+  }
   if (!find_engine(v.name)) {
     const auto& osm = opensm_engine_names();
     if (std::find(osm.begin(), osm.end(), v.name) != osm.end())

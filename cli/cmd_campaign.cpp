@@ -15,6 +15,7 @@
 #include "ftroute/campaign.hpp"
 #include "ftroute/campaign_lifetime.hpp"
 #include "ftroute/engine.hpp"
+#include "ftroute/flitsim.hpp"
 #include "ftroute/registry.hpp"
 
 using namespace ftroute;
@@ -103,6 +104,15 @@ int run_campaign_cmd(cli::Args& a) {
                           std::to_string(cfg.sim_packet_flits) + " flits (flitsim forwards whole packets: virtual cut-through)");
   if (!cfg.pattern.empty() && !(cfg.sim_load > 0 && cfg.sim_load <= 1))
     throw cli::UsageError("--sim-load must be in (0, 1]");
+  // the pattern and the window before any output: a bad one used to fail in the first run, after
+  // campaign.conf and results.csv were written
+  if (!cfg.pattern.empty() && cfg.pattern != "shift-exchange" && cfg.pattern != "shift" && cfg.pattern != "exchange") {
+    if (cfg.pattern == "trace") throw cli::UsageError("--pattern trace needs a trace file, which campaign does not take (use `ftroute sim --trace`)");
+    if (!flitsim::known_pattern(cfg.pattern))
+      throw cli::UsageError("unknown --pattern '" + cfg.pattern + "' (shift-exchange, shift, exchange, none, or a flitsim pattern: " +
+                            flitsim::known_patterns_text().substr(0, flitsim::known_patterns_text().rfind(", trace")) + ")");
+  }
+  if (cfg.sim_measure < 1) throw cli::UsageError("--sim-cycles must be >= 1");
 
   const bool tty = isatty(2);
   auto rows = campaign::run_campaign(cfg, [&](const campaign::Progress& p) {

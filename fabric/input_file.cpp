@@ -285,6 +285,21 @@ std::string escape_name(std::string_view s) {
 
 std::string quote_name(std::string_view s) { return "\"" + escape_bytes(s, true, true) + "\""; }
 
+std::string xml_text(std::string_view s) {
+  std::string o;
+  for (char c : escape_name(s)) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      case '\'': o += "&apos;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
 std::string escape_invalid_utf8(std::string_view s) {
   if (all_plain_ascii(s)) return std::string(s);
   return escape_bytes(s, false, false);

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "ftroute/flitsim.hpp"
+#include "ftroute/input_file.hpp"
 
 namespace ftroute::flitsim {
 
@@ -54,17 +55,6 @@ std::string sweep_csv(const std::vector<SweepPoint>& pts) {
   return o.str();
 }
 
-static std::string esc(const std::string& s) {
-  std::string r;
-  for (char c : s) {
-    if (c == '<') r += "&lt;";
-    else if (c == '>') r += "&gt;";
-    else if (c == '&') r += "&amp;";
-    else if (c == '"') r += "&quot;";
-    else r += c;
-  }
-  return r;
-}
 
 static double nice_step(double range) {
   double raw = range / 5, mag = std::pow(10, std::floor(std::log10(raw)));
@@ -79,7 +69,7 @@ std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& tit
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W
     << " " << H << "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"13\">\n";
   o << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  o << "<text x=\"" << W / 2 << "\" y=\"28\" text-anchor=\"middle\" font-size=\"17\" font-weight=\"bold\">" << esc(title)
+  o << "<text x=\"" << W / 2 << "\" y=\"28\" text-anchor=\"middle\" font-size=\"17\" font-weight=\"bold\">" << xml_text(title)
     << "</text>\n";
   double xmax = 0, lmax = 0, amax = 0;
   for (auto& p : pts) {
@@ -116,7 +106,7 @@ std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& tit
     o << "<text x=\"" << x0 + pw / 2 << "\" y=\"" << top + ph + 40
       << "\" text-anchor=\"middle\">offered load (flits/node/cycle)</text>\n";
     o << "<text transform=\"translate(" << x0 - 52 << "," << top + ph / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
-      << esc(ylabel) << "</text>\n";
+      << xml_text(ylabel) << "</text>\n";
     auto series = [&](auto fn, const char* col, bool dashed) {
       std::string d;
       for (auto& p : pts) {

@@ -1,6 +1,8 @@
 // flitsim traffic: patterns (permutations, hotspots, tornado) and trace files.
 #include "sim_impl.hpp"
 
+#include "ftroute/input_file.hpp"
+
 namespace ftroute::flitsim {
 
 void Simulator::Impl::setup_traffic() {
@@ -68,8 +70,7 @@ void Simulator::Impl::setup_traffic() {
       perm[s] = d;
     }
   } else {
-    throw OptionError("unknown traffic pattern '" + p +
-                      "' (known: uniform, randperm, bitrev, transpose, shuffle, butterfly, complement, tornado, hotspot, trace)");
+    throw OptionError("unknown traffic pattern '" + escape_name(p) + "' (known: " + known_patterns_text() + ")");
   }
   for (int h : tr.hotspots)
     if (h < 0 || h >= N) throw OptionError("hotspot endpoint " + std::to_string(h) + " out of range");
@@ -103,10 +104,27 @@ void Simulator::Impl::setup_traffic() {
                       " out of range: offered flits/endpoint/cycle must be 0..1 (a link carries 1 flit/cycle)");
 }
 
+const std::string& known_patterns_text() {
+  static const std::string t = "uniform, randperm, bitrev, transpose, shuffle, butterfly, complement, tornado, hotspot, trace";
+  return t;
+}
+
+bool known_pattern(const std::string& p) {
+  if (p == "bit-reversal" || p == "perfect-shuffle") return true;
+  const std::string& t = known_patterns_text();
+  for (size_t a = 0; a < t.size();) {
+    size_t b = t.find(", ", a);
+    if (b == std::string::npos) b = t.size();
+    if (t.compare(a, b - a, p) == 0 && b - a == p.size()) return true;
+    a = b + 2;
+  }
+  return false;
+}
+
 void Simulator::Impl::load_trace() {
   if (tr.trace_file.empty()) throw OptionError("pattern 'trace' needs a trace file");
-  std::ifstream in(tr.trace_file);
-  if (!in) throw ParseError(tr.trace_file, 0, "cannot open trace file");
+  // the checked reader: a directory, binary data (/dev/zero), absurd lines or sizes fail naming the file
+  const std::string text = read_input_file(tr.trace_file, table_input_limits());
   std::map<std::string, int> by_id;
   for (size_t i = 0; i < eps.size(); i++) {
     by_id[f.node(eps[i].node).id] = static_cast<int>(i);
@@ -124,10 +142,13 @@ void Simulator::Impl::load_trace() {
     if (it == by_id.end()) throw ParseError(tr.trace_file, line, "unknown endpoint '" + t + "'");
     return it->second;
   };
-  std::string line;
   int ln = 0;
   int64_t last = -1;
-  while (std::getline(in, line)) {
+  for (size_t pos = 0; pos < text.size();) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
     ln++;
     auto hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);

@@ -16,22 +16,6 @@ namespace {
 
 size_t at(int i) { return static_cast<size_t>(i); }
 
-std::string xml_entities(std::string_view s) {
-  std::string o;
-  o.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&apos;"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
-
 size_t cp_count(std::string_view s) {
   size_t n = 0;
   for (char c : s) n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
@@ -200,8 +184,6 @@ struct Cable {
 };
 
 }  // namespace
-
-std::string svg_text(std::string_view s) { return xml_entities(escape_name(s)); }
 
 std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeLevels& L, const FabricSvgOptions& opt) {
   const int N = f.size();
@@ -391,13 +373,13 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
   const double spread = std::max(1.6, wmax * 0.5);  // between the cables of a bundle
 
   std::ostringstream o;
-  o << "<title>" << svg_text(name) << ": routes per switch cable</title>\n";
+  o << "<title>" << xml_text(name) << ": routes per switch cable</title>\n";
   o << "<defs><linearGradient id=\"efi\" x1=\"0\" x2=\"1\" y1=\"0\" y2=\"0\">";
   for (int k = 0; k <= 10; k++) o << "<stop offset=\"" << num(k * 10) << "%\" stop-color=\"" << efi_colour(k / 10.0) << "\"/>";
   o << "</linearGradient></defs>\n";
   o << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   o << "<text x=\"" << num(left) << "\" y=\"26\" font-size=\"17\" font-weight=\"bold\">"
-    << svg_text(name) << ": routes per switch cable</text>\n";
+    << xml_text(name) << ": routes per switch cable</text>\n";
 
   // pods (sub-trees of the level below the top) as shaded boxes
   if (L.recognised && L.pods > 0) {
@@ -424,14 +406,14 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
                          std::to_string(sw) + " switches, " + std::to_string(hosts) + " CAs";
       if (cp_count(text) * char_w > x1 - x0) text = "pod " + std::to_string(k);
       o << "<text x=\"" << num((x0 + x1) / 2) << "\" y=\"" << num(y1 - 5) << "\" text-anchor=\"middle\" fill=\"#5a6b80\">"
-        << svg_text(text) << "</text></g>\n";
+        << xml_text(text) << "</text></g>\n";
     }
   }
   // level names on the left
   for (int r = 0; r < rows; r++) {
     if (row_nodes[at(r)].empty()) continue;
     const std::string row_name = r == H + 1 ? "no level" : "level " + std::to_string(r);
-    o << "<text x=\"8\" y=\"" << num(row_y[at(r)] + 4) << "\" font-size=\"11\" fill=\"#333\">" << svg_text(row_name)
+    o << "<text x=\"8\" y=\"" << num(row_y[at(r)] + 4) << "\" font-size=\"11\" fill=\"#333\">" << xml_text(row_name)
       << "<tspan x=\"8\" dy=\"13\" font-size=\"9\" fill=\"#777\">" << row_nodes[at(r)].size() << " switches</tspan></text>\n";
   }
 
@@ -490,19 +472,19 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
     const std::string tip = ab + " - " + ba + ": " + count_text(c.ab) + " routes up/right, " + count_text(c.ba) +
                             " routes down/left";
     if (c.efi() == 0) {
-      o << "<path class=\"cable unused\" data-efi=\"0\" data-a=\"" << svg_text(ab) << "\" data-b=\"" << svg_text(ba)
+      o << "<path class=\"cable unused\" data-efi=\"0\" data-a=\"" << xml_text(ab) << "\" data-b=\"" << xml_text(ba)
         << "\" d=\"" << path_d(d.x1, d.y1, d.x2, d.y2) << "\" stroke=\"#555\" stroke-width=\"0.9\" stroke-dasharray=\"2,3\"><title>"
-        << svg_text(tip + " (no route: down, failed or unused)") << "</title></path>\n";
+        << xml_text(tip + " (no route: down, failed or unused)") << "</title></path>\n";
     } else {
       const double t = emax ? static_cast<double>(c.efi()) / static_cast<double>(emax) : 0;
-      o << "<path class=\"cable\" data-efi=\"" << c.efi() << "\" data-a=\"" << svg_text(ab) << "\" data-b=\"" << svg_text(ba)
-        << "\" d=\"" << path_d(d.x1, d.y1, d.x2, d.y2) << "\" stroke=\"" << efi_colour(t) << "\" stroke-width=\"" << num2(width_of(c.efi())) << "\"><title>" << svg_text(tip) << "</title></path>\n";
+      o << "<path class=\"cable\" data-efi=\"" << c.efi() << "\" data-a=\"" << xml_text(ab) << "\" data-b=\"" << xml_text(ba)
+        << "\" d=\"" << path_d(d.x1, d.y1, d.x2, d.y2) << "\" stroke=\"" << efi_colour(t) << "\" stroke-width=\"" << num2(width_of(c.efi())) << "\"><title>" << xml_text(tip) << "</title></path>\n";
     }
   }
   for (const auto& p : placeholders)
-    o << "<path class=\"missing\" data-a=\"" << svg_text(full[at(p.a)]) << "\" data-b=\"" << svg_text(full[at(p.b)])
+    o << "<path class=\"missing\" data-a=\"" << xml_text(full[at(p.a)]) << "\" data-b=\"" << xml_text(full[at(p.b)])
       << "\" d=\"" << path_d(p.x1, p.y1, p.x2, p.y2) << "\" stroke=\"#d62728\" stroke-width=\"1.4\" stroke-dasharray=\"6,4\"><title>"
-      << svg_text("missing cable (inferred from the tree): " + full[at(p.a)] + " - " + full[at(p.b)]) << "</title></path>\n";
+      << xml_text("missing cable (inferred from the tree): " + full[at(p.a)] + " - " + full[at(p.b)]) << "</title></path>\n";
   o << "</g>\n";
   // unused cables: a cross on their middle
   for (const auto& d : drawn) {
@@ -524,7 +506,7 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
     o << "<g class=\"missing-stub\"><path d=\"M" << num(x) << "," << num(y0) << " L" << num(x) << "," << num(y1)
       << "\" stroke=\"#d62728\" stroke-width=\"1.6\" stroke-dasharray=\"4,3\"/><text x=\"" << num(x + 3) << "\" y=\""
       << num(y1 + (m.up ? 0 : 8)) << "\" fill=\"#d62728\" font-size=\"9\">-" << m.cables << "</text><title>"
-      << svg_text(full[at(m.node)] + ": " + std::to_string(m.cables) + " missing " + (m.up ? "up" : "down") +
+      << xml_text(full[at(m.node)] + ": " + std::to_string(m.cables) + " missing " + (m.up ? "up" : "down") +
                   "-link(s) (inferred from the tree)")
       << "</title></g>\n";
   }
@@ -537,7 +519,7 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
       std::string tip = full[at(s)] + " (level " + (level_of(s) < 0 ? std::string("none") : std::to_string(level_of(s))) +
                         ", " + std::to_string(cas[at(s)]) + " CAs)";
       o << "<g class=\"switch\"><rect x=\"" << num(x - nw / 2) << "\" y=\"" << num(y - nh / 2) << "\" width=\"" << num(nw)
-        << "\" height=\"" << num(nh) << "\" rx=\"1.5\" fill=\"#2f3b4c\"/><title>" << svg_text(tip) << "</title></g>\n";
+        << "\" height=\"" << num(nh) << "\" rx=\"1.5\" fill=\"#2f3b4c\"/><title>" << xml_text(tip) << "</title></g>\n";
       // CA count: under a leaf; beside a switch of an upper level (hosts there are unusual)
       if (cas[at(s)] > 0) {
         if (r == 0)
@@ -548,7 +530,7 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
           o << "<text class=\"cas\" x=\"" << num(x + nw / 2 + 2) << "\" y=\"" << num(y + nh / 2 + font) << "\" fill=\"#7b3294\" font-size=\""
             << num(font - 1) << "\"" << halo << ">+" << cas[at(s)] << " CA</text>\n";
       }
-      const std::string t = xml_entities(label[at(s)]);
+      const std::string t = xml_text(label[at(s)]);
       // leaves: below; the top level: above; a level in between: beside the node (its vertical
       // cables run through the middle, up and down)
       const bool top = r == rows - 1;
@@ -592,7 +574,7 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
       const bool to_left = mx + 13 + static_cast<double>(cp_count(text)) * 7.2 > W - 10;
       o << "<g class=\"hottest\"><circle cx=\"" << num(mx) << "\" cy=\"" << num(my) << "\" r=\"9\" fill=\"none\" stroke=\"#000\" stroke-width=\"2.2\"/>"
         << "<text x=\"" << num(mx + (to_left ? -13 : 13)) << "\" y=\"" << num(my + 4) << "\" font-size=\"11\" font-weight=\"bold\""
-        << (to_left ? " text-anchor=\"end\"" : "") << halo << ">" << xml_entities(text) << "<title>" << svg_text(hottest_text)
+        << (to_left ? " text-anchor=\"end\"" : "") << halo << ">" << xml_text(text) << "<title>" << xml_text(hottest_text)
         << "</title></text></g>\n";
       break;
     }
@@ -622,7 +604,7 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
   }
   lx += 250;
   auto item = [&](double x, double y0, const std::string& glyph, const std::string& text) {
-    o << glyph << "<text x=\"" << num(x + 30) << "\" y=\"" << num(y0 + 4) << "\">" << svg_text(text) << "</text>\n";
+    o << glyph << "<text x=\"" << num(x + 30) << "\" y=\"" << num(y0 + 4) << "\">" << xml_text(text) << "</text>\n";
   };
   const double c1 = lx, c2 = lx + 300;
   item(c1, ly + 8,
@@ -700,7 +682,7 @@ std::string fabric_svg(const Fabric& f, const ValidationReport& rep, const TreeL
   for (size_t i = 0; i < cap.size(); i++)
     for (const auto& line : wrap(escape_name(cap[i]), static_cast<size_t>((W - 32) / (i == 0 ? 7.8 : 7.0)))) {
       o << "<text class=\"caption\" x=\"16\" y=\"" << num(cy) << "\" font-size=\"12\"" << (i == 0 ? " font-weight=\"bold\"" : "")
-        << ">" << xml_entities(line) << "</text>\n";
+        << ">" << xml_text(line) << "</text>\n";
       cy += 16;
     }
   o << "</svg>\n";

@@ -28,8 +28,10 @@
 #   --engine LIST          routing_engine (comma list, e.g. ftree or ftree-misroute,no_fallback); default minhop
 #   --conf LINE            extra opensm.conf line (repeatable), e.g. --conf 'lmc 1'
 #   --plugin NAME          event_plugin_name (loads libNAME.so), e.g. --plugin ftroute
-#   --plugin-dir DIR       prepended to LD_LIBRARY_PATH (default: <repo>/build/plugin if --plugin is used
-#                          and that exists, else OpenSM's dlopen searches the system library path)
+#   --plugin-dir DIR       prepended to LD_LIBRARY_PATH (default, if --plugin is used: $FTROUTE_PLUGIN_DIR,
+#                          <repo>/build/plugin, or the build tree's plugin/ beside build/libexec/ftroute/
+#                          ftsim.sh, whichever holds libNAME.so; else OpenSM's dlopen searches the system
+#                          library path, and a warning says when the library is not there either)
 #   --plugin-options STR   event_plugin_options
 #   --lfts FILE            lfts_file for the "file" engine (like opensm -U FILE)
 #   --sweep SECONDS        sweep_interval (default 0: no periodic sweeps; traps still trigger sweeps)
@@ -223,9 +225,20 @@ prep_opensm() {
   OSM_ENV=(IBSIM_SOCKNAME="$(sock)" OSM_CACHE_DIR="$OSM_DIR/cache" OSM_TMP_DIR="$OSM_DIR/dump")
   [ -z "$host" ] || OSM_ENV+=(SIM_HOST="$host")
   if [ -n "$plugin" ]; then
-    # default: the source tree's build/plugin; installed (no such dir): the system library path
-    [ -n "$pdir" ] || [ ! -d "$REPO/build/plugin" ] || pdir=$REPO/build/plugin
-    [ -z "$pdir" ] || [ -e "$pdir/lib$plugin.so" ] || note "warning: $pdir/lib$plugin.so not found; OpenSM will fall back"
+    # default: $FTROUTE_PLUGIN_DIR, the source tree's build/plugin, or the build tree's plugin/
+    # beside this copy (build/libexec/ftroute/ftsim.sh); installed: the system library path
+    if [ -z "$pdir" ]; then
+      local here d
+      here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+      for d in "${FTROUTE_PLUGIN_DIR:-}" "$REPO/build/plugin" "$here/../../plugin"; do
+        if [ -n "$d" ] && [ -e "$d/lib$plugin.so" ]; then pdir=$d; break; fi
+      done
+    fi
+    if [ -n "$pdir" ]; then
+      [ -e "$pdir/lib$plugin.so" ] || note "warning: $pdir/lib$plugin.so not found; OpenSM will fall back"
+    elif [ -z "$(/sbin/ldconfig -p 2> /dev/null | grep -F "lib$plugin.so")" ]; then
+      note "warning: lib$plugin.so is neither beside this script nor on the system library path (give --plugin-dir); OpenSM will fall back"
+    fi
   fi
   [ -z "$pdir" ] || OSM_ENV+=(LD_LIBRARY_PATH="$(readlink -f "$pdir")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
   printf '%s\n' "${OSM_ENV[@]}" "OPENSM=$OSM_BIN" > "$OSM_DIR/opensm.env"   # what OpenSM ran with (plugin dir, binary)

@@ -52,4 +52,27 @@ msg = open("msg.txt", newline="").read()
 rows = list(csv.DictReader(open("merged/results.csv", newline="")))
 assert len(rows) == 4 and sum(r["message"] == msg for r in rows) == 2, rows
 PY
-echo "PASS: quotes, commas and line breaks survive campaign-merge, campaign-table and a resume"
+# fabric FILE names are untrusted too: one with markup, a byte that is no UTF-8, a right-to-left
+# override, ESC and '|', and two names that file_safe() makes alike ('a b.net', 'a_b.net'). Every
+# plot is well-formed XML, the summary and the table hold no raw control byte, the '|' does not
+# split a Markdown row, and both fabrics keep their plots.
+"$FT" gen fattree:4,2 -o base.net > /dev/null
+hostile=$'h"<img src=x>\xff\xe2\x80\xae\x1b[31m|x.net'
+cp base.net "$hostile"; cp base.net 'a b.net'; cp base.net a_b.net
+"$FT" campaign --fabric "$hostile" --fabric 'a b.net' --fabric a_b.net --engines ft-minhop --link-failures 0,1 \
+  --seeds 1 -j 1 -q --pattern uniform --sim-cycles 300 --out names > names.out 2>&1 || { cat names.out; fail "campaign on hostile file names"; }
+python3 - <<'PY' || fail "plots of hostile or alike fabric names"
+import glob, os, xml.etree.ElementTree as ET
+plots = sorted(glob.glob("names/plots/*.svg"))
+for p in plots:
+    ET.parse(p)  # well-formed (raises on a raw 0xff, ESC or '<')
+stems = {os.path.basename(p).split("_throughput")[0] for p in plots if "_throughput" in p}
+assert {"a_b.net", "a_b.net-2"} <= stems, stems
+PY
+for f in names/summary.txt names/results.csv; do
+  ! LC_ALL=C grep -q $'[\x1b\xff]' "$f" || fail "$f: raw ESC or 0xff"
+done
+"$FT" campaign-table names > names.md
+! LC_ALL=C grep -q $'[\x1b\xff]' names.md || fail "campaign-table: raw ESC or 0xff"
+grep -F 'h"<img src=x>\xff\xe2\x80\xae\x1b[31m\x7cx.net' names.md > /dev/null || fail "campaign-table: the name is not escaped: $(cat names.md)"
+echo "PASS: quotes, commas and line breaks survive campaign-merge, campaign-table and a resume; hostile and alike fabric file names"

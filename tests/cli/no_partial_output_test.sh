@@ -38,6 +38,14 @@ expect_fail 1 'empty file' "$F" export -f "$N/torus4x4.net" -l "$S/empty" --to i
 expect_fail 1 'cannot write /nonexistent/o' "$F" export -f "$SRC/tests/data/lft/2sw4hca.net" \
   -l "$SRC/tests/data/lft/2sw4hca.opensm-lfts.dump" --to dump_fts -o /nonexistent/o
 expect_fail 2 "--to must be" "$F" export -f "$N/torus4x4.net" -l x --to nonsense -o o
+# campaign checks its pattern, window and OpenSM engine names before it writes anything
+expect_fail 2 "unknown --pattern 'nosuch'" "$F" campaign --gen fattree:4,2 --engines ft-minhop --pattern nosuch --out D
+expect_fail 2 "--pattern trace needs a trace file" "$F" campaign --gen fattree:4,2 --engines ft-minhop --pattern trace --out D
+expect_fail 2 "--sim-cycles must be >= 1" "$F" campaign --gen fattree:4,2 --engines ft-minhop --pattern uniform --sim-cycles 0 --out D
+expect_fail 2 "engine entry 'opensm:ftre': unknown engine 'ftre'" "$F" campaign --gen fattree:4,2 --engines opensm:ftre --out D
+# sim's trace file through the checked reader: a directory, binary data
+expect_fail 1 "is a directory" "$F" sim --fabric "$N/torus4x4.net" --engine ft-minhop --pattern trace --trace "$SRC"
+expect_fail 1 "binary data" "$F" sim --fabric "$N/torus4x4.net" --engine ft-minhop --pattern trace --trace /dev/zero
 # compare: an --opt without ENGINE: goes to every engine; the error says how to aim it
 expect_fail 2 "unknown option 'vls' for engine 'ft-minhop'.*give it as --opt ENGINE:KEY=VALUE" \
   "$F" compare "$N/torus4x4.net" --engines ftree-misroute,ft-minhop --opt vls=2 -o x.txt

@@ -82,6 +82,9 @@ bool has_control_chars(std::string_view s);
 // `s` in double quotes with '"' and '\' escaped as \" and \\ and the rest as escape_name(): the
 // quoted names of messages and port references ("S1"[2], parse_port_ref reads it back).
 std::string quote_name(std::string_view s);
+// Text for SVG, HTML or XML: escape_name(s) with & < > " ' as entities. Well-formed XML for any
+// bytes (names, file names, titles); one escaper for every picture ftroute draws.
+std::string xml_text(std::string_view s);
 // `s` with every byte that is not part of a valid UTF-8 character as \xNN, the rest as it is:
 // strings for JSON, which must be UTF-8 (and escapes control characters itself).
 std::string escape_invalid_utf8(std::string_view s);

@@ -148,8 +148,13 @@ struct ConfigKey {
 // Every option, in the order the CLI applies them (the router model first).
 const std::vector<ConfigKey>& config_keys();
 
+// The traffic patterns the simulator knows (TrafficSpec::pattern), as listed in its errors:
+// "uniform, randperm, bitrev, ..., trace" (aliases bit-reversal, perfect-shuffle not listed).
+const std::string& known_patterns_text();
+bool known_pattern(const std::string& p);
+
 struct TrafficSpec {
-  // uniform, bitrev, transpose, shuffle, butterfly, complement, tornado, hotspot, trace
+  // known_pattern(): uniform, randperm, bitrev, transpose, shuffle, butterfly, complement, tornado, hotspot, trace
   std::string pattern = "uniform";
   double load = 0.1;                 // offered flits/endpoint/cycle (Bernoulli packet injection)
   std::vector<int> dims;             // tornado: radix per dimension over endpoint index (default {N})

@@ -9,7 +9,7 @@
 //    cables (present but carrying no route: down, failed or left out by the routing) and the
 //    hottest link, marked;
 //  * CAs collapsed into a count per switch; a legend and a caption.
-// Every text taken from the fabric is escaped (svg_text): the SVG is well-formed XML for any
+// Every text taken from the fabric is escaped (xml_text, ftroute/input_file.hpp): the SVG is well-formed XML for any
 // NodeDescription.
 #pragma once
 
@@ -65,10 +65,5 @@ struct FabricSvgOptions {
 // same fabric (its switch_link_loads give the EFI per cable).
 std::string fabric_svg(const Fabric& fabric, const ValidationReport& report, const TreeLevels& levels,
                        const FabricSvgOptions& options = {});
-
-// Text from the fabric made safe for SVG/XML: control characters (C0, DEL, C1), bytes that are
-// no valid UTF-8 and code points XML forbids become \xNN (one per byte); & < > " ' become
-// entities. Valid UTF-8 otherwise stays as it is.
-std::string svg_text(std::string_view s);
 
 }  // namespace ftroute

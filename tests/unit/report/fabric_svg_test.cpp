@@ -11,6 +11,7 @@
 
 #include "ftroute/fabric_spec.hpp"
 #include "ftroute/fabric_svg.hpp"
+#include "ftroute/input_file.hpp"
 #include "ftroute/registry.hpp"
 #include "ftroute/validate.hpp"
 
@@ -181,8 +182,8 @@ TEST(FabricSvg, WidthsGrowWithRoutesAndTheHottestLinkIsMarked) {
   const Port& hp = f.node(hn).port(hport);
   const std::string shown = "hottest link: " + std::to_string(rep.efi_max) + " routes " + f.node(hn).id + "[" +
                             std::to_string(hport) + "] -&gt; " + f.node(hp.peer_node).id + "[" + std::to_string(hp.peer_port) + "]";
-  const std::string full = "hottest link: " + std::to_string(rep.efi_max) + " routes " + svg_text(f.port_name(hn, hport)) +
-                           " -&gt; " + svg_text(f.port_name(hp.peer_node, hp.peer_port));
+  const std::string full = "hottest link: " + std::to_string(rep.efi_max) + " routes " + xml_text(f.port_name(hn, hport)) +
+                           " -&gt; " + xml_text(f.port_name(hp.peer_node, hp.peer_port));
   const size_t g = svg.find("<g class=\"hottest\">");
   EXPECT_NE(svg.find(shown, g), std::string::npos) << shown;
   EXPECT_LT(svg.find(shown, g), svg.find("</g>", g));
@@ -233,8 +234,8 @@ TEST(FabricSvg, MissingAndUnusedCablesAreMarked) {
       if (c.cls == "cable unused") unused.push_back(c);
     ASSERT_EQ(unused.size(), 1u);
     EXPECT_EQ(unused[0].efi, 0u);
-    EXPECT_EQ(unused[0].a, svg_text(full.port_name(a, pa)));
-    EXPECT_EQ(unused[0].b, svg_text(full.port_name(b, pb)));
+    EXPECT_EQ(unused[0].a, xml_text(full.port_name(a, pa)));
+    EXPECT_EQ(unused[0].b, xml_text(full.port_name(b, pb)));
     EXPECT_EQ(count(svg, "class=\"unused-mark\""), 1u);
     expect_safe_xml(svg);
   }
@@ -286,11 +287,11 @@ TEST(FabricSvg, ABundleShortOfACableAndATopCableMissing) {
 }
 
 TEST(FabricSvg, EscapesEveryTextFromTheFabric) {
-  EXPECT_EQ(svg_text("<a href='x'>&\"</a>"), "&lt;a href=&apos;x&apos;&gt;&amp;&quot;&lt;/a&gt;");
-  EXPECT_EQ(svg_text(std::string("a\x01\tb\x7f", 5)), "a\\x01\\x09b\\x7f");
-  EXPECT_EQ(svg_text("\xff\xfe ok \xc3\x28 \xc3\xa9 \xe2\x82\xac \xed\xa0\x80 \xc2\x85"),
+  EXPECT_EQ(xml_text("<a href='x'>&\"</a>"), "&lt;a href=&apos;x&apos;&gt;&amp;&quot;&lt;/a&gt;");
+  EXPECT_EQ(xml_text(std::string("a\x01\tb\x7f", 5)), "a\\x01\\x09b\\x7f");
+  EXPECT_EQ(xml_text("\xff\xfe ok \xc3\x28 \xc3\xa9 \xe2\x82\xac \xed\xa0\x80 \xc2\x85"),
             "\\xff\\xfe ok \\xc3( \xc3\xa9 \xe2\x82\xac \\xed\\xa0\\x80 \\xc2\\x85");  // é and € stay
-  EXPECT_EQ(svg_text("]]><!--"), "]]&gt;&lt;!--");
+  EXPECT_EQ(xml_text("]]><!--"), "]]&gt;&lt;!--");
 
   Fabric f = spec("fattree:2,3");
   const std::string evil = "<script>alert('x')</script> & \"q\" \x01\x1b[31m \xff ]]> <!--";
