@@ -83,6 +83,7 @@ void Simulator::Impl::run_setup(const TrafficSpec& t) {
   if (par && trace_mode)  // the wake-up bound must hold for every shard's packets
     for (auto& x : trace) min_need = std::min(min_need, x.flits);
   last_progress = 0;
+  deadlock_after = std::max<int64_t>(cfg.deadlock_timeout, 2 * int64_t{cfg.link_latency} + 100);
 }
 
 // The cycle loop. With threads every shard runs it in step: one barrier per cycle (sync()),
@@ -174,11 +175,11 @@ void Simulator::Impl::run_loop() {
       sync();
       const int64_t lp = par_last_progress();
       const uint64_t in_net = par_in_network(), in_src = par_in_source();
-      if (in_net > 0 && now - lp > cfg.deadlock_timeout) {
+      if (in_net > 0 && now - lp > deadlock_after) {
         dl_kind = 1, last_progress = lp;
         break;
       }
-      if (in_net == 0 && in_src > 0 && now - lp > cfg.deadlock_timeout) {
+      if (in_net == 0 && in_src > 0 && now - lp > deadlock_after) {
         any_src = false;
         for (auto& e : eps) any_src = any_src || (!e.queue.empty() && e.out_ch >= 0 && ch[e.out_ch].alive);
         sync();
@@ -190,11 +191,11 @@ void Simulator::Impl::run_loop() {
       }
       continue;
     }
-    if (res.in_network > 0 && now - last_progress > cfg.deadlock_timeout) {
+    if (res.in_network > 0 && now - last_progress > deadlock_after) {
       build_deadlock_report();
       break;
     }
-    if (res.in_network == 0 && res.in_source > 0 && now - last_progress > cfg.deadlock_timeout) {
+    if (res.in_network == 0 && res.in_source > 0 && now - last_progress > deadlock_after) {
       bool any = false;
       for (auto& e : eps) any = any || (!e.queue.empty() && e.out_ch >= 0 && ch[e.out_ch].alive);
       if (!any) {

@@ -177,6 +177,10 @@ struct Simulator::Impl {
   };
   std::priority_queue<FtAck, std::vector<FtAck>, std::greater<>> ft_acks;  // (node, port) already broadcast while down
   int64_t last_progress = 0;
+  // cycles without progress that count as a deadlock: Config::deadlock_timeout, but at least two
+  // link latencies and a margin (a flit on a long link moves nothing until it arrives, and its
+  // credit as long again: --link-latency 2500 at 1 % load read as a deadlock)
+  int64_t deadlock_after = 0;
   int32_t min_need = 1;  // VCT: fewest credits any head needs (smallest packet; 1 after a truncation)
   bool generating = false;
   bool eager = false;            // TrafficSpec::eager_sources

@@ -92,7 +92,7 @@ struct Config {
   // routing without path SLs or SL2VL tables (the simulator refuses others). 1 = off.
   int sl_spread = 1;
   int hop_limit = 64;                 // switches a packet may cross before it is dropped (loops)
-  int64_t deadlock_timeout = 2000;    // cycles without any flit moving while packets are in flight
+  int64_t deadlock_timeout = 2000;    // cycles without any flit moving while packets are in flight (at least 2 x link_latency + 100)
   // NAC (Zarza thesis ch. 4): one packet-sized deadlock-avoidance buffer (DAB) per input VC,
   // trigger (eqs 4.1-4.3), identification packets, gradual recovery (eqs 4.4-4.7).
   bool nac = false;

@@ -70,6 +70,29 @@ TEST(FlitsimAnalytic, ZeroLoadLatencyOfEveryPresetIsTheFormula) {
   }
 }
 
+// Long links: a packet alone on a link of 2,500 or 100,000 cycles moves no flit until it arrives,
+// which is no deadlock (the detection waits at least two link latencies: it used to report one
+// after deadlock_timeout = 2000 cycles), and its latency is still the formula's.
+TEST(FlitsimAnalytic, LongLinksAreNoDeadlock) {
+  Fabric f = make_mesh(4, 1, false);
+  Routing r = route_dor(f, 4, 1, false);
+  for (int latency : {2500, 100000}) {
+    Config c;
+    c.link_latency = latency;
+    TrafficSpec t;
+    t.pattern = "trace";
+    t.trace_file = tmpfile("long_links.trace", "0 0 3\n");
+    t.max_drain = 10LL * latency;
+    Simulator sim(f, r, c);
+    int64_t lat = -1;
+    sim.on_deliver = [&](uint64_t, int, int, int64_t l) { lat = l; };
+    const Result res = sim.run(t);
+    EXPECT_FALSE(res.deadlock.detected) << latency;
+    ASSERT_EQ(res.delivered, 1u) << latency;
+    EXPECT_EQ(lat, 5 * c.link_latency + 4 * (c.routing_delay + c.alloc_delay + c.xbar_delay) + (c.packet_flits - 1)) << latency;
+  }
+}
+
 // Uniform traffic on an 8-ring with minimal routing (ties, distance 4, go +): a + link is crossed by
 // the flows of distance d >= its offset for d = 1..4, so it carries lambda/(N-1) * (1+2+3+4) =
 // 10/7 lambda per direction: saturation at lambda = 0.7 flits/node/cycle. With a zero-delay
