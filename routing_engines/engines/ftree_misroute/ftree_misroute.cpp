@@ -51,7 +51,8 @@ uint64_t efi_max(const Fabric& fabric, const Routing& out, int threads) {
 std::vector<OptionSpec> FtreeMisrouteEngine::option_specs() const {
   return {
       OptionSpec::text("valley_leaf", "", "leaf switch whose sub-trees hold the U-turns (default: chosen automatically)"),
-      OptionSpec::text("check", "auto", "check the result (reachability, loops, CDG on VL0): auto (every fabric size), true, false"),
+      OptionSpec::choice("check", {"auto", "true", "false", "on", "off", "1", "0", "yes", "no"}, "auto",
+                         "check the result (reachability, loops, CDG on VL0): auto (every fabric size), true, false"),
       OptionSpec::integer("max_valleys", 1, 4096, "8", "automatic valley-leaf candidates to try"),
       OptionSpec::integer("vls", 1, 8, "1",
                           "valley chains, one VL each: each destination's routes take the VL (SL) of its chain, "
@@ -92,7 +93,7 @@ Routing FtreeMisrouteEngine::compute(const Fabric& fabric, const EngineOptions& 
   // check=auto: verify every fabric (build_cdg's switch-level pass costs O(switches) per
   // destination LID, docs/scale.md); check=false trusts the construction's proof.
   const std::string check_opt = options.get(option_spec("check"));
-  bool check = check_opt == "auto" ? true : options.get_bool("check", true);
+  bool check = check_opt == "auto" || options.get_bool("check", true);  // (a value of the choice)
   const long max_valleys = options.get_int(option_spec("max_valleys"));
   const long chains_wanted = options.get_int(option_spec("vls"));
   const long threads = options.get_int(option_spec("threads"));
