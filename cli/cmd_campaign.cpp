@@ -2,6 +2,7 @@
 // The work is in campaign/ (ftroute_campaign); this file parses options and prints progress.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -95,8 +96,12 @@ int run_campaign_cmd(cli::Args& a) {
   if (cfg.seeds < 1) throw cli::UsageError("--seeds must be >= 1");
   if (cfg.jobs < 1) throw cli::UsageError("--jobs must be >= 1");
   if (cfg.link_failures.empty() || cfg.switch_failures.empty()) throw cli::UsageError("empty failure list");
-  for (const auto& s : cfg.link_failures) campaign::failures_count(s, 100);  // syntax check
-  for (const auto& s : cfg.switch_failures) campaign::failures_count(s, 100);
+  for (const auto* levels : {&cfg.link_failures, &cfg.switch_failures})
+    for (size_t i = 0; i < levels->size(); i++) {
+      campaign::failures_count((*levels)[i], 100);  // syntax check
+      if (std::find(levels->begin(), levels->begin() + static_cast<long>(i), (*levels)[i]) != levels->begin() + static_cast<long>(i))
+        throw cli::UsageError("failure level '" + (*levels)[i] + "' given twice (each level is one set of runs)");
+    }
   cli::usage_errors([&] { campaign::parse_shard(shard, cfg); });
   if (cfg.sim_msg_packets < 1) throw cli::UsageError("--sim-msg-packets must be >= 1");
   if (cfg.sim_buffer_flits < cfg.sim_packet_flits)

@@ -162,7 +162,7 @@ std::vector<std::string> make_ibsim_loadable(Fabric& f) {
     Node& nd = f.node(n);
     std::string d = ibsim_description(nd.desc);
     if (d == nd.desc) continue;
-    if (!descs++) first = "\"" + escape_name(nd.desc) + "\" -> \"" + escape_name(d) + "\"";
+    if (!descs++) first = quote_name(nd.desc) + " -> " + quote_name(d);
     nd.desc = std::move(d);
   }
   if (descs)

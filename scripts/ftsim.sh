@@ -68,7 +68,10 @@ die() { echo "ftsim: error: $*" >&2; exit 1; }
 note() { echo "ftsim: $*" >&2; }
 
 W=${FTSIM_WORKDIR:-$PWD/run/ftsim}
-if [ "${1:-}" = "-w" ]; then W=$2; shift 2; fi
+if [ "${1:-}" = "-w" ]; then
+  [ $# -ge 2 ] || die "-w needs a work directory"
+  W=$2; shift 2
+fi
 [ $# -ge 1 ] || { sed -n '2,49p' "$0"; exit 2; }
 OP=$1; shift
 
@@ -184,6 +187,10 @@ prep_opensm() {
   OSM_TIMEOUT=60
   while [ $# -gt 0 ]; do
     case $1 in
+      --until-routed) ;;
+      --*) [ $# -ge 2 ] || die "option $1 needs a value" ;;
+    esac
+    case $1 in
       --engine) engines=$2; shift 2 ;;
       --conf) conf+=("$2"); shift 2 ;;
       --plugin) plugin=$2; shift 2 ;;
@@ -198,6 +205,8 @@ prep_opensm() {
       *) die "unknown OpenSM option '$1'" ;;
     esac
   done
+  [[ $OSM_TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive number of seconds, not '$OSM_TIMEOUT'"
+  [[ $sweep =~ ^[0-9]+$ ]] || die "--sweep must be a number of seconds, not '$sweep'"
   if [[ $OSM_BIN == */* ]]; then
     [ -x "$OSM_BIN" ] || die "opensm '$OSM_BIN' is not an executable file (--opensm / FTSIM_OPENSM)"
     OSM_BIN=$(readlink -f "$OSM_BIN")

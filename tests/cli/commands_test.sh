@@ -92,6 +92,7 @@ export-ibsim)
   sed 's/# "H0_0_0"/# "say \"hi\" lid 99\t\"/' "$DATA/ibnetdiscover_director.net" > hostile.txt
   "$FT" export hostile.txt --to ibsim -o hostile.net 2> hostile.err
   has hostile.err "1 node description changed for ibsim"
+  has hostile.err 'e.g. "say \"hi\" lid 99\x09" -> "say '"'hi'"' lid 99?"'   # quoted as names are
   has hostile.net "# \"say 'hi' lid 99?\""
   # bad input: a pasted shell prompt is file:line; usage errors; nothing written
   { echo 'admin@mgmt01:~$ ibnetdiscover > fabric.txt'; cat "$DATA/ibnetdiscover_director.net"; } > prompt.txt

@@ -42,6 +42,7 @@ expect_fail 2 "--to must be" "$F" export -f "$N/torus4x4.net" -l x --to nonsense
 expect_fail 2 "unknown --pattern 'nosuch'" "$F" campaign --gen fattree:4,2 --engines ft-minhop --pattern nosuch --out D
 expect_fail 2 "--pattern trace needs a trace file" "$F" campaign --gen fattree:4,2 --engines ft-minhop --pattern trace --out D
 expect_fail 2 "--sim-cycles must be >= 1" "$F" campaign --gen fattree:4,2 --engines ft-minhop --pattern uniform --sim-cycles 0 --out D
+expect_fail 2 "failure level '0' given twice" "$F" campaign --gen fattree:4,2 --engines ft-minhop --link-failures 0,1,0 --out D
 expect_fail 2 "engine entry 'opensm:ftre': unknown engine 'ftre'" "$F" campaign --gen fattree:4,2 --engines opensm:ftre --out D
 # sim's trace file through the checked reader: a directory, binary data
 expect_fail 1 "is a directory" "$F" sim --fabric "$N/torus4x4.net" --engine ft-minhop --pattern trace --trace "$SRC"
