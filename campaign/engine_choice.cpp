@@ -95,16 +95,19 @@ EngineOptions engine_options_for(const std::string& engine, const std::vector<st
   return ftroute::engine_options_for(engine, opts, false);  // the one [ENGINE:]k=v syntax
 }
 
+std::string unknown_opensm_engine(const std::string& n) {
+  const auto& osm = opensm_engine_names();
+  if (std::find(osm.begin(), osm.end(), n) != osm.end() || find_engine(n)) return "";
+  std::string known;
+  for (const auto& k : osm) known += (known.empty() ? "" : ",") + k;
+  return "unknown engine '" + escape_name(n) + "' (OpenSM's: " + known + "; or an ftroute engine, run inside OpenSM by libftroute.so)";
+}
+
 std::vector<std::string> opensm_compare_names(const std::vector<std::string>& names) {
   if (names.empty()) throw OptionError("--opensm needs engine names (updn,ftree,minhop,dfsssp, ...)");
-  const auto& osm = opensm_engine_names();
-  std::string known;
-  for (const auto& n : osm) known += (known.empty() ? "" : ",") + n;
   for (const auto& n : names) {
     if (n == "file") throw OptionError("--opensm file: OpenSM's file engine needs an LFT dump; check one with --lfts NAME=FILE");
-    if (std::find(osm.begin(), osm.end(), n) == osm.end() && !find_engine(n))
-      throw OptionError("--opensm: unknown engine '" + escape_name(n) + "' (OpenSM's: " + known +
-                        "; or an ftroute engine, run inside OpenSM by libftroute.so)");
+    if (const std::string why = unknown_opensm_engine(n); !why.empty()) throw OptionError("--opensm: " + why);
   }
   return names;
 }

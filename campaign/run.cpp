@@ -368,12 +368,8 @@ EngineVariant engine_variant(const std::string& entry) {
   if (v.name.rfind("opensm:", 0) == 0) {
     // OpenSM's engine or an ftroute one run by the plugin; a typo would silently give minhop's
     // fallback rows
-    try {
-      opensm_compare_names({v.name.substr(7)});
-    } catch (const OptionError& e) {
-      const std::string w = e.what();
-      throw OptionError("engine entry '" + escape_name(v.name) + "': " + w.substr(w.find("unknown")));
-    }
+    if (const std::string why = unknown_opensm_engine(v.name.substr(7)); !why.empty())
+      throw OptionError("engine entry '" + escape_name(v.name) + "': " + why);
     return v;
   }
   if (!find_engine(v.name)) {

@@ -60,6 +60,9 @@ struct CompareOptions {
 // ftroute engine (run inside OpenSM by libftroute.so). OptionError: an empty list, `file` (it
 // needs an LFT dump: --lfts), an unknown name (listing OpenSM's).
 std::vector<std::string> opensm_compare_names(const std::vector<std::string>& names);
+// "" if `name` runs inside OpenSM (one of OpenSM's engines, or an ftroute engine through
+// libftroute.so), else "unknown engine 'NAME' (OpenSM's: ...)" (compare --opensm, campaign's opensm:NAME).
+std::string unknown_opensm_engine(const std::string& name);
 
 // The work directory of compare's OpenSM runs (OpensmRunOptions::scratch_dir): `keep` when given
 // (kept, with the runs' logs and dumps), else a temporary directory ftroute-compare-<pid>, removed
