@@ -1,6 +1,8 @@
 // flitsim traffic: patterns (permutations, hotspots, tornado) and trace files.
 #include "sim_impl.hpp"
 
+#include <algorithm>
+
 #include "ftroute/input_file.hpp"
 
 namespace ftroute::flitsim {
@@ -104,21 +106,22 @@ void Simulator::Impl::setup_traffic() {
                       " out of range: offered flits/endpoint/cycle must be 0..1 (a link carries 1 flit/cycle)");
 }
 
+namespace {
+const std::vector<std::string> kPatterns = {"uniform", "randperm",   "bitrev",  "transpose", "shuffle",
+                                            "butterfly", "complement", "tornado", "hotspot",   "trace"};
+}  // namespace
+
 const std::string& known_patterns_text() {
-  static const std::string t = "uniform, randperm, bitrev, transpose, shuffle, butterfly, complement, tornado, hotspot, trace";
+  static const std::string t = [] {
+    std::string s;
+    for (const auto& p : kPatterns) s += (s.empty() ? "" : ", ") + p;
+    return s;
+  }();
   return t;
 }
 
 bool known_pattern(const std::string& p) {
-  if (p == "bit-reversal" || p == "perfect-shuffle") return true;
-  const std::string& t = known_patterns_text();
-  for (size_t a = 0; a < t.size();) {
-    size_t b = t.find(", ", a);
-    if (b == std::string::npos) b = t.size();
-    if (t.compare(a, b - a, p) == 0 && b - a == p.size()) return true;
-    a = b + 2;
-  }
-  return false;
+  return p == "bit-reversal" || p == "perfect-shuffle" || std::find(kPatterns.begin(), kPatterns.end(), p) != kPatterns.end();
 }
 
 void Simulator::Impl::load_trace() {
