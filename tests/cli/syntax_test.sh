@@ -164,6 +164,18 @@ for e in $examples; do
   [[ $known == *" $e "* ]] || fail "ftsim.sh --help names engine '$e', which neither ftroute nor OpenSM has"
 done
 echo "ok: ftsim.sh --help engine examples exist: $examples"
+# ftsim.sh names an option given without its value, and a --timeout that is no number, before it
+# starts anything (bash once said "$2: unbound variable" / "integer expression expected")
+FS="$NETS/../../scripts/ftsim.sh"
+for args in "-w" "-w $PWD/fsw opensm-once --engine" "-w $PWD/fsw opensm-once --timeout abc" "-w $PWD/fsw opensm-once --sweep x"; do
+  rc=0
+  # shellcheck disable=SC2086
+  bash "$FS" $args > fs.out 2> fs.err || rc=$?
+  [ $rc -eq 1 ] && [ "$(grep -c '^ftsim: error: ' fs.err)" = 1 ] && ! grep -q 'unbound variable\|integer expression' fs.err ||
+    fail "ftsim.sh $args: exit $rc, $(cat fs.err)"
+done
+grep -q "needs a value" <(bash "$FS" -w "$PWD/fsw" opensm-once --engine 2>&1) || fail "ftsim.sh: no 'needs a value'"
+echo "ok: ftsim.sh names options without values and bad numbers"
 
 # ---- engine options: one [ENGINE:]k=v syntax (route, sim, compare, the plugin) ----
 "$FT" route --gen fattree:4,2 -e ftree-misroute --opt ftree-misroute:max_valleys=4 -o o1.dump -q
