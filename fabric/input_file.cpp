@@ -103,6 +103,20 @@ void check_input_text(std::string_view text, const std::string& file, size_t max
 
 const std::string& last_input_file() { return last_file(); }
 
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view l = text.substr(pos, nl - pos);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    lines.push_back(l);
+    pos = nl + 1;
+  }
+  return lines;
+}
+
 std::string read_input_file(const std::string& path, const InputLimits& lim) {
   last_file() = path;
   struct stat st {};

@@ -147,11 +147,8 @@ void Simulator::Impl::load_trace() {
   };
   int ln = 0;
   int64_t last = -1;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) nl = text.size();
-    std::string line = text.substr(pos, nl - pos);
-    pos = nl + 1;
+  for (const std::string_view l : split_lines(text)) {
+    std::string line(l);
     ln++;
     auto hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);

@@ -21,20 +21,6 @@ using detail::fmt;
 
 std::string slurp(const std::string& path) { return read_input_file(path, table_input_limits()); }
 
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view l = text.substr(pos, nl - pos);
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    lines.push_back(l);
-    pos = nl + 1;
-  }
-  return lines;
-}
-
 std::vector<std::string_view> tokens(std::string_view s) {
   std::vector<std::string_view> t;
   size_t i = 0;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ftroute {
 
@@ -61,6 +62,10 @@ InputText read_input_text(const std::string& path, const InputLimits& lim);
 // character than tab, LF, CR, VT, FF; DEL) or a line longer than max_line. first_line is the
 // line number of text[0] (for checking a file chunk by chunk).
 void check_input_text(std::string_view text, const std::string& file, size_t max_line = 65536, int first_line = 1);
+
+// The lines of `text` (line k + 1 of the file is element k), without '\n' and a '\r' before it; a
+// final '\n' ends the last line and starts none.
+std::vector<std::string_view> split_lines(std::string_view text);
 
 // The file read_input_file() opened last (for "out of memory" messages at the CLI top level).
 const std::string& last_input_file();

@@ -56,11 +56,8 @@ std::vector<uint64_t> read_guid_file(const std::string& path) {
   const std::string text = read_input_file(path, lim);
   std::vector<uint64_t> out;
   int ln = 0;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) nl = text.size();
-    std::string line = text.substr(pos, nl - pos);
-    pos = nl + 1;
+  for (const std::string_view l : split_lines(text)) {
+    std::string line(l);
     ln++;
     auto hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);
